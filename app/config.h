@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vbrd configuration: the libconfig file turned into plain C structs.
+ *
+ * This module knows nothing about DPDK: it parses and validates, so it is
+ * unit-tested without an EAL, and `vbrd --check-config` needs no hugepages.
+ * Every error names FILE:LINE and the setting (see config_load()).
+ */
+#ifndef VBRD_CONFIG_H
+#define VBRD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CFG_NAME_MAX      32   /* bytes, including the NUL */
+#define CFG_DEVARGS_MAX   256  /* bytes, including the NUL */
+#define CFG_PATH_MAX      256  /* bytes, including the NUL */
+#define CFG_MAX_PORTS     16
+#define CFG_MAX_IFACES    256
+#define CFG_MAX_ECMP      8    /* next hops per route */
+#define CFG_MAX_WORKERS   16
+#define CFG_MTU_MIN       576  /* bytes of L3 payload (IPv4 minimum datagram) */
+#define CFG_MTU_MAX       9000 /* bytes of L3 payload (jumbo) */
+
+/** An IPv4 or IPv6 address. IPv4 is kept in host byte order (as rte_fib wants). */
+struct cfg_addr {
+	int family;              /* AF_INET or AF_INET6 */
+	union {
+		uint32_t v4;     /* host byte order */
+		uint8_t v6[16];  /* network byte order */
+	};
+};
+
+/** An address with a prefix length: an interface address or a route prefix. */
+struct cfg_prefix {
+	struct cfg_addr addr;
+	uint8_t len;             /* prefix length in bits: 0..32 or 0..128 */
+};
+
+/** A DPDK port, declared by devargs (vdev name with args, or a PCI address). */
+struct cfg_port {
+	char name[CFG_NAME_MAX];
+	char devargs[CFG_DEVARGS_MAX]; /* "net_af_packet0,iface=veth0" or "0000:03:00.0" */
+	uint16_t rx_queues;      /* 1..CFG_MAX_WORKERS, default: one per worker */
+	uint16_t rx_desc;        /* descriptors per RX queue, default 1024 */
+	uint16_t tx_desc;        /* descriptors per TX queue, default 1024 */
+	uint16_t mtu;            /* bytes of L3 payload, CFG_MTU_MIN..CFG_MTU_MAX, default 1500 */
+	bool promiscuous;        /* default true */
+	int line;                /* config line of the declaration */
+};
+
+/** An interface: a port, or an 802.1Q sub-interface of it, with addresses. */
+struct cfg_iface {
+	char name[CFG_NAME_MAX];
+	int port;                /* index into vbrd_config.ports */
+	uint16_t vlan;           /* 802.1Q VLAN id 1..4094, 0 = untagged */
+	uint16_t mtu;            /* bytes of L3 payload; default: the port's MTU, never above it */
+	int nb_addrs;
+	struct cfg_prefix addrs[4]; /* IPv4 and/or IPv6 interface addresses */
+	int line;
+};
+
+/** One next hop of a route: a gateway address, optionally pinned to an interface. */
+struct cfg_nexthop {
+	struct cfg_addr via;     /* gateway address, same family as the route */
+	int iface;               /* index into vbrd_config.ifaces, or -1: the interface
+	                          * whose connected subnet contains `via` */
+};
+
+/** A static route: a prefix and 1..CFG_MAX_ECMP next hops (several = ECMP). */
+struct cfg_route {
+	struct cfg_prefix prefix;
+	int nb_nexthops;
+	struct cfg_nexthop nexthops[CFG_MAX_ECMP];
+	int line;
+};
+
+/** The whole configuration. Arrays are heap-allocated; free with config_free(). */
+struct vbrd_config {
+	char file[CFG_PATH_MAX];      /* path it was loaded from */
+	char instance[CFG_NAME_MAX];  /* instance name: EAL file prefix and default
+	                               * socket /run/vbrd/<instance>.sock; default "vbrd" */
+	char socket[CFG_PATH_MAX];    /* control socket path */
+
+	int nb_ports;
+	struct cfg_port *ports;
+	int nb_ifaces;
+	struct cfg_iface *ifaces;
+	int nb_routes;
+	struct cfg_route *routes;
+
+	struct {
+		int nb_cores;
+		unsigned cores[CFG_MAX_WORKERS]; /* CPU ids of worker lcores; default [1] */
+		uint32_t idle_sleep_us;          /* max sleep of an idle worker, µs; 0 = busy-poll;
+		                                  * default 0 */
+		uint32_t burst;                  /* RX burst size, packets, 1..256, default 32 */
+	} workers;
+
+	struct {
+		uint32_t mbufs;          /* mbufs in the packet pool, default 16383 */
+		uint32_t cache;          /* per-lcore mempool cache, default 256 */
+	} mempool;
+
+	struct {
+		uint32_t reachable_s;    /* a resolved neighbor is refreshed after this, s; default 300 */
+		uint32_t retries;        /* ARP requests before unresolved, default 3 */
+		uint32_t retry_ms;       /* between ARP requests, ms; default 1000 */
+		uint32_t hold_packets;   /* packets held per unresolved neighbor, default 4 */
+	} neighbor;
+
+	struct {
+		uint32_t rate_pps;       /* ICMP errors generated per second, default 100 */
+		uint32_t burst;          /* token bucket depth, packets, default 50 */
+	} icmp;
+
+	struct {
+		bool hugepages;          /* use hugepages when the system has them; default true */
+		uint32_t memory_mb;      /* EAL memory with --no-huge, MiB; default 1024 */
+	} eal;
+};
+
+/**
+ * Collects errors while loading. Each message is "FILE:LINE: text".
+ */
+struct config_errors {
+	int count;
+	char **msgs;             /* count messages, heap-allocated */
+};
+
+/**
+ * Load and validate a vbrd configuration file.
+ *
+ * Every problem found is recorded, not just the first: syntax errors (as
+ * libconfig reports them), unknown settings, wrong types, out-of-range
+ * values, duplicate names, dangling references (an interface naming an
+ * unknown port, a route via an address no interface reaches).
+ *
+ * @param path  file to read
+ * @param cfg   filled on success; zeroed and left empty on failure
+ * @param errs  receives "FILE:LINE: message" for each error; may be NULL
+ * @return      0, or -EINVAL when the file has errors, -ENOENT/-EACCES when
+ *              it cannot be read (errs has a message in every case)
+ */
+int config_load(const char *path, struct vbrd_config *cfg, struct config_errors *errs);
+
+/** Release the arrays of a configuration loaded by config_load(). Safe on a zeroed struct. */
+void config_free(struct vbrd_config *cfg);
+
+/** Release the messages of a config_errors. */
+void config_errors_free(struct config_errors *errs);
+
+/** Print every message of @p errs, one per line, to @p out. */
+void config_errors_print(const struct config_errors *errs, FILE *out);
+
+/**
+ * Parse "A.B.C.D/N" or "X:Y::Z/N" into a prefix.
+ * @return 0, or -EINVAL for bad syntax or a prefix length out of range.
+ */
+int config_parse_prefix(const char *s, struct cfg_prefix *out);
+
+/** Parse an IPv4 or IPv6 address. @return 0 or -EINVAL. */
+int config_parse_addr(const char *s, struct cfg_addr *out);
+
+/** Format an address into @p buf (INET6_ADDRSTRLEN bytes suffice). Returns @p buf. */
+char *config_format_addr(const struct cfg_addr *a, char *buf, size_t len);
+
+/** Index of the port named @p name, or -1. */
+int config_port_index(const struct vbrd_config *cfg, const char *name);
+
+/** Index of the interface named @p name, or -1. */
+int config_iface_index(const struct vbrd_config *cfg, const char *name);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control socket: vbrctl talks to vbrd over a UNIX stream socket.
+ *
+ * Protocol (one request per connection or several, newline-delimited JSON):
+ *   request:  {"argv": ["show", "routes"]}\n
+ *   reply:    {"ok": true, "data": {...}}\n
+ *          or {"ok": false, "error": "human readable message"}\n
+ * A request is dispatched to the handler whose registered command words are
+ * the longest prefix of argv; the remaining words are the handler's args.
+ * Malformed JSON, an unknown command or a handler error each get an error
+ * reply; the connection stays usable.
+ *
+ * Data conventions (vbrctl renders any reply from these alone): an object
+ * whose member is an array of objects is shown as a table, one column per
+ * key; scalars as "key: value" lines. Counters are JSON integers.
+ */
+#ifndef VBRD_CTL_H
+#define VBRD_CTL_H
+
+#include <jansson.h>
+
+/**
+ * A command handler, run on the main lcore.
+ *
+ * @param argc,argv  words after the registered command words
+ * @param data       on success, set to a new JSON object (ownership passes)
+ * @param err        on failure, a message buffer of @p errlen bytes
+ * @return           0, or a negative errno with @p err filled
+ */
+typedef int (*ctl_handler_t)(int argc, const char *const *argv, json_t **data,
+			     char *err, size_t errlen);
+
+/**
+ * Register @p fn for the command words @p cmd ("show routes", "reload").
+ * @param help  one line shown by "vbrctl help"
+ * @return 0, -EEXIST if already registered, -ENOMEM
+ */
+int ctl_register(const char *cmd, const char *help, ctl_handler_t fn);
+
+/**
+ * Create the listening socket at @p path (its directory is created, a stale
+ * socket file replaced) and add it to the event loop.
+ * @return 0 or -errno (-EADDRINUSE when another vbrd answers on it).
+ */
+int ctl_init(const char *path);
+
+/** Close the socket and every client, unlink the path, forget handlers. */
+void ctl_fini(void);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control thread's event loop: one epoll set on the main lcore.
+ *
+ * Modules register file descriptors (control socket, signalfd, TAPs later)
+ * and periodic timers; the loop never blocks longer than the nearest timer.
+ * Nothing here runs on a worker lcore.
+ */
+#ifndef VBRD_EVLOOP_H
+#define VBRD_EVLOOP_H
+
+#include <stdint.h>
+
+struct ev_handler;
+/** Called on the main lcore when @p h->fd is ready; @p events are EPOLL* bits. */
+typedef void (*ev_cb_t)(struct ev_handler *h, uint32_t events);
+
+/** Embed in the owner's struct; container_of() gets the owner back. */
+struct ev_handler {
+	int fd;
+	ev_cb_t cb;
+};
+
+/** Create the epoll set. @return 0 or -errno. */
+int ev_init(void);
+
+/**
+ * Watch @p h->fd for @p events (EPOLLIN, ...).
+ * @return 0, or -errno from epoll_ctl().
+ */
+int ev_add(struct ev_handler *h, uint32_t events);
+
+/** Stop watching @p h->fd (call before closing it). */
+void ev_del(struct ev_handler *h);
+
+/**
+ * Wait up to @p timeout_ms (ms) for events and dispatch them.
+ * @return number dispatched, or -errno (EINTR is not an error: returns 0).
+ */
+int ev_run_once(int timeout_ms);
+
+/** Release the epoll set. */
+void ev_fini(void);
+
+#endif
