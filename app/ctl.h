@@ -45,6 +45,36 @@ int ctl_register(const char *cmd, const char *help, ctl_handler_t fn);
  */
 int ctl_init(const char *path);
 
+/** Longest request line accepted, bytes (newline excluded). */
+#define CTL_MAX_REQUEST 65536
+
+/**
+ * Run the handler whose command words are the longest prefix of @p argv,
+ * in-process (the socket server and the telemetry bridge use this).
+ *
+ * @param argc,argv  all words of the request, e.g. {"show", "routes"}
+ * @param data       on success, a new JSON value (ownership passes); NULL
+ *                   on failure
+ * @param err        on failure, the message for the user (@p errlen bytes)
+ * @return           0, -ENOENT for an unknown command, or the handler's
+ *                   negative errno
+ */
+int ctl_call(int argc, const char *const *argv, json_t **data, char *err,
+	     size_t errlen);
+
+/**
+ * Evaluate one request line exactly as the socket server does, in-process
+ * (for unit tests).
+ *
+ * @param request_line  JSON request, one trailing newline allowed
+ * @param reply_line    set to the reply, a malloc'd string without newline
+ *                      (free() it); NULL only when out of memory
+ * @return  0 when the reply is {"ok":true,...}; otherwise the reply is an
+ *          error and the return is -EINVAL (malformed request), -ENOENT
+ *          (unknown command), -ENOMEM, or the handler's negative errno
+ */
+int ctl_dispatch(const char *request_line, char **reply_line);
+
 /** Close the socket and every client, unlink the path, forget handlers. */
 void ctl_fini(void);
 

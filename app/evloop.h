@@ -30,7 +30,16 @@ int ev_init(void);
  */
 int ev_add(struct ev_handler *h, uint32_t events);
 
-/** Stop watching @p h->fd (call before closing it). */
+/**
+ * Change the events watched on @p h->fd (e.g. add EPOLLOUT while output is
+ * pending). @return 0, or -errno from epoll_ctl().
+ */
+int ev_mod(struct ev_handler *h, uint32_t events);
+
+/**
+ * Stop watching @p h->fd (call before closing it). Safe to call from any
+ * callback: a pending event for @p h in the current batch is dropped.
+ */
 void ev_del(struct ev_handler *h);
 
 /**
