@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control plane plumbing: command dispatch (ctl_cmd.c) through
+ * ctl_dispatch(), the socket server (ctl.c + evloop.c) over a real UNIX
+ * socket, and vbrctl's renderer (render.c).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "ctl.h"
+#include "evloop.h"
+#include "render.h"
+
+/* ---- dummy handlers -------------------------------------------------------- */
+
+/* Replies {"handler": TAG, "args": [...]} so tests see who ran with what. */
+static int
+reply_args(const char *tag, int argc, const char *const *argv, json_t **data)
+{
+	json_t *args = json_array();
+	int i;
+
+	for (i = 0; i < argc; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	*data = json_pack("{s:s, s:o}", "handler", tag, "args", args);
+	return 0;
+}
+
+static int
+h_show(int argc, const char *const *argv, json_t **data, char *err,
+       size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return reply_args("show", argc, argv, data);
+}
+
+static int
+h_show_routes(int argc, const char *const *argv, json_t **data, char *err,
+	      size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return reply_args("show routes", argc, argv, data);
+}
+
+static int
+h_fail(int argc, const char *const *argv, json_t **data, char *err,
+       size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	*data = json_object(); /* must be dropped by the dispatcher */
+	snprintf(err, errlen, "vbrd.conf:3: bad thing");
+	return -EINVAL;
+}
+
+static int
+h_fail_silent(int argc, const char *const *argv, json_t **data, char *err,
+	      size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	(void)data;
+	(void)err;
+	(void)errlen;
+	return -EBUSY;
+}
+
+static int
+h_nodata(int argc, const char *const *argv, json_t **data, char *err,
+	 size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	(void)data;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+static int
+setup_cmds(void **state)
+{
+	(void)state;
+	assert_int_equal(ctl_register("show", "generic show", h_show), 0);
+	assert_int_equal(ctl_register("show routes", "the FIB", h_show_routes), 0);
+	assert_int_equal(ctl_register("reload", "reload the config", h_fail), 0);
+	assert_int_equal(ctl_register("busy", "fails without a message",
+				      h_fail_silent), 0);
+	assert_int_equal(ctl_register("nodata", "returns no data", h_nodata), 0);
+	return 0;
+}
+
+static int
+teardown_cmds(void **state)
+{
+	(void)state;
+	ctl_fini();
+	return 0;
+}
+
+/* Dispatch @p req; check the return code; @return the parsed reply. */
+static json_t *
+dispatch(const char *req, int want_rc)
+{
+	char *line = NULL;
+	json_t *r;
+
+	assert_int_equal(ctl_dispatch(req, &line), want_rc);
+	assert_non_null(line);
+	assert_null(strchr(line, '\n'));
+	r = json_loads(line, 0, NULL);
+	assert_non_null(r);
+	free(line);
+	assert_true(json_is_boolean(json_object_get(r, "ok")));
+	return r;
+}
+
+static const char *
+reply_error(const json_t *r)
+{
+	assert_true(json_is_false(json_object_get(r, "ok")));
+	return json_string_value(json_object_get(r, "error"));
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+static void
+test_longest_prefix(void **state)
+{
+	json_t *r, *d;
+
+	(void)state;
+	r = dispatch("{\"argv\": [\"show\", \"routes\", \"10.0.0.0/8\"]}", 0);
+	d = json_object_get(r, "data");
+	assert_string_equal(json_string_value(json_object_get(d, "handler")),
+			    "show routes");
+	assert_int_equal(json_array_size(json_object_get(d, "args")), 1);
+	assert_string_equal(json_string_value(json_array_get(
+				json_object_get(d, "args"), 0)), "10.0.0.0/8");
+	json_decref(r);
+
+	/* "show ports" is not registered: falls back to "show" with args. */
+	r = dispatch("{\"argv\": [\"show\", \"ports\", \"p0\"]}\n", 0);
+	d = json_object_get(r, "data");
+	assert_string_equal(json_string_value(json_object_get(d, "handler")),
+			    "show");
+	assert_int_equal(json_array_size(json_object_get(d, "args")), 2);
+	json_decref(r);
+
+	/* "show" alone: no args */
+	r = dispatch("{\"argv\": [\"show\"]}", 0);
+	d = json_object_get(r, "data");
+	assert_int_equal(json_array_size(json_object_get(d, "args")), 0);
+	json_decref(r);
+}
+
+static void
+test_register_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(ctl_register("show routes", "dup", h_show), -EEXIST);
+	assert_int_equal(ctl_register("  show   routes ", "dup", h_show), -EEXIST);
+	assert_int_equal(ctl_register("help", "dup", h_show), -EEXIST);
+	assert_int_equal(ctl_register("", "empty", h_show), -EINVAL);
+	assert_int_equal(ctl_register("x", "no handler", NULL), -EINVAL);
+}
+
+static void
+test_unknown_command(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	r = dispatch("{\"argv\": [\"foo\", \"bar\"]}", -ENOENT);
+	assert_string_equal(reply_error(r), "unknown command 'foo bar' (try 'help')");
+	json_decref(r);
+	/* prefix of a command is not the command */
+	r = dispatch("{\"argv\": [\"rel\"]}", -ENOENT);
+	json_decref(r);
+}
+
+static void
+test_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"", "nope", "{\"argv\": [\"show\"]", "[\"show\"]", "42",
+		"{\"argv\": [\"show\"]} trailing", "\xff\xfe",
+		"{\"argv\": [\"a\\u0000b\"]}",
+		"{\"argv\": [\"show\"], \"argv\": [\"x\"]}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *r = dispatch(bad[i], -EINVAL);
+
+		assert_non_null(strstr(reply_error(r), "malformed request: "));
+		json_decref(r);
+	}
+}
+
+static void
+test_bad_argv(void **state)
+{
+	static const char *const bad[] = {
+		"{}", "{\"args\": [\"show\"]}", "{\"argv\": \"show\"}",
+		"{\"argv\": [\"show\", 1]}", "{\"argv\": [null]}",
+		"{\"argv\": [[\"show\"]]}", "{\"argv\": {\"0\": \"show\"}}",
+	};
+	size_t i;
+	json_t *r;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = dispatch(bad[i], -EINVAL);
+		assert_non_null(strstr(reply_error(r), "argv"));
+		json_decref(r);
+	}
+	r = dispatch("{\"argv\": []}", -EINVAL);
+	assert_non_null(strstr(reply_error(r), "empty command"));
+	json_decref(r);
+}
+
+static void
+test_too_many_words(void **state)
+{
+	char req[1024];
+	size_t off;
+	json_t *r;
+	int i;
+
+	(void)state;
+	off = snprintf(req, sizeof(req), "{\"argv\": [\"show\"");
+	for (i = 0; i < 100; i++)
+		off += snprintf(req + off, sizeof(req) - off, ", \"x\"");
+	snprintf(req + off, sizeof(req) - off, "]}");
+	r = dispatch(req, -E2BIG);
+	reply_error(r);
+	json_decref(r);
+}
+
+static void
+test_handler_error(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	r = dispatch("{\"argv\": [\"reload\"]}", -EINVAL);
+	assert_string_equal(reply_error(r), "vbrd.conf:3: bad thing");
+	assert_null(json_object_get(r, "data"));
+	json_decref(r);
+
+	/* no message from the handler: the errno's text is used */
+	r = dispatch("{\"argv\": [\"busy\"]}", -EBUSY);
+	assert_non_null(strstr(reply_error(r), "busy: "));
+	json_decref(r);
+}
+
+static void
+test_handler_no_data(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	r = dispatch("{\"argv\": [\"nodata\"]}", 0);
+	assert_true(json_is_object(json_object_get(r, "data")));
+	json_decref(r);
+}
+
+static void
+test_help(void **state)
+{
+	const char *want[] = { "busy", "help", "nodata", "reload", "show",
+			       "show routes" };
+	json_t *r, *cmds, *e;
+	size_t i;
+
+	(void)state;
+	r = dispatch("{\"argv\": [\"help\"]}", 0);
+	cmds = json_object_get(json_object_get(r, "data"), "commands");
+	assert_int_equal(json_array_size(cmds), 6);
+	json_array_foreach(cmds, i, e) {
+		assert_string_equal(json_string_value(json_object_get(e, "command")),
+				    want[i]);
+		assert_true(json_is_string(json_object_get(e, "help")));
+	}
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(cmds, 5), "help")), "the FIB");
+	json_decref(r);
+}
+
+static void
+test_ctl_call(void **state)
+{
+	const char *argv[] = { "show", "routes" };
+	char err[128];
+	json_t *data;
+
+	(void)state;
+	assert_int_equal(ctl_call(2, argv, &data, err, sizeof(err)), 0);
+	assert_string_equal(json_string_value(json_object_get(data, "handler")),
+			    "show routes");
+	json_decref(data);
+}
+
+/* ---- socket server ------------------------------------------------------------- */
+
+static char sock_dir[48];
+static char sock_path[96];
+
+static int
+setup_socket(void **state)
+{
+	setup_cmds(state);
+	snprintf(sock_dir, sizeof(sock_dir), "/tmp/vbrd-test-ctl-XXXXXX");
+	assert_non_null(mkdtemp(sock_dir));
+	snprintf(sock_path, sizeof(sock_path), "%s/run/vbrd.sock", sock_dir);
+	assert_int_equal(ev_init(), 0);
+	return 0;
+}
+
+static int
+teardown_socket(void **state)
+{
+	char dir[160];
+
+	(void)state;
+	ctl_fini();
+	ev_fini();
+	snprintf(dir, sizeof(dir), "%s/run", sock_dir);
+	rmdir(dir);
+	rmdir(sock_dir);
+	return 0;
+}
+
+static int
+client_connect(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	return fd;
+}
+
+/* Send @p len bytes while running the server's loop (it may need to read). */
+static void
+client_send(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			assert_int_equal(errno, EAGAIN);
+			ev_run_once(10);
+			continue;
+		}
+		buf += n;
+		len -= n;
+	}
+}
+
+/* Run the loop until @p want newlines arrived or the peer closed. */
+static char *
+client_recv(int fd, int want, size_t *len_out)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	int lines = 0, spins;
+
+	assert_non_null(buf);
+	for (spins = 0; spins < 2000 && lines < want; spins++) {
+		ssize_t n;
+
+		ev_run_once(1);
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		n = recv(fd, buf + len, cap - len - 1, 0);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			assert_int_equal(errno, EAGAIN);
+			continue;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[len + i] == '\n';
+		len += n;
+	}
+	buf[len] = '\0';
+	if (len_out != NULL)
+		*len_out = len;
+	return buf;
+}
+
+static void
+test_socket_roundtrip(void **state)
+{
+	const char *req = "{\"argv\":[\"show\",\"routes\"]}\n{\"argv\":[\"foo\"]}\n"
+			  "garbage\r\n{\"argv\":[\"help\"]}";
+	struct stat st;
+	char *out, *line;
+	int fd, n = 0;
+
+	(void)state;
+	assert_int_equal(ctl_init(sock_path), 0);
+	assert_int_equal(stat(sock_path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0660);
+
+	/* Pipelined requests in one write, the last without a newline. */
+	fd = client_connect();
+	client_send(fd, req, strlen(req));
+	shutdown(fd, SHUT_WR);
+	out = client_recv(fd, 4, NULL);
+	for (line = strtok(out, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		json_t *r = json_loads(line, 0, NULL);
+
+		assert_non_null(r);
+		assert_int_equal(json_is_true(json_object_get(r, "ok")),
+				 n == 0 || n == 3);
+		json_decref(r);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	free(out);
+	close(fd);
+
+	/* Restart on the same path; ctl_fini() removes the socket file. */
+	ctl_fini();
+	setup_cmds(state);
+	assert_int_equal(ctl_init(sock_path), 0);
+	fd = client_connect();
+	close(fd);
+	ctl_fini();
+	assert_int_equal(access(sock_path, F_OK), -1);
+}
+
+static void
+test_socket_stale_and_busy(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	(void)state;
+	/* A stale socket file (nobody listening) is replaced. */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	mkdir(sock_dir, 0755);
+	{
+		char dir[160];
+
+		snprintf(dir, sizeof(dir), "%s/run", sock_dir);
+		mkdir(dir, 0755);
+	}
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	close(fd);
+	assert_int_equal(ctl_init(sock_path), 0);
+	ctl_fini();
+
+	/* A live listener: -EADDRINUSE, and its socket file is left alone. */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	setup_cmds(state);
+	assert_int_equal(ctl_init(sock_path), -EADDRINUSE);
+	assert_int_equal(access(sock_path, F_OK), 0);
+	close(fd);
+	unlink(sock_path);
+}
+
+static void
+test_socket_oversize(void **state)
+{
+	size_t big = CTL_MAX_REQUEST + 100, len;
+	char *req = malloc(big), *out;
+	json_t *r;
+	int fd;
+
+	(void)state;
+	assert_non_null(req);
+	memset(req, 'x', big);
+	assert_int_equal(ctl_init(sock_path), 0);
+	fd = client_connect();
+	client_send(fd, req, big);
+	out = client_recv(fd, 1, &len);
+	r = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+	assert_non_null(r);
+	assert_non_null(strstr(reply_error(r), "request too long"));
+	json_decref(r);
+	free(out);
+	/* the server closes the connection after the error */
+	out = client_recv(fd, 1, &len);
+	assert_int_equal(len, 0);
+	free(out);
+	close(fd);
+	free(req);
+}
+
+static int
+h_huge(int argc, const char *const *argv, json_t **data, char *err,
+       size_t errlen)
+{
+	json_t *rows = json_array();
+	int i;
+
+	(void)argc;
+	(void)argv;
+	(void)err;
+	(void)errlen;
+	for (i = 0; i < 50000; i++)
+		json_array_append_new(rows, json_pack("{s:i, s:s}", "id", i,
+						      "name", "a-route-name"));
+	*data = json_pack("{s:o}", "rows", rows);
+	return 0;
+}
+
+/* A reply far larger than the socket buffer: partial writes, EPOLLOUT. */
+static void
+test_socket_large_reply(void **state)
+{
+	const char *req = "{\"argv\":[\"huge\"]}\n{\"argv\":[\"help\"]}\n";
+	char *out, *nl;
+	size_t len;
+	json_t *r;
+	int fd;
+
+	(void)state;
+	assert_int_equal(ctl_register("huge", "a big table", h_huge), 0);
+	assert_int_equal(ctl_init(sock_path), 0);
+	fd = client_connect();
+	client_send(fd, req, strlen(req));
+	out = client_recv(fd, 2, &len);
+	assert_true(len > 1000000);
+	nl = strchr(out, '\n');
+	assert_non_null(nl);
+	r = json_loadb(out, nl - out, 0, NULL);
+	assert_non_null(r);
+	assert_int_equal(json_array_size(json_object_get(
+				json_object_get(r, "data"), "rows")), 50000);
+	json_decref(r);
+	r = json_loads(nl + 1, 0, NULL);
+	assert_non_null(r);
+	assert_true(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	free(out);
+	close(fd);
+}
+
+/* ---- renderer ---------------------------------------------------------------- */
+
+/* Render reply @p reply; @return what went to out (or err) as a new string. */
+static char *
+render(const char *reply, bool json, int want_status, bool want_err)
+{
+	char *obuf = NULL, *ebuf = NULL;
+	size_t olen = 0, elen = 0;
+	FILE *out = open_memstream(&obuf, &olen);
+	FILE *err = open_memstream(&ebuf, &elen);
+
+	assert_int_equal(render_reply(reply, strlen(reply), json, out, err),
+			 want_status);
+	fclose(out);
+	fclose(err);
+	if (want_err) {
+		assert_int_equal(olen, 0);
+		free(obuf);
+		return ebuf;
+	}
+	assert_int_equal(elen, 0);
+	free(ebuf);
+	return obuf;
+}
+
+static void
+test_render_table(void **state)
+{
+	const char *reply =
+		"{\"ok\":true,\"data\":{\"routes\":["
+		"{\"prefix\":\"10.0.2.0/24\",\"type\":\"static\",\"metric\":10,"
+		"\"next_hops\":[{\"via\":\"10.0.1.2\",\"interface\":\"lan0\"},"
+		"{\"via\":\"10.0.2.2\",\"interface\":\"lan1\"}],\"tags\":[\"a\",\"b\"]},"
+		"{\"prefix\":\"10.0.1.0/24\",\"type\":\"connected\",\"metric\":0,"
+		"\"next_hops\":[{\"via\":\"\",\"interface\":\"lan0\"}],\"tags\":[]}"
+		"]}}\n";
+	const char *want =
+		"PREFIX       TYPE       METRIC  NEXT_HOPS                    TAGS\n"
+		"10.0.2.0/24  static         10  10.0.1.2@lan0,10.0.2.2@lan1  a,b\n"
+		"10.0.1.0/24  connected       0  lan0                         -\n";
+	char *s;
+
+	(void)state;
+	s = render(reply, false, 0, false);
+	assert_string_equal(s, want);
+	free(s);
+
+	s = render("{\"ok\":true,\"data\":{\"neighbors\":[]}}", false, 0, false);
+	assert_string_equal(s, "(no neighbors)\n");
+	free(s);
+
+	/* other cells: nested objects as compact JSON */
+	s = render("{\"ok\":true,\"data\":{\"x\":[{\"a\":{\"b\":1},\"c\":null}]}}",
+		   false, 0, false);
+	assert_string_equal(s, "A        C\n{\"b\":1}  -\n");
+	free(s);
+}
+
+static void
+test_render_scalars_and_block(void **state)
+{
+	const char *reply =
+		"{\"ok\":true,\"data\":{\"rx_packets\":1200,\"forwarded\":7,"
+		"\"drops\":{\"truncated\":0,\"bad_version\":0,\"bad_ihl\":0,"
+		"\"bad_checksum\":2,\"bad_length\":0,\"unknown_ethertype\":0,"
+		"\"no_route\":15,\"ttl_expired\":0,\"martian\":0},"
+		"\"drops_total\":17}}";
+	const char *want =
+		"rx_packets:  1200\n"
+		"forwarded:   7\n"
+		"\n"
+		"drops:\n"
+		"  bad_checksum   2\n"
+		"  no_route      15\n"
+		"  (7 zero counters hidden, -j shows all)\n"
+		"\n"
+		"drops_total: 17\n";
+	char *s;
+
+	(void)state;
+	s = render(reply, false, 0, false);
+	assert_string_equal(s, want);
+	free(s);
+
+	/* small blocks show every member */
+	s = render("{\"ok\":true,\"data\":{\"mempool\":{\"size\":8,\"in_use\":0}}}",
+		   false, 0, false);
+	assert_string_equal(s, "mempool:\n  size    8\n  in_use  0\n");
+	free(s);
+}
+
+static void
+test_render_json(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = render("{\"ok\":true,\"data\":{\"z\":1,\"a\":{\"y\":[1,2]}}}", true,
+		   0, false);
+	assert_string_equal(s, "{\n  \"z\": 1,\n  \"a\": {\n    \"y\": [\n"
+			       "      1,\n      2\n    ]\n  }\n}\n");
+	free(s);
+}
+
+static void
+test_render_error(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = render("{\"ok\":false,\"error\":\"unknown command 'x' (try 'help')\"}\n",
+		   false, 1, true);
+	assert_string_equal(s, "vbrctl: unknown command 'x' (try 'help')\n");
+	free(s);
+	s = render("{\"ok\":false,\"error\":\"bad\"}", true, 1, true);
+	assert_string_equal(s, "vbrctl: bad\n");
+	free(s);
+	s = render("not json", false, 2, true);
+	assert_non_null(strstr(s, "invalid reply"));
+	free(s);
+	s = render("{\"data\":{}}", false, 2, true);
+	assert_non_null(strstr(s, "invalid reply"));
+	free(s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_longest_prefix, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_register_errors, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_unknown_command, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_malformed, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_bad_argv, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_too_many_words, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_handler_error, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_handler_no_data, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_help, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_ctl_call, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_socket_roundtrip, setup_socket, teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_stale_and_busy, setup_socket, teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_oversize, setup_socket, teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_large_reply, setup_socket, teardown_socket),
+		cmocka_unit_test(test_render_table),
+		cmocka_unit_test(test_render_scalars_and_block),
+		cmocka_unit_test(test_render_json),
+		cmocka_unit_test(test_render_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
