@@ -20,6 +20,7 @@
 #define CFG_MAX_PORTS     16
 #define CFG_MAX_IFACES    256
 #define CFG_MAX_ECMP      8    /* next hops per route */
+#define CFG_MAX_ADDRS     4    /* addresses per interface */
 #define CFG_MAX_WORKERS   16
 #define CFG_MTU_MIN       576  /* bytes of L3 payload (IPv4 minimum datagram) */
 #define CFG_MTU_MAX       9000 /* bytes of L3 payload (jumbo) */
@@ -43,7 +44,8 @@ struct cfg_prefix {
 struct cfg_port {
 	char name[CFG_NAME_MAX];
 	char devargs[CFG_DEVARGS_MAX]; /* "net_af_packet0,iface=veth0" or "0000:03:00.0" */
-	uint16_t rx_queues;      /* 1..CFG_MAX_WORKERS, default: one per worker */
+	uint16_t rx_queues;      /* 1..CFG_MAX_WORKERS; 0 (the default, when the file
+	                          * omits it) means one per worker */
 	uint16_t rx_desc;        /* descriptors per RX queue, default 1024 */
 	uint16_t tx_desc;        /* descriptors per TX queue, default 1024 */
 	uint16_t mtu;            /* bytes of L3 payload, CFG_MTU_MIN..CFG_MTU_MAX, default 1500 */
@@ -58,22 +60,33 @@ struct cfg_iface {
 	uint16_t vlan;           /* 802.1Q VLAN id 1..4094, 0 = untagged */
 	uint16_t mtu;            /* bytes of L3 payload; default: the port's MTU, never above it */
 	int nb_addrs;
-	struct cfg_prefix addrs[4]; /* IPv4 and/or IPv6 interface addresses */
+	struct cfg_prefix addrs[CFG_MAX_ADDRS]; /* IPv4 and/or IPv6 interface addresses
+	                                         * (host bits kept: 10.0.1.1/24) */
 	int line;
 };
 
 /** One next hop of a route: a gateway address, optionally pinned to an interface. */
 struct cfg_nexthop {
 	struct cfg_addr via;     /* gateway address, same family as the route */
-	int iface;               /* index into vbrd_config.ifaces, or -1: the interface
-	                          * whose connected subnet contains `via` */
+	int iface;               /* index into vbrd_config.ifaces; config_load() always
+	                          * resolves it: the `interface` the file names, else the
+	                          * interface whose connected subnet contains `via`
+	                          * (longest prefix wins) */
 };
 
 /** A static route: a prefix and 1..CFG_MAX_ECMP next hops (several = ECMP). */
 struct cfg_route {
-	struct cfg_prefix prefix;
+	struct cfg_prefix prefix;  /* network prefix: host bits are zero */
 	int nb_nexthops;
 	struct cfg_nexthop nexthops[CFG_MAX_ECMP];
+	int line;
+};
+
+/** A static neighbor: an address on an interface with a fixed MAC (no ARP/ND). */
+struct cfg_neighbor {
+	int iface;               /* index into vbrd_config.ifaces */
+	struct cfg_addr addr;
+	uint8_t mac[6];
 	int line;
 };
 
@@ -90,6 +103,8 @@ struct vbrd_config {
 	struct cfg_iface *ifaces;
 	int nb_routes;
 	struct cfg_route *routes;
+	int nb_neighbors;
+	struct cfg_neighbor *neighbors;  /* `neighbors = ( { interface; address; mac; } )` */
 
 	struct {
 		int nb_cores;
@@ -138,11 +153,17 @@ struct config_errors {
  * values, duplicate names, dangling references (an interface naming an
  * unknown port, a route via an address no interface reaches).
  *
+ * Messages are sorted by line. Problems about the whole file (cannot open,
+ * missing top-level setting) have no line: "FILE: message".
+ *
  * @param path  file to read
  * @param cfg   filled on success; zeroed and left empty on failure
- * @param errs  receives "FILE:LINE: message" for each error; may be NULL
- * @return      0, or -EINVAL when the file has errors, -ENOENT/-EACCES when
- *              it cannot be read (errs has a message in every case)
+ * @param errs  receives "FILE:LINE: message" for each error, sorted by line;
+ *              it is overwritten (not freed first), so pass a zeroed or
+ *              freed one; free with config_errors_free(). May be NULL.
+ * @return      0, or -EINVAL when the file has errors, -ENOENT/-EACCES/-EISDIR
+ *              when it cannot be read, -ENOMEM (errs has a message in every
+ *              case but -ENOMEM)
  */
 int config_load(const char *path, struct vbrd_config *cfg, struct config_errors *errs);
 
@@ -166,6 +187,12 @@ int config_parse_addr(const char *s, struct cfg_addr *out);
 
 /** Format an address into @p buf (INET6_ADDRSTRLEN bytes suffice). Returns @p buf. */
 char *config_format_addr(const struct cfg_addr *a, char *buf, size_t len);
+
+/** Format "ADDR/LEN" into @p buf (INET6_ADDRSTRLEN + 4 bytes suffice). Returns @p buf. */
+char *config_format_prefix(const struct cfg_prefix *p, char *buf, size_t len);
+
+/** True when @p a is of @p p's family and its first p->len bits equal p's. */
+bool config_prefix_contains(const struct cfg_prefix *p, const struct cfg_addr *a);
 
 /** Index of the port named @p name, or -1. */
 int config_port_index(const struct vbrd_config *cfg, const char *name);
