@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the configuration loader (app/config.c).
+ *
+ * Runs from tests/unit (meson workdir), so fixtures are "configs/NAME.conf".
+ * Each error fixture holds one mistake; its test asserts the exact
+ * "FILE:LINE: " and a key phrase of the only message reported.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static uint32_t v4(const char *s)
+{
+	struct cfg_addr a;
+
+	assert_int_equal(config_parse_addr(s, &a), 0);
+	assert_int_equal(a.family, AF_INET);
+	return a.v4;
+}
+
+static void assert_prefix(const struct cfg_prefix *p, const char *want)
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+
+	assert_string_equal(config_format_prefix(p, buf, sizeof(buf)), want);
+}
+
+static void assert_addr(const struct cfg_addr *a, const char *want)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	assert_string_equal(config_format_addr(a, buf, sizeof(buf)), want);
+}
+
+/* True when the bytes of @p are all zero. */
+static bool all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+/* Load a file that must fail; the cfg must come back zeroed. */
+static int load_bad(const char *path, struct config_errors *errs)
+{
+	struct vbrd_config cfg;
+	int rc;
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rc = config_load(path, &cfg, errs);
+	assert_true(all_zero(&cfg, sizeof(cfg)));
+	config_free(&cfg);
+	return rc;
+}
+
+/* Index of the message starting with "PATH:LINE: " and holding @phrase, or -1. */
+static int find_msg(const struct config_errors *errs, const char *path, int line,
+		    const char *phrase)
+{
+	char prefix[256];
+	int i;
+
+	if (line > 0)
+		snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
+	else
+		snprintf(prefix, sizeof(prefix), "%s: ", path);
+	for (i = 0; i < errs->count; i++)
+		if (strncmp(errs->msgs[i], prefix, strlen(prefix)) == 0 &&
+		    strstr(errs->msgs[i], phrase) != NULL)
+			return i;
+	print_message("no message '%s...%s' among:\n", prefix, phrase);
+	config_errors_print(errs, stderr);
+	return -1;
+}
+
+/* ---- a good file ---------------------------------------------------------- */
+
+static void good_full_config(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+	const struct cfg_iface *ifc;
+	const struct cfg_route *r;
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0x0a };
+
+	(void)state;
+	assert_int_equal(config_load("configs/good.conf", &cfg, &errs), 0);
+	assert_int_equal(errs.count, 0);
+
+	assert_string_equal(cfg.file, "configs/good.conf");
+	assert_string_equal(cfg.instance, "lab-1");
+	assert_string_equal(cfg.socket, "/tmp/vbrd-test.sock");
+
+	assert_int_equal(cfg.nb_ports, 2);
+	assert_string_equal(cfg.ports[0].name, "p0");
+	assert_string_equal(cfg.ports[0].devargs, "net_af_packet0,iface=vbr-p0");
+	assert_int_equal(cfg.ports[0].rx_queues, 2);
+	assert_int_equal(cfg.ports[0].rx_desc, 512);
+	assert_int_equal(cfg.ports[0].tx_desc, 2048);
+	assert_int_equal(cfg.ports[0].mtu, 9000);
+	assert_false(cfg.ports[0].promiscuous);
+	assert_int_equal(cfg.ports[0].line, 6);
+	assert_string_equal(cfg.ports[1].devargs, "0000:03:00.0");
+	assert_int_equal(cfg.ports[1].rx_queues, 0);   /* one per worker */
+	assert_int_equal(cfg.ports[1].rx_desc, 1024);
+	assert_int_equal(cfg.ports[1].tx_desc, 1024);
+	assert_int_equal(cfg.ports[1].mtu, 1500);
+	assert_true(cfg.ports[1].promiscuous);
+	assert_int_equal(config_port_index(&cfg, "p1"), 1);
+	assert_int_equal(config_port_index(&cfg, "p2"), -1);
+
+	assert_int_equal(cfg.nb_ifaces, 3);
+	ifc = &cfg.ifaces[0];
+	assert_string_equal(ifc->name, "lan0");
+	assert_int_equal(ifc->port, 0);
+	assert_int_equal(ifc->vlan, 0);
+	assert_int_equal(ifc->mtu, 9000);               /* the port's */
+	assert_int_equal(ifc->nb_addrs, 1);
+	assert_int_equal(ifc->addrs[0].addr.family, AF_INET);
+	assert_int_equal(ifc->addrs[0].addr.v4, 0x0a000101);   /* host order */
+	assert_int_equal(ifc->addrs[0].len, 24);
+	assert_int_equal(ifc->line, 12);
+	ifc = &cfg.ifaces[1];
+	assert_string_equal(ifc->name, "line100");
+	assert_int_equal(ifc->vlan, 100);
+	assert_int_equal(ifc->mtu, 1500);
+	assert_int_equal(ifc->nb_addrs, 2);
+	assert_prefix(&ifc->addrs[0], "10.100.0.1/30");
+	assert_prefix(&ifc->addrs[1], "2001:db8:100::1/64");
+	assert_int_equal(ifc->addrs[1].addr.family, AF_INET6);
+	ifc = &cfg.ifaces[2];
+	assert_int_equal(ifc->port, 1);
+	assert_int_equal(ifc->mtu, 1500);
+	assert_int_equal(ifc->nb_addrs, 2);
+	assert_int_equal(config_iface_index(&cfg, "wan"), 2);
+	assert_int_equal(config_iface_index(&cfg, "nope"), -1);
+
+	assert_int_equal(cfg.nb_routes, 5);
+	r = &cfg.routes[0];
+	assert_prefix(&r->prefix, "10.9.0.0/16");
+	assert_int_equal(r->nb_nexthops, 1);
+	assert_int_equal(r->nexthops[0].via.v4, v4("10.0.1.2"));
+	assert_int_equal(r->nexthops[0].iface, 0);
+	assert_int_equal(r->line, 19);
+	r = &cfg.routes[1];
+	assert_prefix(&r->prefix, "0.0.0.0/0");
+	assert_int_equal(r->nb_nexthops, 2);
+	assert_addr(&r->nexthops[0].via, "10.100.0.2");
+	assert_int_equal(r->nexthops[0].iface, 1);
+	assert_addr(&r->nexthops[1].via, "192.0.2.200");
+	assert_int_equal(r->nexthops[1].iface, 2);
+	r = &cfg.routes[2];
+	assert_int_equal(r->nb_nexthops, 1);
+	assert_addr(&r->nexthops[0].via, "10.0.1.3");
+	assert_int_equal(r->nexthops[0].iface, 0);
+	r = &cfg.routes[3];
+	assert_prefix(&r->prefix, "2001:db8:9::/48");
+	assert_int_equal(r->nexthops[0].iface, 1);
+	r = &cfg.routes[4];
+	assert_addr(&r->nexthops[0].via, "fe80::1");
+	assert_int_equal(r->nexthops[0].iface, 1);
+
+	assert_int_equal(cfg.nb_neighbors, 1);
+	assert_int_equal(cfg.neighbors[0].iface, 0);
+	assert_int_equal(cfg.neighbors[0].addr.v4, v4("10.0.1.2"));
+	assert_memory_equal(cfg.neighbors[0].mac, mac, 6);
+
+	assert_int_equal(cfg.workers.nb_cores, 2);
+	assert_int_equal(cfg.workers.cores[0], 1);
+	assert_int_equal(cfg.workers.cores[1], 3);
+	assert_int_equal(cfg.workers.burst, 64);
+	assert_int_equal(cfg.workers.idle_sleep_us, 50);
+	assert_int_equal(cfg.mempool.mbufs, 8191);
+	assert_int_equal(cfg.mempool.cache, 128);
+	assert_int_equal(cfg.neighbor.reachable_s, 60);
+	assert_int_equal(cfg.neighbor.retries, 5);
+	assert_int_equal(cfg.neighbor.retry_ms, 200);
+	assert_int_equal(cfg.neighbor.hold_packets, 8);
+	assert_int_equal(cfg.icmp.rate_pps, 10);
+	assert_int_equal(cfg.icmp.burst, 5);
+	assert_false(cfg.eal.hugepages);
+	assert_int_equal(cfg.eal.memory_mb, 256);
+
+	config_free(&cfg);
+	assert_true(all_zero(&cfg, sizeof(cfg)));
+	config_free(&cfg);                              /* safe twice */
+	config_errors_free(&errs);
+}
+
+static void defaults(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+
+	(void)state;
+	assert_int_equal(config_load("configs/minimal.conf", &cfg, &errs), 0);
+	assert_string_equal(cfg.instance, "vbrd");
+	assert_string_equal(cfg.socket, "/run/vbrd/vbrd.sock");
+	assert_int_equal(cfg.ports[0].rx_queues, 0);
+	assert_int_equal(cfg.ports[0].rx_desc, 1024);
+	assert_int_equal(cfg.ports[0].tx_desc, 1024);
+	assert_int_equal(cfg.ports[0].mtu, 1500);
+	assert_true(cfg.ports[0].promiscuous);
+	assert_int_equal(cfg.ifaces[0].mtu, 1500);
+	assert_int_equal(cfg.ifaces[0].vlan, 0);
+	assert_int_equal(cfg.nb_routes, 0);
+	assert_null(cfg.routes);
+	assert_int_equal(cfg.nb_neighbors, 0);
+	assert_int_equal(cfg.workers.nb_cores, 1);
+	assert_int_equal(cfg.workers.cores[0], 1);
+	assert_int_equal(cfg.workers.burst, 32);
+	assert_int_equal(cfg.workers.idle_sleep_us, 0);
+	assert_int_equal(cfg.mempool.mbufs, 16383);
+	assert_int_equal(cfg.mempool.cache, 256);
+	assert_int_equal(cfg.neighbor.reachable_s, 300);
+	assert_int_equal(cfg.neighbor.retries, 3);
+	assert_int_equal(cfg.neighbor.retry_ms, 1000);
+	assert_int_equal(cfg.neighbor.hold_packets, 4);
+	assert_int_equal(cfg.icmp.rate_pps, 100);
+	assert_int_equal(cfg.icmp.burst, 50);
+	assert_true(cfg.eal.hugepages);
+	assert_int_equal(cfg.eal.memory_mb, 1024);
+	config_free(&cfg);
+	config_errors_free(&errs);
+}
+
+/* The shipped files must load: vbrd.conf is what `make run` uses. */
+static void shipped_configs(void **state)
+{
+	static const char *const files[] = {
+		"../../conf/examples/vlan-ecmp.conf",
+		"../../conf/examples/pcap-null.conf",
+	};
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(config_load("../../conf/vbrd.conf", &cfg, &errs), 0);
+	assert_string_equal(cfg.instance, "vbrd");
+	assert_int_equal(cfg.nb_ports, 2);
+	assert_string_equal(cfg.ports[0].devargs, "net_af_packet0,iface=vbr-h1");
+	assert_string_equal(cfg.ports[1].devargs, "net_af_packet1,iface=vbr-h2");
+	assert_prefix(&cfg.ifaces[0].addrs[0], "10.0.1.1/24");
+	assert_prefix(&cfg.ifaces[1].addrs[0], "10.0.2.1/24");
+	assert_int_equal(cfg.routes[0].nexthops[0].iface, 1);
+	assert_int_equal(cfg.workers.idle_sleep_us, 100);
+	config_free(&cfg);
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int rc = config_load(files[i], &cfg, &errs);
+
+		config_errors_print(&errs, stderr);
+		assert_int_equal(rc, 0);
+		config_free(&cfg);
+		config_errors_free(&errs);
+	}
+}
+
+/* ---- one mistake per file ------------------------------------------------- */
+
+struct err_case {
+	const char *file;        /* under configs/ */
+	int line;                /* expected line, 0 = message about the whole file */
+	const char *phrase;      /* part of the message */
+};
+
+static void one_error(void **state)
+{
+	const struct err_case *c = *state;
+	struct config_errors errs = { 0 };
+	char path[128];
+
+	snprintf(path, sizeof(path), "configs/%s", c->file);
+	assert_int_equal(load_bad(path, &errs), -EINVAL);
+	if (errs.count != 1)
+		config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, path, c->line, c->phrase), 0);
+	config_errors_free(&errs);
+	assert_int_equal(errs.count, 0);
+	assert_null(errs.msgs);
+}
+
+static const struct err_case cases[] = {
+	{ "syntax.conf", 5, "syntax error: " },
+	{ "unknown-top.conf", 3, "unknown setting 'prots'" },
+	{ "unknown-nested.conf", 4, "unknown setting 'interfaces[0].vlna'" },
+	{ "wrong-type.conf", 4, "interfaces[0].vlan: expected an integer, got a string" },
+	{ "range-vlan.conf", 5, "interfaces[1].vlan: 5000 is out of range 1..4094" },
+	{ "range-mtu.conf", 2, "ports[0].mtu: 9001 is out of range 576..9000" },
+	{ "range-burst.conf", 4, "workers.burst: 0 is out of range 1..256" },
+	{ "range-cores.conf", 3, "workers.cores: 17 cores, expected 1..16" },
+	{ "dup-core.conf", 3, "workers.cores[2]: duplicate core 1" },
+	{ "dup-port.conf", 4, "duplicate port name 'p0' (first at line 2)" },
+	{ "dup-iface.conf", 5, "duplicate interface name 'lan0' (first at line 3)" },
+	{ "dup-vlan.conf", 5, "duplicate interface on port 'p0' VLAN 100 (first at line 3: 'line100')" },
+	{ "dangling-port.conf", 3, "interfaces[0].port: unknown port 'p9'" },
+	{ "gw-unreachable.conf", 6, "routes[1].via: 10.5.0.1 is not in a connected subnet" },
+	{ "gw-wrong-iface.conf", 7,
+	  "routes[0].next_hops[0].via: 10.0.1.2 is not in a connected subnet of interface 'lan1'" },
+	{ "host-bits.conf", 4,
+	  "routes[0].prefix: 10.9.1.0/16 has host bits set (did you mean 10.9.0.0/16?)" },
+	{ "dup-route.conf", 6, "duplicate route 10.9.0.0/16 (first at line 4)" },
+	{ "via-and-nexthops.conf", 5, "routes[0]: 'via' and 'next_hops' are mutually exclusive" },
+	{ "iface-mtu.conf", 4, "interfaces[0].mtu: 9000 exceeds the MTU 1500 of port 'p0'" },
+	{ "missing.conf", 3, "ports[1]: missing required setting 'devargs'" },
+	{ "missing-top.conf", 0, "missing required setting 'ports'" },
+	{ "bad-neighbor.conf", 5, "neighbors[0].mac: '02:00:00:00:00' is not a MAC address" },
+};
+
+/* A file with several mistakes reports every one, sorted by line. */
+static void several_errors(void **state)
+{
+	static const struct err_case want[] = {
+		{ NULL, 2, "unknown setting 'prots'" },
+		{ NULL, 4, "ports[0].mtu: 100 is out of range 576..9000" },
+		{ NULL, 7, "interfaces[0].vlan: 5000 is out of range 1..4094" },
+		{ NULL, 8, "interfaces[1].port: unknown port 'p7'" },
+		{ NULL, 11, "routes[0].prefix: 10.9.0.1/16 has host bits set" },
+		{ NULL, 12, "routes[1].via: 172.16.0.1 is not in a connected subnet" },
+		{ NULL, 14, "workers.burst: expected an integer, got a string" },
+	};
+	const char *path = "configs/several.conf";
+	struct config_errors errs = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(load_bad(path, &errs), -EINVAL);
+	if (errs.count != (int)(sizeof(want) / sizeof(want[0])))
+		config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(find_msg(&errs, path, want[i].line, want[i].phrase), (int)i);
+	config_errors_free(&errs);
+
+	/* errs may be NULL: same result, nothing leaks. */
+	assert_int_equal(load_bad(path, NULL), -EINVAL);
+}
+
+static void missing_file(void **state)
+{
+	struct config_errors errs = { 0 };
+
+	(void)state;
+	assert_int_equal(load_bad("configs/no-such-file.conf", &errs), -ENOENT);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, "configs/no-such-file.conf", 0,
+				  "cannot open: No such file or directory"), 0);
+	config_errors_free(&errs);
+
+	assert_int_equal(load_bad("configs", &errs), -EISDIR);
+	assert_int_equal(errs.count, 1);
+	config_errors_free(&errs);
+}
+
+/* ---- address and prefix parsing ----------------------------------------------- */
+
+static void parse_prefixes(void **state)
+{
+	static const char *const bad[] = {
+		"10.0.0.0/33", "256.1.1.1/8", "10.0.0.0", "10.0.0.0/", "10.0.0.0/-1",
+		"10.0.0.0/ 8", "10.0.0.0/8 ", "10.0.0.0/0008", "1.2.3/8", "/8", "",
+		"2001:db8::/129", "2001:db8:::1/64", "10.0.0.0/8/8", "fe80::1%eth0/64",
+	};
+	struct cfg_prefix p;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(config_parse_prefix("0.0.0.0/0", &p), 0);
+	assert_int_equal(p.addr.family, AF_INET);
+	assert_int_equal(p.len, 0);
+	assert_int_equal(config_parse_prefix("10.1.2.3/32", &p), 0);
+	assert_int_equal(p.addr.v4, 0x0a010203);
+	assert_int_equal(p.len, 32);
+	assert_int_equal(config_parse_prefix("2001:db8::1/128", &p), 0);
+	assert_int_equal(p.addr.family, AF_INET6);
+	assert_int_equal(p.len, 128);
+	assert_int_equal(p.addr.v6[0], 0x20);
+	assert_int_equal(p.addr.v6[15], 0x01);
+	assert_int_equal(config_parse_prefix("::/0", &p), 0);
+	assert_int_equal(p.len, 0);
+	assert_prefix(&p, "::/0");
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&p, 0xa5, sizeof(p));
+		if (config_parse_prefix(bad[i], &p) != -EINVAL)
+			fail_msg("'%s' parsed as a prefix", bad[i]);
+		assert_true(all_zero(&p, sizeof(p)));
+	}
+	assert_int_equal(config_parse_prefix(NULL, &p), -EINVAL);
+}
+
+static void parse_addrs(void **state)
+{
+	static const char *const bad[] = {
+		"256.1.1.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", " 1.2.3.4", "1.2.3.4/32",
+		"2001:db8::g", "::1::", "", "localhost",
+	};
+	struct cfg_addr a;
+	char buf[INET6_ADDRSTRLEN];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(config_parse_addr("192.0.2.1", &a), 0);
+	assert_int_equal(a.family, AF_INET);
+	assert_int_equal(a.v4, 0xc0000201);             /* host byte order */
+	assert_addr(&a, "192.0.2.1");
+	assert_int_equal(config_parse_addr("255.255.255.255", &a), 0);
+	assert_int_equal(a.v4, 0xffffffff);
+	assert_int_equal(config_parse_addr("2001:DB8:0:0::1", &a), 0);
+	assert_int_equal(a.family, AF_INET6);
+	assert_addr(&a, "2001:db8::1");                 /* RFC 5952 form */
+	assert_int_equal(config_parse_addr("::ffff:1.2.3.4", &a), 0);
+	assert_int_equal(a.family, AF_INET6);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (config_parse_addr(bad[i], &a) != -EINVAL)
+			fail_msg("'%s' parsed as an address", bad[i]);
+
+	memset(&a, 0, sizeof(a));                       /* no family: empty string */
+	assert_string_equal(config_format_addr(&a, buf, sizeof(buf)), "");
+}
+
+static void prefix_contains(void **state)
+{
+	struct cfg_prefix p;
+	struct cfg_addr a;
+
+	(void)state;
+	assert_int_equal(config_parse_prefix("10.0.1.1/24", &p), 0);
+	assert_int_equal(config_parse_addr("10.0.1.254", &a), 0);
+	assert_true(config_prefix_contains(&p, &a));
+	assert_int_equal(config_parse_addr("10.0.2.1", &a), 0);
+	assert_false(config_prefix_contains(&p, &a));
+	assert_int_equal(config_parse_prefix("0.0.0.0/0", &p), 0);
+	assert_true(config_prefix_contains(&p, &a));
+	assert_int_equal(config_parse_prefix("2001:db8:100::1/57", &p), 0);
+	assert_int_equal(config_parse_addr("2001:db8:100:7f::9", &a), 0);
+	assert_true(config_prefix_contains(&p, &a));
+	assert_int_equal(config_parse_addr("2001:db8:100:80::9", &a), 0);
+	assert_false(config_prefix_contains(&p, &a));
+	assert_int_equal(config_parse_addr("10.0.1.1", &a), 0);
+	assert_false(config_prefix_contains(&p, &a));   /* other family */
+}
+
+#define ERROR_TEST(i) { cases[i].file, one_error, NULL, NULL, (void *)&cases[i] }
+
+int main(void)
+{
+	struct CMUnitTest tests[] = {
+		cmocka_unit_test(good_full_config),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(shipped_configs),
+		cmocka_unit_test(several_errors),
+		cmocka_unit_test(missing_file),
+		cmocka_unit_test(parse_prefixes),
+		cmocka_unit_test(parse_addrs),
+		cmocka_unit_test(prefix_contains),
+		ERROR_TEST(0), ERROR_TEST(1), ERROR_TEST(2), ERROR_TEST(3), ERROR_TEST(4),
+		ERROR_TEST(5), ERROR_TEST(6), ERROR_TEST(7), ERROR_TEST(8), ERROR_TEST(9),
+		ERROR_TEST(10), ERROR_TEST(11), ERROR_TEST(12), ERROR_TEST(13), ERROR_TEST(14),
+		ERROR_TEST(15), ERROR_TEST(16), ERROR_TEST(17), ERROR_TEST(18), ERROR_TEST(19),
+		ERROR_TEST(20), ERROR_TEST(21),
+	};
+
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 22, "register every case in main()");
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
