@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Run vbrd's unit tests (meson test) and integration tests (tests/tcl/test_*.tcl).
+#
+#   tests/run-tests.sh [--no-unit] [NAME...]
+#
+# NAME selects integration files (test_NAME.tcl); default: all of them.
+# Prints "[ok] NAME" / "[FAIL] NAME: reason" / "[skip] NAME: reason" per test
+# and ends with one line "tests: N passed, N failed[, N skipped]".
+# Exits 1 if any test failed. Needs root and a built tree (make deps build).
+#
+# Environment: BUILD (build dir, default build), VBRD_TEST_PREFIX (name
+# prefix of namespaces/veths, default vt<pid mod 10000>), VBRD_TEST_ONLY
+# (glob on test names), VBRD_FILE_TIMEOUT (s per test file, default 240).
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "run-tests.sh: the integration tests need root (network namespaces," \
+	     "veth pairs, DPDK); run as root, e.g. 'sudo make test'" >&2
+	exit 1
+fi
+for tool in tclsh ip ethtool ping iperf3 timeout; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "run-tests.sh: '$tool' is missing; run 'make deps' first" >&2
+		exit 1
+	fi
+done
+
+unit=1
+names=()
+for a in "$@"; do
+	case "$a" in
+	--no-unit) unit=0 ;;
+	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	*) names+=("$a") ;;
+	esac
+done
+
+prefix=${VBRD_TEST_PREFIX:-vt$(($$ % 10000))}
+export VBRD_TEST_PREFIX=$prefix
+export VBRD_BUILD=$BUILD
+rundir=/tmp/vbrd-tests/$prefix
+rm -rf "$rundir"
+mkdir -p "$rundir"
+file_timeout=${VBRD_FILE_TIMEOUT:-240}
+
+passed=0
+failed=0
+skipped=0
+child=
+
+# Delete whatever this run left behind: processes it started (only those
+# whose command line names the prefix), processes in its namespaces, its
+# veths and namespaces, DPDK runtime directories of its vbrd instances.
+cleanup() {
+	local pid ns link
+	if [ -f "$rundir/pids" ]; then
+		while read -r pid; do
+			if [ -r "/proc/$pid/cmdline" ] &&
+			   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$prefix"; then
+				kill -KILL "$pid" 2>/dev/null
+			fi
+		done <"$rundir/pids"
+		: >"$rundir/pids"
+	fi
+	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+	done
+	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$prefix-"); do
+		ip link del "$link" 2>/dev/null
+	done
+	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf /var/run/dpdk/"$prefix"-* 2>/dev/null
+	return 0
+}
+
+on_signal() {
+	trap - INT TERM
+	if [ -n "$child" ]; then
+		kill -TERM "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
+	cleanup
+	echo "run-tests.sh: interrupted; cleaned up namespaces and processes of $prefix" >&2
+	exit 130
+}
+trap on_signal INT TERM
+
+count() { # FILE: add its [ok]/[FAIL]/[skip] lines to the totals
+	local p f s
+	p=$(grep -c '^\[ok\] ' "$1")
+	f=$(grep -c '^\[FAIL\] ' "$1")
+	s=$(grep -c '^\[skip\] ' "$1")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	_file_failed=$f
+}
+
+# --- unit tests (meson test) ---
+if [ "$unit" = 1 ]; then
+	ulog=$rundir/unit.log
+	meson test -C "$BUILD" --print-errorlogs >"$ulog" 2>&1
+	urc=$?
+	# "  3/12 config   OK   0.01s": one line per test (the failure summary
+	# repeats some; keep the first line of each index).
+	awk '/^Summary of Failures/ {exit}
+	     match($0, /^ *[0-9]+\/[0-9]+ +[^ ]+ +(OK|FAIL|SKIP|TIMEOUT|EXPECTEDFAIL|UNEXPECTEDPASS|ERROR)/) {
+		n = split(substr($0, RSTART, RLENGTH), w, / +/)
+		if (w[1] == "") { name = w[3]; res = w[4] } else { name = w[2]; res = w[3] }
+		if (res == "OK" || res == "EXPECTEDFAIL") print "[ok] unit: " name
+		else if (res == "SKIP") print "[skip] unit: " name ": skipped by meson"
+		else print "[FAIL] unit: " name ": " res " (see below)"
+	     }' "$ulog" >"$rundir/unit.out"
+	cat "$rundir/unit.out"
+	count "$rundir/unit.out"
+	if [ "$urc" -ne 0 ]; then
+		if [ "$_file_failed" -eq 0 ]; then
+			echo "[FAIL] unit: meson test exited with status $urc"
+			failed=$((failed + 1))
+		fi
+		sed 's/^/    /' "$ulog" | tail -n 60
+	fi
+fi
+
+# --- integration tests (Tcl) ---
+files=()
+if [ ${#names[@]} -eq 0 ]; then
+	files=(tests/tcl/test_*.tcl)
+else
+	for n in "${names[@]}"; do
+		n=${n#test_}; n=${n%.tcl}
+		files+=("tests/tcl/test_$n.tcl")
+	done
+fi
+for f in "${files[@]}"; do
+	[ -e "$f" ] || { echo "[FAIL] $f: no such test file"; failed=$((failed + 1)); continue; }
+	area=$(basename "$f" .tcl); area=${area#test_}
+	out=$rundir/$area.out
+	timeout -k 10 "$file_timeout" tclsh tests/tcl/run.tcl "$f" > >(tee "$out") 2>&1 &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=
+	sleep 0.1   # let tee flush
+	count "$out"
+	if [ "$rc" -ne 0 ] && [ "$_file_failed" -eq 0 ]; then
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			echo "[FAIL] $area: timed out after $file_timeout s"
+		else
+			echo "[FAIL] $area: run.tcl exited with status $rc"
+		fi
+		failed=$((failed + 1))
+	fi
+	cleanup
+done
+
+cleanup
+summary="tests: $passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
+if [ "$failed" -eq 0 ]; then
+	rm -rf "$rundir"
+else
+	echo "logs and configs: $rundir"
+fi
+echo "$summary"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,91 @@
+# Traffic: ping and iperf3 between lab hosts, with their results parsed.
+
+package require json
+
+# ping_stats OUTPUT -> dict transmitted received errors loss_pct
+# (from ping's summary line; fails the test if there is none).
+proc ping_stats {out} {
+    if {![regexp {(\d+) packets transmitted, (\d+) received(?:, \+(\d+) errors)?.*?([\d.]+)% packet loss} \
+              $out -> tx rx err loss]} {
+        fail "no ping summary in: $out"
+    }
+    if {$err eq ""} { set err 0 }
+    return [dict create transmitted $tx received $rx errors $err loss_pct $loss]
+}
+
+# ping_from HOST DEST ?ping options...? -> {EXIT OUTPUT}; -n and a deadline
+# (-w, from -c) are added so it never waits forever.
+proc ping_from {host dest args} {
+    set count 1
+    set i [lsearch -exact $args -c]
+    if {$i >= 0} { set count [lindex $args $i+1] } else { lappend args -c 1 }
+    set deadline [expr {int($count * 0.5) + 3}]
+    return [lab_run $host ping -n -w $deadline {*}$args $dest]
+}
+
+# Ping DEST from HOST COUNT times (0.1 s apart) and fail unless every echo
+# got its reply; return the ping stats dict.
+proc assert_ping {host dest {count 3} args} {
+    lassign [ping_from $host $dest -c $count -i 0.1 -W 2 {*}$args] rc out
+    set st [ping_stats $out]
+    if {[dict get $st received] != $count} {
+        fail "ping $dest from $host: [dict get $st received]/$count replies:\n$out"
+    }
+    return $st
+}
+
+# Start `iperf3 -s` in HOST and wait until it listens on PORT (default 5201);
+# return its pid.
+proc iperf_server {host {port 5201}} {
+    set pid [lab_spawn $host iperf3 -s -p $port]
+    wait_for_condition 50 100 {
+        [string match "*:$port *" [lab_exec $host ss -Hltn]] || [lab_exited $pid]
+    } else {
+        fail "iperf3 server in $host not listening:\n[lab_spawn_output $pid]"
+    }
+    if {[lab_exited $pid]} {
+        fail "iperf3 server in $host exited:\n[lab_spawn_output $pid]"
+    }
+    return $pid
+}
+
+# Run an iperf3 client in HOST against SERVER_ADDR for SECONDS with extra
+# iperf3 options; return its parsed JSON report (a dict). Fails the test if
+# iperf3 reports an error.
+proc iperf_client {host server seconds args} {
+    lassign [lab_run $host iperf3 -c $server -t $seconds -J --connect-timeout 3000 {*}$args] rc out
+    if {[catch {json::json2dict $out} rep]} {
+        fail "iperf3 client in $host: no JSON report (exit $rc):\n$out"
+    }
+    if {[dict exists $rep error]} {
+        fail "iperf3 client in $host: [dict get $rep error]"
+    }
+    return $rep
+}
+
+# Bits per second the receiver counted, from an iperf3 report (TCP or UDP).
+proc iperf_rx_bps {rep} {
+    set end [dict get $rep end]
+    if {[dict exists $end sum_received bits_per_second]} {
+        return [dict get $end sum_received bits_per_second]
+    }
+    return [dict get $end sum bits_per_second]
+}
+
+# Send COUNT UDP datagrams from HOST to DEST:PORT, each from its own source
+# port (COUNT flows), GAP_US microseconds apart. Uses Debian's python3.
+proc udp_flows {host dest port count {gap_us 1000} {payload 64}} {
+    set script {
+import socket, sys, time
+dest, port, count, gap, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+socks = []
+for i in range(count):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", 20000 + i))
+    s.sendto(b"x" * size, (dest, port))
+    socks.append(s)
+    time.sleep(gap / 1e6)
+print("sent", count)
+}
+    return [lab_exec $host /usr/bin/python3 -c $script $dest $port $count $gap_us $payload]
+}

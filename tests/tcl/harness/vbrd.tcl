@@ -1,0 +1,272 @@
+# Starting vbrd and talking to it.
+#
+#   start_vbrd {conf TEXT-or-FILE ?args {EAL ARGS}? ?name NAME?} {body}
+#
+# writes the config to the run directory, starts build/vbrd -c FILE in the
+# background (output to a log), waits until `vbrctl show ports` answers,
+# runs BODY, then stops vbrd with SIGTERM and checks that it exits with
+# status 0 within 5 s (reported as one more test). vbrd is killed whatever
+# happens. If vbrd does not come up, every test in BODY fails with the tail
+# of its log.
+#
+# In the config text, @HOST@ stands for HOST's veth (lab_if HOST),
+# @rundir@ for the run directory, @instance@ and @socket@ for this vbrd's
+# instance name and control socket. Unless the text sets them itself,
+# `instance`, `control` and `eal` (512 MiB) settings are prepended.
+
+package require json
+
+namespace eval vbrd {
+    variable root [file normalize [file join [file dirname [info script]] .. .. ..]]
+    variable build [expr {[info exists ::env(VBRD_BUILD)] && $::env(VBRD_BUILD) ne ""
+                          ? [file normalize $::env(VBRD_BUILD)]
+                          : [file join $root build]}]
+    variable bin     [file join $build vbrd]
+    variable ctl_bin [file join $build vbrctl]
+    variable cur {}       ;# dict of the running vbrd: pid fd conf log socket instance
+    variable count 0
+}
+
+proc start_vbrd {opts body} {
+    lab_init
+    set name [expr {[dict exists $opts name] ? [dict get $opts name]
+                    : "$::runner::area[incr ::vbrd::count]"}]
+    set instance "[lab_prefix]-$name"
+    set sock [file join [lab_rundir] $name.sock]
+    set conf [file join [lab_rundir] $name.conf]
+    set log  [file join [lab_rundir] $name.log]
+    vbrd_write_config $conf [dict get $opts conf] $instance $sock
+    set eal [expr {[dict exists $opts args] ? [dict get $opts args] : {}}]
+
+    set saved_cur $::vbrd::cur
+    set saved_broken $::runner::broken
+    set ::vbrd::cur [dict create conf $conf log $log socket $sock instance $instance pid 0 fd ""]
+    lappend ::lab::dpdk_prefixes $instance
+    set started [vbrd_launch $eal]
+    if {$started ne ""} {
+        set ::runner::broken $started
+    }
+    set check {vbrd_died_check}
+    lappend ::runner::after_checks $check
+
+    set code [catch {uplevel 1 $body} result opts2]
+
+    set ::runner::after_checks [lsearch -all -inline -not -exact $::runner::after_checks $check]
+    set ::runner::broken $saved_broken
+    if {$started eq ""} {
+        set why [vbrd_stop]
+        if {$why eq ""} {
+            runner_report ok "$::runner::area: vbrd ($name) exits 0 on SIGTERM within 5 s"
+        } else {
+            runner_report FAIL "$::runner::area: vbrd ($name) exits 0 on SIGTERM within 5 s" $why
+        }
+    } else {
+        vbrd_kill
+    }
+    set ::vbrd::cur $saved_cur
+    if {$code == 1} {
+        return -options $opts2 $result
+    }
+    return
+}
+
+# Write the config file FILE from TEXT (or from the file TEXT names).
+proc vbrd_write_config {file text instance sock} {
+    if {[file exists $text] && [llength [split $text "\n"]] == 1} {
+        set text [_lab_read $text]
+    }
+    set map [list @rundir@ [lab_rundir] @instance@ $instance @socket@ $sock]
+    foreach host [array names ::lab::hosts] {
+        lappend map "@$host@" [lab_if $host]
+    }
+    set text [string map $map $text]
+    set head ""
+    if {![regexp -line {^\s*instance\s*[=:]} $text]} {
+        append head "instance = \"$instance\";\n"
+    }
+    if {![regexp -line {^\s*control\s*[=:]} $text]} {
+        append head "control = { socket = \"$sock\"; };\n"
+    }
+    if {![regexp -line {^\s*eal\s*[=:]} $text]} {
+        append head "eal = { memory_mb = 512; };\n"
+    }
+    _lab_write $file "$head$text\n"
+}
+
+# Start vbrd with the current config; return "" once it answers
+# `vbrctl show ports`, or the reason why it does not (with its log tail).
+proc vbrd_launch {eal} {
+    set conf [dict get $::vbrd::cur conf]
+    set log  [dict get $::vbrd::cur log]
+    if {![file executable $::vbrd::bin]} {
+        return "no vbrd binary at $::vbrd::bin (run `make build`)"
+    }
+    set cmd [list $::vbrd::bin -c $conf]
+    if {[llength $eal]} { lappend cmd -- {*}$eal }
+    # A write-only pipe: vbrd's stdin is the pipe, its output goes to the log;
+    # closing the channel later reaps vbrd and yields its exit status.
+    set fd [open "|[join [lmap w $cmd {_vbrd_quote $w}]] >& [_vbrd_quote $log]" w]
+    set pid [pid $fd]
+    _lab_track $pid
+    dict set ::vbrd::cur pid $pid
+    dict set ::vbrd::cur fd $fd
+    set deadline [expr {[clock milliseconds] + 20000}]
+    while {1} {
+        if {[lab_exited $pid]} {
+            return "vbrd exited at start-up ([vbrd_reap]):\n[vbrd_log_tail]"
+        }
+        lassign [vbrctl_raw show ports] rc out
+        if {$rc == 0} { return "" }
+        if {[clock milliseconds] > $deadline} {
+            return "vbrd did not answer `vbrctl show ports` within 20 s (last: $out):\n[vbrd_log_tail]"
+        }
+        after 100
+    }
+}
+
+# SIGTERM vbrd; return "" if it exits with status 0 within 5 s, else why not
+# (it is then killed).
+proc vbrd_stop {} {
+    set pid [dict get $::vbrd::cur pid]
+    if {[lab_exited $pid]} {
+        return "vbrd had already exited ([vbrd_reap]):\n[vbrd_log_tail]"
+    }
+    lab_kill $pid TERM
+    if {![lab_wait_exit $pid 5000]} {
+        vbrd_kill
+        return "vbrd still running 5 s after SIGTERM (killed):\n[vbrd_log_tail]"
+    }
+    set status [vbrd_reap]
+    if {$status ne "exit 0"} {
+        return "vbrd stopped with $status:\n[vbrd_log_tail]"
+    }
+    return ""
+}
+
+proc vbrd_kill {} {
+    set pid [dict get $::vbrd::cur pid]
+    if {$pid == 0} { return }
+    if {![lab_exited $pid]} {
+        lab_kill $pid KILL
+        lab_wait_exit $pid 2000
+    }
+    vbrd_reap
+}
+
+# Reap an exited vbrd; return "exit N" or "signal NAME".
+proc vbrd_reap {} {
+    set fd [dict get $::vbrd::cur fd]
+    if {$fd eq ""} {
+        return [expr {[dict exists $::vbrd::cur status] ? [dict get $::vbrd::cur status] : "unknown"}]
+    }
+    dict set ::vbrd::cur fd ""
+    if {![catch {close $fd} msg opts]} {
+        set status "exit 0"
+    } else {
+        set ec [dict get $opts -errorcode]
+        switch -- [lindex $ec 0] {
+            CHILDSTATUS { set status "exit [lindex $ec 2]" }
+            CHILDKILLED { set status "signal [lindex $ec 2]" }
+            default     { set status "unknown ($msg)" }
+        }
+    }
+    dict set ::vbrd::cur status $status
+    return $status
+}
+
+# The reason to fail a test after its body if vbrd died meanwhile, else "".
+proc vbrd_died_check {} {
+    if {[dict size $::vbrd::cur] == 0} { return "" }
+    set pid [dict get $::vbrd::cur pid]
+    if {$pid != 0 && [lab_exited $pid]} {
+        set ::runner::broken "vbrd is no longer running"
+        return "vbrd died during the test ([vbrd_reap]):\n[vbrd_log_tail]"
+    }
+    return ""
+}
+
+proc vbrd_pid {} { return [dict get $::vbrd::cur pid] }
+proc vbrd_conf {} { return [dict get $::vbrd::cur conf] }
+proc vbrd_socket {} { return [dict get $::vbrd::cur socket] }
+
+# Rewrite the running vbrd's config file (for reload tests); same
+# substitutions as start_vbrd.
+proc vbrd_rewrite_config {text} {
+    vbrd_write_config [vbrd_conf] $text [dict get $::vbrd::cur instance] [vbrd_socket]
+}
+
+# The last N lines of the running vbrd's log, indented.
+proc vbrd_log_tail {{n 25}} {
+    set lines [split [string trimright [_lab_read [dict get $::vbrd::cur log]]] "\n"]
+    return [join [lrange $lines end-[expr {$n - 1}] end] "\n"]
+}
+
+# vbrctl ARGS...: run `vbrctl -s SOCKET -j ARGS` against the running vbrd and
+# return its JSON output as a dict; raise an error with its output if it
+# exits non-zero.
+proc vbrctl {args} {
+    lassign [vbrctl_raw {*}$args] rc out
+    if {$rc != 0} {
+        error "vbrctl $args: exit $rc: $out"
+    }
+    if {[catch {json::json2dict $out} d]} {
+        error "vbrctl $args: not JSON: $out"
+    }
+    return $d
+}
+
+# Like vbrctl, but return {EXIT_STATUS OUTPUT} (stdout and stderr together)
+# without parsing or raising.
+proc vbrctl_raw {args} {
+    set code [catch {exec timeout 10 $::vbrd::ctl_bin -s [vbrd_socket] -j {*}$args 2>@1} out opts]
+    if {!$code} { return [list 0 $out] }
+    regsub {\n?child process exited abnormally$} $out {} out
+    set ec [dict get $opts -errorcode]
+    if {[lindex $ec 0] eq "CHILDSTATUS"} {
+        return [list [lindex $ec 2] $out]
+    }
+    return [list -1 "$out ($ec)"]
+}
+
+# --- counters, read through vbrctl ---
+
+# Top-level counter of `show stats`: stat forwarded
+proc stat {name} {
+    return [dict get [vbrctl show stats] $name]
+}
+
+# Drop counter of `show stats`: drops no_route
+proc drops {reason} {
+    return [dict get [vbrctl show stats] drops $reason]
+}
+
+# A key of one entry of `show interfaces`: iface_stat lan0 tx_packets
+proc iface_stat {iface key} {
+    foreach i [dict get [vbrctl show interfaces] interfaces] {
+        if {[dict get $i name] eq $iface} { return [dict get $i $key] }
+    }
+    error "no interface '$iface' in `vbrctl show interfaces`"
+}
+
+# A key of one entry of `show ports`: port_stat p0 rx_packets
+proc port_stat {port key} {
+    foreach p [dict get [vbrctl show ports] ports] {
+        if {[dict get $p name] eq $port} { return [dict get $p $key] }
+    }
+    error "no port '$port' in `vbrctl show ports`"
+}
+
+# The entry of `show neighbors` for ADDRESS, or {} if none.
+proc neighbor {address} {
+    foreach n [dict get [vbrctl show neighbors] neighbors] {
+        if {[dict get $n address] eq $address} { return $n }
+    }
+    return {}
+}
+
+proc _vbrd_quote {w} {
+    if {[regexp {[\s"\\{}\[\]$;]} $w]} {
+        error "unsupported character in command word '$w'"
+    }
+    return $w
+}
