@@ -1292,6 +1292,7 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 {
 	struct vbrd_config tmp = { 0 };
 	struct loader ld = { .file = path, .cfg = &tmp };
+	const char *slash;
 	struct stat st;
 	config_t lc;
 	FILE *f;
@@ -1321,6 +1322,13 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 		goto out_close;
 	}
 	strcpy(tmp.file, path);
+	/* @include "x.conf" is relative to the including file, not to the cwd. */
+	if ((slash = strrchr(path, '/')) != NULL) {
+		char dir[CFG_PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		config_set_include_dir(&lc, dir[0] ? dir : "/");
+	}
 
 	if (config_read(&lc, f) != CONFIG_TRUE) {
 		const char *ef = config_error_file(&lc);

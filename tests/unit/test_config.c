@@ -322,6 +322,11 @@ static const struct err_case cases[] = {
 	{ "missing.conf", 3, "ports[1]: missing required setting 'devargs'" },
 	{ "missing-top.conf", 0, "missing required setting 'ports'" },
 	{ "bad-neighbor.conf", 5, "neighbors[0].mac: '02:00:00:00:00' is not a MAC address" },
+	{ "gw-own-address.conf", 4, "routes[0].via: 10.0.1.1 is an address of interface 'lan0' itself" },
+	{ "gw-family.conf", 5, "routes[0].via[1]: 2001:db8::2 is IPv6 but the prefix is IPv4" },
+	{ "gw-link-local.conf", 4, "routes[0].via: link-local gateway fe80::1 needs an 'interface'" },
+	{ "dup-address.conf", 5,
+	  "interfaces[1].addresses[1]: address 10.0.1.1 is already on interface 'lan0' (line 3)" },
 };
 
 /* A file with several mistakes reports every one, sorted by line. */
@@ -476,9 +481,10 @@ int main(void)
 		ERROR_TEST(5), ERROR_TEST(6), ERROR_TEST(7), ERROR_TEST(8), ERROR_TEST(9),
 		ERROR_TEST(10), ERROR_TEST(11), ERROR_TEST(12), ERROR_TEST(13), ERROR_TEST(14),
 		ERROR_TEST(15), ERROR_TEST(16), ERROR_TEST(17), ERROR_TEST(18), ERROR_TEST(19),
-		ERROR_TEST(20), ERROR_TEST(21),
+		ERROR_TEST(20), ERROR_TEST(21), ERROR_TEST(22), ERROR_TEST(23), ERROR_TEST(24),
+		ERROR_TEST(25),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 22, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 26, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
