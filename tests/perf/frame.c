@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ethernet/IPv4/UDP frame building for pcapgen; see frame.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
+}
+
+uint16_t frame_cksum(const void *data, size_t len, uint32_t seed)
+{
+	const uint8_t *p = data;
+	uint32_t sum = seed;
+
+	/* RFC 1071 §4.1: sum big-endian 16-bit words, fold the carries. */
+	for (; len > 1; len -= 2, p += 2)
+		sum += (uint32_t)p[0] << 8 | p[1];
+	if (len)
+		sum += (uint32_t)p[0] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	/* Returned in network byte order, as it is stored in the header. */
+	return htons((uint16_t)~sum);
+}
+
+void frame_ipv4_fix_cksum(uint8_t *ip, size_t hlen)
+{
+	uint16_t c;
+
+	ip[10] = ip[11] = 0;
+	c = frame_cksum(ip, hlen, 0);
+	memcpy(ip + 10, &c, 2);
+}
+
+int frame_build_udp4(uint8_t *buf, size_t len, const struct frame_flow *f, uint16_t id)
+{
+	const size_t hdrs = FRAME_ETH_HLEN + FRAME_IPV4_HLEN + FRAME_UDP_HLEN;
+	uint8_t *ip = buf + FRAME_ETH_HLEN;
+	uint8_t *udp = ip + FRAME_IPV4_HLEN;
+	size_t ip_len, udp_len, i;
+	uint32_t pseudo;
+	uint16_t c;
+
+	if (len < hdrs || len > FRAME_MAX_LEN)
+		return -EINVAL;
+	ip_len = len - FRAME_ETH_HLEN;
+	udp_len = ip_len - FRAME_IPV4_HLEN;
+
+	memcpy(buf, f->dst_mac, 6);
+	memcpy(buf + 6, f->src_mac, 6);
+	put16(buf + 12, FRAME_ETHERTYPE_IPV4);
+
+	/* RFC 791 §3.1: version 4, IHL 5 words, no TOS, no fragmentation. */
+	ip[0] = 0x45;
+	ip[1] = 0;
+	put16(ip + 2, (uint16_t)ip_len);
+	put16(ip + 4, id);
+	put16(ip + 6, 0);
+	ip[8] = f->ttl;
+	ip[9] = FRAME_PROTO_UDP;
+	put32(ip + 12, f->src_ip);
+	put32(ip + 16, f->dst_ip);
+	frame_ipv4_fix_cksum(ip, FRAME_IPV4_HLEN);
+
+	put16(udp, f->src_port);
+	put16(udp + 2, f->dst_port);
+	put16(udp + 4, (uint16_t)udp_len);
+	put16(udp + 6, 0);
+	for (i = FRAME_UDP_HLEN; i < udp_len; i++)
+		udp[i] = (uint8_t)i;
+
+	/* RFC 768: the checksum covers a pseudo-header of addresses, protocol
+	 * and UDP length; a computed 0 is sent as 0xffff. */
+	pseudo = (f->src_ip >> 16) + (f->src_ip & 0xffff) + (f->dst_ip >> 16) +
+		 (f->dst_ip & 0xffff) + FRAME_PROTO_UDP + (uint32_t)udp_len;
+	c = frame_cksum(udp, udp_len, pseudo);
+	if (c == 0)
+		c = 0xffff;
+	memcpy(udp + 6, &c, 2);
+	return 0;
+}
+
+int frame_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+		   &b[5], &tail) != 6)
+		return -EINVAL;
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			return -EINVAL;
+		mac[i] = (uint8_t)b[i];
+	}
+	return 0;
+}
+
+int frame_parse_net4(const char *s, uint32_t *net, uint32_t *hosts)
+{
+	char addr[INET_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	struct in_addr in;
+	char *end;
+	long len;
+	uint32_t mask;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(addr))
+		return -EINVAL;
+	memcpy(addr, s, slash - s);
+	addr[slash - s] = '\0';
+	if (inet_pton(AF_INET, addr, &in) != 1)
+		return -EINVAL;
+	len = strtol(slash + 1, &end, 10);
+	if (*end || end == slash + 1 || len < 1 || len > 30)
+		return -EINVAL;
+	mask = ~0u << (32 - len);
+	*net = ntohl(in.s_addr) & mask;
+	*hosts = (~mask) - 1;
+	return 0;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pcapgen: command line and defaults. Usage in tests/perf/README.md.
+ *
+ *   pcapgen flows OUT.pcap [--flows N] [--size 64..1518|imix] [--packets N]
+ *   pcapgen malformed OUT.pcap [--count K]
+ *   common: [--src-mac M] [--dst-mac M] [--src-net A/N] [--dst-net A/N]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "pcapgen.h"
+
+/*
+ * Default destinations: 198.18.1.0/24 (RFC 2544 benchmarking space). DPDK
+ * l3fwd's built-in LPM table sends 198.18.N.0/24 to port N, and in the
+ * bench port 1 is the null sink (see bench.sh), so l3fwd and vbrd forward
+ * the same frames to the same place.
+ */
+#define DEFAULT_DST_NET "198.18.1.0/24"
+#define DEFAULT_SRC_NET "10.0.0.0/16"
+#define DEFAULT_SRC_MAC "02:00:00:00:00:01"
+/* DPDK net_pcap gives its first port the fixed MAC 02:70:63:61:70:00 ("\x02pcap\0"),
+ * and the bench replays into that port. */
+#define DEFAULT_DST_MAC "02:70:63:61:70:00"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pcapgen flows OUT.pcap [--flows N] [--size 64..1518|imix] [--packets N]\n"
+		"       pcapgen malformed OUT.pcap [--count K]\n"
+		"common options:\n"
+		"  --src-mac M    source MAC (default " DEFAULT_SRC_MAC ")\n"
+		"  --dst-mac M    destination MAC: the router's input port (default " DEFAULT_DST_MAC ")\n"
+		"  --src-net A/N  source addresses (default " DEFAULT_SRC_NET ")\n"
+		"  --dst-net A/N  destination addresses (default " DEFAULT_DST_NET ")\n"
+		"flows: --flows distinct UDP 5-tuples (default 1000), --size frame size incl.\n"
+		"  FCS in bytes or 'imix' (7:4:1 of 64/594/1518; default 64), --packets\n"
+		"  frames in the file (default 3 per flow)\n"
+		"malformed: --count frames per drop reason (default 5); prints 'REASON COUNT'\n"
+		"  lines for truncated, bad_ihl, bad_version, bad_checksum, bad_length, valid\n");
+}
+
+static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max) {
+		fprintf(stderr, "pcapgen: %s: '%s' is not a number in %u..%u\n", what, s, min, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_size(const char *s, struct pcapgen_opts *o)
+{
+	if (strcmp(s, "imix") == 0) {
+		o->size_mode = SIZE_IMIX;
+		return 0;
+	}
+	o->size_mode = SIZE_FIXED;
+	return parse_u32(s, "--size", FRAME_MIN_LEN + FRAME_FCS_LEN,
+			 FRAME_MAX_LEN + FRAME_FCS_LEN, &o->size);
+}
+
+static int parse_opts(int argc, char **argv, struct pcapgen_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "flows", required_argument, NULL, 'f' },
+		{ "size", required_argument, NULL, 's' },
+		{ "packets", required_argument, NULL, 'n' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "src-mac", required_argument, NULL, 'M' },
+		{ "dst-mac", required_argument, NULL, 'D' },
+		{ "src-net", required_argument, NULL, 'S' },
+		{ "dst-net", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *src_mac = DEFAULT_SRC_MAC, *dst_mac = DEFAULT_DST_MAC;
+	const char *src_net = DEFAULT_SRC_NET, *dst_net = DEFAULT_DST_NET;
+	int c, ret = 0;
+
+	o->flows = 1000;
+	o->size_mode = SIZE_FIXED;
+	o->size = 64;
+	o->count = 5;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': ret = parse_u32(optarg, "--flows", 1, 60000, &o->flows); break;
+		case 's': ret = parse_size(optarg, o); break;
+		case 'n': ret = parse_u32(optarg, "--packets", 1, 10000000, &o->packets); break;
+		case 'c': ret = parse_u32(optarg, "--count", 1, 60000, &o->count); break;
+		case 'M': src_mac = optarg; break;
+		case 'D': dst_mac = optarg; break;
+		case 'S': src_net = optarg; break;
+		case 'N': dst_net = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: return -EINVAL;
+		}
+		if (ret < 0)
+			return ret;
+	}
+	if (frame_parse_mac(src_mac, o->src_mac) < 0 || frame_parse_mac(dst_mac, o->dst_mac) < 0) {
+		fprintf(stderr, "pcapgen: a MAC address is not aa:bb:cc:dd:ee:ff\n");
+		return -EINVAL;
+	}
+	if (frame_parse_net4(src_net, &o->src_net, &o->src_hosts) < 0 ||
+	    frame_parse_net4(dst_net, &o->dst_net, &o->dst_hosts) < 0) {
+		fprintf(stderr, "pcapgen: a network is not A.B.C.D/N with N in 1..30\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pcapgen_opts o = { 0 };
+	const char *mode;
+	int ret;
+
+	if (argc < 3 || argv[1][0] == '-') {
+		usage(stderr);
+		return 2;
+	}
+	mode = argv[1];
+	/* getopt_long() sees the words after MODE (and permutes them): OUT is
+	 * the one non-option word left. */
+	if (parse_opts(argc - 1, argv + 1, &o) < 0 || optind != argc - 2) {
+		usage(stderr);
+		return 2;
+	}
+	o.out = argv[1 + optind];
+	if (strcmp(mode, "flows") == 0)
+		ret = gen_flows(&o);
+	else if (strcmp(mode, "malformed") == 0)
+		ret = gen_malformed(&o);
+	else {
+		fprintf(stderr, "pcapgen: unknown mode '%s'\n", mode);
+		usage(stderr);
+		return 2;
+	}
+	return ret < 0 ? 1 : 0;
+}

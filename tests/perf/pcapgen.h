@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pcapgen: writes the pcap files that the benchmarks and the drop-reason
+ * tests replay. One generator per mode (gen_flows.c, gen_malformed.c); this
+ * header holds what they share: the options and the pcap writer.
+ */
+#ifndef VBRD_PERF_PCAPGEN_H
+#define VBRD_PERF_PCAPGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pcap/pcap.h>
+
+/** Frame-size mix of the flows mode. */
+enum pcapgen_size_mode {
+	SIZE_FIXED,   /* every frame opts.size bytes (incl. FCS) */
+	SIZE_IMIX,    /* simple IMIX: 7:4:1 of 64/594/1518-byte frames (incl. FCS) */
+};
+
+/** Command-line options, shared by every mode. */
+struct pcapgen_opts {
+	const char *out;             /* output pcap file */
+	uint32_t flows;              /* distinct UDP 5-tuples */
+	uint32_t packets;            /* frames to write; 0 = 3 per flow */
+	enum pcapgen_size_mode size_mode;
+	uint32_t size;               /* frame size incl. FCS, bytes, 64..1518 (SIZE_FIXED) */
+	uint32_t count;              /* malformed: frames per reason */
+	uint8_t src_mac[6];
+	uint8_t dst_mac[6];          /* the router's MAC on the input port */
+	uint32_t src_net, src_hosts; /* host byte order; usable hosts in it */
+	uint32_t dst_net, dst_hosts;
+};
+
+/** An open pcap output (Ethernet link type, microsecond timestamps). */
+struct pcap_out {
+	pcap_t *pcap;
+	pcap_dumper_t *dumper;
+	uint64_t packets;            /* frames written */
+	uint64_t usec;               /* timestamp of the next frame, µs */
+};
+
+/**
+ * Create @p path as a pcap file of Ethernet frames (DLT_EN10MB).
+ * @return 0, or -EIO with a message on stderr.
+ */
+int pcap_out_open(struct pcap_out *o, const char *path);
+
+/**
+ * Append one frame. Timestamps advance 1 µs per frame (only the order
+ * matters: net_pcap replays at full speed).
+ * @param len  bytes of @p frame, without FCS
+ */
+void pcap_out_write(struct pcap_out *o, const uint8_t *frame, size_t len);
+
+/** Flush and close. @return 0, or -EIO when the flush failed. */
+int pcap_out_close(struct pcap_out *o);
+
+/** Mode "flows": many UDP flows, fixed size or IMIX. @return 0 or -errno. */
+int gen_flows(const struct pcapgen_opts *opts);
+
+/** Mode "malformed": one set of frames per drop reason, plus valid ones. @return 0 or -errno. */
+int gen_malformed(const struct pcapgen_opts *opts);
+
+#endif

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Measure the transmit rate of one port: sample its TX packet counter once
+per second and print the median of the per-second rates, packets/s.
+
+  txrate.py telemetry SOCKET PORT_ID [--seconds N] [--warmup N]
+      a DPDK process's telemetry socket (/var/run/dpdk/PREFIX/dpdk_telemetry.v2),
+      counter "opackets" of "/ethdev/stats,PORT_ID"
+  txrate.py vbrctl VBRCTL CTL_SOCKET PORT_NAME [--seconds N] [--warmup N]
+      vbrd through `VBRCTL -s CTL_SOCKET -j show ports`, "tx_packets" of the
+      port named PORT_NAME
+
+stdout: one line "MEDIAN_PPS"; stderr: the per-second rates.
+Exit status 1 when the counter cannot be read or never moves.
+The median, not the mean, because the VM's vCPUs are shared and a second
+of lost CPU should not move the figure (tests/perf/README.md).
+"""
+import argparse
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+
+class Telemetry:
+    """DPDK telemetry v2 client: JSON over a SOCK_SEQPACKET UNIX socket."""
+
+    def __init__(self, path, port_id):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.connect(path)
+        hello = json.loads(self.sock.recv(65536))
+        self.max_len = int(hello.get("max_output_len", 16384))
+        self.cmd = "/ethdev/stats,%d" % port_id
+
+    def tx_packets(self):
+        self.sock.send(self.cmd.encode())
+        reply = json.loads(self.sock.recv(self.max_len))
+        stats = reply.get("/ethdev/stats")
+        if not isinstance(stats, dict):
+            raise RuntimeError("telemetry: no stats in %r" % reply)
+        return int(stats["opackets"])
+
+
+class Vbrctl:
+    """vbrd's CLI: `show ports` lists tx_packets per port name."""
+
+    def __init__(self, vbrctl, ctl_socket, port_name):
+        self.argv = [vbrctl, "-s", ctl_socket, "-j", "show", "ports"]
+        self.port = port_name
+
+    def tx_packets(self):
+        out = subprocess.run(self.argv, capture_output=True, text=True, timeout=5)
+        if out.returncode != 0:
+            raise RuntimeError("vbrctl exit %d: %s" % (out.returncode, out.stderr.strip()))
+        for p in json.loads(out.stdout)["ports"]:
+            if p["name"] == self.port:
+                return int(p["tx_packets"])
+        raise RuntimeError("vbrctl: no port named %r" % self.port)
+
+
+def measure(source, seconds, warmup):
+    """Per-second TX rates (packets/s) over @seconds after @warmup seconds."""
+    time.sleep(warmup)
+    rates = []
+    t0, c0 = time.monotonic(), source.tx_packets()
+    next_t = t0 + 1.0
+    while len(rates) < seconds:
+        time.sleep(max(0.0, next_t - time.monotonic()))
+        t1, c1 = time.monotonic(), source.tx_packets()
+        rates.append((c1 - c0) / (t1 - t0))
+        t0, c0 = t1, c1
+        next_t += 1.0
+    return rates
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=int, default=10, help="samples, one per second")
+    ap.add_argument("--warmup", type=float, default=1.0, help="seconds before sampling")
+    sub = ap.add_subparsers(dest="source", required=True)
+    t = sub.add_parser("telemetry")
+    t.add_argument("socket")
+    t.add_argument("port_id", type=int)
+    v = sub.add_parser("vbrctl")
+    v.add_argument("vbrctl")
+    v.add_argument("ctl_socket")
+    v.add_argument("port_name")
+    args = ap.parse_args()
+
+    try:
+        if args.source == "telemetry":
+            src = Telemetry(args.socket, args.port_id)
+        else:
+            src = Vbrctl(args.vbrctl, args.ctl_socket, args.port_name)
+        rates = measure(src, args.seconds, args.warmup)
+    except (OSError, RuntimeError, ValueError, KeyError, subprocess.SubprocessError) as e:
+        print("txrate: %s" % e, file=sys.stderr)
+        return 1
+    print("txrate: per-second pps: " + " ".join("%.0f" % r for r in rates), file=sys.stderr)
+    med = statistics.median(rates)
+    if med <= 0:
+        print("txrate: the TX counter did not move", file=sys.stderr)
+        return 1
+    print("%.0f" % med)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
