@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry bridge: DPDK telemetry commands answered by control handlers.
+ *
+ * Threads. DPDK calls a telemetry callback on its own telemetry thread (one
+ * per connected client), but control handlers read tables that only the
+ * main lcore may touch and are not thread-safe. So the callback never runs
+ * a handler itself:
+ *
+ *   telemetry thread                         main lcore (event loop)
+ *   ----------------                         -----------------------
+ *   queue a tel_req {cmd, params}   ──►      eventfd readable → tel_ev_cb():
+ *   write(eventfd, 1)                          take each queued request,
+ *   wait on tel.cond (1 s at most)             run ctl_call() on it,
+ *                                   ◄──        store the JSON result, done = 1,
+ *   convert JSON → rte_tel_data                broadcast tel.cond
+ *
+ * On timeout the callback returns -ETIMEDOUT: a request still queued is
+ * removed and freed by the callback; one already taken by the main lcore is
+ * marked abandoned and freed there when the handler returns. tel.lock
+ * guards the queue and every request's flags.
+ *
+ * Conversion (telemetry in DPDK 22.11 has no floats and nests only one
+ * level): integers → u64 (int when negative), strings → strings, booleans →
+ * 0/1, reals → strings; a nested object → a dict container of its scalars;
+ * an array of scalars → an array container; a reply that is one table
+ * ({"ports": [{...}, ...]}) → a dict of dict containers, one per row, named
+ * by the row's first member (telemetry arrays cannot hold dicts).
+ * Inside a container, arrays of scalars become one string joined by ",".
+ * Anything else is skipped (vbrctl -j shows it). Names keep only the
+ * characters telemetry accepts ([A-Za-z0-9_/]); others become '_'.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/queue.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_telemetry.h>
+
+#include "ctl.h"
+#include "ctl_telemetry.h"
+#include "evloop.h"
+
+#define TEL_MAX_EXPORTS	32
+#define TEL_TIMEOUT_MS	1000	/* how long a telemetry client waits, ms */
+#define TEL_MAX_WORDS	32	/* command words + parameters */
+#define TEL_PATH_LEN	64	/* DPDK's MAX_CMD_LEN */
+
+struct tel_export {
+	char tel_path[TEL_PATH_LEN];
+	char *cmd;
+};
+
+struct tel_req {
+	TAILQ_ENTRY(tel_req) link;
+	const struct tel_export *exp;
+	char *params;		/* telemetry parameters, may be NULL */
+	json_t *result;		/* handler's data on success */
+	char err[256];
+	int rc;
+	bool taken;		/* the main lcore is running it */
+	bool done;
+	bool abandoned;		/* the waiter timed out: main lcore frees */
+};
+
+static struct {
+	struct ev_handler h;	/* eventfd, watched by the event loop */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
+	TAILQ_HEAD(, tel_req) queue;
+	struct tel_export exports[TEL_MAX_EXPORTS];
+	int nexports;		/* written before rte_telemetry_register_cmd() */
+	bool cond_ready;	/* cond initialised (once: it outlives fini) */
+	bool running;
+} tel = {
+	.h = { .fd = -1 },
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static void
+req_free(struct tel_req *r)
+{
+	json_decref(r->result);
+	free(r->params);
+	free(r);
+}
+
+/* ---- main lcore ---------------------------------------------------------- */
+
+/* Run the request's command with its parameters appended as words. */
+static void
+req_run(struct tel_req *r)
+{
+	const char *argv[TEL_MAX_WORDS];
+	char *words = NULL, *save, *w;
+	int argc = 0;
+	size_t len;
+
+	len = strlen(r->exp->cmd) + 1 + (r->params ? strlen(r->params) : 0) + 1;
+	words = malloc(len);
+	if (words == NULL) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		r->rc = -ENOMEM;
+		return;
+	}
+	snprintf(words, len, "%s %s", r->exp->cmd, r->params ? r->params : "");
+	for (w = strtok_r(words, " ,\t", &save); w != NULL;
+	     w = strtok_r(NULL, " ,\t", &save)) {
+		if (argc == TEL_MAX_WORDS) {
+			snprintf(r->err, sizeof(r->err), "too many parameters");
+			r->rc = -E2BIG;
+			goto out;
+		}
+		argv[argc++] = w;
+	}
+	r->rc = ctl_call(argc, argv, &r->result, r->err, sizeof(r->err));
+out:
+	free(words);
+}
+
+static void
+tel_ev_cb(struct ev_handler *h, uint32_t events)
+{
+	uint64_t n;
+
+	(void)events;
+	if (read(h->fd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: a spurious wakeup; the queue says what to do */
+	}
+	for (;;) {
+		struct tel_req *r;
+
+		pthread_mutex_lock(&tel.lock);
+		r = TAILQ_FIRST(&tel.queue);
+		if (r != NULL) {
+			TAILQ_REMOVE(&tel.queue, r, link);
+			r->taken = true;
+		}
+		pthread_mutex_unlock(&tel.lock);
+		if (r == NULL)
+			break;
+
+		req_run(r);
+
+		pthread_mutex_lock(&tel.lock);
+		r->done = true;
+		if (r->abandoned)
+			req_free(r);
+		else
+			pthread_cond_broadcast(&tel.cond);
+		pthread_mutex_unlock(&tel.lock);
+	}
+}
+
+/* ---- JSON → rte_tel_data ------------------------------------------------- */
+
+/* Telemetry accepts names of [A-Za-z0-9_/] only. */
+static void
+tel_name(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && src[i] != '\0'; i++) {
+		char c = src[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '/';
+
+		dst[i] = ok ? c : '_';
+	}
+	dst[i] = '\0';
+}
+
+/* A scalar as text (for string arrays and joined lists). */
+static void
+scalar_text(char *buf, size_t size, const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		snprintf(buf, size, "%s", json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		snprintf(buf, size, "%g", json_real_value(v));
+		break;
+	case JSON_TRUE:
+		snprintf(buf, size, "true");
+		break;
+	case JSON_FALSE:
+		snprintf(buf, size, "false");
+		break;
+	default:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+static bool
+is_scalar(const json_t *v)
+{
+	return json_is_string(v) || json_is_number(v) || json_is_boolean(v);
+}
+
+/* Add a scalar to dict @p d; null and containers are skipped. */
+static void
+dict_add_scalar(struct rte_tel_data *d, const char *name, const json_t *v)
+{
+	char text[RTE_TEL_MAX_STRING_LEN];
+
+	if (json_is_integer(v)) {
+		json_int_t x = json_integer_value(v);
+
+		if (x >= 0)
+			rte_tel_data_add_dict_u64(d, name, (uint64_t)x);
+		else if (x >= INT_MIN)
+			rte_tel_data_add_dict_int(d, name, (int)x);
+	} else if (json_is_boolean(v)) {
+		rte_tel_data_add_dict_u64(d, name, json_is_true(v));
+	} else if (json_is_string(v)) {
+		rte_tel_data_add_dict_string(d, name, json_string_value(v));
+	} else if (json_is_real(v)) {
+		scalar_text(text, sizeof(text), v);
+		rte_tel_data_add_dict_string(d, name, text);
+	}
+}
+
+/* An array of scalars joined by "," (truncated to a telemetry string). */
+static void
+dict_add_joined(struct rte_tel_data *d, const char *name, const json_t *arr)
+{
+	char buf[RTE_TEL_MAX_STRING_LEN], item[RTE_TEL_MAX_STRING_LEN];
+	const json_t *e;
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, e) {
+		if (!is_scalar(e))
+			return;
+		scalar_text(item, sizeof(item), e);
+		off += snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
+				"%s%s", i > 0 ? "," : "", item);
+		if (off >= sizeof(buf))
+			break;
+	}
+	rte_tel_data_add_dict_string(d, name, buf);
+}
+
+/* A dict container of @p obj's scalars (and joined scalar arrays). */
+static struct rte_tel_data *
+dict_container(const json_t *obj)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	char name[RTE_TEL_MAX_STRING_LEN];
+	const char *key;
+	const json_t *v;
+
+	if (c == NULL)
+		return NULL;
+	rte_tel_data_start_dict(c);
+	json_object_foreach((json_t *)obj, key, v) {
+		tel_name(name, sizeof(name), key);
+		if (json_is_array(v))
+			dict_add_joined(c, name, v);
+		else
+			dict_add_scalar(c, name, v);
+	}
+	return c;
+}
+
+/* An array container of scalars (u64 when all are counters), or NULL. */
+static struct rte_tel_data *
+array_container(const json_t *arr)
+{
+	char text[RTE_TEL_MAX_STRING_LEN];
+	bool counters = true;
+	struct rte_tel_data *c;
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(arr, i, e) {
+		if (!is_scalar(e))
+			return NULL;
+		if (!json_is_integer(e) || json_integer_value(e) < 0)
+			counters = false;
+	}
+	c = rte_tel_data_alloc();
+	if (c == NULL)
+		return NULL;
+	rte_tel_data_start_array(c, counters ? RTE_TEL_U64_VAL : RTE_TEL_STRING_VAL);
+	json_array_foreach(arr, i, e) {
+		if (counters) {
+			rte_tel_data_add_array_u64(c, (uint64_t)json_integer_value(e));
+		} else {
+			scalar_text(text, sizeof(text), e);
+			rte_tel_data_add_array_string(c, text);
+		}
+	}
+	return c;
+}
+
+static bool
+is_table(const json_t *v)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!json_is_array(v))
+		return false;
+	json_array_foreach(v, i, e)
+		if (!json_is_object(e))
+			return false;
+	return true;
+}
+
+static void
+json_to_tel(const json_t *data, struct rte_tel_data *d)
+{
+	char name[RTE_TEL_MAX_STRING_LEN];
+	const char *key;
+	const json_t *v;
+
+	/*
+	 * {"ports": [{...}, ...]}: telemetry arrays cannot hold dicts, so the
+	 * rows go into a dict keyed by each row's first member ("p0").
+	 */
+	if (json_object_size(data) == 1) {
+		v = json_object_iter_value(json_object_iter((json_t *)data));
+		if (is_table(v)) {
+			const json_t *row;
+			size_t i;
+
+			rte_tel_data_start_dict(d);
+			json_array_foreach(v, i, row) {
+				struct rte_tel_data *c = dict_container(row);
+				const json_t *first = json_object_iter_value(
+					json_object_iter((json_t *)row));
+				char text[RTE_TEL_MAX_STRING_LEN];
+
+				if (is_scalar(first))
+					scalar_text(text, sizeof(text), first);
+				else
+					snprintf(text, sizeof(text), "%zu", i);
+				tel_name(name, sizeof(name), text);
+				if (c != NULL &&
+				    rte_tel_data_add_dict_container(d, name, c, 0) < 0)
+					rte_tel_data_free(c);
+			}
+			return;
+		}
+	}
+	rte_tel_data_start_dict(d);
+	json_object_foreach((json_t *)data, key, v) {
+		struct rte_tel_data *c = NULL;
+
+		tel_name(name, sizeof(name), key);
+		if (json_is_object(v))
+			c = dict_container(v);
+		else if (json_is_array(v))
+			c = array_container(v);
+		else
+			dict_add_scalar(d, name, v);
+		if (c != NULL && rte_tel_data_add_dict_container(d, name, c, 0) < 0)
+			rte_tel_data_free(c);
+	}
+}
+
+/* ---- telemetry thread ---------------------------------------------------- */
+
+static const struct tel_export *
+find_export(const char *tel_path)
+{
+	int i, n;
+
+	n = __atomic_load_n(&tel.nexports, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i++)
+		if (strcmp(tel.exports[i].tel_path, tel_path) == 0)
+			return &tel.exports[i];
+	return NULL;
+}
+
+static int
+tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct tel_export *exp = find_export(cmd);
+	struct timespec deadline;
+	struct tel_req *r;
+	uint64_t one = 1;
+	int rc = 0;
+
+	if (exp == NULL)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	r->exp = exp;
+	if (params != NULL && params[0] != '\0') {
+		r->params = strdup(params);
+		if (r->params == NULL) {
+			free(r);
+			return -ENOMEM;
+		}
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += TEL_TIMEOUT_MS / 1000;
+	deadline.tv_nsec += (long)(TEL_TIMEOUT_MS % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+
+	pthread_mutex_lock(&tel.lock);
+	if (!tel.running) {
+		pthread_mutex_unlock(&tel.lock);
+		req_free(r);
+		return -ESHUTDOWN;
+	}
+	TAILQ_INSERT_TAIL(&tel.queue, r, link);
+	if (write(tel.h.fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is saturated, the loop is awake anyway */
+	}
+	while (!r->done && rc == 0)
+		rc = pthread_cond_timedwait(&tel.cond, &tel.lock, &deadline);
+	if (!r->done) {
+		if (r->taken) {
+			r->abandoned = true;	/* the main lcore frees it */
+		} else {
+			TAILQ_REMOVE(&tel.queue, r, link);
+			req_free(r);
+		}
+		pthread_mutex_unlock(&tel.lock);
+		return -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&tel.lock);
+
+	if (r->rc < 0) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "error", r->err);
+	} else {
+		json_to_tel(r->result, d);
+	}
+	req_free(r);
+	return 0;
+}
+
+/* ---- set-up -------------------------------------------------------------- */
+
+static int
+tel_start(void)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	if (tel.h.fd >= 0)
+		return 0;
+	if (!tel.cond_ready) {
+		TAILQ_INIT(&tel.queue);
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		rc = -pthread_cond_init(&tel.cond, &attr);
+		pthread_condattr_destroy(&attr);
+		if (rc < 0)
+			return rc;
+		tel.cond_ready = true;
+	}
+	tel.h.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (tel.h.fd < 0)
+		return -errno;
+	tel.h.cb = tel_ev_cb;
+	rc = ev_add(&tel.h, EPOLLIN);
+	if (rc < 0) {
+		close(tel.h.fd);
+		tel.h.fd = -1;
+		return rc;
+	}
+	pthread_mutex_lock(&tel.lock);
+	tel.running = true;
+	pthread_mutex_unlock(&tel.lock);
+	return 0;
+}
+
+int
+ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help)
+{
+	struct tel_export *e;
+	int rc;
+
+	if (cmd == NULL || tel_path == NULL || tel_path[0] != '/' ||
+	    strlen(tel_path) >= TEL_PATH_LEN)
+		return -EINVAL;
+	if (find_export(tel_path) != NULL)
+		return -EEXIST;
+	if (tel.nexports == TEL_MAX_EXPORTS)
+		return -ENOSPC;
+	rc = tel_start();
+	if (rc < 0)
+		return rc;
+	e = &tel.exports[tel.nexports];
+	snprintf(e->tel_path, sizeof(e->tel_path), "%s", tel_path);
+	e->cmd = strdup(cmd);
+	if (e->cmd == NULL)
+		return -ENOMEM;
+	/* Publish the entry before telemetry can call us with its path. */
+	__atomic_store_n(&tel.nexports, tel.nexports + 1, __ATOMIC_RELEASE);
+	rc = rte_telemetry_register_cmd(tel_path, tel_cb, help ? help : "");
+	if (rc < 0) {
+		__atomic_store_n(&tel.nexports, tel.nexports - 1, __ATOMIC_RELEASE);
+		free(e->cmd);
+		e->cmd = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+void
+ctl_telemetry_fini(void)
+{
+	struct tel_req *r;
+
+	if (tel.h.fd < 0)
+		return;
+	pthread_mutex_lock(&tel.lock);
+	tel.running = false;
+	while ((r = TAILQ_FIRST(&tel.queue)) != NULL) {
+		TAILQ_REMOVE(&tel.queue, r, link);
+		snprintf(r->err, sizeof(r->err), "vbrd is shutting down");
+		r->rc = -ESHUTDOWN;
+		r->taken = true;
+		r->done = true;
+	}
+	pthread_cond_broadcast(&tel.cond);
+	pthread_mutex_unlock(&tel.lock);
+	ev_del(&tel.h);
+	close(tel.h.fd);
+	tel.h.fd = -1;
+	/*
+	 * The exports, the lock and the condition variable stay: DPDK keeps
+	 * the callbacks registered, and a telemetry thread may still wake up.
+	 */
+}
