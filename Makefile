@@ -1,0 +1,42 @@
+# vbrd — thin wrapper: the build is meson's, the tests are meson's and Tcl's.
+#   make deps   install every Debian package vbrd needs (idempotent)
+#   make        build into build/
+#   make run    build, then run vbrd in a two-host lab with live traffic
+#   make test   build, then run unit and integration tests
+#   make bench  build, then replay pcaps through vbrd and l3fwd
+
+BUILD   ?= build
+PACKAGES = $(shell grep -v '^\#' packages.txt)
+
+.PHONY: all deps build run test unit integration bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+run: deps build
+	./vm/lab/run-lab.sh
+
+test: deps build
+	./tests/run-tests.sh
+
+unit: build
+	meson test -C $(BUILD) --print-errorlogs
+
+bench: deps build
+	./tests/perf/bench.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * `vbrctl show ...` and `vbrctl reload`: the control commands over the
+ * forwarding state. Key names are the contract documented in app/README.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+
+#include "control.h"
+#include "ctl.h"
+#include "fwd.h"
+#include "neigh.h"
+#include "vbrd.h"
+#include "worker.h"
+
+const char *drop_reason_name(enum drop_reason r)
+{
+	static const char *const names[] = {
+#define X(e, n, d) [DROP_##e] = n,
+		VBRD_DROP_REASONS(X)
+#undef X
+	};
+	return r < DROP__MAX ? names[r] : "?";
+}
+
+static char *fmt_mac(const struct rte_ether_addr *a, char *buf)
+{
+	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, a);
+	return buf;
+}
+
+static char *fmt_prefix(const struct cfg_prefix *p, char *buf, size_t len)
+{
+	char a[64];
+	snprintf(buf, len, "%s/%u", config_format_addr(&p->addr, a, sizeof(a)), p->len);
+	return buf;
+}
+
+/* Sum of every worker's and the control thread's counters. */
+static void stats_sum(struct worker_stats *s)
+{
+	memcpy(s, &control_stats, sizeof(*s));
+	for (unsigned w = 0; w < dp.nb_workers; w++) {
+		const struct worker_stats *ws = &dp.workers[w].stats;
+		s->rx_packets += ws->rx_packets;
+		s->tx_packets += ws->tx_packets;
+		s->forwarded += ws->forwarded;
+		s->local += ws->local;
+		s->to_control += ws->to_control;
+		s->icmp_errors += ws->icmp_errors;
+		s->icmp_rate_limited += ws->icmp_rate_limited;
+		s->fragments += ws->fragments;
+		for (int r = 0; r < DROP__MAX; r++)
+			s->drops[r] += ws->drops[r];
+		for (int i = 0; i < VBRD_MAX_IFACE_SLOTS; i++) {
+			s->iface[i].rx_packets += ws->iface[i].rx_packets;
+			s->iface[i].rx_bytes += ws->iface[i].rx_bytes;
+			s->iface[i].tx_packets += ws->iface[i].tx_packets;
+			s->iface[i].tx_bytes += ws->iface[i].tx_bytes;
+		}
+	}
+}
+
+static int show_stats(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	static struct worker_stats s;
+	uint64_t total = 0;
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	stats_sum(&s);
+	json_t *drops = json_object();
+	for (int r = 0; r < DROP__MAX; r++) {
+		json_object_set_new(drops, drop_reason_name(r), json_integer((json_int_t)s.drops[r]));
+		total += s.drops[r];
+	}
+	*data = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+			  "rx_packets", (json_int_t)s.rx_packets,
+			  "tx_packets", (json_int_t)s.tx_packets,
+			  "forwarded", (json_int_t)s.forwarded,
+			  "local", (json_int_t)s.local,
+			  "to_control", (json_int_t)s.to_control,
+			  "icmp_errors", (json_int_t)s.icmp_errors,
+			  "icmp_rate_limited", (json_int_t)s.icmp_rate_limited,
+			  "fragments", (json_int_t)s.fragments,
+			  "drops", drops,
+			  "drops_total", (json_int_t)total);
+	return 0;
+}
+
+static int show_ports(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	json_t *arr = json_array();
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	for (int i = 0; i < app.nb_ports; i++) {
+		const struct vbrd_port *p = &app.ports[i];
+		struct rte_eth_stats es = { 0 };
+		struct rte_eth_link link = { 0 };
+
+		rte_eth_stats_get(p->id, &es);
+		rte_eth_link_get_nowait(p->id, &link);
+		json_array_append_new(arr, json_pack(
+			"{s:s, s:i, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"name", p->name, "id", p->id, "driver", p->driver, "devargs", p->devargs,
+			"mac", fmt_mac(&p->mac, mac), "mtu", p->mtu,
+			"link", link.link_status ? "up" : "down",
+			"rx_queues", p->nb_rxq, "tx_queues", p->nb_txq,
+			"rx_packets", (json_int_t)es.ipackets, "rx_bytes", (json_int_t)es.ibytes,
+			"tx_packets", (json_int_t)es.opackets, "tx_bytes", (json_int_t)es.obytes,
+			"rx_missed", (json_int_t)es.imissed, "rx_errors", (json_int_t)es.ierrors,
+			"tx_errors", (json_int_t)es.oerrors));
+	}
+	*data = json_pack("{s:o}", "ports", arr);
+	return 0;
+}
+
+static int show_interfaces(int argc, const char *const *argv, json_t **data, char *err,
+			   size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	static struct worker_stats s;
+	json_t *arr = json_array();
+	char mac[RTE_ETHER_ADDR_FMT_SIZE], buf[80];
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	stats_sum(&s);
+	for (int i = 0; i < st->nb_ifaces; i++) {
+		const struct fwd_iface *fi = &st->ifaces[i];
+		const struct iface_counters *c = &s.iface[fi->slot];
+		json_t *addrs = json_array();
+
+		for (int a = 0; a < fi->nb_addrs; a++)
+			json_array_append_new(addrs, json_string(fmt_prefix(&fi->addrs[a], buf,
+									    sizeof(buf))));
+		json_array_append_new(arr, json_pack(
+			"{s:s, s:s, s:i, s:s, s:i, s:o, s:I, s:I, s:I, s:I}",
+			"name", fi->name, "port", st->cfg.ports[st->cfg.ifaces[i].port].name,
+			"vlan", fi->vlan, "mac", fmt_mac(&fi->mac, mac), "mtu", fi->mtu,
+			"addresses", addrs,
+			"rx_packets", (json_int_t)c->rx_packets, "rx_bytes", (json_int_t)c->rx_bytes,
+			"tx_packets", (json_int_t)c->tx_packets, "tx_bytes", (json_int_t)c->tx_bytes));
+	}
+	*data = json_pack("{s:o}", "interfaces", arr);
+	return 0;
+}
+
+static json_t *nexthop_json(const struct fwd_state *st, const struct cfg_nexthop *nh)
+{
+	char a[64] = "";
+
+	if (nh->via.family)
+		config_format_addr(&nh->via, a, sizeof(a));
+	return json_pack("{s:s, s:s}", "via", a, "interface", st->cfg.ifaces[nh->iface].name);
+}
+
+static int show_routes(int argc, const char *const *argv, json_t **data, char *err,
+		       size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	json_t *arr = json_array();
+	char buf[80];
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	for (int i = 0; i < st->cfg.nb_ifaces; i++) {
+		const struct cfg_iface *ci = &st->cfg.ifaces[i];
+		for (int a = 0; a < ci->nb_addrs; a++) {
+			struct cfg_prefix net = ci->addrs[a], host = ci->addrs[a];
+			if (net.addr.family == AF_INET)
+				net.addr.v4 &= net.len ? ~0u << (32 - net.len) : 0;
+			else
+				for (int b = net.len; b < 128; b++)
+					net.addr.v6[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+			host.len = net.addr.family == AF_INET ? 32 : 128;
+			struct cfg_nexthop nh = { .iface = i };
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:[o]}",
+				"prefix", fmt_prefix(&net, buf, sizeof(buf)), "type", "connected",
+				"next_hops", nexthop_json(st, &nh)));
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:[o]}",
+				"prefix", fmt_prefix(&host, buf, sizeof(buf)), "type", "local",
+				"next_hops", nexthop_json(st, &nh)));
+		}
+	}
+	for (int r = 0; r < st->cfg.nb_routes; r++) {
+		const struct cfg_route *cr = &st->cfg.routes[r];
+		json_t *nhs = json_array();
+		for (int k = 0; k < cr->nb_nexthops; k++)
+			json_array_append_new(nhs, nexthop_json(st, &cr->nexthops[k]));
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}",
+			"prefix", fmt_prefix(&cr->prefix, buf, sizeof(buf)), "type", "static",
+			"next_hops", nhs));
+	}
+	*data = json_pack("{s:o}", "routes", arr);
+	return 0;
+}
+
+static int show_neighbors(int argc, const char *const *argv, json_t **data, char *err,
+			  size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	uint64_t now = control_now_ms();
+	json_t *arr = json_array();
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	for (unsigned i = 0; i < neigh_tbl.high; i++) {
+		const struct neigh *n = &neigh_tbl.entries[i];
+		char mac[RTE_ETHER_ADDR_FMT_SIZE] = "", ip[64];
+		const char *ifname = "?";
+		uint64_t v;
+
+		if (!n->in_use)
+			continue;
+		if (n->key.port < st->nb_port_ids &&
+		    st->iface_by_vlan[n->key.port][n->key.vlan] != FWD_NO_IFACE)
+			ifname = st->ifaces[st->iface_by_vlan[n->key.port][n->key.vlan]].name;
+		v = atomic_load(&n->mac);
+		if (v) {
+			struct rte_ether_addr e;
+			neigh_mac_to_ether(v, &e);
+			fmt_mac(&e, mac);
+		}
+		struct cfg_addr a = { .family = AF_INET, .v4 = n->key.ip };
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I, s:i}",
+			"interface", ifname, "address", config_format_addr(&a, ip, sizeof(ip)),
+			"mac", mac, "state", neigh_state_name(n->state),
+			"age_s", (json_int_t)(n->updated_ms ? (now - n->updated_ms) / 1000 : 0),
+			"held_packets", n->nb_held));
+	}
+	*data = json_pack("{s:o}", "neighbors", arr);
+	return 0;
+}
+
+static int show_mempool(int argc, const char *const *argv, json_t **data, char *err,
+			size_t errlen)
+{
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	*data = json_pack("{s:s, s:i, s:i, s:i}", "name", dp.pool->name, "size", dp.pool->size,
+			  "in_use", rte_mempool_in_use_count(dp.pool),
+			  "available", rte_mempool_avail_count(dp.pool));
+	return 0;
+}
+
+static int show_config(int argc, const char *const *argv, json_t **data, char *err,
+		       size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	char when[64];
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&st->loaded_at));
+	*data = json_pack("{s:s, s:I, s:s, s:I, s:I, s:s}", "file", app.config_file,
+			  "generation", (json_int_t)st->generation, "loaded_at", when,
+			  "reloads", (json_int_t)app.reloads,
+			  "reload_failures", (json_int_t)app.reload_failures,
+			  "last_reload_error", app.last_reload_error);
+	return 0;
+}
+
+static int show_arp(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	*data = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+			  "requests_rx", (json_int_t)arp_stats.requests_rx,
+			  "replies_rx", (json_int_t)arp_stats.replies_rx,
+			  "requests_tx", (json_int_t)arp_stats.requests_tx,
+			  "replies_tx", (json_int_t)arp_stats.replies_tx,
+			  "ignored", (json_int_t)arp_stats.ignored,
+			  "resolved_sent", (json_int_t)arp_stats.resolved_sent);
+	return 0;
+}
+
+static int do_reload(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	(void)argc, (void)argv;
+	int ret = vbrd_reload(err, errlen);
+	if (ret < 0)
+		return ret;
+	*data = json_pack("{s:I}", "generation",
+			  (json_int_t)atomic_load(&fwd_current)->generation);
+	return 0;
+}
+
+void show_register(void)
+{
+	ctl_register("show stats", "packet, drop-reason and ICMP counters", show_stats);
+	ctl_register("show ports", "DPDK ports and their counters", show_ports);
+	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
+	ctl_register("show routes", "connected, local and static routes", show_routes);
+	ctl_register("show neighbors", "ARP neighbor table", show_neighbors);
+	ctl_register("show mempool", "packet buffer use", show_mempool);
+	ctl_register("show config", "running configuration file and generation", show_config);
+	ctl_register("show arp", "ARP counters", show_arp);
+	ctl_register("reload", "re-read the config file; a bad file changes nothing", do_reload);
+}

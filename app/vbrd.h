@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The daemon's process-wide state, owned by the main (control) lcore.
+ */
+#ifndef VBRD_APP_H
+#define VBRD_APP_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "port.h"
+
+struct vbrd_app {
+	char config_file[CFG_PATH_MAX];
+	char socket[CFG_PATH_MAX];
+	char instance[CFG_NAME_MAX];
+	int nb_ports;
+	struct vbrd_port ports[CFG_MAX_PORTS];
+	uint16_t port_ids[CFG_MAX_PORTS];     /* DPDK id of config port i */
+	uint64_t reloads;                     /* successful reloads */
+	uint64_t reload_failures;             /* rejected reloads */
+	char last_reload_error[4096];
+};
+
+extern struct vbrd_app app;
+
+/**
+ * Re-read the config file and apply it without stopping traffic: build a
+ * new forwarding state, publish it, free the old one after an RCU grace
+ * period. Ports cannot change at run time (they are EAL devices): a file
+ * whose ports differ is rejected, as is any file with errors; the running
+ * configuration then stays.
+ *
+ * @param err     on failure every "FILE:LINE: message", newline-separated
+ * @param errlen  bytes in @p err
+ * @return 0, or -EINVAL (bad file) / -EPERM (ports changed) / -ENOMEM
+ */
+int vbrd_reload(char *err, size_t errlen);
+
+/** Register the `show ...` and `reload` control commands (app/show.c). */
+void show_register(void);
+
+#endif

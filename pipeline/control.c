@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#include "control.h"
+#include "meta.h"
+#include "neigh.h"
+#include "parse.h"
+#include "worker.h"
+
+struct arp_stats arp_stats;
+struct worker_stats control_stats;
+
+uint64_t control_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void control_drop(struct rte_mbuf *m, enum drop_reason why)
+{
+	control_stats.drops[why]++;
+	rte_pktmbuf_free(m);
+}
+
+void control_tx(struct rte_mbuf *m, uint16_t port)
+{
+	pkt_meta(m)->port = port;
+	if (rte_ring_enqueue(dp.workers[0].inject, m) != 0)
+		control_drop(m, DROP_TX_FULL);
+}
+
+static const struct fwd_iface *iface_of(const struct fwd_state *st, uint16_t port, uint16_t vlan)
+{
+	if (port >= st->nb_port_ids || st->iface_by_vlan[port][vlan] == FWD_NO_IFACE)
+		return NULL;
+	return &st->ifaces[st->iface_by_vlan[port][vlan]];
+}
+
+static bool iface_owns(const struct fwd_iface *fi, uint32_t ip)
+{
+	for (int a = 0; a < fi->nb_addrs; a++)
+		if (fi->addrs[a].addr.family == AF_INET && fi->addrs[a].addr.v4 == ip)
+			return true;
+	return false;
+}
+
+/* Build and send an ARP packet (RFC 826) from @p fi. */
+static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_ether_addr *tha,
+		     uint32_t tip, uint32_t sip)
+{
+	static const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	static const struct rte_ether_addr zero;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+	uint16_t l2 = fi->vlan ? 18 : 14;
+
+	if (m == NULL) {
+		control_stats.drops[DROP_NO_MBUF]++;
+		return;
+	}
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, l2 + sizeof(struct rte_arp_hdr));
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	const struct rte_ether_addr *dst = (op == RTE_ARP_OP_REQUEST && tha == NULL) ? &bcast : tha;
+
+	rte_ether_addr_copy(dst, &eth->dst_addr);
+	rte_ether_addr_copy(&fi->mac, &eth->src_addr);
+	if (fi->vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(fi->vlan);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	}
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(p + l2);
+	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = RTE_ETHER_ADDR_LEN;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(op);
+	rte_ether_addr_copy(&fi->mac, &a->arp_data.arp_sha);
+	a->arp_data.arp_sip = rte_cpu_to_be_32(sip);
+	rte_ether_addr_copy(tha ? tha : &zero, &a->arp_data.arp_tha);
+	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
+
+	if (op == RTE_ARP_OP_REQUEST)
+		arp_stats.requests_tx++;
+	else
+		arp_stats.replies_tx++;
+	control_tx(m, fi->port);
+}
+
+/* Source address for an ARP request: ours in the target's subnet. */
+static uint32_t arp_source_for(const struct fwd_iface *fi, uint32_t target)
+{
+	for (int a = 0; a < fi->nb_addrs; a++) {
+		const struct cfg_prefix *p = &fi->addrs[a];
+		uint32_t mask = p->len ? ~0u << (32 - p->len) : 0;
+		if (p->addr.family == AF_INET && ((p->addr.v4 ^ target) & mask) == 0)
+			return p->addr.v4;
+	}
+	return fi->addr4;
+}
+
+static void neigh_probe(const struct fwd_state *st, struct neigh *n, uint64_t now_ms, bool unicast)
+{
+	const struct fwd_iface *fi = iface_of(st, n->key.port, n->key.vlan);
+	struct rte_ether_addr mac;
+
+	if (fi == NULL)
+		return;
+	if (unicast) {
+		neigh_mac_to_ether(atomic_load(&n->mac), &mac);
+		arp_send(fi, RTE_ARP_OP_REQUEST, &mac, n->key.ip, arp_source_for(fi, n->key.ip));
+	} else {
+		arp_send(fi, RTE_ARP_OP_REQUEST, NULL, n->key.ip, arp_source_for(fi, n->key.ip));
+	}
+	n->probes++;
+	n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
+}
+
+/* Send what waited for this neighbor, now that its MAC is known. */
+static void neigh_flush_held(struct neigh *n)
+{
+	struct rte_ether_addr mac;
+
+	neigh_mac_to_ether(atomic_load(&n->mac), &mac);
+	for (uint16_t i = 0; i < n->nb_held; i++) {
+		struct rte_mbuf *m = n->held[i];
+		rte_ether_addr_copy(&mac, &rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
+		arp_stats.resolved_sent++;
+		control_tx(m, n->key.port);
+	}
+	n->nb_held = 0;
+}
+
+static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+	const struct fwd_iface *fi = iface_of(st, pm->port, pm->vlan);
+	uint16_t l2 = pm->vlan ? 18 : 14;
+
+	if (fi == NULL) {
+		control_drop(m, DROP_UNKNOWN_VLAN);
+		return;
+	}
+	if (rte_pktmbuf_data_len(m) < l2 + sizeof(struct rte_arp_hdr)) {
+		control_drop(m, DROP_TRUNCATED);
+		return;
+	}
+	const struct rte_arp_hdr *a = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, l2);
+	if (a->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    a->arp_hlen != 6 || a->arp_plen != 4) {
+		control_drop(m, DROP_UNKNOWN_ETHERTYPE);
+		return;
+	}
+	uint16_t op = rte_be_to_cpu_16(a->arp_opcode);
+	uint32_t sip = rte_be_to_cpu_32(a->arp_data.arp_sip);
+	uint32_t tip = rte_be_to_cpu_32(a->arp_data.arp_tip);
+	struct rte_ether_addr sha = a->arp_data.arp_sha;
+	bool for_us = iface_owns(fi, tip);
+
+	if (op == RTE_ARP_OP_REQUEST)
+		arp_stats.requests_rx++;
+	else if (op == RTE_ARP_OP_REPLY)
+		arp_stats.replies_rx++;
+
+	/* RFC 826 "merge": refresh a known sender; learn it when we are the target. */
+	struct neigh *n = NULL;
+	if (sip != 0 && !rte_is_multicast_ether_addr(&sha) && !iface_owns(fi, sip)) {
+		n = neigh_find(pm->port, pm->vlan, sip);
+		if (n == NULL && for_us)
+			n = neigh_get(pm->port, pm->vlan, sip);
+	}
+	if (n != NULL && n->state != NEIGH_STATIC) {
+		neigh_set_mac(n, &sha, NEIGH_REACHABLE);
+		n->updated_ms = control_now_ms();
+		neigh_flush_held(n);
+	}
+	if (for_us && op == RTE_ARP_OP_REQUEST)
+		arp_send(fi, RTE_ARP_OP_REPLY, &sha, sip, tip);
+	else if (n == NULL)
+		arp_stats.ignored++;
+	rte_pktmbuf_free(m);
+}
+
+static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+	struct neigh *n = neigh_get(pm->port, pm->vlan, pm->nh_ip);
+	uint64_t now = control_now_ms();
+
+	if (n == NULL) {
+		control_drop(m, DROP_ARP_UNRESOLVED);
+		return;
+	}
+	if (atomic_load(&n->mac) != 0) {
+		/* Resolved between the worker's lookup and now. */
+		n->held[n->nb_held++] = m;
+		neigh_flush_held(n);
+		return;
+	}
+	if (n->nb_held >= RTE_MIN(st->cfg.neighbor.hold_packets, (uint32_t)NEIGH_HOLD_MAX)) {
+		control_drop(m, DROP_ARP_HOLD_FULL);
+		return;
+	}
+	n->held[n->nb_held++] = m;
+	if (n->state == NEIGH_FAILED) {
+		n->state = NEIGH_INCOMPLETE;
+		n->probes = 0;
+	}
+	if (n->probes == 0 && now >= n->next_probe_ms)
+		neigh_probe(st, n, now, false);
+}
+
+unsigned control_poll(void)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	struct rte_mbuf *pkts[64];
+	unsigned n = rte_ring_dequeue_burst(dp.to_control, (void **)pkts, RTE_DIM(pkts), NULL);
+
+	for (unsigned i = 0; i < n; i++) {
+		switch (pkt_meta(pkts[i])->punt) {
+		case PUNT_ARP:
+			arp_input(st, pkts[i]);
+			break;
+		case PUNT_RESOLVE:
+			resolve_input(st, pkts[i]);
+			break;
+		default:
+			control_drop(pkts[i], DROP_UNSUPPORTED_LOCAL);
+		}
+	}
+	return n;
+}
+
+void control_timers(uint64_t now_ms)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const uint64_t reachable_ms = (uint64_t)st->cfg.neighbor.reachable_s * 1000;
+
+	for (unsigned i = 0; i < neigh_tbl.high; i++) {
+		struct neigh *n = &neigh_tbl.entries[i];
+
+		if (!n->in_use || n->state == NEIGH_STATIC)
+			continue;
+		switch (n->state) {
+		case NEIGH_INCOMPLETE:
+			if (now_ms < n->next_probe_ms)
+				break;
+			if (n->probes >= st->cfg.neighbor.retries) {
+				/* RFC 1122 §2.3.2.2: give up, drop what waited. */
+				for (uint16_t k = 0; k < n->nb_held; k++)
+					control_drop(n->held[k], DROP_ARP_UNRESOLVED);
+				n->nb_held = 0;
+				n->state = NEIGH_FAILED;
+				n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
+			} else {
+				neigh_probe(st, n, now_ms, false);
+			}
+			break;
+		case NEIGH_REACHABLE:
+			if (now_ms - n->updated_ms >= reachable_ms) {
+				n->state = NEIGH_STALE;
+				n->probes = 0;
+				neigh_probe(st, n, now_ms, true);
+			}
+			break;
+		case NEIGH_STALE:
+			/* Still used by the data path while we re-confirm it. */
+			if (now_ms < n->next_probe_ms)
+				break;
+			if (n->probes >= st->cfg.neighbor.retries)
+				neigh_invalidate(n, NEIGH_FAILED);
+			else
+				neigh_probe(st, n, now_ms, n->probes < 1);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void control_state_changed(const struct fwd_state *st)
+{
+	for (unsigned i = 0; i < neigh_tbl.high; i++) {
+		struct neigh *n = &neigh_tbl.entries[i];
+		if (!n->in_use)
+			continue;
+		if (iface_of(st, n->key.port, n->key.vlan) == NULL || n->state == NEIGH_STATIC)
+			neigh_remove(n);
+	}
+	for (int i = 0; i < st->cfg.nb_neighbors; i++) {
+		const struct cfg_neighbor *cn = &st->cfg.neighbors[i];
+		const struct fwd_iface *fi = &st->ifaces[cn->iface];
+		struct rte_ether_addr mac;
+		struct neigh *n;
+
+		if (cn->addr.family != AF_INET)
+			continue;
+		n = neigh_get(fi->port, fi->vlan, cn->addr.v4);
+		if (n == NULL)
+			continue;
+		memcpy(mac.addr_bytes, cn->mac, 6);
+		neigh_set_mac(n, &mac, NEIGH_STATIC);
+		neigh_flush_held(n);
+	}
+}
+
+void control_fini(void)
+{
+	struct rte_mbuf *m;
+
+	for (unsigned i = 0; i < neigh_tbl.high; i++) {
+		struct neigh *n = &neigh_tbl.entries[i];
+		for (uint16_t k = 0; k < n->nb_held; k++)
+			rte_pktmbuf_free(n->held[k]);
+		n->nb_held = 0;
+	}
+	while (rte_ring_dequeue(dp.to_control, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+}

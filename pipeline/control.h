@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control thread's share of packet work: ARP (RFC 826), holding
+ * packets while their next hop resolves, and sending what it builds through
+ * a worker's inject ring. Runs only on the main lcore.
+ */
+#ifndef VBRD_CONTROL_H
+#define VBRD_CONTROL_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "counters.h"
+#include "fwd.h"
+
+struct arp_stats {
+	uint64_t requests_rx, replies_rx, requests_tx, replies_tx;
+	uint64_t ignored;            /* not for us and not refreshing a known entry */
+	uint64_t resolved_sent;      /* held packets sent after resolution */
+};
+
+extern struct arp_stats arp_stats;
+/** Drops counted on the control thread (same reasons as the workers'). */
+extern struct worker_stats control_stats;
+
+/** Process up to a burst of packets punted by workers. @return how many. */
+unsigned control_poll(void);
+
+/**
+ * Neighbor timers: retry ARP requests every neighbor.retry_ms, give up after
+ * neighbor.retries (held packets dropped as arp_unresolved), re-probe
+ * entries older than neighbor.reachable_s. Call every few ms.
+ * @param now_ms  monotonic time, ms
+ */
+void control_timers(uint64_t now_ms);
+
+/**
+ * Apply a newly published state: install its static neighbors and forget
+ * neighbors on (port, VLAN) pairs that no longer have an interface.
+ */
+void control_state_changed(const struct fwd_state *st);
+
+/** Queue a fully built frame for transmission on @p port (via worker 0). */
+void control_tx(struct rte_mbuf *m, uint16_t port);
+
+/** Free every held packet (shutdown). */
+void control_fini(void);
+
+/** Monotonic clock, ms. */
+uint64_t control_now_ms(void);
+
+#endif

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "fwd.h"
+
+struct fwd_state *_Atomic fwd_current;
+
+static uint32_t prefix_mask(uint8_t len)
+{
+	return len == 0 ? 0 : ~0u << (32 - len);
+}
+
+int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip)
+{
+	for (int i = 0; i < st->nb_ifaces; i++) {
+		const struct fwd_iface *fi = &st->ifaces[i];
+		for (int a = 0; a < fi->nb_addrs; a++) {
+			const struct cfg_prefix *p = &fi->addrs[a];
+			if (p->addr.family == AF_INET &&
+			    ((p->addr.v4 ^ ip) & prefix_mask(p->len)) == 0)
+				return i;
+		}
+	}
+	return -1;
+}
+
+/* Slots keep an interface's counters across reloads: same name, same slot. */
+static int assign_slots(struct fwd_state *st, const struct fwd_state *prev)
+{
+	bool used[VBRD_MAX_IFACE_SLOTS] = { false };
+	int next = 0;
+
+	for (int i = 0; i < st->nb_ifaces; i++) {
+		st->ifaces[i].slot = FWD_NO_IFACE;
+		for (int j = 0; prev && j < prev->nb_ifaces; j++) {
+			if (strcmp(prev->ifaces[j].name, st->ifaces[i].name) == 0) {
+				st->ifaces[i].slot = prev->ifaces[j].slot;
+				used[prev->ifaces[j].slot] = true;
+			}
+		}
+	}
+	for (int i = 0; i < st->nb_ifaces; i++) {
+		if (st->ifaces[i].slot != FWD_NO_IFACE)
+			continue;
+		/* Prefer a slot no previous interface held, so a new interface
+		 * does not inherit a removed one's counters. */
+		while (next < VBRD_MAX_IFACE_SLOTS && used[next])
+			next++;
+		if (next == VBRD_MAX_IFACE_SLOTS)
+			return -ENOSPC;
+		st->ifaces[i].slot = (uint16_t)next;
+		used[next] = true;
+	}
+	return 0;
+}
+
+static int nexthop_index(struct fwd_state *st, uint16_t iface, uint32_t gw)
+{
+	for (int i = 0; i < st->nb_nexthops; i++)
+		if (st->nexthops[i].iface == iface && st->nexthops[i].gw == gw)
+			return i;
+	st->nexthops[st->nb_nexthops].iface = iface;
+	st->nexthops[st->nb_nexthops].gw = gw;
+	return st->nb_nexthops++;
+}
+
+int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
+		    const struct fwd_state *prev, struct fwd_state **out,
+		    char *err, size_t errlen)
+{
+	static uint64_t generation;
+	struct fwd_state *st;
+	int nb_addrs = 0, ret = -ENOMEM;
+
+	st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		goto fail_msg;
+	st->generation = ++generation;
+	st->loaded_at = time(NULL);
+
+	st->nb_ifaces = cfg->nb_ifaces;
+	st->ifaces = calloc(cfg->nb_ifaces ? cfg->nb_ifaces : 1, sizeof(*st->ifaces));
+	if (st->ifaces == NULL)
+		goto fail_msg;
+
+	uint16_t max_port = 0;
+	for (int i = 0; i < cfg->nb_ports; i++)
+		max_port = RTE_MAX(max_port, port_ids[i]);
+	st->nb_port_ids = max_port + 1;
+	st->iface_by_vlan = malloc(sizeof(*st->iface_by_vlan) * st->nb_port_ids);
+	if (st->iface_by_vlan == NULL)
+		goto fail_msg;
+	memset(st->iface_by_vlan, 0xff, sizeof(*st->iface_by_vlan) * st->nb_port_ids);
+
+	for (int i = 0; i < cfg->nb_ifaces; i++) {
+		const struct cfg_iface *ci = &cfg->ifaces[i];
+		struct fwd_iface *fi = &st->ifaces[i];
+
+		snprintf(fi->name, sizeof(fi->name), "%s", ci->name);
+		fi->port = port_ids[ci->port];
+		fi->vlan = ci->vlan;
+		fi->mtu = ci->mtu;
+		rte_eth_macaddr_get(fi->port, &fi->mac);
+		fi->nb_addrs = ci->nb_addrs;
+		memcpy(fi->addrs, ci->addrs, sizeof(fi->addrs));
+		for (int a = 0; a < ci->nb_addrs; a++) {
+			if (ci->addrs[a].addr.family == AF_INET && fi->addr4 == 0) {
+				fi->addr4 = ci->addrs[a].addr.v4;
+				fi->plen4 = ci->addrs[a].len;
+			}
+		}
+		nb_addrs += ci->nb_addrs;
+		st->iface_by_vlan[fi->port][fi->vlan] = (uint16_t)i;
+	}
+	ret = assign_slots(st, prev);
+	if (ret < 0) {
+		snprintf(err, errlen, "more than %d interfaces", VBRD_MAX_IFACE_SLOTS);
+		goto fail;
+	}
+
+	/* At most one next hop per route gateway plus one per connected subnet. */
+	int max_nh = nb_addrs + cfg->nb_routes * CFG_MAX_ECMP + 1;
+	st->nexthops = calloc(max_nh, sizeof(*st->nexthops));
+	st->ecmp = calloc(cfg->nb_routes + 1, sizeof(*st->ecmp));
+	if (st->nexthops == NULL || st->ecmp == NULL)
+		goto fail_msg;
+
+	struct rte_fib_conf fc = {
+		.type = RTE_FIB_DIR24_8,
+		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
+		.max_routes = cfg->nb_routes + 2 * nb_addrs + 16,
+		.dir24_8 = {
+			.nh_sz = RTE_FIB_DIR24_8_4B,
+			/* every prefix longer than /24 takes a tbl8 group */
+			.num_tbl8 = (uint32_t)(cfg->nb_routes + 2 * nb_addrs + 64),
+		},
+	};
+	char name[RTE_FIB_NAMESIZE];
+	snprintf(name, sizeof(name), "fib4_%" PRIu64, st->generation);
+	st->fib = rte_fib_create(name, SOCKET_ID_ANY, &fc);
+	if (st->fib == NULL) {
+		snprintf(err, errlen, "cannot create FIB: %s", rte_strerror(rte_errno));
+		ret = -rte_errno;
+		goto fail;
+	}
+
+	/* Connected subnets, then own addresses as /32 (RFC 1812 §5.2.4.3). */
+	for (int i = 0; i < st->nb_ifaces; i++) {
+		const struct fwd_iface *fi = &st->ifaces[i];
+		for (int a = 0; a < fi->nb_addrs; a++) {
+			const struct cfg_prefix *p = &fi->addrs[a];
+			if (p->addr.family != AF_INET)
+				continue;
+			int nh = nexthop_index(st, (uint16_t)i, 0);
+			ret = rte_fib_add(st->fib, p->addr.v4 & prefix_mask(p->len), p->len,
+					  FIB_NH(FIB_KIND_NEXTHOP, nh));
+			if (ret == 0)
+				ret = rte_fib_add(st->fib, p->addr.v4, 32,
+						  FIB_NH(FIB_KIND_LOCAL, (uint32_t)i));
+			if (ret < 0) {
+				snprintf(err, errlen, "interface %s: FIB add failed: %s", fi->name,
+					 strerror(-ret));
+				goto fail;
+			}
+		}
+	}
+	for (int r = 0; r < cfg->nb_routes; r++) {
+		const struct cfg_route *cr = &cfg->routes[r];
+		uint64_t value;
+
+		if (cr->prefix.addr.family != AF_INET)
+			continue; /* IPv6 routes: rte_fib6, not in this build */
+		if (cr->nb_nexthops == 1) {
+			const struct cfg_nexthop *n = &cr->nexthops[0];
+			value = FIB_NH(FIB_KIND_NEXTHOP,
+				       nexthop_index(st, (uint16_t)n->iface, n->via.v4));
+		} else {
+			struct fwd_ecmp *e = &st->ecmp[st->nb_ecmp];
+			for (int k = 0; k < cr->nb_nexthops; k++) {
+				const struct cfg_nexthop *n = &cr->nexthops[k];
+				e->nh[e->nb++] = (uint16_t)nexthop_index(st, (uint16_t)n->iface,
+									 n->via.v4);
+			}
+			value = FIB_NH(FIB_KIND_ECMP, st->nb_ecmp++);
+		}
+		ret = rte_fib_add(st->fib, cr->prefix.addr.v4, cr->prefix.len, value);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s:%d: route FIB add failed: %s", cfg->file, cr->line,
+				 strerror(-ret));
+			goto fail;
+		}
+	}
+
+	st->cfg = *cfg;
+	memset(cfg, 0, sizeof(*cfg));
+	*out = st;
+	return 0;
+
+fail_msg:
+	snprintf(err, errlen, "out of memory building the forwarding state");
+fail:
+	if (st) {
+		fwd_state_free(st);
+	}
+	return ret;
+}
+
+void fwd_state_free(struct fwd_state *st)
+{
+	if (st == NULL)
+		return;
+	rte_fib_free(st->fib);
+	free(st->ifaces);
+	free(st->iface_by_vlan);
+	free(st->nexthops);
+	free(st->ecmp);
+	config_free(&st->cfg);
+	free(st);
+}
+
+void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv)
+{
+	struct fwd_state *old = atomic_exchange(&fwd_current, st);
+
+	if (old == NULL)
+		return;
+	/* Every worker reports a quiescent state after each burst, so this
+	 * waits for at most one burst per worker (RCU, rte_rcu_qsbr). */
+	rte_rcu_qsbr_synchronize(qsv, RTE_QSBR_THRID_INVALID);
+	fwd_state_free(old);
+}

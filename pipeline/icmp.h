@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ICMP (RFC 792) as a router answers it: echo replies for own addresses and
+ * the error messages of RFC 1812 §4.3, rate-limited per worker.
+ */
+#ifndef VBRD_ICMP_H
+#define VBRD_ICMP_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "fwd.h"
+#include "parse.h"
+#include "worker.h"
+
+#define ICMP_ECHO_REPLY     0
+#define ICMP_DEST_UNREACH   3
+#define ICMP_ECHO_REQUEST   8
+#define ICMP_TIME_EXCEEDED  11
+#define ICMP_NET_UNREACH    0   /* code of ICMP_DEST_UNREACH */
+#define ICMP_FRAG_NEEDED    4   /* code of ICMP_DEST_UNREACH (RFC 1191) */
+
+/**
+ * Turn an echo request to an own address into its reply in place and send
+ * it back out of the interface it came in on (RFC 792, RFC 1122 §3.2.2.6).
+ *
+ * @param w     the worker
+ * @param m     the request; consumed (sent or dropped)
+ * @param in    interface it arrived on
+ * @param l2    its L2 header facts
+ * @param ip    its IPv4 header facts
+ */
+void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
+		     const struct pkt_l2 *l2, const struct pkt_ipv4 *ip);
+
+/**
+ * Send an ICMP error about @p m back towards its source, out of @p in
+ * (RFC 1812 §4.3.2: quote as much of the datagram as fits in 576 bytes;
+ * never about an ICMP error, a non-first fragment, or a broadcast/multicast
+ * source or destination; at most icmp.rate_pps per second).
+ *
+ * @param w      the worker
+ * @param m      the offending packet, not consumed
+ * @param in     interface it arrived on (the reply's source address)
+ * @param l2     its L2 header facts
+ * @param ip     its IPv4 header facts
+ * @param type   ICMP type (ICMP_DEST_UNREACH, ICMP_TIME_EXCEEDED)
+ * @param code   ICMP code
+ * @param mtu    next-hop MTU for ICMP_FRAG_NEEDED (RFC 1191 §4), bytes; else 0
+ */
+void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
+		const struct pkt_l2 *l2, const struct pkt_ipv4 *ip, uint8_t type, uint8_t code,
+		uint16_t mtu);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-packet metadata kept in an mbuf dynamic field, for packets that
+ * travel between a worker and the control thread.
+ */
+#ifndef VBRD_META_H
+#define VBRD_META_H
+
+#include <stdint.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+enum punt_kind {
+	PUNT_NONE = 0,
+	PUNT_ARP,        /* an ARP frame for the neighbor code */
+	PUNT_RESOLVE,    /* a routed packet waiting for its next hop's MAC */
+};
+
+struct pkt_meta {
+	uint32_t nh_ip;      /* PUNT_RESOLVE: neighbor to resolve, host order */
+	uint16_t port;       /* PUNT_*: ingress (ARP) or egress (RESOLVE) port id;
+	                      * inject: port to transmit on */
+	uint16_t vlan;       /* VLAN of that interface, 0 = untagged */
+	uint8_t punt;        /* enum punt_kind */
+};
+
+extern int pkt_meta_offset;
+
+static inline struct pkt_meta *pkt_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, pkt_meta_offset, struct pkt_meta *);
+}
+
+/** Register the dynamic field (once, before any mbuf carries metadata). @return 0 or -errno. */
+int pkt_meta_register(void);
+
+#endif

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Neighbor table (ARP, RFC 826): IPv4 address on a (port, VLAN) → MAC.
+ *
+ * The control thread is the only writer; workers look entries up without
+ * locks (rte_hash with lock-free read/write concurrency) and read the MAC
+ * with one atomic 64-bit load. Keyed by the physical (port, VLAN), not by
+ * interface name, so entries survive config reloads.
+ */
+#ifndef VBRD_NEIGH_H
+#define VBRD_NEIGH_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+
+#define NEIGH_MAX        16384
+#define NEIGH_HOLD_MAX   16
+#define NEIGH_MAC_VALID  (1ull << 48)
+
+enum neigh_state {
+	NEIGH_INCOMPLETE,   /* ARP request sent, no answer yet */
+	NEIGH_REACHABLE,    /* answered within reachable_s */
+	NEIGH_STALE,        /* older than reachable_s: used, refreshed on demand */
+	NEIGH_FAILED,       /* no answer after the retries */
+	NEIGH_STATIC,       /* from the config */
+};
+
+struct neigh_key {
+	uint16_t port;
+	uint16_t vlan;
+	uint32_t ip;         /* host order */
+};
+
+struct neigh {
+	/* read by workers */
+	_Atomic uint64_t mac;        /* MAC in the low 48 bits | NEIGH_MAC_VALID */
+	/* control thread only */
+	struct neigh_key key;
+	enum neigh_state state;
+	uint64_t updated_ms;         /* last confirmation, monotonic ms */
+	uint64_t next_probe_ms;      /* next ARP request due */
+	uint32_t probes;             /* requests sent since the last answer */
+	uint16_t nb_held;
+	struct rte_mbuf *held[NEIGH_HOLD_MAX];
+	bool in_use;
+};
+
+struct neigh_table {
+	struct rte_hash *hash;       /* key → index into entries */
+	struct neigh *entries;       /* NEIGH_MAX */
+	unsigned high;               /* entries[high..] were never used */
+	struct rte_rcu_qsbr *rcu;    /* workers' quiescent states, for removal */
+};
+
+extern struct neigh_table neigh_tbl;
+
+/**
+ * Create the table.
+ * @param rcu  the workers' QSBR variable: removal waits for a grace period
+ * @return 0 or -ENOMEM.
+ */
+int neigh_init(struct rte_rcu_qsbr *rcu);
+
+/** Data path: MAC of a resolved neighbor, or 0 (unresolved or unknown). */
+static inline uint64_t neigh_lookup(uint16_t port, uint16_t vlan, uint32_t ip)
+{
+	struct neigh_key k = { .port = port, .vlan = vlan, .ip = ip };
+	void *data;
+
+	if (rte_hash_lookup_data(neigh_tbl.hash, &k, &data) < 0)
+		return 0;
+	return atomic_load_explicit(&neigh_tbl.entries[(uintptr_t)data].mac,
+				    memory_order_acquire);
+}
+
+static inline void neigh_mac_to_ether(uint64_t mac, struct rte_ether_addr *e)
+{
+	for (int i = 0; i < 6; i++)
+		e->addr_bytes[i] = (uint8_t)(mac >> (8 * i));
+}
+
+static inline uint64_t neigh_ether_to_mac(const struct rte_ether_addr *e)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 6; i++)
+		v |= (uint64_t)e->addr_bytes[i] << (8 * i);
+	return v | NEIGH_MAC_VALID;
+}
+
+/** Control: find an entry, or NULL. */
+struct neigh *neigh_find(uint16_t port, uint16_t vlan, uint32_t ip);
+
+/**
+ * Control: find or create an entry (state NEIGH_INCOMPLETE when new).
+ * @return the entry, or NULL when the table is full.
+ */
+struct neigh *neigh_get(uint16_t port, uint16_t vlan, uint32_t ip);
+
+/** Control: publish a MAC (atomic store) and set the state. */
+void neigh_set_mac(struct neigh *n, const struct rte_ether_addr *mac, enum neigh_state st);
+
+/** Control: mark unresolved (workers see MAC 0 again). */
+void neigh_invalidate(struct neigh *n, enum neigh_state st);
+
+/**
+ * Control: drop an entry (its interface is gone, or a static entry is
+ * replaced); frees held mbufs. Waits for an RCU grace period before the
+ * slot can be reused, so a worker never reads another neighbor's MAC.
+ */
+void neigh_remove(struct neigh *n);
+
+const char *neigh_state_name(enum neigh_state st);
+
+#endif

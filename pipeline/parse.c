@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+
+#include "parse.h"
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reason *why)
+{
+	if (len < 14) {
+		*why = DROP_TRUNCATED;
+		return false;
+	}
+	out->ethertype = rd16(p + 12);
+	out->vlan = 0;
+	out->l2_len = 14;
+	if (out->ethertype == ETHERTYPE_VLAN) {
+		if (len < 18) {
+			*why = DROP_TRUNCATED;
+			return false;
+		}
+		out->vlan = rd16(p + 14) & 0x0fff;
+		out->ethertype = rd16(p + 16);
+		out->l2_len = 18;
+	}
+	return true;
+}
+
+bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *out,
+		enum drop_reason *why)
+{
+	if (len < 20) {
+		*why = DROP_TRUNCATED;
+		return false;
+	}
+	if ((p[0] >> 4) != 4) {
+		*why = DROP_BAD_VERSION;
+		return false;
+	}
+	uint16_t hlen = (uint16_t)((p[0] & 0x0f) * 4);
+	if (hlen < 20) {
+		*why = DROP_BAD_IHL;
+		return false;
+	}
+	if (len < hlen) {
+		*why = DROP_TRUNCATED;
+		return false;
+	}
+	uint16_t total = rd16(p + 2);
+	if (total < hlen || total > len) {
+		*why = DROP_BAD_LENGTH;
+		return false;
+	}
+	if (!csum_ok && inet_checksum(p, hlen) != 0) {
+		*why = DROP_BAD_CHECKSUM;
+		return false;
+	}
+	uint16_t frag = rd16(p + 6);
+	out->hdr_len = hlen;
+	out->total_len = total;
+	out->ttl = p[8];
+	out->proto = p[9];
+	out->src = rd32(p + 12);
+	out->dst = rd32(p + 16);
+	out->df = (frag & 0x4000) != 0;
+	out->fragment = (frag & 0x3fff) != 0;
+	out->sport = out->dport = 0;
+	if ((frag & 0x1fff) == 0 && (out->proto == IPPROTO_UDP || out->proto == IPPROTO_TCP) &&
+	    total >= hlen + 4) {
+		out->sport = rd16(p + hlen);
+		out->dport = rd16(p + hlen + 2);
+	}
+	return true;
+}
+
+uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip)
+{
+	uint32_t h = rte_hash_crc_4byte(ip->src, 0x5bd1e995);
+	h = rte_hash_crc_4byte(ip->dst, h);
+	h = rte_hash_crc_4byte((uint32_t)ip->sport << 16 | ip->dport, h);
+	h = rte_hash_crc_4byte(ip->proto, h);
+	return h ^ (h >> 16);
+}
+
+uint16_t inet_checksum(const void *p, uint32_t len)
+{
+	uint16_t s = rte_raw_cksum(p, len);
+	return (uint16_t)~s;
+}

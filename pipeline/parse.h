@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Header parsing for the data path: Ethernet, 802.1Q, IPv4, UDP/TCP ports.
+ *
+ * Pure functions on a byte buffer (no mbuf, no EAL) so they are unit-tested
+ * and fuzzed alone. Each returns whether the packet may go on and, when it
+ * may not, the drop reason to count.
+ */
+#ifndef VBRD_PARSE_H
+#define VBRD_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "counters.h"
+
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_ARP  0x0806
+#define ETHERTYPE_VLAN 0x8100
+#define ETHERTYPE_IPV6 0x86dd
+
+/** What parse_l2() learns from an Ethernet frame. */
+struct pkt_l2 {
+	uint16_t ethertype;   /* of the payload, host order (after any 802.1Q tag) */
+	uint16_t vlan;        /* 802.1Q VLAN id, 0 when untagged */
+	uint16_t l2_len;      /* bytes of Ethernet + tag headers: 14 or 18 */
+};
+
+/**
+ * Parse an Ethernet II frame with at most one 802.1Q tag (IEEE 802.1Q-2018 §9.6).
+ *
+ * @param p     frame, starting at the destination MAC
+ * @param len   bytes in @p p (without FCS)
+ * @param out   filled when the header is complete
+ * @param why   drop reason when false is returned (DROP_TRUNCATED)
+ * @return      true when the L2 header is complete
+ */
+bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reason *why);
+
+/** What parse_ipv4() learns from an IPv4 header. */
+struct pkt_ipv4 {
+	uint32_t src, dst;    /* host order */
+	uint16_t hdr_len;     /* bytes, 20..60 */
+	uint16_t total_len;   /* bytes, from the header */
+	uint8_t proto;
+	uint8_t ttl;
+	bool df;              /* Don't Fragment set */
+	bool fragment;        /* MF set or offset != 0 */
+	uint16_t sport, dport; /* UDP/TCP ports, host order; 0 when absent */
+};
+
+/**
+ * Validate an IPv4 header (RFC 791 §3.1; RFC 1812 §5.2.2 checks a router
+ * must make before forwarding) and pick out the fields routing needs.
+ *
+ * Checks, in order: 20 bytes present (DROP_TRUNCATED), version 4
+ * (DROP_BAD_VERSION), IHL >= 5 (DROP_BAD_IHL), the whole header present
+ * (DROP_TRUNCATED), total length within [IHL*4, len] (DROP_BAD_LENGTH),
+ * header checksum (DROP_BAD_CHECKSUM, skipped when @p csum_ok is true:
+ * the NIC verified it).
+ *
+ * @param p        start of the IPv4 header
+ * @param len      bytes from @p p to the end of the frame
+ * @param csum_ok  the port already verified the header checksum
+ * @param out      filled on success; ports are read for the first fragment
+ *                 of UDP/TCP when present
+ * @param why      drop reason when false is returned
+ * @return         true when the packet may be processed
+ */
+bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *out,
+		enum drop_reason *why);
+
+/**
+ * Hash of the 5-tuple for ECMP next-hop choice (RFC 2992): the same flow
+ * always gets the same value, different flows spread evenly.
+ */
+uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip);
+
+/**
+ * Internet checksum (RFC 1071) of @p len bytes, folded and complemented:
+ * the value to store in a checksum field (0 when verifying a correct one).
+ */
+uint16_t inet_checksum(const void *p, uint32_t len);
+
+#endif

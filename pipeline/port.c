@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "port.h"
+
+const char *port_eal_option(const char *devargs)
+{
+	if (strncmp(devargs, "net_", 4) == 0 || strncmp(devargs, "eth_", 4) == 0 ||
+	    strncmp(devargs, "virtio_user", 11) == 0)
+		return "--vdev";
+	return "-a";
+}
+
+int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempool *mp,
+	       struct vbrd_port *out, char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	char devname[CFG_DEVARGS_MAX];
+	uint16_t id;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(devname, sizeof(devname), "%s", cp->devargs);
+	devname[strcspn(devname, ",")] = '\0';
+	if (rte_eth_dev_get_port_by_name(devname, &id) != 0) {
+		snprintf(err, errlen, "port %s: device '%s' was not probed (check devargs '%s')",
+			 cp->name, devname, cp->devargs);
+		return -ENODEV;
+	}
+	ret = rte_eth_dev_info_get(id, &info);
+	if (ret < 0) {
+		snprintf(err, errlen, "port %s: cannot get device info: %s", cp->name,
+			 strerror(-ret));
+		return ret;
+	}
+
+	uint16_t nb_rxq = cp->rx_queues ? cp->rx_queues : nb_workers;
+	if (nb_rxq > info.max_rx_queues || nb_workers > info.max_tx_queues) {
+		snprintf(err, errlen,
+			 "port %s: needs %u RX and %u TX queues (one TX queue per worker), "
+			 "%s supports %u/%u (af_packet: add qpairs=N to devargs)",
+			 cp->name, nb_rxq, nb_workers, info.driver_name, info.max_rx_queues,
+			 info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (cp->mtu > info.max_mtu) {
+		snprintf(err, errlen, "port %s: MTU %u above the device maximum %u", cp->name,
+			 cp->mtu, info.max_mtu);
+		return -EINVAL;
+	}
+
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mtu = cp->mtu;
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+		out->rx_ipv4_cksum = true;
+	}
+	if (nb_rxq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+	}
+
+	ret = rte_eth_dev_configure(id, nb_rxq, nb_workers, &conf);
+	if (ret < 0) {
+		snprintf(err, errlen, "port %s: configure failed: %s", cp->name, strerror(-ret));
+		return ret;
+	}
+	uint16_t rxd = cp->rx_desc, txd = cp->tx_desc;
+	rte_eth_dev_adjust_nb_rx_tx_desc(id, &rxd, &txd);
+	int socket = rte_eth_dev_socket_id(id);
+	for (uint16_t q = 0; q < nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(id, q, rxd, socket, NULL, mp);
+		if (ret < 0) {
+			snprintf(err, errlen, "port %s: RX queue %u setup failed: %s", cp->name, q,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	for (uint16_t q = 0; q < nb_workers; q++) {
+		ret = rte_eth_tx_queue_setup(id, q, txd, socket, NULL);
+		if (ret < 0) {
+			snprintf(err, errlen, "port %s: TX queue %u setup failed: %s", cp->name, q,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	/* Virtual devices often cannot change their MTU; the configured value
+	 * still bounds what vbrd forwards, so only a hard failure is an error. */
+	ret = rte_eth_dev_set_mtu(id, cp->mtu);
+	if (ret < 0 && ret != -ENOTSUP) {
+		snprintf(err, errlen, "port %s: cannot set MTU %u: %s", cp->name, cp->mtu,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_start(id);
+	if (ret < 0) {
+		snprintf(err, errlen, "port %s: start failed: %s", cp->name, strerror(-ret));
+		return ret;
+	}
+	if (cp->promiscuous)
+		rte_eth_promiscuous_enable(id);
+
+	snprintf(out->name, sizeof(out->name), "%s", cp->name);
+	snprintf(out->devargs, sizeof(out->devargs), "%s", cp->devargs);
+	snprintf(out->driver, sizeof(out->driver), "%s", info.driver_name);
+	out->id = id;
+	out->nb_rxq = nb_rxq;
+	out->nb_txq = nb_workers;
+	out->mtu = cp->mtu;
+	rte_eth_macaddr_get(id, &out->mac);
+	return 0;
+}
+
+void port_close(struct vbrd_port *p)
+{
+	rte_eth_dev_stop(p->id);
+	rte_eth_dev_close(p->id);
+}

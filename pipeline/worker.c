@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data path: rx_burst → parse → local / route → rewrite → tx_burst.
+ *
+ * One burst is processed in two passes so the FIB is searched once for
+ * the whole burst (rte_fib_lookup_bulk): pass 1 parses and validates,
+ * pass 2 routes, rewrites and queues.
+ */
+#include <time.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+
+#include "icmp.h"
+#include "meta.h"
+#include "neigh.h"
+#include "parse.h"
+#include "worker.h"
+
+struct dataplane dp;
+
+void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct tx_buffer *b = &w->tx[port];
+
+	if (unlikely(b->n == WORKER_TXB)) {
+		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
+		for (uint16_t i = sent; i < b->n; i++)
+			worker_drop(w, b->pkts[i], DROP_TX_FULL);
+		w->stats.tx_packets += sent;
+		b->n = 0;
+	}
+	b->pkts[b->n++] = m;
+}
+
+static void tx_flush(struct worker *w)
+{
+	for (uint16_t port = 0; port < dp.nb_port_ids; port++) {
+		struct tx_buffer *b = &w->tx[port];
+		if (b->n == 0)
+			continue;
+		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
+		for (uint16_t i = sent; i < b->n; i++)
+			worker_drop(w, b->pkts[i], DROP_TX_FULL);
+		w->stats.tx_packets += sent;
+		b->n = 0;
+	}
+}
+
+static void punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
+		 uint16_t vlan, uint32_t nh_ip)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+
+	pm->punt = kind;
+	pm->port = port;
+	pm->vlan = vlan;
+	pm->nh_ip = nh_ip;
+	if (rte_ring_enqueue(dp.to_control, m) != 0) {
+		worker_drop(w, m, DROP_CONTROL_RING_FULL);
+		return;
+	}
+	w->stats.to_control++;
+}
+
+/* RFC 1812 §5.3.7 / §4.2.2.11: addresses that are never forwarded. */
+static inline bool martian(uint32_t src, uint32_t dst)
+{
+	uint8_t s = (uint8_t)(src >> 24), d = (uint8_t)(dst >> 24);
+
+	return s == 0 || s == 127 || s >= 224 || d == 0 || d == 127 || d >= 224;
+}
+
+/*
+ * Rewrite the L2 header for the egress interface: the ingress header is
+ * @p in_l2 bytes (14, or 18 with a tag), the egress one 14 or 18.
+ */
+static inline int l2_rewrite(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
+			     uint64_t dst_mac)
+{
+	uint16_t out_l2 = out->vlan ? 18 : 14;
+	uint8_t *p;
+
+	if (out_l2 < in_l2)
+		p = (uint8_t *)rte_pktmbuf_adj(m, in_l2 - out_l2);
+	else if (out_l2 > in_l2)
+		p = (uint8_t *)rte_pktmbuf_prepend(m, out_l2 - in_l2);
+	else
+		p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (unlikely(p == NULL))
+		return -1;
+
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	neigh_mac_to_ether(dst_mac, &eth->dst_addr);
+	rte_ether_addr_copy(&out->mac, &eth->src_addr);
+	if (out->vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(out->vlan);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	}
+	return 0;
+}
+
+/* TTL decrement with the incremental checksum update of RFC 1624 §3. */
+static inline void ttl_decrement(struct rte_ipv4_hdr *ih)
+{
+	uint32_t sum = (uint32_t)ih->hdr_checksum + rte_cpu_to_be_16(0x0100);
+
+	ih->time_to_live--;
+	ih->hdr_checksum = (uint16_t)(sum + (sum >> 16));
+}
+
+struct pkt_ctx {
+	struct pkt_l2 l2;
+	struct pkt_ipv4 ip;
+	uint16_t iface;
+};
+
+static void local_input(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
+			const struct pkt_ctx *c)
+{
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, c->l2.l2_len + c->ip.hdr_len);
+
+	if (c->ip.proto == IPPROTO_ICMP && !c->ip.fragment &&
+	    c->ip.total_len >= c->ip.hdr_len + 8 && l4[0] == ICMP_ECHO_REQUEST) {
+		icmp_echo_reply(w, m, in, &c->l2, &c->ip);
+		return;
+	}
+	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+}
+
+static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			struct pkt_ctx *c, uint64_t fibnh)
+{
+	const struct fwd_iface *in = &st->ifaces[c->iface];
+	uint32_t kind = FIB_NH_KIND(fibnh), idx = FIB_NH_INDEX(fibnh);
+
+	if (kind == FIB_KIND_LOCAL) {
+		local_input(w, m, in, c);
+		return;
+	}
+	if (kind == FIB_KIND_NONE) {
+		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, 0);
+		worker_drop(w, m, DROP_NO_ROUTE);
+		return;
+	}
+	if (c->ip.ttl <= 1) {
+		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_TIME_EXCEEDED, 0, 0);
+		worker_drop(w, m, DROP_TTL_EXPIRED);
+		return;
+	}
+	if (kind == FIB_KIND_ECMP) {
+		const struct fwd_ecmp *e = &st->ecmp[idx];
+		idx = e->nh[flow_hash_ipv4(&c->ip) % e->nb];
+	}
+	const struct fwd_nexthop *nh = &st->nexthops[idx];
+	const struct fwd_iface *out = &st->ifaces[nh->iface];
+
+	if (unlikely(c->ip.total_len > out->mtu)) {
+		if (c->ip.df) {
+			icmp_error(w, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
+				   out->mtu);
+			worker_drop(w, m, DROP_MTU_EXCEEDED);
+			return;
+		}
+		/* Fragmentation (RFC 791) is not done yet: count, do not hide it. */
+		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		return;
+	}
+
+	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, c->l2.l2_len);
+	ttl_decrement(ih);
+
+	uint32_t gw = nh->gw ? nh->gw : c->ip.dst;
+	uint64_t mac = neigh_lookup(out->port, out->vlan, gw);
+	if (unlikely(l2_rewrite(m, c->l2.l2_len, out, mac) < 0)) {
+		worker_drop(w, m, DROP_TRUNCATED);
+		return;
+	}
+	w->stats.iface[out->slot].tx_packets++;
+	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.forwarded++;
+	if (unlikely(mac == 0)) {
+		punt(w, m, PUNT_RESOLVE, out->port, out->vlan, gw);
+		return;
+	}
+	worker_tx(w, out->port, m);
+}
+
+/* Pass 1: parse and validate. Returns false when the packet was consumed. */
+static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		     struct pkt_ctx *c)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	enum drop_reason why;
+
+	if (unlikely(!parse_l2(p, len, &c->l2, &why)))
+		goto drop;
+	if (unlikely(m->port >= st->nb_port_ids ||
+		     (c->iface = st->iface_by_vlan[m->port][c->l2.vlan]) == FWD_NO_IFACE)) {
+		why = DROP_UNKNOWN_VLAN;
+		goto drop;
+	}
+	const struct fwd_iface *in = &st->ifaces[c->iface];
+	w->stats.iface[in->slot].rx_packets++;
+	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m);
+
+	const struct rte_ether_addr *dst = (const struct rte_ether_addr *)p;
+	bool to_us = rte_is_same_ether_addr(dst, &in->mac);
+
+	switch (c->l2.ethertype) {
+	case ETHERTYPE_IPV4:
+		if (unlikely(!to_us)) {
+			why = DROP_NOT_FOR_US;
+			goto drop;
+		}
+		bool csum_ok = (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+			       RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		if (unlikely(!parse_ipv4(p + c->l2.l2_len, len - c->l2.l2_len, csum_ok, &c->ip,
+					 &why)))
+			goto drop;
+		if (unlikely(martian(c->ip.src, c->ip.dst))) {
+			why = DROP_MARTIAN;
+			goto drop;
+		}
+		/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
+		uint32_t frame = c->l2.l2_len + c->ip.total_len;
+		if (rte_pktmbuf_pkt_len(m) > frame)
+			rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
+		return true;
+	case ETHERTYPE_ARP:
+		if (!to_us && !rte_is_broadcast_ether_addr(dst)) {
+			why = DROP_NOT_FOR_US;
+			goto drop;
+		}
+		punt(w, m, PUNT_ARP, m->port, c->l2.vlan, 0);
+		return false;
+	default:
+		why = DROP_UNKNOWN_ETHERTYPE;
+		goto drop;
+	}
+drop:
+	worker_drop(w, m, why);
+	return false;
+}
+
+static void process_burst(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
+			  uint16_t n)
+{
+	struct pkt_ctx ctx[WORKER_MAX_BURST];
+	struct rte_mbuf *ok[WORKER_MAX_BURST];
+	uint32_t dst[WORKER_MAX_BURST];
+	uint64_t nh[WORKER_MAX_BURST];
+	unsigned nb_ok = 0;
+
+	w->stats.rx_packets += n;
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		if (classify(w, st, pkts[i], &ctx[nb_ok])) {
+			dst[nb_ok] = ctx[nb_ok].ip.dst;
+			ok[nb_ok++] = pkts[i];
+		}
+	}
+	if (nb_ok == 0)
+		return;
+	rte_fib_lookup_bulk(st->fib, dst, nh, nb_ok);
+	for (unsigned i = 0; i < nb_ok; i++)
+		ip4_forward(w, st, ok[i], &ctx[i], nh[i]);
+}
+
+static void drain_inject(struct worker *w)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned n = rte_ring_dequeue_burst(w->inject, (void **)pkts, RTE_DIM(pkts), NULL);
+
+	for (unsigned i = 0; i < n; i++)
+		worker_tx(w, pkt_meta(pkts[i])->port, pkts[i]);
+}
+
+int worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct rte_mbuf *pkts[WORKER_MAX_BURST];
+	unsigned idle = 0;
+
+	w->icmp_last_tsc = rte_get_tsc_cycles();
+	w->icmp_tokens = w->icmp_depth * rte_get_tsc_hz();
+	rte_rcu_qsbr_thread_register(dp.rcu, w->id);
+	rte_rcu_qsbr_thread_online(dp.rcu, w->id);
+
+	while (!atomic_load_explicit(&dp.stop, memory_order_relaxed)) {
+		const struct fwd_state *st = atomic_load_explicit(&fwd_current, memory_order_acquire);
+		unsigned total = 0;
+
+		for (uint16_t q = 0; q < w->nb_rxq; q++) {
+			uint16_t n = rte_eth_rx_burst(w->rxq[q].port, w->rxq[q].queue, pkts,
+						      (uint16_t)w->burst);
+			if (n) {
+				process_burst(w, st, pkts, n);
+				total += n;
+			}
+		}
+		drain_inject(w);
+		tx_flush(w);
+		rte_rcu_qsbr_quiescent(dp.rcu, w->id);
+
+		/* On a lab machine shared with hosts and tools, an idle worker
+		 * backs off (grows to idle_sleep_us) instead of spinning. */
+		if (total == 0 && w->idle_sleep_us) {
+			if (++idle > 64) {
+				struct timespec ts = { 0, (long)w->idle_sleep_us * 1000 };
+				rte_rcu_qsbr_thread_offline(dp.rcu, w->id);
+				nanosleep(&ts, NULL);
+				rte_rcu_qsbr_thread_online(dp.rcu, w->id);
+			}
+		} else {
+			idle = 0;
+		}
+	}
+	rte_rcu_qsbr_thread_offline(dp.rcu, w->id);
+	rte_rcu_qsbr_thread_unregister(dp.rcu, w->id);
+	return 0;
+}

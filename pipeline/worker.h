@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Workers: each polls its RX queues and runs every packet to completion.
+ * No locks, no syscalls (but an optional sleep when idle), no logging.
+ */
+#ifndef VBRD_WORKER_H
+#define VBRD_WORKER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "counters.h"
+#include "fwd.h"
+
+#define WORKER_MAX_RXQ   64
+#define WORKER_TXB       64    /* packets buffered per port before tx_burst */
+#define WORKER_MAX_BURST 256
+
+struct tx_buffer {
+	uint16_t n;
+	struct rte_mbuf *pkts[WORKER_TXB];
+};
+
+struct worker {
+	unsigned id;                 /* 0..nb_workers-1: also its TX queue on every port */
+	unsigned lcore;
+	uint16_t nb_rxq;
+	struct { uint16_t port, queue; } rxq[WORKER_MAX_RXQ];
+	struct rte_ring *inject;     /* control → wire, via this worker (SP/SC) */
+	uint32_t burst;              /* packets per rx_burst */
+	uint32_t idle_sleep_us;      /* µs, 0 = busy-poll */
+	/* ICMP error rate limit: token bucket (RFC 1812 §4.3.2.8) */
+	uint64_t icmp_tokens;        /* tokens × tsc_hz (fixed point) */
+	uint64_t icmp_last_tsc;
+	uint64_t icmp_rate;          /* tokens per second */
+	uint64_t icmp_depth;         /* bucket depth, tokens */
+	struct tx_buffer *tx;        /* indexed by port id, nb_port_ids entries */
+	struct worker_stats stats;
+};
+
+/** Shared by workers and control; set up once by main before launch. */
+struct dataplane {
+	unsigned nb_workers;
+	struct worker *workers;
+	uint16_t nb_port_ids;
+	bool rx_ipv4_cksum[RTE_MAX_ETHPORTS]; /* the port verifies IPv4 header checksums */
+	struct rte_ring *to_control;  /* workers → control (MP/SC) */
+	struct rte_mempool *pool;
+	struct rte_rcu_qsbr *rcu;
+	_Atomic bool stop;
+};
+
+extern struct dataplane dp;
+
+/** lcore entry point; @p arg is the struct worker. Returns 0 when dp.stop is set. */
+int worker_main(void *arg);
+
+/** Buffer @p m for transmission on @p port by @p w (flushed at the end of the burst). */
+void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
+
+/** Count and free a packet dropped for @p why. */
+static inline void worker_drop(struct worker *w, struct rte_mbuf *m, enum drop_reason why)
+{
+	w->stats.drops[why]++;
+	rte_pktmbuf_free(m);
+}
+
+#endif
