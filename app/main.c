@@ -462,8 +462,8 @@ int main(int argc, char **argv)
 	ctl_fini();
 	control_fini();
 	for (unsigned i = 0; i < nbw; i++) {
-		struct rte_mbuf *m;
-		while (rte_ring_dequeue(dp.workers[i].inject, (void **)&m) == 0)
+		void *m = NULL;
+		while (rte_ring_dequeue(dp.workers[i].inject, &m) == 0)
 			rte_pktmbuf_free(m);
 	}
 	for (int i = 0; i < app.nb_ports; i++)

@@ -317,7 +317,7 @@ void control_state_changed(const struct fwd_state *st)
 
 void control_fini(void)
 {
-	struct rte_mbuf *m;
+	void *m = NULL;
 
 	for (unsigned i = 0; i < neigh_tbl.high; i++) {
 		struct neigh *n = &neigh_tbl.entries[i];
@@ -325,6 +325,6 @@ void control_fini(void)
 			rte_pktmbuf_free(n->held[k]);
 		n->nb_held = 0;
 	}
-	while (rte_ring_dequeue(dp.to_control, (void **)&m) == 0)
+	while (rte_ring_dequeue(dp.to_control, &m) == 0)
 		rte_pktmbuf_free(m);
 }

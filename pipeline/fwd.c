@@ -142,7 +142,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 			.num_tbl8 = (uint32_t)(cfg->nb_routes + 2 * nb_addrs + 64),
 		},
 	};
-	char name[RTE_FIB_NAMESIZE];
+	char name[32];
 	snprintf(name, sizeof(name), "fib4_%" PRIu64, st->generation);
 	st->fib = rte_fib_create(name, SOCKET_ID_ANY, &fc);
 	if (st->fib == NULL) {
