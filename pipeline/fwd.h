@@ -106,6 +106,28 @@ extern struct fwd_state *_Atomic fwd_current;
  */
 void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv);
 
+/**
+ * The next hop a FIB value selects for a flow (RFC 2992: the flow hash picks
+ * one member of an ECMP set, so a flow never reorders across paths).
+ *
+ * @param st     the forwarding state the value came from
+ * @param fibnh  value from rte_fib lookup, kind FIB_KIND_NEXTHOP or FIB_KIND_ECMP
+ * @param hash   flow hash (flow_hash_ipv4())
+ * @return       index into st->nexthops
+ */
+static inline uint32_t fwd_nexthop_select(const struct fwd_state *st, uint64_t fibnh,
+					  uint32_t hash)
+{
+	uint32_t idx = FIB_NH_INDEX(fibnh);
+
+	if (FIB_NH_KIND(fibnh) == FIB_KIND_ECMP) {
+		const struct fwd_ecmp *e = &st->ecmp[idx];
+		/* multiply-shift maps the hash onto [0, nb) without a division */
+		idx = e->nh[((uint64_t)hash * e->nb) >> 32];
+	}
+	return idx;
+}
+
 /** Interface index owning address @p ip (host order) as connected subnet, or -1. */
 int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip);
 

@@ -154,10 +154,7 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 		worker_drop(w, m, DROP_TTL_EXPIRED);
 		return;
 	}
-	if (kind == FIB_KIND_ECMP) {
-		const struct fwd_ecmp *e = &st->ecmp[idx];
-		idx = e->nh[flow_hash_ipv4(&c->ip) % e->nb];
-	}
+	idx = fwd_nexthop_select(st, fibnh, kind == FIB_KIND_ECMP ? flow_hash_ipv4(&c->ip) : 0);
 	const struct fwd_nexthop *nh = &st->nexthops[idx];
 	const struct fwd_iface *out = &st->ifaces[nh->iface];
 
