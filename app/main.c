@@ -375,6 +375,12 @@ int main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		goto fail_eal;
 	}
+	dp.indirect_pool = rte_pktmbuf_pool_create("indirect", 8191, 256, 0, 0, rte_socket_id());
+	if (dp.indirect_pool == NULL) {
+		fprintf(stderr, "vbrd: cannot create the indirect mempool: %s\n",
+			rte_strerror(rte_errno));
+		goto fail_eal;
+	}
 	size_t rcu_sz = rte_rcu_qsbr_get_memsize(nbw);
 	dp.rcu = rte_zmalloc("rcu", rcu_sz, RTE_CACHE_LINE_SIZE);
 	dp.to_control = rte_ring_create("to_control", 4096, SOCKET_ID_ANY, RING_F_SC_DEQ);
@@ -459,6 +465,7 @@ int main(int argc, char **argv)
 	LOG(NOTICE, "stopping");
 	atomic_store(&dp.stop, true);
 	rte_eal_mp_wait_lcore();
+	ctl_telemetry_fini();
 	ctl_fini();
 	control_fini();
 	for (unsigned i = 0; i < nbw; i++) {

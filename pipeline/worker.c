@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_ip_frag.h>
 
 #include "icmp.h"
 #include "meta.h"
@@ -115,6 +116,45 @@ static inline void ttl_decrement(struct rte_ipv4_hdr *ih)
 	ih->hdr_checksum = (uint16_t)(sum + (sum >> 16));
 }
 
+/*
+ * Fragment a datagram too large for @p out (RFC 791 §3.2, "Fragmentation
+ * and Reassembly") with rte_ip_frag: each fragment is a new header mbuf
+ * chained to the original payload (indirect mbufs, no copy).
+ */
+static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
+			 const struct fwd_iface *out, uint64_t mac, uint32_t gw)
+{
+	struct rte_mbuf *frags[128];
+	int n;
+
+	rte_pktmbuf_adj(m, l2_len);
+	n = rte_ipv4_fragment_packet(m, frags, RTE_DIM(frags), out->mtu, dp.pool, dp.indirect_pool);
+	rte_pktmbuf_free(m);
+	if (n < 0) {
+		w->stats.drops[DROP_FRAG_FAILED]++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		struct rte_mbuf *f = frags[i];
+		struct rte_ipv4_hdr *fh = rte_pktmbuf_mtod(f, struct rte_ipv4_hdr *);
+
+		fh->hdr_checksum = 0;
+		fh->hdr_checksum = rte_ipv4_cksum(fh);
+		if (unlikely(l2_rewrite(f, 0, out, mac) < 0)) {
+			worker_drop(w, f, DROP_FRAG_FAILED);
+			continue;
+		}
+		w->stats.fragments++;
+		w->stats.iface[out->slot].tx_packets++;
+		w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(f);
+		if (unlikely(mac == 0))
+			punt(w, f, PUNT_RESOLVE, out->port, out->vlan, gw);
+		else
+			worker_tx(w, out->port, f);
+	}
+	w->stats.forwarded++;
+}
+
 struct pkt_ctx {
 	struct pkt_l2 l2;
 	struct pkt_ipv4 ip;
@@ -165,9 +205,6 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 			worker_drop(w, m, DROP_MTU_EXCEEDED);
 			return;
 		}
-		/* Fragmentation (RFC 791) is not done yet: count, do not hide it. */
-		worker_drop(w, m, DROP_MTU_EXCEEDED);
-		return;
 	}
 
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, c->l2.l2_len);
@@ -175,6 +212,10 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 
 	uint32_t gw = nh->gw ? nh->gw : c->ip.dst;
 	uint64_t mac = neigh_lookup(out->port, out->vlan, gw);
+	if (unlikely(c->ip.total_len > out->mtu)) {
+		ip4_fragment(w, m, c->l2.l2_len, out, mac, gw);
+		return;
+	}
 	if (unlikely(l2_rewrite(m, c->l2.l2_len, out, mac) < 0)) {
 		worker_drop(w, m, DROP_TRUNCATED);
 		return;

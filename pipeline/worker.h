@@ -52,6 +52,7 @@ struct dataplane {
 	bool rx_ipv4_cksum[RTE_MAX_ETHPORTS]; /* the port verifies IPv4 header checksums */
 	struct rte_ring *to_control;  /* workers → control (MP/SC) */
 	struct rte_mempool *pool;
+	struct rte_mempool *indirect_pool; /* data-less mbufs for IPv4 fragments */
 	struct rte_rcu_qsbr *rcu;
 	_Atomic bool stop;
 };
