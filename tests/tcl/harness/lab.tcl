@@ -118,37 +118,6 @@ proc lab_host {name addr gw args} {
     return $ns
 }
 
-# lab_vlan HOST VID ADDR/LEN GW ?-into OTHER?
-#
-# An 802.1Q sub-interface eth0.VID on HOST's eth0, with ADDR/LEN and (if GW
-# is not "") a default route via GW. With -into OTHER the sub-interface is
-# moved into the bare host OTHER (see lab_netns): its frames still leave
-# through HOST's veth, so two VLANs of one vbrd port can be two hosts.
-proc lab_vlan {host vid addr gw args} {
-    set ns [lab_ns $host]
-    set vif "eth0.$vid"
-    exec ip -n $ns link add link eth0 name $vif type vlan id $vid
-    foreach {k v} $args {
-        switch -- $k {
-            -into {
-                set other [lab_ns $v]
-                exec ip -n $ns link set $vif netns $other
-                set ns $other
-            }
-            default { error "lab_vlan: unknown option $k" }
-        }
-    }
-    exec ip netns exec $ns ethtool -K $vif tx off >/dev/null 2>@1
-    exec ip -n $ns link set $vif up
-    if {$addr ne ""} {
-        exec ip -n $ns addr add $addr dev $vif
-    }
-    if {$gw ne ""} {
-        exec ip -n $ns route add default via $gw
-    }
-    return $vif
-}
-
 # Run a command in HOST's namespace ("-" = the root namespace) and return
 # its stdout. Raises an error holding stdout and stderr when it exits non-zero
 # or outlives ::lab::exec_timeout seconds.

@@ -13,14 +13,12 @@ proc ping_stats {out} {
     return [dict create transmitted $tx received $rx errors $err loss_pct $loss]
 }
 
-# ping_from HOST DEST ?ping options...? -> {EXIT OUTPUT}; -n and a deadline
-# (-w, from -c) are added so it never waits forever.
+# ping_from HOST DEST ?ping options...? -> {EXIT OUTPUT}, with -n and (unless
+# given) -c 1 added. No -w: with a deadline ping stops at the first ICMP
+# error. Give -W (reply timeout, s) to bound the wait for a lost reply.
 proc ping_from {host dest args} {
-    set count 1
-    set i [lsearch -exact $args -c]
-    if {$i >= 0} { set count [lindex $args $i+1] } else { lappend args -c 1 }
-    set deadline [expr {int($count * 0.5) + 3}]
-    return [lab_run $host ping -n -w $deadline {*}$args $dest]
+    if {[lsearch -exact $args -c] < 0} { lappend args -c 1 }
+    return [lab_run $host ping -n {*}$args $dest]
 }
 
 # Ping DEST from HOST COUNT times (0.1 s apart) and fail unless every echo
@@ -88,4 +86,33 @@ for i in range(count):
 print("sent", count)
 }
     return [lab_exec $host /usr/bin/python3 -c $script $dest $port $count $gap_us $payload]
+}
+
+# tools/vlan_host.py: hosts on 802.1Q VLANs played with a raw socket on
+# HOST's eth0 (the test kernel has no VLAN sub-interfaces).
+set ::vlan_host_py [file join [file dirname [file dirname [file normalize [info script]]]] tools vlan_host.py]
+
+# Start `vlan_host.py serve eth0 VID:ADDR ...` in HOST; return its pid once
+# it listens.
+proc vlan_host_serve {host args} {
+    set pid [lab_spawn $host /usr/bin/python3 $::vlan_host_py serve eth0 {*}$args]
+    wait_for_condition 50 100 {
+        [string match "*ready*" [lab_spawn_output $pid]] || [lab_exited $pid]
+    } else {
+        fail "vlan_host.py serve did not start"
+    }
+    if {[lab_exited $pid]} {
+        fail "vlan_host.py serve exited:\n[lab_spawn_output $pid]"
+    }
+    return $pid
+}
+
+# As host SRC on VLAN VID of HOST's eth0, ping DST through gateway GW COUNT
+# times; return {SENT RECEIVED}.
+proc vlan_host_ping {host vid src gw dst count} {
+    lassign [lab_run $host /usr/bin/python3 $::vlan_host_py ping eth0 $vid $src $gw $dst $count] rc out
+    if {![regexp {sent (\d+) received (\d+)} $out -> sent got]} {
+        fail "vlan_host.py ping: $out"
+    }
+    return [list $sent $got]
 }

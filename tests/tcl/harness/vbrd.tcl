@@ -12,7 +12,8 @@
 # In the config text, @HOST@ stands for HOST's veth (lab_if HOST),
 # @rundir@ for the run directory, @instance@ and @socket@ for this vbrd's
 # instance name and control socket. Unless the text sets them itself,
-# `instance`, `control` and `eal` (512 MiB) settings are prepended.
+# `instance`, `control`, `eal` (512 MiB) and `workers` (CPU 1, napping
+# when idle) settings are prepended.
 
 package require json
 
@@ -21,8 +22,11 @@ namespace eval vbrd {
     variable build [expr {[info exists ::env(VBRD_BUILD)] && $::env(VBRD_BUILD) ne ""
                           ? [file normalize $::env(VBRD_BUILD)]
                           : [file join $root build]}]
-    variable bin     [file join $build vbrd]
-    variable ctl_bin [file join $build vbrctl]
+    # meson builds them in build/app/; `make build` may also link them to build/.
+    variable bin     [lindex [concat [glob -nocomplain -type f [file join $build vbrd] \
+                                        [file join $build app vbrd]] [file join $build vbrd]] 0]
+    variable ctl_bin [lindex [concat [glob -nocomplain -type f [file join $build vbrctl] \
+                                        [file join $build app vbrctl]] [file join $build vbrctl]] 0]
     variable cur {}       ;# dict of the running vbrd: pid fd conf log socket instance
     variable count 0
 }
@@ -89,6 +93,11 @@ proc vbrd_write_config {file text instance sock} {
     }
     if {![regexp -line {^\s*eal\s*[=:]} $text]} {
         append head "eal = { memory_mb = 512; };\n"
+    }
+    # One worker on CPU 1 that naps when idle: the test machine has 2 cores
+    # shared with the hosts' iperf3 and the kernel's veth work.
+    if {![regexp -line {^\s*workers\s*[=:]} $text]} {
+        append head "workers = { cores = \[ 1 \]; idle_sleep_us = 50; };\n"
     }
     _lab_write $file "$head$text\n"
 }
@@ -269,4 +278,32 @@ proc _vbrd_quote {w} {
         error "unsupported character in command word '$w'"
     }
     return $w
+}
+
+# The running vbrd's whole log.
+proc vbrd_log {} {
+    return [_lab_read [dict get $::vbrd::cur log]]
+}
+
+# Path of a tool built with vbrd (pcapgen, tsc-hz): build/NAME or
+# build/tests/perf/NAME. Fails the test if it was not built.
+proc build_tool {name} {
+    foreach d [list $::vbrd::build [file join $::vbrd::build app] [file join $::vbrd::build tests perf]] {
+        set f [file join $d $name]
+        if {[file executable $f]} { return $f }
+    }
+    fail "$name is not built (looked in $::vbrd::build and its tests/perf)"
+}
+
+# Run `vbrd ARGS` in the foreground (for --check-config); return
+# {EXIT_STATUS OUTPUT} with stdout and stderr together.
+proc vbrd_run {args} {
+    set code [catch {exec timeout 30 $::vbrd::bin {*}$args 2>@1} out opts]
+    if {!$code} { return [list 0 $out] }
+    regsub {\n?child process exited abnormally$} $out {} out
+    set ec [dict get $opts -errorcode]
+    if {[lindex $ec 0] eq "CHILDSTATUS"} {
+        return [list [lindex $ec 2] $out]
+    }
+    return [list -1 "$out ($ec)"]
 }

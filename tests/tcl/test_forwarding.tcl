@@ -1,0 +1,64 @@
+# Forwarding between two hosts on two ports: ARP, ICMP echo, TCP and UDP.
+#
+#   h1 10.0.1.2 ── p1 lan1 10.0.1.1 [vbrd] 10.0.2.1 lan2 p2 ── 10.0.2.2 h2
+
+lab_host h1 10.0.1.2/24 10.0.1.1
+lab_host h2 10.0.2.2/24 10.0.2.1
+
+start_vbrd {conf {
+ports = (
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; }
+);
+interfaces = (
+  { name = "lan1"; port = "p1"; address = "10.0.1.1/24"; },
+  { name = "lan2"; port = "p2"; address = "10.0.2.1/24"; }
+);
+}} {
+    test {vbrd answers ARP and ping for its own address} {
+        assert_ping h1 10.0.1.1 3
+        # The MAC h1 learnt for 10.0.1.1 is the one of the port's veth.
+        set n [lindex [json::json2dict [lab_exec h1 ip -j neigh show 10.0.1.1 dev eth0]] 0]
+        assert_equal [dict get $n lladdr] [lab_mac - [lab_if h1]] "h1's ARP entry for 10.0.1.1"
+    }
+
+    test {ping h1 -> h2 is routed, TTL decremented, every packet counted as forwarded} {
+        set before [stat forwarded]
+        set st [assert_ping h1 10.0.2.2 5]
+        lassign [ping_from h1 10.0.2.2 -c 1 -W 2] rc out
+        # h2 answers with TTL 64; one router on the way takes 1.
+        assert_match "*ttl=63 *" $out
+        set sent [expr {2 * ([dict get $st received] + 1)}]
+        wait_for_condition 20 100 {[stat forwarded] - $before >= $sent} else {
+            fail "forwarded grew by [expr {[stat forwarded] - $before}], want >= $sent (echo requests and replies)"
+        }
+    }
+
+    test {vbrd resolves h2: neighbor entry with h2's MAC} {
+        set n [neighbor 10.0.2.2]
+        assert_true {[dict size $n] > 0} "no neighbor 10.0.2.2 in show neighbors"
+        assert_equal [string tolower [dict get $n mac]] [lab_mac h2] "MAC (case-insensitive)"
+        assert_equal [dict get $n state] reachable
+        assert_equal [dict get $n interface] lan2
+    }
+
+    test {TCP through vbrd (iperf3, 3 s)} {
+        iperf_server h2
+        set rep [iperf_client h1 10.0.2.2 3]
+        set bps [iperf_rx_bps $rep]
+        note [format "TCP: %.1f Mbit/s" [expr {$bps / 1e6}]]
+        assert_morethan $bps 20e6 "TCP bits/s received by h2"
+    }
+
+    test {UDP at 50 Mbit/s through vbrd loses less than 1%} {
+        iperf_server h2 5202
+        set rep [iperf_client h1 10.0.2.2 3 -p 5202 -u -b 50M]
+        set sum [dict get $rep end sum]
+        set lost [dict get $sum lost_percent]
+        note [format "UDP: %.1f Mbit/s, %s of %s datagrams lost" \
+            [expr {[dict get $sum bits_per_second] / 1e6}] \
+            [dict get $sum lost_packets] [dict get $sum packets]]
+        assert_morethan [dict get $sum packets] 1000 "datagrams sent"
+        assert_lessthan $lost 1.0 "UDP loss %"
+    }
+}
