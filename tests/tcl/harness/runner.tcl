@@ -30,6 +30,11 @@ proc test {name body} {
     }
     if {$::runner::broken ne ""} {
         runner_report FAIL $full $::runner::broken
+        # The details (a log tail) once is enough.
+        set first [lindex [split $::runner::broken "\n"] 0]
+        if {![string match "*(details above)" $first]} {
+            set ::runner::broken "$first (details above)"
+        }
         return
     }
     set t0 [clock milliseconds]
