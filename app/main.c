@@ -136,8 +136,9 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	}
 	for (int i = 0; i < cfg->nb_ports; i++) {
 		const char *opt = port_eal_option(cfg->ports[i].devargs);
+		char devargs[CFG_DEVARGS_MAX + 64];
 		ARG("%s", opt);
-		ARG("%s", cfg->ports[i].devargs);
+		ARG("%s", port_eal_devargs(&cfg->ports[i], devargs, sizeof(devargs)));
 		if (strcmp(opt, "-a") == 0)
 			pci = true;
 	}
@@ -152,12 +153,12 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 
 static struct rte_mempool *create_pool(const struct vbrd_config *cfg, unsigned nb_workers)
 {
-	uint32_t max_mtu = 1500, need = 1024;
+	uint32_t max_room = RTE_MBUF_DEFAULT_DATAROOM, need = 1024;
 
 	for (int i = 0; i < cfg->nb_ports; i++) {
 		const struct cfg_port *p = &cfg->ports[i];
 		uint32_t rxq = p->rx_queues ? p->rx_queues : nb_workers;
-		max_mtu = RTE_MAX(max_mtu, (uint32_t)p->mtu);
+		max_room = RTE_MAX(max_room, port_mbuf_room(p));
 		need += rxq * p->rx_desc + nb_workers * (p->tx_desc + WORKER_TXB);
 	}
 	need += nb_workers * (WORKER_MAX_BURST + 2 * cfg->mempool.cache);
@@ -165,9 +166,8 @@ static struct rte_mempool *create_pool(const struct vbrd_config *cfg, unsigned n
 	if (n > cfg->mempool.mbufs)
 		LOG(NOTICE, "mempool: %u mbufs configured, %u needed to fill every ring: using %u",
 		    cfg->mempool.mbufs, need, n);
-	/* One segment holds a whole frame: L2 with a tag, the MTU, and slack. */
-	uint32_t room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
-				max_mtu + 18 + 8 + RTE_PKTMBUF_HEADROOM);
+	/* One segment holds a whole frame: no scattered RX to handle. */
+	uint32_t room = max_room + RTE_PKTMBUF_HEADROOM;
 	return rte_pktmbuf_pool_create("mbufs", n, cfg->mempool.cache, 0, (uint16_t)room,
 				       rte_socket_id());
 }
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 		ret = port_setup(&cfg.ports[i], (uint16_t)nbw, dp.pool, &app.ports[i], err,
 				 sizeof(err));
 		if (ret < 0) {
-			fprintf(stderr, "vbrd: %s:%d: %s\n", cfg.file, cfg.ports[i].line, err);
+			fprintf(stderr, "\nvbrd: %s:%d: %s\n", cfg.file, cfg.ports[i].line, err);
 			goto fail_ports;
 		}
 		app.nb_ports++;

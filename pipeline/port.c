@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -13,6 +14,50 @@ const char *port_eal_option(const char *devargs)
 	    strncmp(devargs, "virtio_user", 11) == 0)
 		return "--vdev";
 	return "-a";
+}
+
+static bool is_af_packet(const struct cfg_port *cp)
+{
+	return strncmp(cp->devargs, "net_af_packet", 13) == 0;
+}
+
+/* af_packet ring slot: TPACKET_V2 header and sockaddr_ll, then the frame. */
+static uint32_t af_packet_framesz(const struct cfg_port *cp)
+{
+	const char *s = strstr(cp->devargs, "framesz=");
+	uint32_t need = cp->mtu + RTE_ETHER_HDR_LEN + 4 + 4 + 96, framesz = 2048;
+
+	if (s != NULL)
+		return (uint32_t)strtoul(s + 8, NULL, 0);
+	while (framesz < need)
+		framesz <<= 1;
+	return framesz;
+}
+
+uint32_t port_mbuf_room(const struct cfg_port *cp)
+{
+	uint32_t room = cp->mtu + RTE_ETHER_HDR_LEN + 4 + 8;
+
+	/* the PMD insists that a whole ring slot fits in one mbuf */
+	if (is_af_packet(cp))
+		room = RTE_MAX(room, af_packet_framesz(cp));
+	return room;
+}
+
+char *port_eal_devargs(const struct cfg_port *cp, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s", cp->devargs);
+
+	if (!is_af_packet(cp) || n < 0 || (size_t)n >= len)
+		return buf;
+	uint32_t framesz = af_packet_framesz(cp);
+	if (strstr(cp->devargs, "framesz=") == NULL)
+		n += snprintf(buf + n, len - (size_t)n, ",framesz=%u", framesz);
+	if (strstr(cp->devargs, "blocksz=") == NULL && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",blocksz=%u", RTE_MAX(framesz, 4096u));
+	if (strstr(cp->devargs, "framecnt=") == NULL && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",framecnt=%u", framesz > 2048 ? 1024 : 4096);
+	return buf;
 }
 
 int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempool *mp,
@@ -48,14 +93,20 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 			 info.max_tx_queues);
 		return -EINVAL;
 	}
-	if (cp->mtu > info.max_mtu) {
+	bool vdev = strcmp(port_eal_option(cp->devargs), "--vdev") == 0;
+	if (cp->mtu > info.max_mtu && !vdev) {
 		snprintf(err, errlen, "port %s: MTU %u above the device maximum %u", cp->name,
 			 cp->mtu, info.max_mtu);
 		return -EINVAL;
 	}
 
 	memset(&conf, 0, sizeof(conf));
-	conf.rxmode.mtu = cp->mtu;
+	/* Some PMDs (af_packet) report a 1518-byte max frame yet accept a larger
+	 * MTU through set_mtu once their rings fit it: configure within the
+	 * reported limit, then ask for the real MTU below. */
+	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 4;
+	conf.rxmode.mtu = info.max_rx_pktlen > overhead ?
+			  RTE_MIN((uint32_t)cp->mtu, info.max_rx_pktlen - overhead) : cp->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) {
@@ -92,10 +143,12 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 			return ret;
 		}
 	}
-	/* Virtual devices often cannot change their MTU; the configured value
-	 * still bounds what vbrd forwards, so only a hard failure is an error. */
+	/* The MTU vbrd enforces is the interface's, in software. A NIC that
+	 * cannot take the MTU would drop jumbo frames: an error. Virtual devices
+	 * (af_packet reports a 1518-byte limit, yet passes whatever fits its ring
+	 * slots) are only told, best effort. */
 	ret = rte_eth_dev_set_mtu(id, cp->mtu);
-	if (ret < 0 && ret != -ENOTSUP) {
+	if (ret < 0 && ret != -ENOTSUP && !vdev) {
 		snprintf(err, errlen, "port %s: cannot set MTU %u: %s", cp->name, cp->mtu,
 			 strerror(-ret));
 		return ret;

@@ -33,6 +33,23 @@ struct vbrd_port {
 const char *port_eal_option(const char *devargs);
 
 /**
+ * The devargs handed to the EAL for @p cp: the configured ones, plus, for
+ * net_af_packet ports that do not set them, ring sizes that fit the port's
+ * MTU (the PMD's 2048-byte frames truncate anything larger, including the
+ * datagrams the kernel reassembles for packet sockets) and a deeper ring
+ * (framecnt) than the PMD's 512, which overflows at TCP line rate.
+ *
+ * @param cp   the port
+ * @param buf  receives the devargs string
+ * @param len  bytes in @p buf
+ * @return     @p buf
+ */
+char *port_eal_devargs(const struct cfg_port *cp, char *buf, size_t len);
+
+/** Data room an mbuf needs for this port's largest frame, bytes (no headroom). */
+uint32_t port_mbuf_room(const struct cfg_port *cp);
+
+/**
  * Configure and start a probed port.
  *
  * @param cp          its configuration
