@@ -224,7 +224,11 @@ static int show_neighbors(int argc, const char *const *argv, json_t **data, char
 			neigh_mac_to_ether(v, &e);
 			fmt_mac(&e, mac);
 		}
-		struct cfg_addr a = { .family = AF_INET, .v4 = n->key.ip };
+		struct cfg_addr a = { .family = (int)n->key.family };
+		if (n->key.family == AF_INET)
+			a.v4 = n->key.ip.v4;
+		else
+			memcpy(a.v6, n->key.ip.v6, 16);
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I, s:i}",
 			"interface", ifname, "address", config_format_addr(&a, ip, sizeof(ip)),
 			"mac", mac, "state", neigh_state_name(n->state),

@@ -118,9 +118,9 @@ static void neigh_probe(const struct fwd_state *st, struct neigh *n, uint64_t no
 		return;
 	if (unicast) {
 		neigh_mac_to_ether(atomic_load(&n->mac), &mac);
-		arp_send(fi, RTE_ARP_OP_REQUEST, &mac, n->key.ip, arp_source_for(fi, n->key.ip));
+		arp_send(fi, RTE_ARP_OP_REQUEST, &mac, n->key.ip.v4, arp_source_for(fi, n->key.ip.v4));
 	} else {
-		arp_send(fi, RTE_ARP_OP_REQUEST, NULL, n->key.ip, arp_source_for(fi, n->key.ip));
+		arp_send(fi, RTE_ARP_OP_REQUEST, NULL, n->key.ip.v4, arp_source_for(fi, n->key.ip.v4));
 	}
 	n->probes++;
 	n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;

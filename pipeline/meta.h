@@ -13,11 +13,16 @@
 enum punt_kind {
 	PUNT_NONE = 0,
 	PUNT_ARP,        /* an ARP frame for the neighbor code */
-	PUNT_RESOLVE,    /* a routed packet waiting for its next hop's MAC */
+	PUNT_RESOLVE,    /* a routed packet waiting for its IPv4 next hop's MAC */
+	PUNT_ND,         /* an ICMPv6 Neighbor Discovery message (RFC 4861) */
+	PUNT_RESOLVE6,   /* a routed packet waiting for its IPv6 next hop's MAC */
 };
 
 struct pkt_meta {
-	uint32_t nh_ip;      /* PUNT_RESOLVE: neighbor to resolve, host order */
+	union {
+		uint32_t nh_ip;      /* PUNT_RESOLVE (IPv4): neighbor to resolve, host order */
+		uint8_t nh_ip6[16];  /* PUNT_RESOLVE6: neighbor to resolve, network order */
+	};
 	uint16_t port;       /* PUNT_*: ingress (ARP) or egress (RESOLVE) port id;
 	                      * inject: port to transmit on */
 	uint16_t vlan;       /* VLAN of that interface, 0 = untagged */

@@ -35,19 +35,18 @@ int neigh_init(struct rte_rcu_qsbr *rcu)
 	return 0;
 }
 
-struct neigh *neigh_find(uint16_t port, uint16_t vlan, uint32_t ip)
+struct neigh *neigh_find_key(const struct neigh_key *k)
 {
-	struct neigh_key k = { .port = port, .vlan = vlan, .ip = ip };
 	void *data;
 
-	if (rte_hash_lookup_data(neigh_tbl.hash, &k, &data) < 0)
+	if (rte_hash_lookup_data(neigh_tbl.hash, k, &data) < 0)
 		return NULL;
 	return &neigh_tbl.entries[(uintptr_t)data];
 }
 
-struct neigh *neigh_get(uint16_t port, uint16_t vlan, uint32_t ip)
+struct neigh *neigh_get_key(const struct neigh_key *k)
 {
-	struct neigh *n = neigh_find(port, vlan, ip);
+	struct neigh *n = neigh_find_key(k);
 	uintptr_t i;
 
 	if (n != NULL)
@@ -61,7 +60,7 @@ struct neigh *neigh_get(uint16_t port, uint16_t vlan, uint32_t ip)
 	if (i >= neigh_tbl.high)
 		neigh_tbl.high = (unsigned)i + 1;
 	memset(n, 0, sizeof(*n));
-	n->key = (struct neigh_key){ .port = port, .vlan = vlan, .ip = ip };
+	n->key = *k;
 	n->state = NEIGH_INCOMPLETE;
 	n->in_use = true;
 	if (rte_hash_add_key_data(neigh_tbl.hash, &n->key, (void *)i) < 0) {

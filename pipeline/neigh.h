@@ -13,6 +13,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include <rte_ether.h>
 #include <rte_hash.h>
@@ -31,11 +33,40 @@ enum neigh_state {
 	NEIGH_STATIC,       /* from the config */
 };
 
+/* Hashed as bytes: always build with neigh_key4()/neigh_key6() so padding is zero. */
 struct neigh_key {
 	uint16_t port;
 	uint16_t vlan;
-	uint32_t ip;         /* host order */
+	uint32_t family;     /* AF_INET or AF_INET6 */
+	union {
+		uint32_t v4;     /* host order */
+		uint8_t v6[16];  /* network order */
+	} ip;
 };
+
+static inline struct neigh_key neigh_key4(uint16_t port, uint16_t vlan, uint32_t ip)
+{
+	struct neigh_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.port = port;
+	k.vlan = vlan;
+	k.family = AF_INET;
+	k.ip.v4 = ip;
+	return k;
+}
+
+static inline struct neigh_key neigh_key6(uint16_t port, uint16_t vlan, const uint8_t *ip)
+{
+	struct neigh_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.port = port;
+	k.vlan = vlan;
+	k.family = AF_INET6;
+	memcpy(k.ip.v6, ip, 16);
+	return k;
+}
 
 struct neigh {
 	/* read by workers */
@@ -68,15 +99,28 @@ extern struct neigh_table neigh_tbl;
 int neigh_init(struct rte_rcu_qsbr *rcu);
 
 /** Data path: MAC of a resolved neighbor, or 0 (unresolved or unknown). */
-static inline uint64_t neigh_lookup(uint16_t port, uint16_t vlan, uint32_t ip)
+static inline uint64_t neigh_lookup_key(const struct neigh_key *k)
 {
-	struct neigh_key k = { .port = port, .vlan = vlan, .ip = ip };
 	void *data;
 
-	if (rte_hash_lookup_data(neigh_tbl.hash, &k, &data) < 0)
+	if (rte_hash_lookup_data(neigh_tbl.hash, k, &data) < 0)
 		return 0;
 	return atomic_load_explicit(&neigh_tbl.entries[(uintptr_t)data].mac,
 				    memory_order_acquire);
+}
+
+/** Data path: MAC of IPv4 neighbor @p ip (host order) on (port, VLAN), or 0. */
+static inline uint64_t neigh_lookup(uint16_t port, uint16_t vlan, uint32_t ip)
+{
+	struct neigh_key k = neigh_key4(port, vlan, ip);
+	return neigh_lookup_key(&k);
+}
+
+/** Data path: MAC of IPv6 neighbor @p ip (16 bytes, network order), or 0. */
+static inline uint64_t neigh_lookup6(uint16_t port, uint16_t vlan, const uint8_t *ip)
+{
+	struct neigh_key k = neigh_key6(port, vlan, ip);
+	return neigh_lookup_key(&k);
 }
 
 static inline void neigh_mac_to_ether(uint64_t mac, struct rte_ether_addr *e)
@@ -94,13 +138,26 @@ static inline uint64_t neigh_ether_to_mac(const struct rte_ether_addr *e)
 }
 
 /** Control: find an entry, or NULL. */
-struct neigh *neigh_find(uint16_t port, uint16_t vlan, uint32_t ip);
+struct neigh *neigh_find_key(const struct neigh_key *k);
 
 /**
  * Control: find or create an entry (state NEIGH_INCOMPLETE when new).
  * @return the entry, or NULL when the table is full.
  */
-struct neigh *neigh_get(uint16_t port, uint16_t vlan, uint32_t ip);
+struct neigh *neigh_get_key(const struct neigh_key *k);
+
+/** Control: IPv4 shorthands (@p ip in host order). */
+static inline struct neigh *neigh_find(uint16_t port, uint16_t vlan, uint32_t ip)
+{
+	struct neigh_key k = neigh_key4(port, vlan, ip);
+	return neigh_find_key(&k);
+}
+
+static inline struct neigh *neigh_get(uint16_t port, uint16_t vlan, uint32_t ip)
+{
+	struct neigh_key k = neigh_key4(port, vlan, ip);
+	return neigh_get_key(&k);
+}
 
 /** Control: publish a MAC (atomic store) and set the state. */
 void neigh_set_mac(struct neigh *n, const struct rte_ether_addr *mac, enum neigh_state st);
