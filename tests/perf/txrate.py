@@ -10,13 +10,18 @@ per second and print the median of the per-second rates, packets/s.
       vbrd through `VBRCTL -s CTL_SOCKET -j show ports`, "tx_packets" of the
       port named PORT_NAME
 
-stdout: one line "MEDIAN_PPS"; stderr: the per-second rates.
+  --pid PID   also read the CPU time of process PID (all its threads, from
+              /proc/PID/stat) each second: how many cores it kept busy.
+
+stdout: one line "MEDIAN_PPS MEDIAN_CORES" (cores: median of the per-second
+CPU shares, 0 without --pid); stderr: the per-second figures.
 Exit status 1 when the counter cannot be read or never moves.
 The median, not the mean, because the VM's vCPUs are shared and a second
 of lost CPU should not move the figure (tests/perf/README.md).
 """
 import argparse
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -60,19 +65,33 @@ class Vbrctl:
         raise RuntimeError("vbrctl: no port named %r" % self.port)
 
 
-def measure(source, seconds, warmup):
-    """Per-second TX rates (packets/s) over @seconds after @warmup seconds."""
+TICK_HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """utime + stime of every thread of @pid, seconds (proc(5): fields 14, 15)."""
+    if pid is None:
+        return 0.0
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK_HZ
+
+
+def measure(source, seconds, warmup, pid):
+    """Per-second TX rates (packets/s) and CPU shares (cores) over @seconds
+    seconds, after @warmup seconds."""
     time.sleep(warmup)
-    rates = []
-    t0, c0 = time.monotonic(), source.tx_packets()
+    rates, cores = [], []
+    t0, c0, u0 = time.monotonic(), source.tx_packets(), cpu_seconds(pid)
     next_t = t0 + 1.0
     while len(rates) < seconds:
         time.sleep(max(0.0, next_t - time.monotonic()))
-        t1, c1 = time.monotonic(), source.tx_packets()
+        t1, c1, u1 = time.monotonic(), source.tx_packets(), cpu_seconds(pid)
         rates.append((c1 - c0) / (t1 - t0))
-        t0, c0 = t1, c1
+        cores.append((u1 - u0) / (t1 - t0))
+        t0, c0, u0 = t1, c1, u1
         next_t += 1.0
-    return rates
+    return rates, cores
 
 
 def main():
@@ -80,6 +99,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=10, help="samples, one per second")
     ap.add_argument("--warmup", type=float, default=1.0, help="seconds before sampling")
+    ap.add_argument("--pid", type=int, help="process whose CPU time to sample")
     sub = ap.add_subparsers(dest="source", required=True)
     t = sub.add_parser("telemetry")
     t.add_argument("socket")
@@ -95,16 +115,19 @@ def main():
             src = Telemetry(args.socket, args.port_id)
         else:
             src = Vbrctl(args.vbrctl, args.ctl_socket, args.port_name)
-        rates = measure(src, args.seconds, args.warmup)
+        rates, cores = measure(src, args.seconds, args.warmup, args.pid)
     except (OSError, RuntimeError, ValueError, KeyError, subprocess.SubprocessError) as e:
         print("txrate: %s" % e, file=sys.stderr)
         return 1
     print("txrate: per-second pps: " + " ".join("%.0f" % r for r in rates), file=sys.stderr)
+    if args.pid is not None:
+        print("txrate: per-second cores: " + " ".join("%.2f" % c for c in cores),
+              file=sys.stderr)
     med = statistics.median(rates)
     if med <= 0:
         print("txrate: the TX counter did not move", file=sys.stderr)
         return 1
-    print("%.0f" % med)
+    print("%.0f %.3f" % (med, statistics.median(cores)))
     return 0
 
 
