@@ -52,6 +52,8 @@ struct loader {
 /* Outcome of reading one optional setting. */
 enum { VAL_BAD = -1, VAL_ABSENT = 0, VAL_OK = 1 };
 
+static int path_group_index(const struct vbrd_config *cfg, const char *name);
+
 /* ---- messages ---------------------------------------------------------- */
 
 static void add_msg(struct loader *ld, const char *file, int line, const char *text)
@@ -929,9 +931,10 @@ static void load_next_hops(struct loader *ld, struct cfg_route *r, const struct 
 
 static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = { "prefix", "via", "next_hops", NULL };
+	static const char *const keys[] = { "prefix", "via", "next_hops", "path_group", NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_route *r = &cfg->routes[idx];
+	const config_setting_t *pg = config_setting_get_member(s, "path_group");
 	const config_setting_t *ps = config_setting_get_member(s, "prefix");
 	const config_setting_t *via = config_setting_get_member(s, "via");
 	const config_setting_t *nhs = config_setting_get_member(s, "next_hops");
@@ -941,6 +944,7 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 	int j;
 
 	r->line = setting_line(s);
+	r->path_group = -1;
 	check_members(ld, s, keys);
 
 	if (ps == NULL) {
@@ -969,7 +973,14 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 			}
 		}
 	}
-	if (via != NULL && nhs != NULL)
+	if (pg != NULL && (via != NULL || nhs != NULL))
+		err_at(ld, pg, "%s: 'path_group' excludes 'via' and 'next_hops'",
+		       setting_path(s, path, sizeof(path)));
+	else if (pg != NULL) {
+		if (string_value(ld, pg, &v) == VAL_OK &&
+		    (r->path_group = path_group_index(cfg, v)) < 0)
+			err_set(ld, pg, "unknown path group '%s'", v);
+	} else if (via != NULL && nhs != NULL)
 		err_at(ld, nhs, "%s: 'via' and 'next_hops' are mutually exclusive",
 		       setting_path(s, path, sizeof(path)));
 	else if (via != NULL)
@@ -977,7 +988,7 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 	else if (nhs != NULL)
 		load_next_hops(ld, r, pfx, nhs);
 	else
-		err_at(ld, s, "%s: missing required setting 'via' (or 'next_hops')",
+		err_at(ld, s, "%s: missing required setting 'via' (or 'next_hops', 'path_group')",
 		       setting_path(s, path, sizeof(path)));
 }
 
@@ -1002,6 +1013,304 @@ static int load_routes(struct loader *ld, const config_setting_t *root)
 			continue;
 		}
 		load_route(ld, s, i);
+	}
+	return 0;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6]);
+
+/* ---- tunnels and path groups ------------------------------------------------ */
+
+const char *config_tier_name(enum cfg_tier t)
+{
+	static const char *const names[] = { "gold", "silver", "bronze" };
+	return (unsigned)t < 3 ? names[t] : "?";
+}
+
+static int tunnel_index(const struct vbrd_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->nb_tunnels; i++)
+		if (strcmp(cfg->tunnels[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int path_group_index(const struct vbrd_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->nb_path_groups; i++)
+		if (strcmp(cfg->path_groups[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Required address setting @name of @grp. */
+static int get_addr(struct loader *ld, const config_setting_t *grp, const char *name,
+		    struct cfg_addr *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, name);
+	const char *v;
+
+	if (s == NULL) {
+		err_missing(ld, grp, name);
+		return VAL_ABSENT;
+	}
+	if (string_value(ld, s, &v) != VAL_OK)
+		return VAL_BAD;
+	if (config_parse_addr(v, out) != 0) {
+		err_set(ld, s, "'%s' is not a valid IPv4 or IPv6 address", v);
+		return VAL_BAD;
+	}
+	return VAL_OK;
+}
+
+static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
+{
+	static const char *const keys[] = {
+		"name", "type", "vni", "local", "remote", "udp_port", "mtu", "address",
+		"addresses", "inner_mac", NULL
+	};
+	struct vbrd_config *cfg = ld->cfg;
+	struct cfg_tunnel *t = &cfg->tunnels[idx];
+	const char *v;
+	int rc, line;
+
+	t->line = setting_line(s);
+	check_members(ld, s, keys);
+	rc = get_name(ld, s, "name", t->name, &line);
+	if (rc == VAL_ABSENT)
+		err_missing(ld, s, "name");
+	if (rc == VAL_OK) {
+		for (int j = 0; j < idx; j++)
+			if (strcmp(cfg->tunnels[j].name, t->name) == 0)
+				err_at(ld, config_setting_get_member(s, "name"),
+				       "duplicate tunnel name '%s' (first at line %d)", t->name,
+				       cfg->tunnels[j].line);
+		if (config_iface_index(cfg, t->name) >= 0)
+			err_at(ld, config_setting_get_member(s, "name"),
+			       "tunnel name '%s' is already an interface name", t->name);
+	}
+	rc = get_string(ld, s, "type", &v);
+	if (rc == VAL_ABSENT)
+		err_missing(ld, s, "type");
+	else if (rc == VAL_OK) {
+		if (strcmp(v, "vxlan") == 0)
+			t->type = CFG_TUNNEL_VXLAN;
+		else if (strcmp(v, "geneve") == 0)
+			t->type = CFG_TUNNEL_GENEVE;
+		else
+			err_set(ld, config_setting_get_member(s, "type"),
+				"unknown tunnel type '%s' (vxlan or geneve)", v);
+	}
+	if (get_u32(ld, s, "vni", 0, 16777215, &t->vni) == VAL_ABSENT)
+		err_missing(ld, s, "vni");
+	t->udp_port = t->type == CFG_TUNNEL_GENEVE ? 6081 : 4789;
+	get_u16(ld, s, "udp_port", 1, 65535, &t->udp_port);
+	get_u16(ld, s, "mtu", CFG_MTU_MIN, CFG_MTU_MAX, &t->mtu);
+	static const uint8_t def_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	memcpy(t->inner_mac, def_mac, 6);
+	if (get_string(ld, s, "inner_mac", &v) == VAL_OK && parse_mac(v, t->inner_mac) != 0)
+		err_set(ld, config_setting_get_member(s, "inner_mac"),
+			"'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", v);
+
+	bool l = get_addr(ld, s, "local", &t->local) == VAL_OK;
+	bool r = get_addr(ld, s, "remote", &t->remote) == VAL_OK;
+	if (l && r && t->local.family != t->remote.family)
+		err_set(ld, config_setting_get_member(s, "remote"),
+			"remote is %s but local is %s", family_name(t->remote.family),
+			family_name(t->local.family));
+	if (r) {
+		for (int j = 0; j < idx; j++)
+			if (addr_equal(&cfg->tunnels[j].remote, &t->remote) &&
+			    cfg->tunnels[j].vni == t->vni && cfg->tunnels[j].type == t->type)
+				err_at(ld, config_setting_get_member(s, "remote"),
+				       "tunnel to the same remote with the same VNI %u as '%s' "
+				       "(line %d): decapsulation could not tell them apart",
+				       t->vni, cfg->tunnels[j].name, cfg->tunnels[j].line);
+	}
+
+	/* Inner addresses, as for an interface. */
+	const config_setting_t *as = config_setting_get_member(s, "address");
+	const config_setting_t *al = config_setting_get_member(s, "addresses");
+	if (as && al) {
+		err_at(ld, al, "tunnels[%d]: 'address' and 'addresses' are mutually exclusive", idx);
+		return;
+	}
+	if (as) {
+		if (string_value(ld, as, &v) == VAL_OK) {
+			if (config_parse_prefix(v, &t->addrs[0]) != 0)
+				err_set(ld, as, "'%s' is not a valid ADDRESS/LENGTH (IPv4 /0..32, "
+					"IPv6 /0..128)", v);
+			else
+				t->nb_addrs = 1;
+		}
+	} else if (al) {
+		int n = config_setting_length(al);
+		if (!is_sequence(al) || n < 1 || n > CFG_MAX_ADDRS) {
+			err_set(ld, al, "expected an array [ ... ] of 1..%d addresses", CFG_MAX_ADDRS);
+			return;
+		}
+		for (int k = 0; k < n; k++) {
+			const config_setting_t *e = config_setting_get_elem(al, k);
+			if (string_value(ld, e, &v) != VAL_OK)
+				continue;
+			if (config_parse_prefix(v, &t->addrs[t->nb_addrs]) != 0)
+				err_set(ld, e, "'%s' is not a valid ADDRESS/LENGTH", v);
+			else
+				t->nb_addrs++;
+		}
+	}
+}
+
+static void load_path(struct loader *ld, const config_setting_t *s, struct cfg_path_group *g,
+		      int k)
+{
+	static const char *const keys[] = {
+		"name", "tunnel", "interface", "via", "plane", "tier", "cost", NULL
+	};
+	struct vbrd_config *cfg = ld->cfg;
+	struct cfg_path *p = &g->paths[k];
+	const char *v;
+	char a[INET6_ADDRSTRLEN];
+	int rc, own;
+
+	p->line = setting_line(s);
+	p->tunnel = p->iface = -1;
+	p->plane = -1;
+	check_members(ld, s, keys);
+	rc = get_name(ld, s, "name", p->name, NULL);
+	if (rc == VAL_ABSENT)
+		err_missing(ld, s, "name");
+	else if (rc == VAL_OK)
+		for (int j = 0; j < k; j++)
+			if (strcmp(g->paths[j].name, p->name) == 0)
+				err_at(ld, config_setting_get_member(s, "name"),
+				       "duplicate path name '%s' in group '%s' (first at line %d)",
+				       p->name, g->name, g->paths[j].line);
+	rc = get_string(ld, s, "tunnel", &v);
+	if (rc == VAL_ABSENT)
+		err_missing(ld, s, "tunnel");
+	else if (rc == VAL_OK && (p->tunnel = tunnel_index(cfg, v)) < 0)
+		err_set(ld, config_setting_get_member(s, "tunnel"), "unknown tunnel '%s'", v);
+	rc = get_string(ld, s, "interface", &v);
+	if (rc == VAL_ABSENT)
+		err_missing(ld, s, "interface");
+	else if (rc == VAL_OK && (p->iface = config_iface_index(cfg, v)) < 0)
+		err_set(ld, config_setting_get_member(s, "interface"), "unknown interface '%s'", v);
+	uint32_t plane;
+	if (get_u32(ld, s, "plane", 0, 65535 - CFG_PLANE_BASE, &plane) == VAL_OK)
+		p->plane = (int)plane;
+	get_u32(ld, s, "cost", 0, 65535, &p->cost);
+	if (get_string(ld, s, "tier", &v) == VAL_OK) {
+		if (strcmp(v, "gold") == 0)
+			p->tier = CFG_TIER_GOLD;
+		else if (strcmp(v, "silver") == 0)
+			p->tier = CFG_TIER_SILVER;
+		else if (strcmp(v, "bronze") == 0)
+			p->tier = CFG_TIER_BRONZE;
+		else
+			err_set(ld, config_setting_get_member(s, "tier"),
+				"unknown tier '%s' (gold, silver or bronze)", v);
+	}
+	if (get_addr(ld, s, "via", &p->via) != VAL_OK || p->iface < 0)
+		return;
+	const config_setting_t *vs = config_setting_get_member(s, "via");
+	if (p->tunnel >= 0 && cfg->tunnels[p->tunnel].remote.family &&
+	    cfg->tunnels[p->tunnel].remote.family != p->via.family) {
+		err_set(ld, vs, "%s is %s but tunnel '%s' runs over %s",
+			config_format_addr(&p->via, a, sizeof(a)), family_name(p->via.family),
+			cfg->tunnels[p->tunnel].name, family_name(cfg->tunnels[p->tunnel].remote.family));
+		return;
+	}
+	if (find_connected(cfg, &p->via, p->iface, &own) < 0 && !ld->iface_bad[p->iface])
+		err_set(ld, vs, "%s is not in a connected subnet of interface '%s'",
+			config_format_addr(&p->via, a, sizeof(a)), cfg->ifaces[p->iface].name);
+}
+
+static void load_path_group(struct loader *ld, const config_setting_t *s, int idx)
+{
+	static const char *const keys[] = { "name", "paths", NULL };
+	struct vbrd_config *cfg = ld->cfg;
+	struct cfg_path_group *g = &cfg->path_groups[idx];
+	const config_setting_t *ps;
+	int rc, n;
+
+	g->line = setting_line(s);
+	check_members(ld, s, keys);
+	rc = get_name(ld, s, "name", g->name, NULL);
+	if (rc == VAL_ABSENT)
+		err_missing(ld, s, "name");
+	else if (rc == VAL_OK)
+		for (int j = 0; j < idx; j++)
+			if (strcmp(cfg->path_groups[j].name, g->name) == 0)
+				err_at(ld, config_setting_get_member(s, "name"),
+				       "duplicate path group name '%s' (first at line %d)", g->name,
+				       cfg->path_groups[j].line);
+	ps = get_typed(ld, s, "paths", CONFIG_TYPE_LIST);
+	if (config_setting_get_member(s, "paths") == NULL) {
+		err_missing(ld, s, "paths");
+		return;
+	}
+	if (ps == NULL)
+		return;
+	n = config_setting_length(ps);
+	if (n < 1 || n > CFG_MAX_PATHS) {
+		err_set(ld, ps, "%d paths, expected 1..%d", n, CFG_MAX_PATHS);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		const config_setting_t *e = config_setting_get_elem(ps, k);
+		g->nb_paths++;
+		if (config_setting_type(e) != CONFIG_TYPE_GROUP) {
+			err_set(ld, e, "expected a group { ... }, got %s", type_name(e));
+			g->paths[k].tunnel = g->paths[k].iface = -1;
+			continue;
+		}
+		load_path(ld, e, g, k);
+	}
+}
+
+static int load_tunnels(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *list = get_typed(ld, root, "tunnels", CONFIG_TYPE_LIST);
+	const config_setting_t *groups = get_typed(ld, root, "path_groups", CONFIG_TYPE_LIST);
+	struct vbrd_config *cfg = ld->cfg;
+	int n;
+
+	if (list != NULL && (n = config_setting_length(list)) > 0) {
+		if (n > CFG_MAX_TUNNELS) {
+			err_set(ld, list, "%d tunnels, expected 0..%d", n, CFG_MAX_TUNNELS);
+			n = CFG_MAX_TUNNELS;
+		}
+		cfg->tunnels = calloc(n, sizeof(*cfg->tunnels));
+		if (cfg->tunnels == NULL)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *s = config_setting_get_elem(list, i);
+			cfg->nb_tunnels++;
+			if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
+				err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
+				continue;
+			}
+			load_tunnel(ld, s, i);
+		}
+	}
+	if (groups != NULL && (n = config_setting_length(groups)) > 0) {
+		if (n > CFG_MAX_GROUPS) {
+			err_set(ld, groups, "%d path groups, expected 0..%d", n, CFG_MAX_GROUPS);
+			n = CFG_MAX_GROUPS;
+		}
+		cfg->path_groups = calloc(n, sizeof(*cfg->path_groups));
+		if (cfg->path_groups == NULL)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *s = config_setting_get_elem(groups, i);
+			cfg->nb_path_groups++;
+			if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
+				err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
+				continue;
+			}
+			load_path_group(ld, s, i);
+		}
 	}
 	return 0;
 }
@@ -1244,7 +1553,8 @@ static void load_misc(struct loader *ld, const config_setting_t *root)
 static int load_all(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = {
-		"instance", "control", "ports", "interfaces", "routes", "neighbors",
+		"instance", "control", "ports", "interfaces", "tunnels", "path_groups",
+		"routes", "neighbors",
 		"workers", "mempool", "neighbor", "icmp", "eal", NULL
 	};
 	int rc;
@@ -1254,6 +1564,8 @@ static int load_all(struct loader *ld, const config_setting_t *root)
 	rc = load_ports(ld, root);
 	if (rc == 0)
 		rc = load_ifaces(ld, root);
+	if (rc == 0)
+		rc = load_tunnels(ld, root);
 	if (rc == 0)
 		rc = load_routes(ld, root);
 	if (rc == 0)
@@ -1369,6 +1681,8 @@ void config_free(struct vbrd_config *cfg)
 	free(cfg->ifaces);
 	free(cfg->routes);
 	free(cfg->neighbors);
+	free(cfg->tunnels);
+	free(cfg->path_groups);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -74,13 +74,71 @@ struct cfg_nexthop {
 	                          * (longest prefix wins) */
 };
 
-/** A static route: a prefix and 1..CFG_MAX_ECMP next hops (several = ECMP). */
+/** A static route: a prefix and 1..CFG_MAX_ECMP next hops (several = ECMP),
+ *  or a path group (a tunnel to a remote gateway over one of several paths). */
 struct cfg_route {
 	struct cfg_prefix prefix;  /* network prefix: host bits are zero */
-	int nb_nexthops;
+	int nb_nexthops;           /* 0 when path_group is set */
 	struct cfg_nexthop nexthops[CFG_MAX_ECMP];
+	int path_group;            /* index into vbrd_config.path_groups, or -1 */
 	int line;
 };
+
+#define CFG_MAX_TUNNELS   64
+#define CFG_MAX_PATHS     8    /* paths per path group */
+#define CFG_MAX_GROUPS    64
+#define CFG_PLANE_BASE    49152 /* plane N pins the outer UDP source port 49152 + N */
+
+enum cfg_tunnel_type {
+	CFG_TUNNEL_VXLAN = 1,    /* RFC 7348, UDP port 4789 */
+	CFG_TUNNEL_GENEVE,       /* RFC 8926, UDP port 6081 */
+};
+
+enum cfg_tier { CFG_TIER_GOLD, CFG_TIER_SILVER, CFG_TIER_BRONZE };
+
+/**
+ * A tunnel to one remote gateway: the outer (underlay) endpoints, the VNI,
+ * and optional inner addresses (the tunnel is an interface of its own).
+ */
+struct cfg_tunnel {
+	char name[CFG_NAME_MAX];
+	enum cfg_tunnel_type type;
+	uint32_t vni;            /* 0..16777215 (24 bits) */
+	struct cfg_addr local;   /* outer source: an own address (an interface's, or
+	                          * a loopback address that routes point at) */
+	struct cfg_addr remote;  /* outer destination: the remote gateway */
+	uint16_t udp_port;       /* outer UDP destination port; default by type */
+	uint16_t mtu;            /* inner MTU, bytes; 0 = underlay MTU minus overhead */
+	int nb_addrs;
+	struct cfg_prefix addrs[CFG_MAX_ADDRS]; /* inner addresses of the tunnel interface */
+	uint8_t inner_mac[6];    /* inner destination MAC (a Linux VXLAN device's MAC);
+	                          * default 02:00:00:00:00:01 */
+	int line;
+};
+
+/** One way to reach a path group's remote: tunnel × underlay line × plane. */
+struct cfg_path {
+	char name[CFG_NAME_MAX];
+	int tunnel;              /* index into vbrd_config.tunnels */
+	int iface;               /* underlay interface (the line) */
+	struct cfg_addr via;     /* underlay next hop on that line */
+	int plane;               /* -1: outer source port from the flow hash (RFC 7348
+	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane */
+	enum cfg_tier tier;      /* default gold */
+	uint32_t cost;           /* 0..65535, lower is preferred; default 0 */
+	int line;
+};
+
+/** The paths to one remote gateway; one is active at a time. */
+struct cfg_path_group {
+	char name[CFG_NAME_MAX];
+	int nb_paths;
+	struct cfg_path paths[CFG_MAX_PATHS];
+	int line;
+};
+
+/** Name of a tier ("gold", "silver", "bronze"). */
+const char *config_tier_name(enum cfg_tier t);
 
 /** A static neighbor: an address on an interface with a fixed MAC (no ARP/ND). */
 struct cfg_neighbor {
@@ -104,7 +162,11 @@ struct vbrd_config {
 	int nb_routes;
 	struct cfg_route *routes;
 	int nb_neighbors;
-	struct cfg_neighbor *neighbors;  /* `neighbors = ( { interface; address; mac; } )` */
+	struct cfg_neighbor *neighbors;
+	int nb_tunnels;
+	struct cfg_tunnel *tunnels;
+	int nb_path_groups;
+	struct cfg_path_group *path_groups;  /* `neighbors = ( { interface; address; mac; } )` */
 
 	struct {
 		int nb_cores;
