@@ -1,19 +1,17 @@
 # Jumbo frames: an 8000-byte ping across ports and veths of MTU 9000.
 #
 # DPDK's af_packet PMD copies each frame into one mbuf, and its default ring
-# frame (2048 bytes) would cut jumbo frames. The kernel puts a received frame
-# 66 bytes into its ring slot, so a 9022-byte frame (9000 + Ethernet 14 +
-# 802.1Q 4 + 4 spare) needs framesz >= 9088 (a multiple of 16) in a block of
-# whole pages; the PMD then wants mbufs with >= framesz - 32 = 9056 bytes of
-# data room.
+# slot (2048 bytes) would cut jumbo frames: vbrd sizes the slots (framesz,
+# blocksz) and its mbufs from the port MTU, so the devargs name only the
+# interface.
 
 lab_host h1 10.0.1.2/24 10.0.1.1 -mtu 9000
 lab_host h2 10.0.2.2/24 10.0.2.1 -mtu 9000
 
 start_vbrd {conf {
 ports = (
-  { name = "p1"; devargs = "net_af_packet0,iface=@h1@,blocksz=12288,framesz=9088,framecnt=512"; mtu = 9000; },
-  { name = "p2"; devargs = "net_af_packet1,iface=@h2@,blocksz=12288,framesz=9088,framecnt=512"; mtu = 9000; }
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; mtu = 9000; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; mtu = 9000; }
 );
 interfaces = (
   { name = "lan1"; port = "p1"; address = "10.0.1.1/24"; },
