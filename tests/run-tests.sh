@@ -143,12 +143,17 @@ for f in "${files[@]}"; do
 	[ -e "$f" ] || { echo "[FAIL] $f: no such test file"; failed=$((failed + 1)); continue; }
 	area=$(basename "$f" .tcl); area=${area#test_}
 	out=$rundir/$area.out
-	timeout -k 10 "$file_timeout" tclsh tests/tcl/run.tcl "$f" > >(tee "$out") 2>&1 &
+	# Output to the terminal and to $out; run in the background so that
+	# INT/TERM reach on_signal at once, then wait for tee to finish the file.
+	exec {teefd}> >(tee "$out")
+	teepid=$!
+	timeout -k 10 "$file_timeout" tclsh tests/tcl/run.tcl "$f" >&"$teefd" 2>&1 &
 	child=$!
 	wait "$child"
 	rc=$?
 	child=
-	sleep 0.1   # let tee flush
+	exec {teefd}>&-
+	wait "$teepid"
 	count "$out"
 	if [ "$rc" -ne 0 ] && [ "$_file_failed" -eq 0 ]; then
 		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
