@@ -85,9 +85,16 @@ stop_child() {  # stop $CHILD with SIGTERM (SIGINT for l3fwd), SIGKILL after 10 
 	CHILD=""
 }
 
-cleanup() {
+cleanup() {  # on failure the configs and logs stay for a look
+	local rc=$?
 	stop_child TERM
-	rm -rf "$TMP" /var/run/dpdk/"$PREFIX"-*
+	rm -rf /var/run/dpdk/"$PREFIX"-*
+	if [ "$rc" = 0 ]; then
+		rm -rf "$TMP"
+	else
+		rm -f "$TMP"/*.pcap
+		echo "bench: configs and logs kept in $TMP" >&2
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -95,8 +102,10 @@ trap 'exit 130' INT TERM
 fail_child() {  # the process under test misbehaved: say why, show its log
 	local what=$1 logf=$2
 	echo "bench: error: $what" >&2
+	echo "---- error lines of $logf" >&2
+	grep -iE 'error|fail|cannot|invalid|cause' "$logf" | tail -10 >&2 || true
 	echo "---- last lines of $logf" >&2
-	tail -25 "$logf" >&2 || true
+	tail -15 "$logf" >&2 || true
 	exit 1
 }
 
