@@ -58,8 +58,10 @@ proc impair_bin {} {
 # tool (delay, jitter, loss, rate, limit, each optionally -a2b/-b2a; seed;
 # reorder 1): -delay 20 -loss-a2b 5 -seed 7.
 #
-# Returns a dict: ns (namespace), pid, ctl (control socket), a and b (each a
-# dict: host, "-" for the root namespace, and if, the end's interface).
+# Returns a dict: ns (namespace), pid (of lab_spawn's `timeout` wrapper: to
+# signal the tool itself, use the pid `ip netns pids NS` gives), ctl
+# (control socket), a and b (each a dict: host, "-" for the root namespace,
+# and if, the end's interface).
 proc impair_line {name args} {
     lab_init
     set opt [dict create -a - -b - -a_if eth0 -b_if eth0 -a_addr "" -b_addr "" \
