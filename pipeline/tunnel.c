@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tunnels and path groups, control side: turn the config into tunnel
+ * interfaces, paths with prebuilt outer headers, and path groups.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "tunnel.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+/*
+ * The outer headers of @p path, with the per-packet fields (outer
+ * destination MAC, lengths, checksums, TOS, source port, inner ethertype)
+ * left zero. Layout: Ethernet [802.1Q] | IPv4 or IPv6 | UDP | VXLAN or
+ * GENEVE | inner Ethernet.
+ */
+static void path_template(struct fwd_path *p, const struct fwd_tunnel *t,
+			  const struct fwd_iface *line, uint16_t cfg_mtu)
+{
+	uint8_t *h = p->hdr;
+	uint16_t ethertype = t->remote.family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+
+	memset(p->hdr, 0, sizeof(p->hdr));
+	memcpy(h + 6, line->mac.addr_bytes, 6);
+	if (line->vlan) {
+		put16(h + 12, RTE_ETHER_TYPE_VLAN);
+		put16(h + 14, line->vlan);
+		put16(h + 16, ethertype);
+		p->l2_len = 18;
+	} else {
+		put16(h + 12, ethertype);
+		p->l2_len = 14;
+	}
+	h += p->l2_len;
+
+	if (t->remote.family == AF_INET) {
+		h[0] = 0x45;            /* RFC 791: version 4, IHL 5 */
+		h[8] = 64;              /* TTL */
+		h[9] = IPPROTO_UDP;
+		put32(h + 12, t->local.v4);
+		put32(h + 16, t->remote.v4);
+		p->l3_len = 20;
+	} else {
+		put32(h, 6u << 28);     /* RFC 8200: version 6 */
+		h[6] = IPPROTO_UDP;
+		h[7] = 64;              /* hop limit */
+		memcpy(h + 8, t->local.v6, 16);
+		memcpy(h + 24, t->remote.v6, 16);
+		p->l3_len = 40;
+	}
+	h += p->l3_len;
+
+	put16(h + 2, t->udp_port);      /* UDP destination port */
+	h += 8;
+
+	if (t->type == CFG_TUNNEL_VXLAN) {
+		h[0] = 0x08;            /* RFC 7348 §5: I flag, VNI valid */
+	} else {
+		/* RFC 8926 §3.4: version 0, no options, protocol Transparent Ethernet Bridging */
+		put16(h + 2, 0x6558);
+	}
+	put32(h + 4, t->vni << 8);
+	h += 8;
+
+	memcpy(h, t->inner_mac, 6);
+	memcpy(h + 6, line->mac.addr_bytes, 6);
+	h += TUNNEL_INNER_L2;
+
+	p->hdr_len = (uint16_t)(h - p->hdr);
+	uint16_t overhead = (uint16_t)(p->hdr_len - p->l2_len);
+	p->inner_mtu = (uint16_t)(line->mtu - overhead);
+	if (cfg_mtu && cfg_mtu < p->inner_mtu)
+		p->inner_mtu = cfg_mtu;
+}
+
+int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
+		       const struct fwd_state *prev, char *err, size_t errlen)
+{
+	int nb_paths = 0;
+
+	st->nb_tunnels = cfg->nb_tunnels;
+	st->tunnels = calloc(cfg->nb_tunnels + 1, sizeof(*st->tunnels));
+	for (int g = 0; g < cfg->nb_path_groups; g++)
+		nb_paths += cfg->path_groups[g].nb_paths;
+	st->paths = calloc(nb_paths + 1, sizeof(*st->paths));
+	st->path_groups = calloc(cfg->nb_path_groups + 1, sizeof(*st->path_groups));
+	if (st->tunnels == NULL || st->paths == NULL || st->path_groups == NULL) {
+		snprintf(err, errlen, "out of memory building tunnels");
+		return -ENOMEM;
+	}
+
+	for (int i = 0; i < cfg->nb_tunnels; i++) {
+		const struct cfg_tunnel *ct = &cfg->tunnels[i];
+		struct fwd_tunnel *t = &st->tunnels[i];
+		struct fwd_iface *fi = &st->ifaces[cfg->nb_ifaces + i];
+
+		snprintf(t->name, sizeof(t->name), "%s", ct->name);
+		t->type = ct->type;
+		t->vni = ct->vni;
+		t->udp_port = ct->udp_port;
+		t->local = ct->local;
+		t->remote = ct->remote;
+		memcpy(t->inner_mac, ct->inner_mac, 6);
+		t->iface = (uint16_t)(cfg->nb_ifaces + i);
+
+		snprintf(fi->name, sizeof(fi->name), "%s", ct->name);
+		fi->port = FWD_NO_PORT;
+		fi->tunnel = (uint16_t)i;
+		fi->mtu = ct->mtu ? ct->mtu : CFG_MTU_MAX;  /* lowered below to its paths' */
+		fi->nb_addrs = ct->nb_addrs;
+		memcpy(fi->addrs, ct->addrs, sizeof(fi->addrs));
+		memcpy(fi->mac.addr_bytes, ct->inner_mac, 6);
+		for (int a = 0; a < ct->nb_addrs; a++)
+			if (ct->addrs[a].addr.family == AF_INET && fi->addr4 == 0) {
+				fi->addr4 = ct->addrs[a].addr.v4;
+				fi->plen4 = ct->addrs[a].len;
+			}
+		/* ICMP errors about tunnel traffic need a source: the outer one will do. */
+		if (fi->addr4 == 0 && ct->local.family == AF_INET)
+			fi->addr4 = ct->local.v4;
+	}
+	st->nb_ifaces = cfg->nb_ifaces + cfg->nb_tunnels;
+	st->nb_path_groups = cfg->nb_path_groups;
+
+	for (int g = 0; g < cfg->nb_path_groups; g++) {
+		const struct cfg_path_group *cg = &cfg->path_groups[g];
+		struct fwd_path_group *pg = &st->path_groups[g];
+		const struct fwd_path_group *old = prev ? fwd_path_group_find(prev, cg->name) : NULL;
+		const struct fwd_path *old_active = old ? atomic_load(&old->active) : NULL;
+
+		snprintf(pg->name, sizeof(pg->name), "%s", cg->name);
+		if (old)
+			pg->switches = old->switches;
+		for (int k = 0; k < cg->nb_paths; k++) {
+			const struct cfg_path *cp = &cg->paths[k];
+			struct fwd_path *p = &st->paths[st->nb_paths];
+			const struct fwd_tunnel *t = &st->tunnels[cp->tunnel];
+			struct fwd_iface *tif = &st->ifaces[t->iface];
+
+			snprintf(p->name, sizeof(p->name), "%s", cp->name);
+			p->tunnel = (uint16_t)cp->tunnel;
+			p->iface = (uint16_t)cp->iface;
+			p->via = cp->via;
+			p->plane = cp->plane;
+			p->tier = cp->tier;
+			p->cost = cp->cost;
+			path_template(p, t, &st->ifaces[cp->iface], cfg->tunnels[cp->tunnel].mtu);
+			if (p->inner_mtu < tif->mtu)
+				tif->mtu = p->inner_mtu;
+			pg->paths[pg->nb_paths++] = (uint16_t)st->nb_paths++;
+			if (old_active && strcmp(old_active->name, p->name) == 0)
+				atomic_store(&pg->active, p);
+		}
+		/* This issue's rule: the first path in config order (ZooRoute
+		 * replaces it with measured choice). */
+		if (atomic_load(&pg->active) == NULL && pg->nb_paths > 0)
+			atomic_store(&pg->active, &st->paths[pg->paths[0]]);
+	}
+	return 0;
+}
+
+void tunnel_state_free(struct fwd_state *st)
+{
+	free(st->tunnels);
+	free(st->paths);
+	free(st->path_groups);
+}
+
+struct fwd_path_group *fwd_path_group_find(const struct fwd_state *st, const char *name)
+{
+	for (int i = 0; i < st->nb_path_groups; i++)
+		if (strcmp(st->path_groups[i].name, name) == 0)
+			return &st->path_groups[i];
+	return NULL;
+}
+
+void fwd_path_group_switch(struct fwd_path_group *g, struct fwd_path *path)
+{
+	if (atomic_load(&g->active) == path)
+		return;
+	/* Readers load `active` once per packet: every flow moves with this store. */
+	atomic_store_explicit(&g->active, path, memory_order_release);
+	g->switches++;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tunnels to remote gateways: VXLAN (RFC 7348) and GENEVE (RFC 8926),
+ * over IPv4 or IPv6 underlays, carrying routed inner traffic, and the path
+ * groups that choose which underlay line carries a tunnel.
+ *
+ * tunnel.c         control: build tunnels, paths (prebuilt outer headers)
+ *                  and path groups into a forwarding state; switch paths
+ * tunnel_output.c  data path: encapsulation
+ * tunnel_input.c   data path: decapsulation
+ */
+#ifndef VBRD_TUNNEL_H
+#define VBRD_TUNNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "fwd.h"
+#include "worker.h"
+
+#define VXLAN_HDR_LEN   8
+#define GENEVE_HDR_LEN  8    /* without options */
+#define TUNNEL_INNER_L2 14   /* inner Ethernet header */
+
+/**
+ * Add tunnels, their interfaces, paths and path groups of @p cfg to @p st,
+ * whose physical interfaces are already built (st->ifaces has room for
+ * cfg->nb_ifaces + cfg->nb_tunnels entries). Keeps the active path of
+ * groups that exist in @p prev under the same name, if that path still
+ * exists; otherwise the first path in config order is active.
+ *
+ * @return 0, or -ENOMEM with @p err filled
+ */
+int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
+		       const struct fwd_state *prev, char *err, size_t errlen);
+
+/** Free what tunnel_state_build() allocated. */
+void tunnel_state_free(struct fwd_state *st);
+
+/**
+ * Data path: encapsulate an IPv4 packet routed to path group @p g and queue
+ * it on the active path's line. TTL is decremented here. A packet that does
+ * not fit the path's inner MTU gets ICMP fragmentation needed with that MTU
+ * (RFC 1191) when DF is set, or is fragmented first (RFC 791).
+ *
+ * @param m  the packet, starting at its L2 header (c->l2.l2_len bytes); consumed
+ */
+void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		   struct pkt_ctx *c, const struct fwd_path_group *g);
+
+/**
+ * Data path: a UDP packet to an own address. When its destination port is
+ * a tunnel's, validate the tunnel header, find the tunnel by (remote, VNI),
+ * apply RFC 6040 ECN decapsulation, strip the outer headers and route the
+ * inner packet as received on the tunnel interface.
+ *
+ * @return true when consumed (decapsulated or dropped), false when the port
+ *         is not a tunnel port (the caller goes on)
+ */
+bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		  const struct pkt_ctx *c);
+
+/**
+ * Data path, any outer family: decapsulate the UDP datagram at @p l4_off.
+ *
+ * @param family     AF_INET or AF_INET6 (outer)
+ * @param src        outer source: uint32_t host order, or 16 bytes network order
+ * @param l4_off     bytes from the frame start to the UDP header
+ * @param l4_len     bytes of UDP datagram (header included)
+ * @param dport      UDP destination port, host order
+ * @param outer_ecn  ECN bits of the outer header (RFC 3168)
+ * @return           true when consumed; false when no tunnel uses @p dport
+ */
+bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		  int family, const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
+		  uint8_t outer_ecn);
+
+/** Outer UDP source port for a flow (RFC 7348 §5: 49152..65535). */
+static inline uint16_t tunnel_source_port(const struct fwd_path *p, uint32_t flow_hash)
+{
+	if (p->plane >= 0)
+		return (uint16_t)(CFG_PLANE_BASE + p->plane);
+	return (uint16_t)(CFG_PLANE_BASE + (flow_hash & 0x3fff));
+}
+
+#endif

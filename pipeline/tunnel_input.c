@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Decapsulation: accept only from configured remotes with their VNI,
+ * apply RFC 6040 ECN rules, then route the inner packet as if it had
+ * arrived on the tunnel interface.
+ */
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "parse.h"
+#include "tunnel.h"
+
+#define ECN_MASK   0x03
+#define ECN_NOT_ECT 0x00
+#define ECN_CE     0x03
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool remote_matches(const struct fwd_tunnel *t, int family, const void *src)
+{
+	if (t->remote.family != family)
+		return false;
+	if (family == AF_INET)
+		return t->remote.v4 == *(const uint32_t *)src;
+	return memcmp(t->remote.v6, src, 16) == 0;
+}
+
+/*
+ * RFC 6040 §4.2: an outer CE mark survives decapsulation when the inner
+ * packet is ECN-capable, and the packet is dropped when it is not.
+ * Returns false when the packet must be dropped.
+ */
+static bool ecn_decap(uint8_t *inner, uint32_t avail, uint16_t ethertype, uint8_t outer_ecn)
+{
+	if (outer_ecn != ECN_CE)
+		return true;
+	if (ethertype == ETHERTYPE_IPV4 && avail >= 20) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)inner;
+		uint8_t ecn = ih->type_of_service & ECN_MASK;
+		if (ecn == ECN_NOT_ECT)
+			return false;
+		if (ecn != ECN_CE) {
+			ih->type_of_service |= ECN_CE;
+			ih->hdr_checksum = 0;
+			ih->hdr_checksum = rte_ipv4_cksum(ih);
+		}
+	} else if (ethertype == ETHERTYPE_IPV6 && avail >= 40) {
+		/* traffic class straddles bytes 0 and 1: ECN is bits 4..5 of byte 1 */
+		uint8_t ecn = (uint8_t)((inner[1] >> 4) & ECN_MASK);
+		if (ecn == ECN_NOT_ECT)
+			return false;
+		inner[1] |= ECN_CE << 4;
+	}
+	return true;
+}
+
+bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		  int family, const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
+		  uint8_t outer_ecn)
+{
+	const struct fwd_tunnel *port_match = NULL;
+
+	for (int i = 0; i < st->nb_tunnels; i++)
+		if (st->tunnels[i].udp_port == dport) {
+			port_match = &st->tunnels[i];
+			break;
+		}
+	if (port_match == NULL)
+		return false;
+
+	uint8_t *udp = rte_pktmbuf_mtod_offset(m, uint8_t *, l4_off);
+	uint8_t *th = udp + 8;
+	uint32_t hdr_len = 8;
+
+	if (l4_len < 8 + 8 + TUNNEL_INNER_L2 || rte_pktmbuf_data_len(m) < l4_off + l4_len) {
+		worker_drop(w, m, DROP_TUNNEL_TRUNCATED);
+		return true;
+	}
+	if (port_match->type == CFG_TUNNEL_VXLAN) {
+		if (!(th[0] & 0x08)) {   /* RFC 7348 §5: I flag must be set */
+			worker_drop(w, m, DROP_TUNNEL_BAD_HEADER);
+			return true;
+		}
+	} else {
+		/* RFC 8926 §3.4: version 0; O (control) packets are not data */
+		if ((th[0] >> 6) != 0 || (th[1] & 0x80) || rd16(th + 2) != 0x6558) {
+			worker_drop(w, m, DROP_TUNNEL_BAD_HEADER);
+			return true;
+		}
+		hdr_len += (uint32_t)(th[0] & 0x3f) * 4;
+		if (l4_len < 8 + hdr_len + TUNNEL_INNER_L2) {
+			worker_drop(w, m, DROP_TUNNEL_TRUNCATED);
+			return true;
+		}
+	}
+	uint32_t vni = rd32(th + 4) >> 8;
+
+	const struct fwd_tunnel *t = NULL;
+	bool known_remote = false;
+	for (int i = 0; i < st->nb_tunnels; i++) {
+		const struct fwd_tunnel *c = &st->tunnels[i];
+		if (c->udp_port != dport || !remote_matches(c, family, src))
+			continue;
+		known_remote = true;
+		if (c->vni == vni) {
+			t = c;
+			break;
+		}
+	}
+	if (t == NULL) {
+		worker_drop(w, m, known_remote ? DROP_TUNNEL_BAD_VNI : DROP_TUNNEL_UNKNOWN_REMOTE);
+		return true;
+	}
+
+	uint32_t strip = l4_off + 8 + hdr_len;
+	uint8_t *inner_eth = udp + 8 + hdr_len;
+	uint32_t inner_avail = l4_len - 8 - hdr_len - TUNNEL_INNER_L2;
+	if (!ecn_decap(inner_eth + TUNNEL_INNER_L2, inner_avail, rd16(inner_eth + 12), outer_ecn)) {
+		worker_drop(w, m, DROP_ECN_NOT_ECT);
+		return true;
+	}
+	/* Drop what follows the UDP datagram (Ethernet padding) with the outer headers. */
+	uint32_t end = l4_off + l4_len;
+	if (rte_pktmbuf_pkt_len(m) > end)
+		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - end);
+	rte_pktmbuf_adj(m, (uint16_t)strip);
+	worker_input_decapped(w, st, m, t->iface);
+	return true;
+}
+
+bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		  const struct pkt_ctx *c)
+{
+	const struct rte_ipv4_hdr *ih =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, c->l2.l2_len);
+
+	if (st->nb_tunnels == 0 || c->ip.fragment)
+		return false;
+	return tunnel_decap(w, st, m, AF_INET, &c->ip.src, c->l2.l2_len + c->ip.hdr_len,
+			    (uint32_t)(c->ip.total_len - c->ip.hdr_len), c->ip.dport,
+			    ih->type_of_service & ECN_MASK);
+}

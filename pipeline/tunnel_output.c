@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Encapsulation: one copy of the path's prebuilt outer headers, then the
+ * length, checksum, TOS and source-port fields (RFC 7348 §5, RFC 8926 §3).
+ */
+/* rte_ipv6_udptcp_cksum_mbuf() is experimental in DPDK 22.11 */
+#define ALLOW_EXPERIMENTAL_API
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_ip_frag.h>
+#include <rte_memcpy.h>
+#include <rte_udp.h>
+
+#include "icmp.h"
+#include "meta.h"
+#include "neigh.h"
+#include "tunnel.h"
+
+static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		      uint16_t inner_l2, const struct fwd_path *p, uint32_t hash, uint8_t tos,
+		      uint16_t inner_ethertype)
+{
+	const struct fwd_iface *line = &st->ifaces[p->iface];
+	const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
+	uint8_t *h;
+
+	if (inner_l2)
+		rte_pktmbuf_adj(m, inner_l2);
+	uint32_t inner_len = rte_pktmbuf_pkt_len(m);
+	h = (uint8_t *)rte_pktmbuf_prepend(m, p->hdr_len);
+	if (unlikely(h == NULL)) {
+		worker_drop(w, m, DROP_NO_HEADROOM);
+		return;
+	}
+	rte_memcpy(h, p->hdr, p->hdr_len);
+
+	uint8_t *l3 = h + p->l2_len;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(l3 + p->l3_len);
+	uint16_t udp_len = (uint16_t)(p->hdr_len - p->l2_len - p->l3_len + inner_len);
+
+	udp->src_port = rte_cpu_to_be_16(tunnel_source_port(p, hash));
+	udp->dgram_len = rte_cpu_to_be_16(udp_len);
+	*(uint16_t *)(h + p->hdr_len - 2) = rte_cpu_to_be_16(inner_ethertype);
+
+	/* DSCP and ECN copied from the inner header (RFC 6040 §4.1, normal mode). */
+	uint64_t mac;
+	if (t->remote.family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)l3;
+		ih->type_of_service = tos;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(p->l3_len + udp_len));
+		ih->packet_id = rte_cpu_to_be_16(w->ip_id++);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		/* UDP checksum zero over IPv4 (RFC 7348 §5) */
+		mac = atomic_load_explicit(&p->mac, memory_order_acquire);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)l3;
+		/* flow label from the inner flow (RFC 6438) */
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20 | (hash & 0xfffff));
+		ih->payload_len = rte_cpu_to_be_16(udp_len);
+		/* IPv6 needs a real UDP checksum (RFC 8200 §8.1; RFC 6935 zero is opt-in) */
+		udp->dgram_cksum = 0;
+		udp->dgram_cksum = rte_ipv6_udptcp_cksum_mbuf(m, ih, (uint16_t)(p->l2_len + p->l3_len));
+		mac = atomic_load_explicit(&p->mac, memory_order_acquire);
+	}
+
+	const struct fwd_iface *tif = &st->ifaces[t->iface];
+	w->stats.iface[tif->slot].tx_packets++;
+	w->stats.iface[tif->slot].tx_bytes += inner_len;
+	w->stats.iface[line->slot].tx_packets++;
+	w->stats.iface[line->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.forwarded++;
+
+	if (unlikely(mac == 0)) {
+		struct pkt_meta *pm = pkt_meta(m);
+		pm->punt = t->remote.family == AF_INET ? PUNT_RESOLVE : PUNT_RESOLVE6;
+		pm->port = line->port;
+		pm->vlan = line->vlan;
+		if (t->remote.family == AF_INET)
+			pm->nh_ip = p->via.v4;
+		else
+			memcpy(pm->nh_ip6, p->via.v6, 16);
+		if (rte_ring_enqueue(dp.to_control, m) != 0) {
+			worker_drop(w, m, DROP_CONTROL_RING_FULL);
+			return;
+		}
+		w->stats.to_control++;
+		return;
+	}
+	neigh_mac_to_ether(mac, (struct rte_ether_addr *)h);
+	worker_tx(w, line->port, m);
+}
+
+void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		   struct pkt_ctx *c, const struct fwd_path_group *g)
+{
+	const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
+	const struct fwd_iface *in = &st->ifaces[c->iface];
+
+	if (unlikely(p == NULL)) {
+		worker_drop(w, m, DROP_NO_PATH);
+		return;
+	}
+	if (unlikely(c->ip.total_len > p->inner_mtu) && c->ip.df) {
+		/* Tell the sender the tunnel's real inner MTU (RFC 1191 §4). */
+		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
+			   p->inner_mtu);
+		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		return;
+	}
+
+	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, c->l2.l2_len);
+	ip4_ttl_decrement(ih);
+	uint32_t hash = flow_hash_ipv4(&c->ip);
+	uint8_t tos = ih->type_of_service;
+
+	if (likely(c->ip.total_len <= p->inner_mtu)) {
+		encap_one(w, st, m, c->l2.l2_len, p, hash, tos, RTE_ETHER_TYPE_IPV4);
+		return;
+	}
+
+	/* DF clear: fragment the inner packet (RFC 791), then encapsulate each. */
+	struct rte_mbuf *frags[128];
+	rte_pktmbuf_adj(m, c->l2.l2_len);
+	int n = rte_ipv4_fragment_packet(m, frags, RTE_DIM(frags), p->inner_mtu, dp.pool,
+					 dp.indirect_pool);
+	rte_pktmbuf_free(m);
+	if (n < 0) {
+		w->stats.drops[DROP_FRAG_FAILED]++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		struct rte_ipv4_hdr *fh = rte_pktmbuf_mtod(frags[i], struct rte_ipv4_hdr *);
+		fh->hdr_checksum = 0;
+		fh->hdr_checksum = rte_ipv4_cksum(fh);
+		w->stats.fragments++;
+		encap_one(w, st, frags[i], 0, p, hash, tos, RTE_ETHER_TYPE_IPV4);
+	}
+}
