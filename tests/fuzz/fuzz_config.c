@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target: arbitrary bytes as a vbrd configuration file through
+ * config_load() (app/config.c, libconfig underneath).
+ *
+ * The input is written to a file in a private directory (on tmpfs) (an @include in it
+ * resolves there, and finds nothing). Besides memory errors and leaks
+ * (ASan/LeakSanitizer) it traps when the loader breaks its contract:
+ *   - failure: cfg comes back zeroed, and every error but -ENOMEM carries at
+ *     least one message, each "FILE:..." of the file or an include;
+ *   - success: no messages, and every index the data path will follow is in
+ *     range (interface → port, next hop → interface, neighbor → interface),
+ *     counts within the CFG_MAX_* limits, VLANs 0..4094, MTUs in range and
+ *     prefix lengths fit the family, route prefixes have no host bits.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+/* A broken invariant: say which, then abort so libFuzzer keeps the input. */
+#define CHECK(c) do { \
+	if (!(c)) { \
+		fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c); \
+		abort(); \
+	} \
+} while (0)
+
+static char dir[64];
+static char path[96];
+
+static void cleanup(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static void check_prefix(const struct cfg_prefix *p)
+{
+	CHECK(p->addr.family == AF_INET || p->addr.family == AF_INET6);
+	CHECK(p->len <= (p->addr.family == AF_INET ? 32 : 128));
+}
+
+static void check_config(const struct vbrd_config *c)
+{
+	CHECK(c->nb_ports >= 0 && c->nb_ports <= CFG_MAX_PORTS);
+	CHECK(c->nb_ifaces >= 0 && c->nb_ifaces <= CFG_MAX_IFACES);  /* "interfaces" is optional */
+	CHECK(c->nb_routes >= 0 && c->nb_neighbors >= 0);
+	CHECK(c->workers.nb_cores >= 1 && c->workers.nb_cores <= CFG_MAX_WORKERS);
+	CHECK(c->workers.burst >= 1 && c->workers.burst <= 256);
+	CHECK(memchr(c->instance, 0, sizeof(c->instance)) != NULL && c->instance[0]);
+	for (int i = 0; i < c->nb_ports; i++) {
+		const struct cfg_port *p = &c->ports[i];
+		CHECK(p->name[0] && memchr(p->name, 0, sizeof(p->name)));
+		CHECK(memchr(p->devargs, 0, sizeof(p->devargs)));
+		CHECK(p->mtu >= CFG_MTU_MIN && p->mtu <= CFG_MTU_MAX);
+		CHECK(p->rx_queues <= CFG_MAX_WORKERS);
+	}
+	for (int i = 0; i < c->nb_ifaces; i++) {
+		const struct cfg_iface *f = &c->ifaces[i];
+		CHECK(f->name[0] && memchr(f->name, 0, sizeof(f->name)));
+		CHECK(f->port >= 0 && f->port < c->nb_ports);
+		CHECK(f->vlan <= 4094);
+		CHECK(f->mtu >= CFG_MTU_MIN && f->mtu <= c->ports[f->port].mtu);
+		CHECK(f->nb_addrs >= 0 && f->nb_addrs <= CFG_MAX_ADDRS);
+		for (int a = 0; a < f->nb_addrs; a++)
+			check_prefix(&f->addrs[a]);
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(c->ifaces[j].name, f->name) != 0 &&
+			      (c->ifaces[j].port != f->port || c->ifaces[j].vlan != f->vlan));
+	}
+	for (int r = 0; r < c->nb_routes; r++) {
+		const struct cfg_route *rt = &c->routes[r];
+		check_prefix(&rt->prefix);
+		if (rt->prefix.addr.family == AF_INET && rt->prefix.len < 32)
+			CHECK((rt->prefix.addr.v4 & (0xffffffffu >> rt->prefix.len)) == 0);
+		CHECK(rt->nb_nexthops >= 1 && rt->nb_nexthops <= CFG_MAX_ECMP);
+		for (int k = 0; k < rt->nb_nexthops; k++) {
+			CHECK(rt->nexthops[k].iface >= 0 && rt->nexthops[k].iface < c->nb_ifaces);
+			CHECK(rt->nexthops[k].via.family == rt->prefix.addr.family);
+		}
+	}
+	for (int n = 0; n < c->nb_neighbors; n++)
+		CHECK(c->neighbors[n].iface >= 0 && c->neighbors[n].iface < c->nb_ifaces);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* tmpfs: rewriting a file on ext4 forces a block flush each time
+	 * (auto_da_alloc), which costs ten times the parse */
+	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+
+	snprintf(dir, sizeof(dir), "%s/vbrd-fuzz-config-%d", base, (int)getpid());
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		abort();
+	snprintf(path, sizeof(path), "%s/fuzz.conf", dir);
+	atexit(cleanup);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct vbrd_config cfg;
+	struct config_errors errs = { 0 };
+	FILE *f;
+	int rc;
+
+	if (size > 64 * 1024)
+		return -1;
+	f = fopen(path, "w");
+	if (f == NULL)
+		abort();
+	if (size && fwrite(data, 1, size, f) != size)
+		abort();
+	fclose(f);
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rc = config_load(path, &cfg, &errs);
+	if (rc == 0) {
+		CHECK(errs.count == 0);
+		check_config(&cfg);
+	} else {
+		CHECK(rc < 0);
+		CHECK(all_zero(&cfg, sizeof(cfg)));
+		if (rc != -ENOMEM)
+			CHECK(errs.count > 0);
+		for (int i = 0; i < errs.count; i++)
+			CHECK(errs.msgs[i] != NULL && errs.msgs[i][0] == '/');
+	}
+	config_errors_free(&errs);
+	config_free(&cfg);
+	return 0;
+}
