@@ -14,6 +14,7 @@
 #include "control.h"
 #include "ctl.h"
 #include "fwd.h"
+#include "nd.h"
 #include "neigh.h"
 #include "vbrd.h"
 #include "worker.h"
@@ -279,6 +280,18 @@ static int show_arp(int argc, const char *const *argv, json_t **data, char *err,
 	return 0;
 }
 
+static int show_nd(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	*data = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+			  "solicits_rx", (json_int_t)nd_stats.solicits_rx,
+			  "adverts_rx", (json_int_t)nd_stats.adverts_rx,
+			  "solicits_tx", (json_int_t)nd_stats.solicits_tx,
+			  "adverts_tx", (json_int_t)nd_stats.adverts_tx,
+			  "ignored", (json_int_t)nd_stats.ignored);
+	return 0;
+}
+
 static int do_reload(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	(void)argc, (void)argv;
@@ -393,9 +406,10 @@ void show_register(void)
 	ctl_register("show ports", "DPDK ports and their counters", show_ports);
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
 	ctl_register("show routes", "connected, local and static routes", show_routes);
-	ctl_register("show neighbors", "ARP neighbor table", show_neighbors);
+	ctl_register("show neighbors", "neighbor table (ARP and IPv6 ND)", show_neighbors);
 	ctl_register("show mempool", "packet buffer use", show_mempool);
 	ctl_register("show config", "running configuration file and generation", show_config);
 	ctl_register("show arp", "ARP counters", show_arp);
+	ctl_register("show nd", "IPv6 Neighbor Discovery counters", show_nd);
 	ctl_register("reload", "re-read the config file; a bad file changes nothing", do_reload);
 }

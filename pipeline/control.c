@@ -9,6 +9,7 @@
 
 #include "control.h"
 #include "meta.h"
+#include "nd.h"
 #include "neigh.h"
 #include "parse.h"
 #include "worker.h"
@@ -24,7 +25,7 @@ uint64_t control_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void control_drop(struct rte_mbuf *m, enum drop_reason why)
+void control_drop(struct rte_mbuf *m, enum drop_reason why)
 {
 	control_stats.drops[why]++;
 	rte_pktmbuf_free(m);
@@ -116,7 +117,10 @@ static void neigh_probe(const struct fwd_state *st, struct neigh *n, uint64_t no
 
 	if (fi == NULL)
 		return;
-	if (unicast) {
+	if (n->key.family == AF_INET6) {
+		neigh_mac_to_ether(atomic_load(&n->mac), &mac);
+		nd_solicit(fi, n->key.ip.v6, unicast ? &mac : NULL);
+	} else if (unicast) {
 		neigh_mac_to_ether(atomic_load(&n->mac), &mac);
 		arp_send(fi, RTE_ARP_OP_REQUEST, &mac, n->key.ip.v4, arp_source_for(fi, n->key.ip.v4));
 	} else {
@@ -126,8 +130,7 @@ static void neigh_probe(const struct fwd_state *st, struct neigh *n, uint64_t no
 	n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
 }
 
-/* Send what waited for this neighbor, now that its MAC is known. */
-static void neigh_flush_held(struct neigh *n)
+void neigh_flush_held(struct neigh *n)
 {
 	struct rte_ether_addr mac;
 
@@ -192,14 +195,23 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* Give-up drop reason of a neighbor: ARP for IPv4, ND for IPv6. */
+static enum drop_reason unresolved_reason(const struct neigh_key *k)
+{
+	return k->family == AF_INET6 ? DROP_ND_UNRESOLVED : DROP_ARP_UNRESOLVED;
+}
+
+/* PUNT_RESOLVE and PUNT_RESOLVE6: hold the packet, solicit its next hop. */
 static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
 {
 	struct pkt_meta *pm = pkt_meta(m);
-	struct neigh *n = neigh_get(pm->port, pm->vlan, pm->nh_ip);
+	struct neigh_key k = pm->punt == PUNT_RESOLVE6 ? neigh_key6(pm->port, pm->vlan, pm->nh_ip6)
+						       : neigh_key4(pm->port, pm->vlan, pm->nh_ip);
+	struct neigh *n = neigh_get_key(&k);
 	uint64_t now = control_now_ms();
 
 	if (n == NULL) {
-		control_drop(m, DROP_ARP_UNRESOLVED);
+		control_drop(m, unresolved_reason(&k));
 		return;
 	}
 	if (atomic_load(&n->mac) != 0) {
@@ -209,7 +221,7 @@ static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
 		return;
 	}
 	if (n->nb_held >= RTE_MIN(st->cfg.neighbor.hold_packets, (uint32_t)NEIGH_HOLD_MAX)) {
-		control_drop(m, DROP_ARP_HOLD_FULL);
+		control_drop(m, k.family == AF_INET6 ? DROP_ND_HOLD_FULL : DROP_ARP_HOLD_FULL);
 		return;
 	}
 	n->held[n->nb_held++] = m;
@@ -233,7 +245,11 @@ unsigned control_poll(void)
 			arp_input(st, pkts[i]);
 			break;
 		case PUNT_RESOLVE:
+		case PUNT_RESOLVE6:
 			resolve_input(st, pkts[i]);
+			break;
+		case PUNT_ND:
+			nd_input(st, pkts[i]);
 			break;
 		default:
 			control_drop(pkts[i], DROP_UNSUPPORTED_LOCAL);
@@ -259,7 +275,7 @@ void control_timers(uint64_t now_ms)
 			if (n->probes >= st->cfg.neighbor.retries) {
 				/* RFC 1122 §2.3.2.2: give up, drop what waited. */
 				for (uint16_t k = 0; k < n->nb_held; k++)
-					control_drop(n->held[k], DROP_ARP_UNRESOLVED);
+					control_drop(n->held[k], unresolved_reason(&n->key));
 				n->nb_held = 0;
 				n->state = NEIGH_FAILED;
 				n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
@@ -304,9 +320,10 @@ void control_state_changed(const struct fwd_state *st)
 		struct rte_ether_addr mac;
 		struct neigh *n;
 
-		if (cn->addr.family != AF_INET)
-			continue;
-		n = neigh_get(fi->port, fi->vlan, cn->addr.v4);
+		struct neigh_key k = cn->addr.family == AF_INET6
+			? neigh_key6(fi->port, fi->vlan, cn->addr.v6)
+			: neigh_key4(fi->port, fi->vlan, cn->addr.v4);
+		n = neigh_get_key(&k);
 		if (n == NULL)
 			continue;
 		memcpy(mac.addr_bytes, cn->mac, 6);

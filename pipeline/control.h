@@ -14,6 +14,8 @@
 #include "counters.h"
 #include "fwd.h"
 
+struct neigh;
+
 struct arp_stats {
 	uint64_t requests_rx, replies_rx, requests_tx, replies_tx;
 	uint64_t ignored;            /* not for us and not refreshing a known entry */
@@ -40,6 +42,15 @@ void control_timers(uint64_t now_ms);
  * neighbors on (port, VLAN) pairs that no longer have an interface.
  */
 void control_state_changed(const struct fwd_state *st);
+
+/** Count @p m as dropped on the control thread for @p why and free it. */
+void control_drop(struct rte_mbuf *m, enum drop_reason why);
+
+/**
+ * Send the packets held for neighbor @p n now that its MAC is known: each
+ * gets the MAC as its L2 destination and goes to the wire (control_tx()).
+ */
+void neigh_flush_held(struct neigh *n);
 
 /** Queue a fully built frame for transmission on @p port (via worker 0). */
 void control_tx(struct rte_mbuf *m, uint16_t port);

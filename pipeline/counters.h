@@ -32,7 +32,11 @@
 	X(UNSUPPORTED_LOCAL,"unsupported_local", "to an own address, but not a service vbrd offers") \
 	X(MARTIAN,          "martian",           "source or destination that must not be routed") \
 	X(NO_MBUF,          "no_mbuf",           "mempool empty while building a reply") \
-	X(FRAG_FAILED,      "frag_failed",       "IPv4 fragmentation failed")
+	X(FRAG_FAILED,      "frag_failed",       "IPv4 fragmentation failed") \
+	X(BAD_ND,           "bad_nd",            "Neighbor Discovery message failing RFC 4861 §7.1 checks") \
+	X(ND_UNRESOLVED,    "nd_unresolved",     "IPv6 next hop did not answer Neighbor Solicitation") \
+	X(ND_HOLD_FULL,     "nd_hold_full",      "too many packets waiting for one IPv6 neighbor") \
+	X(IPV6_MULTICAST,   "ipv6_multicast",    "IPv6 multicast vbrd does not serve (MLD, router solicitation)")
 
 enum drop_reason {
 #define X(e, n, d) DROP_##e,

@@ -9,6 +9,7 @@
 #include <rte_malloc.h>
 
 #include "fwd.h"
+#include "fwd6.h"
 
 struct fwd_state *_Atomic fwd_current;
 
@@ -64,8 +65,10 @@ static int assign_slots(struct fwd_state *st, const struct fwd_state *prev)
 static int nexthop_index(struct fwd_state *st, uint16_t iface, uint32_t gw)
 {
 	for (int i = 0; i < st->nb_nexthops; i++)
-		if (st->nexthops[i].iface == iface && st->nexthops[i].gw == gw)
+		if (st->nexthops[i].family == AF_INET && st->nexthops[i].iface == iface &&
+		    st->nexthops[i].gw == gw)
 			return i;
+	st->nexthops[st->nb_nexthops].family = AF_INET;
 	st->nexthops[st->nb_nexthops].iface = iface;
 	st->nexthops[st->nb_nexthops].gw = gw;
 	return st->nb_nexthops++;
@@ -176,7 +179,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 		uint64_t value;
 
 		if (cr->prefix.addr.family != AF_INET)
-			continue; /* IPv6 routes: rte_fib6, not in this build */
+			continue; /* IPv6 routes: fwd6_build() */
 		if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];
 			value = FIB_NH(FIB_KIND_NEXTHOP,
@@ -198,6 +201,10 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 		}
 	}
 
+	ret = fwd6_build(st, cfg, err, errlen);
+	if (ret < 0)
+		goto fail;
+
 	st->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	*out = st;
@@ -217,6 +224,7 @@ void fwd_state_free(struct fwd_state *st)
 	if (st == NULL)
 		return;
 	rte_fib_free(st->fib);
+	rte_fib6_free(st->fib6);
 	free(st->ifaces);
 	free(st->iface_by_vlan);
 	free(st->nexthops);

@@ -16,6 +16,7 @@
 
 #include <rte_ether.h>
 #include <rte_fib.h>
+#include <rte_fib6.h>
 #include <rte_rcu_qsbr.h>
 
 #include "config.h"
@@ -46,6 +47,8 @@ struct fwd_iface {
 	struct rte_ether_addr mac;
 	uint32_t addr4;          /* first IPv4 address, host order; 0 if none */
 	uint8_t plen4;
+	uint8_t ll6[16];         /* link-local fe80::/64 EUI-64 from the MAC (RFC 4291 App. A) */
+	uint8_t addr6[16];       /* first global IPv6 address (ICMPv6 error source); zero if none */
 	int nb_addrs;
 	struct cfg_prefix addrs[4];
 };
@@ -54,6 +57,8 @@ struct fwd_iface {
 struct fwd_nexthop {
 	uint16_t iface;          /* index into fwd_state.ifaces */
 	uint32_t gw;             /* gateway, host order; 0 = connected: the destination */
+	int family;              /* AF_INET or AF_INET6 */
+	uint8_t gw6[16];         /* IPv6 gateway, network order; zero = connected */
 };
 
 /** An ECMP set (RFC 2992 hash-threshold is not needed: modulo over the set). */
@@ -72,6 +77,7 @@ struct fwd_state {
 	uint16_t (*iface_by_vlan)[4096];  /* [port id < nb_port_ids][VLAN id] */
 	uint16_t nb_port_ids;
 	struct rte_fib *fib;
+	struct rte_fib6 *fib6;          /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
 	int nb_nexthops;
 	struct fwd_nexthop *nexthops;
 	int nb_ecmp;

@@ -12,7 +12,7 @@
 #define ICMP_ERROR_MAX_IP 576  /* RFC 1812 §4.3.2.3: the whole error fits in 576 bytes */
 
 /* Token bucket in fixed point: tokens are counted in TSC cycles × rate. */
-static bool icmp_allow(struct worker *w)
+bool icmp_allow(struct worker *w)
 {
 	uint64_t now = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
 	uint64_t cap = w->icmp_depth * hz;

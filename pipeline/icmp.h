@@ -22,6 +22,16 @@
 #define ICMP_FRAG_NEEDED    4   /* code of ICMP_DEST_UNREACH (RFC 1191) */
 
 /**
+ * Take one token from the worker's ICMP error bucket (RFC 1812 §4.3.2.8,
+ * RFC 4443 §2.4 (f)): icmp.rate_pps tokens a second, icmp.burst deep,
+ * shared by ICMP and ICMPv6 errors. Counts icmp_rate_limited when empty.
+ *
+ * @param w  the worker
+ * @return   true when an error may be sent now
+ */
+bool icmp_allow(struct worker *w);
+
+/**
  * Turn an echo request to an own address into its reply in place and send
  * it back out of the interface it came in on (RFC 792, RFC 1122 §3.2.2.6).
  *

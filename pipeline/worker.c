@@ -15,6 +15,7 @@
 #include <rte_ip_frag.h>
 
 #include "icmp.h"
+#include "ip6.h"
 #include "meta.h"
 #include "neigh.h"
 #include "parse.h"
@@ -232,7 +233,7 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 
 /* Pass 1: parse and validate. Returns false when the packet was consumed. */
 static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		     struct pkt_ctx *c)
+		     struct pkt_ctx *c, struct ip6_burst *b6)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
@@ -272,6 +273,9 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 		if (rte_pktmbuf_pkt_len(m) > frame)
 			rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
 		return true;
+	case ETHERTYPE_IPV6:
+		ip6_classify(w, st, m, &c->l2, in, to_us, b6);
+		return false;
 	case ETHERTYPE_ARP:
 		if (!to_us && !rte_is_broadcast_ether_addr(dst)) {
 			why = DROP_NOT_FOR_US;
@@ -296,16 +300,20 @@ static void process_burst(struct worker *w, const struct fwd_state *st, struct r
 	uint32_t dst[WORKER_MAX_BURST];
 	uint64_t nh[WORKER_MAX_BURST];
 	unsigned nb_ok = 0;
+	struct ip6_burst b6;
+
+	b6.n = 0;
 
 	w->stats.rx_packets += n;
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		if (classify(w, st, pkts[i], &ctx[nb_ok])) {
+		if (classify(w, st, pkts[i], &ctx[nb_ok], &b6)) {
 			dst[nb_ok] = ctx[nb_ok].ip.dst;
 			ok[nb_ok++] = pkts[i];
 		}
 	}
+	ip6_route_burst(w, st, &b6);
 	if (nb_ok == 0)
 		return;
 	rte_fib_lookup_bulk(st->fib, dst, nh, nb_ok);

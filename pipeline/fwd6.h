@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The IPv6 half of the forwarding state: interface link-local addresses
+ * and the rte_fib6 of connected subnets, own addresses and static routes.
+ * Called by fwd_state_build(); the data path reads fwd_state.fib6.
+ */
+#ifndef VBRD_FWD6_H
+#define VBRD_FWD6_H
+
+#include <stddef.h>
+
+#include "fwd.h"
+
+/**
+ * Fill the IPv6 part of a state being built: every interface's link-local
+ * address (fe80::/64 with the modified EUI-64 of its MAC, RFC 4291 §2.5.1
+ * and App. A) and first global address, then the FIB6 (RTE_FIB6_TRIE with
+ * 4-byte next hops, values encoded like fwd_state.fib): connected subnets
+ * (FIB_KIND_NEXTHOP, zero gateway), own addresses as /128 (FIB_KIND_LOCAL),
+ * static IPv6 routes (FIB_KIND_NEXTHOP or FIB_KIND_ECMP).
+ *
+ * @param st      the state: ifaces (with MACs) built, nexthops and ecmp
+ *                allocated large enough for every address and route
+ * @param cfg     the configuration it is built from
+ * @param err     message on failure, @p errlen bytes
+ * @return        0, or -ENOMEM / -ENOSPC (FIB full) / -EINVAL
+ */
+int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, size_t errlen);
+
+/** Interface index with a connected IPv6 subnet containing @p ip (16 bytes), or -1. */
+int fwd6_iface_for_subnet(const struct fwd_state *st, const uint8_t *ip);
+
+/** Whether @p ip (16 bytes) is one of @p fi's IPv6 addresses, its link-local one included. */
+bool fwd6_iface_owns(const struct fwd_iface *fi, const uint8_t *ip);
+
+#endif

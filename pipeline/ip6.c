@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_fib6.h>
+#include <rte_ip.h>
+
+#include "icmp6.h"
+#include "ip6.h"
+#include "neigh.h"
+
+int ip6_l2_write(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
+		 const struct rte_ether_addr *dst)
+{
+	uint16_t out_l2 = out->vlan ? 18 : 14;
+	uint8_t *p;
+
+	if (out_l2 < in_l2)
+		p = (uint8_t *)rte_pktmbuf_adj(m, in_l2 - out_l2);
+	else if (out_l2 > in_l2)
+		p = (uint8_t *)rte_pktmbuf_prepend(m, out_l2 - in_l2);
+	else
+		p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (unlikely(p == NULL))
+		return -ENOSPC;
+
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	rte_ether_addr_copy(dst, &eth->dst_addr);
+	rte_ether_addr_copy(&out->mac, &eth->src_addr);
+	if (out->vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(out->vlan);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	}
+	return 0;
+}
+
+static void punt6(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
+		  uint16_t vlan, const uint8_t *nh6)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+
+	pm->punt = kind;
+	pm->port = port;
+	pm->vlan = vlan;
+	if (nh6 != NULL)
+		memcpy(pm->nh_ip6, nh6, 16);
+	if (rte_ring_enqueue(dp.to_control, m) != 0) {
+		worker_drop(w, m, DROP_CONTROL_RING_FULL);
+		return;
+	}
+	w->stats.to_control++;
+}
+
+static inline bool addr6_is_zero(const uint8_t *a)
+{
+	uint64_t x[2];
+
+	memcpy(x, a, 16);
+	return (x[0] | x[1]) == 0;
+}
+
+/* An echo request to an own address (RFC 4443 §4.1); nothing else is served. */
+static void local_input6(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
+			 const struct ip6_ctx *c)
+{
+	const struct pkt_ipv6 *ip = &c->ip;
+	uint32_t len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off;
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, c->l2.l2_len + ip->l4_off);
+
+	if (ip->proto == IPPROTO_ICMPV6_NUM && ip->l4_off == IPV6_HDR_LEN && len >= 8 &&
+	    l4[0] == ICMP6_ECHO_REQUEST && l4[1] == 0) {
+		if (unlikely(icmp6_checksum(ip->src, ip->dst, l4, len) != 0)) {
+			worker_drop(w, m, DROP_BAD_CHECKSUM);
+			return;
+		}
+		icmp6_echo_reply(w, m, in, &c->l2, ip);
+		return;
+	}
+	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+}
+
+void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		  const struct pkt_l2 *l2, const struct fwd_iface *in, bool to_us,
+		  struct ip6_burst *b)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	struct ip6_ctx *c = &b->ctx[b->n];
+	enum drop_reason why;
+
+	/* RFC 2464 §7: IPv6 multicast goes to 33:33 + the address's last 32 bits. */
+	bool l2_mcast = !to_us && p[0] == 0x33 && p[1] == 0x33;
+	if (unlikely(!to_us && !l2_mcast)) {
+		why = DROP_NOT_FOR_US;
+		goto drop;
+	}
+	if (unlikely(!parse_ipv6(p + l2->l2_len, len - l2->l2_len, &c->ip, &why)))
+		goto drop;
+	const struct pkt_ipv6 *ip = &c->ip;
+	c->l2 = *l2;
+	c->iface = (uint16_t)(in - st->ifaces);
+
+	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
+	uint32_t frame = l2->l2_len + IPV6_HDR_LEN + ip->payload_len;
+	if (rte_pktmbuf_pkt_len(m) > frame)
+		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
+
+	/* RFC 4291 §2.5.2, §2.5.3, §2.7: never valid as such. */
+	if (unlikely(ipv6_is_multicast(ip->src) || ipv6_is_loopback(ip->src) ||
+		     ipv6_is_loopback(ip->dst) || ipv6_is_unspecified(ip->dst))) {
+		why = DROP_MARTIAN;
+		goto drop;
+	}
+
+	/* Neighbor Discovery: validated here, answered by the control thread. */
+	const uint8_t *l4 = p + l2->l2_len + ip->l4_off;
+	uint32_t l4len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off;
+	if (ip->proto == IPPROTO_ICMPV6_NUM && l4len >= 1 &&
+	    (l4[0] == ICMP6_NEIGH_SOLICIT || l4[0] == ICMP6_NEIGH_ADVERT)) {
+		if (!nd_validate(ip, l4, l4len)) {
+			why = DROP_BAD_ND;
+			goto drop;
+		}
+		if (icmp6_checksum(ip->src, ip->dst, l4, l4len) != 0) {
+			why = DROP_BAD_CHECKSUM;
+			goto drop;
+		}
+		punt6(w, m, PUNT_ND, m->port, l2->vlan, NULL);
+		return;
+	}
+	if (unlikely(ipv6_is_unspecified(ip->src))) {
+		why = DROP_MARTIAN;      /* only DAD solicitations come from :: */
+		goto drop;
+	}
+	if (ipv6_is_multicast(ip->dst)) {
+		why = DROP_IPV6_MULTICAST;
+		goto drop;
+	}
+	if (unlikely(l2_mcast)) {
+		why = DROP_NOT_FOR_US;   /* unicast IPv6 in a multicast frame */
+		goto drop;
+	}
+	if (ipv6_is_link_local(ip->dst)) {
+		/* RFC 4291 §2.5.6: link-local destinations are never forwarded. */
+		if (memcmp(ip->dst, in->ll6, 16) == 0) {
+			local_input6(w, m, in, c);
+			return;
+		}
+		why = DROP_MARTIAN;
+		goto drop;
+	}
+	memcpy(b->dst[b->n], ip->dst, 16);
+	b->pkts[b->n++] = m;
+	return;
+drop:
+	worker_drop(w, m, why);
+}
+
+static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			const struct ip6_ctx *c, uint64_t fibnh)
+{
+	const struct fwd_iface *in = &st->ifaces[c->iface];
+	const struct pkt_ipv6 *ip = &c->ip;
+	uint32_t kind = FIB_NH_KIND(fibnh);
+
+	if (kind == FIB_KIND_LOCAL) {
+		local_input6(w, m, in, c);
+		return;
+	}
+	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP) {
+		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
+		worker_drop(w, m, DROP_NO_ROUTE);
+		return;
+	}
+	/* RFC 4291 §2.5.6: a link-local source never leaves its link (RFC 4443 §3.1 code 2). */
+	if (unlikely(ipv6_is_link_local(ip->src))) {
+		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_BEYOND_SCOPE, 0);
+		worker_drop(w, m, DROP_MARTIAN);
+		return;
+	}
+	/* RFC 8200 §3: a router decrements the hop limit, discards it at zero. */
+	if (ip->hop_limit <= 1) {
+		icmp6_error(w, m, in, &c->l2, ip, ICMP6_TIME_EXCEEDED, 0, 0);
+		worker_drop(w, m, DROP_TTL_EXPIRED);
+		return;
+	}
+	uint32_t idx = fwd_nexthop_select(st, fibnh,
+					  kind == FIB_KIND_ECMP ? flow_hash_ipv6(ip) : 0);
+	const struct fwd_nexthop *nh = &st->nexthops[idx];
+	const struct fwd_iface *out = &st->ifaces[nh->iface];
+
+	/* RFC 8200 §5: no fragmentation on the way; Packet Too Big (RFC 4443 §3.2). */
+	if (unlikely((uint32_t)IPV6_HDR_LEN + ip->payload_len > out->mtu)) {
+		icmp6_error(w, m, in, &c->l2, ip, ICMP6_PACKET_TOO_BIG, 0, out->mtu);
+		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		return;
+	}
+	struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, c->l2.l2_len);
+	h->hop_limits--;
+
+	const uint8_t *gw = addr6_is_zero(nh->gw6) ? ip->dst : nh->gw6;
+	uint64_t mac = neigh_lookup6(out->port, out->vlan, gw);
+	struct rte_ether_addr dmac;
+	neigh_mac_to_ether(mac, &dmac);
+	if (unlikely(ip6_l2_write(m, c->l2.l2_len, out, &dmac) < 0)) {
+		worker_drop(w, m, DROP_TRUNCATED);
+		return;
+	}
+	w->stats.iface[out->slot].tx_packets++;
+	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.forwarded++;
+	if (unlikely(mac == 0)) {
+		punt6(w, m, PUNT_RESOLVE6, out->port, out->vlan, gw);
+		return;
+	}
+	worker_tx(w, out->port, m);
+}
+
+void ip6_route_burst(struct worker *w, const struct fwd_state *st, struct ip6_burst *b)
+{
+	if (b->n == 0)
+		return;
+	rte_fib6_lookup_bulk(st->fib6, b->dst, b->nh, (int)b->n);
+	for (unsigned i = 0; i < b->n; i++)
+		ip6_forward(w, st, b->pkts[i], &b->ctx[i], b->nh[i]);
+	b->n = 0;
+}
