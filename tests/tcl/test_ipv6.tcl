@@ -1,0 +1,167 @@
+# IPv6 through vbrd (RFC 8200): forwarding with rte_fib6, Neighbor Discovery
+# (RFC 4861), echo replies and the ICMPv6 errors of RFC 4443, each with its
+# drop counter.
+#
+#   h1 2001:db8:1::2 ── lan1 2001:db8:1::1 [vbrd] 2001:db8:2::1 lan2 (mtu 1400) ── 2001:db8:2::2 h2
+#                                                      2001:db8:99::/64 via h2 (h2's lo: 2001:db8:99::1)
+
+# lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
+# leaves IPv6 off), without duplicate address detection, router
+# solicitations or router advertisements, so its address works at once.
+proc lab_host6 {name addr gw} {
+    set ns [lab_host $name "" ""]
+    lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+        net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
+        net.ipv6.conf.lo.disable_ipv6=0 \
+        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0 \
+        net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
+    lab_exec $name ip -6 addr add $addr dev eth0 nodad
+    lab_exec $name ip -6 route add default via $gw
+    return $ns
+}
+
+# Wait until HOST's address on eth0 is usable (not tentative).
+proc wait_ipv6_ready {host} {
+    wait_for_condition 50 100 {
+        ![string match "*tentative*" [lab_exec $host ip -6 addr show dev eth0]]
+    } else {
+        fail "IPv6 address of $host still tentative"
+    }
+}
+
+lab_host6 h1 2001:db8:1::2/64 2001:db8:1::1
+lab_host6 h2 2001:db8:2::2/64 2001:db8:2::1
+lab_exec h2 ip -6 addr add 2001:db8:99::1/128 dev lo
+
+start_vbrd {conf {
+ports = (
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; }
+);
+interfaces = (
+  { name = "lan1"; port = "p1"; address = "2001:db8:1::1/64"; },
+  { name = "lan2"; port = "p2"; address = "2001:db8:2::1/64"; mtu = 1400; }
+);
+routes = (
+  { prefix = "2001:db8:99::/64"; via = "2001:db8:2::2"; }
+);
+}} {
+    wait_ipv6_ready h1
+    wait_ipv6_ready h2
+
+    test {h1 pings vbrd's own address 2001:db8:1::1} {
+        set before [stat local]
+        assert_ping h1 2001:db8:1::1 3
+        assert_morethan [expr {[stat local] - $before}] 2
+    }
+
+    test {h1 pings h2 through vbrd; both hosts are learnt by Neighbor Discovery} {
+        set before [stat forwarded]
+        assert_ping h1 2001:db8:2::2 3
+        # 3 requests and 3 replies
+        assert_morethan [expr {[stat forwarded] - $before}] 5
+        set n [neighbor 2001:db8:2::2]
+        assert_equal [dict get $n interface] lan2
+        assert_equal [string tolower [dict get $n mac]] [lab_mac h2]
+        set n [neighbor 2001:db8:1::2]
+        assert_equal [string tolower [dict get $n mac]] [lab_mac h1]
+    }
+
+    test {h1 pings vbrd's link-local address (EUI-64 of lan1's MAC)} {
+        # RFC 4291 App. A: flip the universal/local bit, insert ff:fe.
+        set mac [dict get [lindex [dict get [vbrctl show interfaces] interfaces] 0] mac]
+        lassign [lmap x [split $mac :] {scan $x %x}] a b c d e f
+        set ll [format "fe80::%x:%x:%x:%x" [expr {(($a ^ 2) << 8) | $b}] \
+                    [expr {($c << 8) | 0xff}] [expr {0xfe00 | $d}] [expr {($e << 8) | $f}]]
+        assert_ping h1 "$ll%eth0" 2
+    }
+
+    test {a static IPv6 route via h2 reaches 2001:db8:99::1} {
+        assert_ping h1 2001:db8:99::1 3
+    }
+
+    test {hop limit 1: time exceeded from 2001:db8:1::1, ttl_expired counts it} {
+        set before [drops ttl_expired]
+        lassign [ping_from h1 2001:db8:2::2 -c 1 -t 1 -W 2] rc out
+        assert_match "*From 2001:db8:1::1 icmp_seq=1 Time exceeded: Hop limit*" $out
+        wait_for_condition 20 100 {[drops ttl_expired] - $before == 1} else {
+            fail "ttl_expired grew by [expr {[drops ttl_expired] - $before}], want 1"
+        }
+    }
+
+    test {no route: destination unreachable (no route), no_route counts each packet} {
+        set before [drops no_route]
+        lassign [ping_from h1 2001:db8:77::1 -c 3 -i 0.2 -W 2] rc out
+        set n [regexp -all {From 2001:db8:1::1 icmp_seq=\d+ Destination unreachable: No route} $out]
+        assert_equal $n 3 "no-route replies in: $out"
+        wait_for_condition 20 100 {[drops no_route] - $before >= 3} else {
+            fail "no_route grew by [expr {[drops no_route] - $before}], want >= 3"
+        }
+    }
+
+    test {larger than the egress MTU: packet too big with mtu 1400 (routers never fragment)} {
+        set before [drops mtu_exceeded]
+        # 1450 bytes of data: a 1498-byte packet, h1's own MTU is 1500.
+        lassign [ping_from h1 2001:db8:2::2 -c 1 -M do -s 1450 -W 2] rc out
+        assert_match "*From 2001:db8:1::1 icmp_seq=1 Packet too big: mtu=1400*" $out
+        wait_for_condition 20 100 {[drops mtu_exceeded] - $before == 1} else {
+            fail "mtu_exceeded grew by [expr {[drops mtu_exceeded] - $before}], want 1"
+        }
+        # h1's kernel learnt the path MTU from vbrd's message (RFC 8201).
+        assert_match "*mtu 1400*" [lab_exec h1 ip -6 route get 2001:db8:2::2]
+    }
+
+    test {a packet of exactly the egress MTU passes} {
+        # 1352 + 8 (ICMPv6) + 40 (IPv6) = 1400 bytes
+        assert_ping h1 2001:db8:2::2 3 -M do -s 1352
+    }
+
+    test {iperf3 TCP over IPv6 from h1 to h2} {
+        iperf_server h2
+        set rep [iperf_client h1 2001:db8:2::2 3]
+        set bps [iperf_rx_bps $rep]
+        note "TCP over IPv6: [format %.0f [expr {$bps / 1e6}]] Mbit/s"
+        assert_morethan $bps 1000000
+    }
+
+    test {multicast vbrd does not serve (MLD) counts as ipv6_multicast, ND passes validation} {
+        # The hosts' kernels sent MLD reports when their addresses came up.
+        assert_morethan [drops ipv6_multicast] 0
+        assert_equal [drops bad_nd] 0
+        assert_morethan [dict get [vbrctl show nd] adverts_tx] 0
+    }
+
+    test {show routes lists the IPv6 connected, local and static routes} {
+        set prefixes [lmap r [dict get [vbrctl show routes] routes] {dict get $r prefix}]
+        foreach p {2001:db8:1::/64 2001:db8:1::1/128 2001:db8:99::/64} {
+            assert_true {[lsearch -exact $prefixes $p] >= 0} "$p not in $prefixes"
+        }
+    }
+}
+
+# A next hop that never answers: its packets wait, then count as nd_unresolved.
+lab_host6 h3 2001:db8:3::2/64 2001:db8:3::1
+
+start_vbrd {conf {
+ports = (
+  { name = "p3"; devargs = "net_af_packet0,iface=@h3@"; }
+);
+interfaces = (
+  { name = "lan3"; port = "p3"; address = "2001:db8:3::1/64"; }
+);
+routes = (
+  { prefix = "2001:db8:88::/64"; via = "2001:db8:3::99"; }
+);
+neighbor = { retries = 2; retry_ms = 200; };
+}} {
+    wait_ipv6_ready h3
+
+    test {an unanswered next hop: held packets dropped as nd_unresolved, state failed} {
+        set before [drops nd_unresolved]
+        lassign [ping_from h3 2001:db8:88::1 -c 2 -i 0.2 -W 1] rc out
+        wait_for_condition 30 100 {[drops nd_unresolved] - $before == 2} else {
+            fail "nd_unresolved grew by [expr {[drops nd_unresolved] - $before}], want 2"
+        }
+        assert_equal [dict get [neighbor 2001:db8:3::99] state] failed
+    }
+}
