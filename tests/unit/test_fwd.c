@@ -5,7 +5,8 @@
  * next-hop choice (fwd_nexthop_select), next-hop sharing and interface slots.
  *
  * Needs an EAL (rte_fib lives in EAL memory, rte_eth_macaddr_get needs the
- * ports): the group setup starts one without hugepages, PCI, shared config
+ * ports; IPv4 and IPv6 FIBs take 64 MiB+ each, two states live at once):
+ * the group setup starts one without hugepages, PCI, shared config
  * or telemetry (nothing left in /var/run/dpdk), with two
  * net_null ports (0 and 1). Configurations are written to temporary files and
  * loaded with config_load(), as vbrd does.
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -30,6 +32,7 @@
 
 #include "config.h"
 #include "fwd.h"
+#include "neigh.h"
 #include "parse.h"
 
 static uint16_t port_ids[2];   /* DPDK port ids of net_null0, net_null1 */
@@ -135,6 +138,7 @@ static void assert_route(const struct fwd_state *st, uint32_t ip, const char *if
 	assert_int_equal(fwd_nexthop_select(st, nh, 0), FIB_NH_INDEX(nh));
 	assert_int_equal(fwd_nexthop_select(st, nh, 0xdeadbeef), FIB_NH_INDEX(nh));
 	const struct fwd_nexthop *n = &st->nexthops[FIB_NH_INDEX(nh)];
+	assert_int_equal(n->family, AF_INET);
 	assert_int_equal(n->iface, iface_index(st, ifname));
 	assert_int_equal(n->gw, gw);
 }
@@ -144,7 +148,8 @@ static int nexthop_of(const struct fwd_state *st, const char *ifname, uint32_t g
 	int want = iface_index(st, ifname);
 
 	for (int i = 0; i < st->nb_nexthops; i++)
-		if (st->nexthops[i].iface == want && st->nexthops[i].gw == gw)
+		if (st->nexthops[i].family == AF_INET && st->nexthops[i].iface == want &&
+		    st->nexthops[i].gw == gw)
 			return i;
 	fail_msg("no next hop via %08x on %s", gw, ifname);
 	return -1;
@@ -156,7 +161,7 @@ static int eal_setup(void **state)
 {
 	char prefix[64];
 	char *argv[] = {
-		"test_fwd", "--no-huge", "-m", "256", "--no-pci", "--no-shconf", prefix,
+		"test_fwd", "--no-huge", "-m", "1024", "--no-pci", "--no-shconf", prefix,
 		"--vdev", "net_null0", "--vdev", "net_null1", "--log-level=*:warning",
 		"--no-telemetry", NULL,
 	};
@@ -171,6 +176,11 @@ static int eal_setup(void **state)
 	if (rte_eth_dev_get_port_by_name("net_null0", &port_ids[0]) != 0 ||
 	    rte_eth_dev_get_port_by_name("net_null1", &port_ids[1]) != 0) {
 		fprintf(stderr, "net_null ports missing\n");
+		return -1;
+	}
+	/* fwd_state_build fills next-hop MACs from the neighbor table */
+	if (neigh_init(NULL) != 0) {
+		fprintf(stderr, "neigh_init failed\n");
 		return -1;
 	}
 	return 0;
@@ -400,13 +410,20 @@ static void duplicate_gateways_shared(void **state)
 	assert_int_equal(e2->nh[1], e3->nh[1]);                        /* 10.200.0.2 */
 	assert_int_equal(e3->nh[2], FIB_NH_INDEX(lookup(st, IP4(172, 16, 5, 200)))); /* 10.0.1.2 */
 
-	/* no two entries alike: 3 connected (one per interface with IPv4)
-	 * + 3 gateways (10.100.0.2, 10.200.0.2, 10.0.1.2) */
-	for (int i = 0; i < st->nb_nexthops; i++)
-		for (int j = i + 1; j < st->nb_nexthops; j++)
-			assert_false(st->nexthops[i].iface == st->nexthops[j].iface &&
-				     st->nexthops[i].gw == st->nexthops[j].gw);
-	assert_int_equal(st->nb_nexthops, 6);
+	/* no two entries alike; IPv4: 3 connected (one per interface with an
+	 * IPv4 address) + 3 gateways (10.100.0.2, 10.200.0.2, 10.0.1.2) */
+	int nb_v4 = 0;
+	for (int i = 0; i < st->nb_nexthops; i++) {
+		const struct fwd_nexthop *a = &st->nexthops[i];
+		nb_v4 += a->family == AF_INET;
+		for (int j = i + 1; j < st->nb_nexthops; j++) {
+			const struct fwd_nexthop *b = &st->nexthops[j];
+			assert_false(a->family == b->family && a->iface == b->iface &&
+				     (a->family == AF_INET ? a->gw == b->gw
+							   : memcmp(a->gw6, b->gw6, 16) == 0));
+		}
+	}
+	assert_int_equal(nb_v4, 6);
 	fwd_state_free(st);
 }
 
