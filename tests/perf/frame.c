@@ -93,6 +93,55 @@ int frame_build_udp4(uint8_t *buf, size_t len, const struct frame_flow *f, uint1
 	return 0;
 }
 
+int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer,
+		       uint32_t vni, uint16_t id)
+{
+	uint8_t *ip = buf + FRAME_ETH_HLEN;
+	uint8_t *udp = ip + FRAME_IPV4_HLEN;
+	uint8_t *vx = udp + FRAME_UDP_HLEN;
+	size_t udp_len = FRAME_UDP_HLEN + FRAME_VXLAN_HLEN + inner_len;
+
+	if (inner_len < FRAME_ETH_HLEN || FRAME_VXLAN_OUTER_LEN + inner_len > FRAME_MAX_LEN ||
+	    vni > 0xffffff)
+		return -EINVAL;
+
+	memcpy(buf, outer->dst_mac, 6);
+	memcpy(buf + 6, outer->src_mac, 6);
+	put16(buf + 12, FRAME_ETHERTYPE_IPV4);
+
+	/* RFC 791 §3.1, as in frame_build_udp4() */
+	ip[0] = 0x45;
+	ip[1] = 0;
+	put16(ip + 2, (uint16_t)(FRAME_IPV4_HLEN + udp_len));
+	put16(ip + 4, id);
+	put16(ip + 6, 0);
+	ip[8] = outer->ttl;
+	ip[9] = FRAME_PROTO_UDP;
+	put32(ip + 12, outer->src_ip);
+	put32(ip + 16, outer->dst_ip);
+	frame_ipv4_fix_cksum(ip, FRAME_IPV4_HLEN);
+
+	put16(udp, outer->src_port);
+	put16(udp + 2, outer->dst_port);
+	put16(udp + 4, (uint16_t)udp_len);
+	put16(udp + 6, 0);           /* no checksum (RFC 7348 §5) */
+
+	/* RFC 7348 §5: flags 0x08 (I: VNI valid), 24 reserved bits, VNI, 8 reserved bits. */
+	put32(vx, 0x08000000u);
+	put32(vx + 4, vni << 8);
+	return 0;
+}
+
+int frame_parse_ip4(const char *s, uint32_t *addr)
+{
+	struct in_addr in;
+
+	if (inet_pton(AF_INET, s, &in) != 1)
+		return -EINVAL;
+	*addr = ntohl(in.s_addr);
+	return 0;
+}
+
 int frame_parse_mac(const char *s, uint8_t mac[6])
 {
 	unsigned int b[6];

@@ -20,6 +20,10 @@
 #define FRAME_MAX_LEN    1514  /* bytes without FCS: a 1518-byte Ethernet frame */
 #define FRAME_ETHERTYPE_IPV4 0x0800
 #define FRAME_PROTO_UDP  17
+#define FRAME_VXLAN_HLEN 8     /* bytes: flags, reserved, VNI, reserved (RFC 7348 §5) */
+#define FRAME_VXLAN_PORT 4789  /* IANA UDP port of VXLAN */
+/* bytes of outer headers in front of a VXLAN-encapsulated inner frame */
+#define FRAME_VXLAN_OUTER_LEN (FRAME_ETH_HLEN + FRAME_IPV4_HLEN + FRAME_UDP_HLEN + FRAME_VXLAN_HLEN)
 
 /** The addresses and ports of one UDP/IPv4 flow (IPv4 in host byte order). */
 struct frame_flow {
@@ -58,6 +62,24 @@ uint16_t frame_cksum(const void *data, size_t len, uint32_t seed);
  */
 int frame_build_udp4(uint8_t *buf, size_t len, const struct frame_flow *f, uint16_t id);
 
+/**
+ * Write the outer Ethernet/IPv4/UDP/VXLAN headers (RFC 7348 §5) in front of
+ * an inner Ethernet frame that is already at buf + FRAME_VXLAN_OUTER_LEN.
+ * Outer IPv4 header checksum correct (RFC 791), DF clear, UDP checksum 0
+ * (allowed over IPv4 by RFC 7348 §5 and RFC 768), VXLAN I flag set.
+ *
+ * @param buf        output: at least FRAME_VXLAN_OUTER_LEN + @p inner_len bytes
+ * @param inner_len  inner frame length without FCS, bytes; the outer frame
+ *                   (FRAME_VXLAN_OUTER_LEN + inner_len) may not exceed FRAME_MAX_LEN
+ * @param outer      outer MACs, addresses, UDP ports (source port: the flow's
+ *                   entropy, 49152..65535 by RFC 7348 §5) and TTL
+ * @param vni        VXLAN network identifier, 0..2^24-1
+ * @param id         outer IPv4 identification field
+ * @return           0, or -EINVAL when a length or the VNI is out of range
+ */
+int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer,
+		       uint32_t vni, uint16_t id);
+
 /** Offset of the IPv4 header in a frame built by frame_build_udp4(), bytes. */
 static inline uint8_t *frame_ipv4(uint8_t *buf) { return buf + FRAME_ETH_HLEN; }
 
@@ -69,6 +91,13 @@ void frame_ipv4_fix_cksum(uint8_t *ip, size_t hlen);
  * @return 0, or -EINVAL for bad syntax.
  */
 int frame_parse_mac(const char *s, uint8_t mac[6]);
+
+/**
+ * Parse an IPv4 address "A.B.C.D".
+ * @param addr  the address, host byte order
+ * @return 0, or -EINVAL
+ */
+int frame_parse_ip4(const char *s, uint32_t *addr);
 
 /**
  * Parse an IPv4 network "A.B.C.D/N", N in 1..30 (so that it has hosts).

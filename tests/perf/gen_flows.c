@@ -20,8 +20,7 @@ static const uint16_t imix_sizes[12] = {
 	64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 64, 594,
 };
 
-/** The 5-tuple of flow @p i: distinct for every i below 60000. */
-static void flow_tuple(const struct pcapgen_opts *opts, uint32_t i, struct frame_flow *f)
+void flow_tuple(const struct pcapgen_opts *opts, uint32_t i, struct frame_flow *f)
 {
 	memcpy(f->src_mac, opts->src_mac, 6);
 	memcpy(f->dst_mac, opts->dst_mac, 6);

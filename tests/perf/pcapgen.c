@@ -4,6 +4,8 @@
  *
  *   pcapgen flows OUT.pcap [--flows N] [--size 64..1518|imix] [--packets N]
  *   pcapgen malformed OUT.pcap [--count K]
+ *   pcapgen vxlan OUT.pcap --vni N --outer-src A --outer-dst B [--udp-port P]
+ *                          [--inner-dst-mac M] [--flows N] [--size 64..1468] [--packets N]
  *   common: [--src-mac M] [--dst-mac M] [--src-net A/N] [--dst-net A/N]
  */
 #include <errno.h>
@@ -27,12 +29,16 @@
 /* DPDK net_pcap gives its first port the fixed MAC 02:70:63:61:70:00 ("\x02pcap\0"),
  * and the bench replays into that port. */
 #define DEFAULT_DST_MAC "02:70:63:61:70:00"
+/* vbrd's default inner MAC of a tunnel interface (conf/README.md). */
+#define DEFAULT_INNER_DST_MAC "02:00:00:00:00:01"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pcapgen flows OUT.pcap [--flows N] [--size 64..1518|imix] [--packets N]\n"
 		"       pcapgen malformed OUT.pcap [--count K]\n"
+		"       pcapgen vxlan OUT.pcap --vni N --outer-src A --outer-dst B [--udp-port P]\n"
+		"                         [--inner-dst-mac M] [--flows N] [--size 64..1468] [--packets N]\n"
 		"common options:\n"
 		"  --src-mac M    source MAC (default " DEFAULT_SRC_MAC ")\n"
 		"  --dst-mac M    destination MAC: the router's input port (default " DEFAULT_DST_MAC ")\n"
@@ -42,7 +48,12 @@ static void usage(FILE *f)
 		"  FCS in bytes or 'imix' (7:4:1 of 64/594/1518; default 64), --packets\n"
 		"  frames in the file (default 3 per flow)\n"
 		"malformed: --count frames per drop reason (default 5); prints 'REASON COUNT'\n"
-		"  lines for truncated, bad_ihl, bad_version, bad_checksum, bad_length, valid\n");
+		"  lines for truncated, bad_ihl, bad_version, bad_checksum, bad_length, valid\n"
+		"vxlan: the frames of 'flows' (--size is the inner frame size) in VXLAN from\n"
+		"  --outer-src to --outer-dst (IPv4), UDP port --udp-port (default 4789), VNI\n"
+		"  --vni; --src-mac/--dst-mac are the outer MACs, --src-net/--dst-net the\n"
+		"  inner addresses, --inner-dst-mac the inner destination MAC (default\n"
+		"  " DEFAULT_INNER_DST_MAC ")\n");
 }
 
 static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *out)
@@ -71,7 +82,22 @@ static int parse_size(const char *s, struct pcapgen_opts *o)
 			 FRAME_MAX_LEN + FRAME_FCS_LEN, &o->size);
 }
 
-static int parse_opts(int argc, char **argv, struct pcapgen_opts *o)
+static int parse_ip4(const char *s, const char *what, uint32_t *out)
+{
+	if (frame_parse_ip4(s, out) < 0) {
+		fprintf(stderr, "pcapgen: %s: '%s' is not an IPv4 address A.B.C.D\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Options of the vxlan mode that have no default. */
+#define GIVEN_VNI       0x1
+#define GIVEN_OUTER_SRC 0x2
+#define GIVEN_OUTER_DST 0x4
+#define GIVEN_VXLAN_ALL 0x7
+
+static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, 'f' },
@@ -82,11 +108,19 @@ static int parse_opts(int argc, char **argv, struct pcapgen_opts *o)
 		{ "dst-mac", required_argument, NULL, 'D' },
 		{ "src-net", required_argument, NULL, 'S' },
 		{ "dst-net", required_argument, NULL, 'N' },
+		{ "vni", required_argument, NULL, 'V' },
+		{ "outer-src", required_argument, NULL, 'O' },
+		{ "outer-dst", required_argument, NULL, 'T' },
+		{ "udp-port", required_argument, NULL, 'P' },
+		{ "inner-dst-mac", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *src_mac = DEFAULT_SRC_MAC, *dst_mac = DEFAULT_DST_MAC;
 	const char *src_net = DEFAULT_SRC_NET, *dst_net = DEFAULT_DST_NET;
+	const char *inner_dst_mac = DEFAULT_INNER_DST_MAC;
+	uint32_t port = FRAME_VXLAN_PORT;
+	unsigned int given = 0;
 	int c, ret = 0;
 
 	o->flows = 1000;
@@ -103,13 +137,24 @@ static int parse_opts(int argc, char **argv, struct pcapgen_opts *o)
 		case 'D': dst_mac = optarg; break;
 		case 'S': src_net = optarg; break;
 		case 'N': dst_net = optarg; break;
+		case 'V': ret = parse_u32(optarg, "--vni", 0, 0xffffff, &o->vni); given |= GIVEN_VNI; break;
+		case 'O': ret = parse_ip4(optarg, "--outer-src", &o->outer_src); given |= GIVEN_OUTER_SRC; break;
+		case 'T': ret = parse_ip4(optarg, "--outer-dst", &o->outer_dst); given |= GIVEN_OUTER_DST; break;
+		case 'P': ret = parse_u32(optarg, "--udp-port", 1, 65535, &port); break;
+		case 'I': inner_dst_mac = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: return -EINVAL;
 		}
 		if (ret < 0)
 			return ret;
 	}
-	if (frame_parse_mac(src_mac, o->src_mac) < 0 || frame_parse_mac(dst_mac, o->dst_mac) < 0) {
+	o->udp_port = (uint16_t)port;
+	if (strcmp(mode, "vxlan") == 0 && given != GIVEN_VXLAN_ALL) {
+		fprintf(stderr, "pcapgen: vxlan needs --vni, --outer-src and --outer-dst\n");
+		return -EINVAL;
+	}
+	if (frame_parse_mac(src_mac, o->src_mac) < 0 || frame_parse_mac(dst_mac, o->dst_mac) < 0 ||
+	    frame_parse_mac(inner_dst_mac, o->inner_dst_mac) < 0) {
 		fprintf(stderr, "pcapgen: a MAC address is not aa:bb:cc:dd:ee:ff\n");
 		return -EINVAL;
 	}
@@ -134,7 +179,7 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	/* getopt_long() sees the words after MODE (and permutes them): OUT is
 	 * the one non-option word left. */
-	if (parse_opts(argc - 1, argv + 1, &o) < 0 || optind != argc - 2) {
+	if (parse_opts(argc - 1, argv + 1, mode, &o) < 0 || optind != argc - 2) {
 		usage(stderr);
 		return 2;
 	}
@@ -143,6 +188,8 @@ int main(int argc, char **argv)
 		ret = gen_flows(&o);
 	else if (strcmp(mode, "malformed") == 0)
 		ret = gen_malformed(&o);
+	else if (strcmp(mode, "vxlan") == 0)
+		ret = gen_vxlan(&o);
 	else {
 		fprintf(stderr, "pcapgen: unknown mode '%s'\n", mode);
 		usage(stderr);

@@ -12,6 +12,8 @@
 
 #include <pcap/pcap.h>
 
+struct frame_flow;   /* frame.h */
+
 /** Frame-size mix of the flows mode. */
 enum pcapgen_size_mode {
 	SIZE_FIXED,   /* every frame opts.size bytes (incl. FCS) */
@@ -30,6 +32,12 @@ struct pcapgen_opts {
 	uint8_t dst_mac[6];          /* the router's MAC on the input port */
 	uint32_t src_net, src_hosts; /* host byte order; usable hosts in it */
 	uint32_t dst_net, dst_hosts;
+	/* vxlan mode */
+	uint32_t vni;                /* VXLAN network identifier, 0..2^24-1 */
+	uint32_t outer_src;          /* host byte order: the remote tunnel endpoint */
+	uint32_t outer_dst;          /* host byte order: the router's tunnel local address */
+	uint16_t udp_port;           /* outer UDP destination port */
+	uint8_t inner_dst_mac[6];    /* inner destination MAC */
 };
 
 /** An open pcap output (Ethernet link type, microsecond timestamps). */
@@ -56,10 +64,25 @@ void pcap_out_write(struct pcap_out *o, const uint8_t *frame, size_t len);
 /** Flush and close. @return 0, or -EIO when the flush failed. */
 int pcap_out_close(struct pcap_out *o);
 
+/**
+ * The addresses and ports of flow @p i of the flows mode (also the inner
+ * flows of the vxlan mode): distinct 5-tuples for every i below 60000.
+ * Source host 1 + i, source port 1024 + i, destination host 1 + 7i (mod
+ * the networks' host counts), destination port 5000 + i mod 16, TTL 64.
+ */
+void flow_tuple(const struct pcapgen_opts *opts, uint32_t i, struct frame_flow *f);
+
 /** Mode "flows": many UDP flows, fixed size or IMIX. @return 0 or -errno. */
 int gen_flows(const struct pcapgen_opts *opts);
 
 /** Mode "malformed": one set of frames per drop reason, plus valid ones. @return 0 or -errno. */
 int gen_malformed(const struct pcapgen_opts *opts);
+
+/**
+ * Mode "vxlan": the frames of mode "flows" (fixed size), each VXLAN-
+ * encapsulated (RFC 7348) in outer Ethernet/IPv4/UDP from opts->outer_src
+ * to opts->outer_dst. @return 0 or -errno.
+ */
+int gen_vxlan(const struct pcapgen_opts *opts);
 
 #endif
