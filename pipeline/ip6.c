@@ -134,12 +134,13 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		punt6(w, m, PUNT_ND, m->port, l2->vlan, NULL);
 		return;
 	}
-	if (unlikely(ipv6_is_unspecified(ip->src))) {
-		why = DROP_MARTIAN;      /* only DAD solicitations come from :: */
-		goto drop;
-	}
+	/* Before the source check: MLD reports may come from :: (RFC 3810 §5.2.13). */
 	if (ipv6_is_multicast(ip->dst)) {
 		why = DROP_IPV6_MULTICAST;
+		goto drop;
+	}
+	if (unlikely(ipv6_is_unspecified(ip->src))) {
+		why = DROP_MARTIAN;      /* only DAD solicitations come from :: */
 		goto drop;
 	}
 	if (unlikely(l2_mcast)) {

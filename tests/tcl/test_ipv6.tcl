@@ -4,6 +4,9 @@
 #
 #   h1 2001:db8:1::2 ── lan1 2001:db8:1::1 [vbrd] 2001:db8:2::1 lan2 (mtu 1400) ── 2001:db8:2::2 h2
 #                                                      2001:db8:99::/64 via h2 (h2's lo: 2001:db8:99::1)
+#
+# Then: a static neighbor and an unanswered next hop (h3), and ECMP over
+# h2 and h3.
 
 # lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
 # leaves IPv6 off), without duplicate address detection, router
@@ -149,12 +152,33 @@ ports = (
 interfaces = (
   { name = "lan3"; port = "p3"; address = "2001:db8:3::1/64"; }
 );
+neighbors = (
+  { interface = "lan3"; address = "2001:db8:3::50"; mac = "02:00:00:00:00:50"; }
+);
 routes = (
-  { prefix = "2001:db8:88::/64"; via = "2001:db8:3::99"; }
+  { prefix = "2001:db8:88::/64"; via = "2001:db8:3::99"; },
+  { prefix = "2001:db8:55::/64"; via = "2001:db8:3::50"; }
 );
 neighbor = { retries = 2; retry_ms = 200; };
 }} {
     wait_ipv6_ready h3
+
+    test {a static IPv6 neighbor is used without solicitation} {
+        set n [neighbor 2001:db8:3::50]
+        assert_equal [dict get $n state] static
+        set fwd0 [stat forwarded]
+        set ns0 [dict get [vbrctl show nd] solicits_tx]
+        set rx0 [dict get [lab_link_stats h3] rx_packets]
+        lab_run h3 ping -n -c 3 -i 0.1 -W 1 2001:db8:55::1
+        wait_for_condition 20 100 {[stat forwarded] - $fwd0 >= 3} else {
+            fail "forwarded grew by [expr {[stat forwarded] - $fwd0}], want 3"
+        }
+        # The packets went back out to h3's link, to the static MAC.
+        wait_for_condition 20 100 {[dict get [lab_link_stats h3] rx_packets] - $rx0 >= 3} else {
+            fail "h3 received [expr {[dict get [lab_link_stats h3] rx_packets] - $rx0}] packets"
+        }
+        assert_equal [dict get [vbrctl show nd] solicits_tx] $ns0
+    }
 
     test {an unanswered next hop: held packets dropped as nd_unresolved, state failed} {
         set before [drops nd_unresolved]
@@ -163,5 +187,57 @@ neighbor = { retries = 2; retry_ms = 200; };
             fail "nd_unresolved grew by [expr {[drops nd_unresolved] - $before}], want 2"
         }
         assert_equal [dict get [neighbor 2001:db8:3::99] state] failed
+    }
+}
+
+# ECMP as for IPv4: a route with two next hops spreads flows over both.
+#
+#   h1 ── lan1 [vbrd] lan2 ── 2001:db8:2::2 h2
+#                     lan3 ── 2001:db8:3::2 h3
+#   2001:db8:30::/64 via [2001:db8:2::2, 2001:db8:3::2]
+
+start_vbrd {conf {
+ports = (
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; },
+  { name = "p3"; devargs = "net_af_packet2,iface=@h3@"; }
+);
+interfaces = (
+  { name = "lan1"; port = "p1"; address = "2001:db8:1::1/64"; },
+  { name = "lan2"; port = "p2"; address = "2001:db8:2::1/64"; },
+  { name = "lan3"; port = "p3"; address = "2001:db8:3::1/64"; }
+);
+routes = (
+  { prefix = "2001:db8:30::/64"; via = [ "2001:db8:2::2", "2001:db8:3::2" ]; }
+);
+}} {
+    test {200 UDP flows to 2001:db8:30::/64 are spread over both next hops} {
+        set flows 200
+        # Resolve both next hops first: flows must not wait for ND.
+        assert_ping h1 2001:db8:2::2 2
+        assert_ping h1 2001:db8:3::2 2
+        set h2_0 [dict get [lab_link_stats h2] rx_packets]
+        set h3_0 [dict get [lab_link_stats h3] rx_packets]
+        lab_exec h1 /usr/bin/python3 -c {
+import socket, sys, time
+socks = []
+for i in range(int(sys.argv[1])):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.bind(("::", 20000 + i))
+    s.sendto(b"x" * 64, ("2001:db8:30::7", 9))
+    socks.append(s)
+    time.sleep(0.001)
+} $flows
+        wait_for_condition 30 100 {
+            [dict get [lab_link_stats h2] rx_packets] - $h2_0 +
+            [dict get [lab_link_stats h3] rx_packets] - $h3_0 >= $flows
+        } else {
+            fail "h2 and h3 received fewer than $flows packets"
+        }
+        set h2 [expr {[dict get [lab_link_stats h2] rx_packets] - $h2_0}]
+        set h3 [expr {[dict get [lab_link_stats h3] rx_packets] - $h3_0}]
+        note "h2 received $h2, h3 received $h3"
+        assert_morethan $h2 [expr {$flows / 4 - 1}] "packets h2 received"
+        assert_morethan $h3 [expr {$flows / 4 - 1}] "packets h3 received"
     }
 }
