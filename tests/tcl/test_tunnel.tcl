@@ -1,0 +1,293 @@
+# Tunnels between two sites: h1 -- vbrd edge == line1/line2 == vbrd region -- h2
+# (harness/twosite.tcl draws the lab). Inner traffic is routed into a path
+# group whose active path (p-line1) carries a VXLAN or GENEVE tunnel over
+# line1; the tests drive real traffic and check it on the wire (tcpdump in
+# the line's namespace), at the hosts (kernel counters) and in both vbrds'
+# `show tunnels`.
+
+source [file join [file dirname [file normalize [info script]]] harness twosite.tcl]
+
+set flows 200
+
+# Tunnel rx/tx packet counters of both vbrds: dict edge {rx tx} region {rx tx}.
+proc tunnel_counters {} {
+    set d {}
+    foreach side {edge region} {
+        set t [twosite_tunnel $side]
+        dict set d $side [list [dict get $t rx_packets] [dict get $t tx_packets]]
+    }
+    return $d
+}
+
+# Stop a server started by iperf_server (iperf3 -s outlives its client).
+proc stop_server {pid} {
+    lab_kill $pid
+    lab_wait_exit $pid 3000
+}
+
+# Send COUNT UDP flows h1 -> DEST:9 (one datagram each) and return how many
+# h2's eth0 received (kernel counter), waiting until all arrived or 3 s.
+proc flows_received {dest count} {
+    set h2_0 [dict get [lab_link_stats h2] rx_packets]
+    udp_flows h1 $dest 9 $count 1000
+    wait_for_condition 30 100 {
+        [dict get [lab_link_stats h2] rx_packets] - $h2_0 >= $count
+    } else {}
+    return [expr {[dict get [lab_link_stats h2] rx_packets] - $h2_0}]
+}
+
+# The tests every tunnel type and outer family must pass. TYPE vxlan or
+# geneve; OUTER 4 or 6 (outer family, for the wire check).
+proc tunnel_traffic_tests {type outer} {
+    set port [expr {$type eq "vxlan" ? 4789 : 6081}]
+    set tag "$type, outer IPv$outer"
+    set a1 [twosite_addrs edge $outer]
+    set r1 [twosite_addrs region $outer]
+
+    test "$tag: both vbrds list the tunnel and the path group, p-line1 active" {
+        foreach side {edge region} {
+            set t [twosite_tunnel $side]
+            set a [twosite_addrs $side $outer]
+            assert_equal [dict get $t type] $type "$side tunnel type"
+            assert_equal [dict get $t vni] 1000 "$side VNI"
+            assert_equal [dict get $t udp_port] $port "$side UDP port"
+            assert_equal [dict get $t local] [dict get $a local] "$side local"
+            assert_equal [dict get $t remote] [dict get $a remote] "$side remote"
+            set g [twosite_group $side]
+            assert_equal [dict get $g active] p-line1 "$side active path"
+            assert_equal [llength [dict get $g paths]] 2 "$side paths"
+        }
+    }
+
+    test "$tag: ping h1 -> h2 crosses the tunnel on line1; both ends count it" {
+        set c0 [tunnel_counters]
+        set l1_0 [twosite_line_frames line1 a2b]
+        set l2_0 [twosite_line_frames line2 a2b]
+        lassign [twosite_capture line1 ifa [list udp dst port $port] 3] cap pcap
+        set st [assert_ping h1 10.2.2.2 10]
+        lassign [ping_from h1 10.2.2.2 -c 1 -W 2] rc out
+        # h2 answers with TTL 64; edge and region each take one.
+        assert_match "*ttl=62 *" $out "two routers between h1 and h2"
+        lab_wait_exit $cap 5000
+        set txt [twosite_pcap_text $pcap -v]
+        note "line1 (edge side): [string trim [lindex [split $txt \n] 1]]"
+        if {$type eq "vxlan"} {
+            assert_match "*VXLAN*vni 1000*" $txt "tcpdump's decode of the outer packets"
+        } else {
+            assert_match "*Geneve*vni 0x3e8*" $txt "tcpdump's decode of the outer packets"
+        }
+        set src [dict get $a1 local]
+        set dst [dict get $r1 local]
+        assert_match "*$src.* > $dst.$port:*" $txt "outer addresses and port"
+        wait_for_condition 20 100 {
+            [lindex [dict get [tunnel_counters] edge] 1] - [lindex [dict get $c0 edge] 1] >= 11
+        } else {}
+        set c1 [tunnel_counters]
+        set d {}
+        foreach side {edge region} {
+            foreach i {0 1} k {rx tx} {
+                dict set d $side $k [expr {[lindex [dict get $c1 $side] $i] - [lindex [dict get $c0 $side] $i]}]
+            }
+        }
+        note "tunnel packets: edge tx [dict get $d edge tx] rx [dict get $d edge rx], region rx [dict get $d region rx] tx [dict get $d region tx]"
+        foreach side {edge region} {
+            foreach k {rx tx} {
+                assert_range [dict get $d $side $k] 11 13 "$side tunnel ${k}_packets for 11 echoes"
+            }
+        }
+        set l1 [expr {[twosite_line_frames line1 a2b] - $l1_0}]
+        set l2 [expr {[twosite_line_frames line2 a2b] - $l2_0}]
+        note "edge -> region frames: line1 $l1, line2 $l2"
+        assert_morethan $l1 10 "frames on line1"
+        assert_lessthan $l2 3 "frames on line2 (the standby path)"
+    }
+
+    test "$tag: TCP h1 -> h2 through the tunnel (iperf3, 3 s)" {
+        set srv [iperf_server h2]
+        set code [catch {iperf_client h1 10.2.2.2 3} rep opts]
+        stop_server $srv
+        if {$code} { return -options $opts $rep }
+        set bps [iperf_rx_bps $rep]
+        set secs [dict get $rep end sum_received seconds]
+        note [format "TCP: %.1f Mbit/s over %.1f s" [expr {$bps / 1e6}] $secs]
+        assert_morethan $secs 2.5 "seconds the receiver counted"
+        assert_morethan $bps 5e6 "TCP bits/s received by h2"
+    }
+
+    test "$tag: $::flows UDP flows h1 -> h2 arrive" {
+        set got [flows_received 10.2.2.2 $::flows]
+        note "h2 received $got of $::flows datagrams"
+        assert_morethan $got [expr {$::flows * 98 / 100 - 1}] "datagrams received (>= 98%)"
+    }
+}
+
+# --- IPv4 inner over IPv4 outer ---
+
+start_twosite {type vxlan} {
+    tunnel_traffic_tests vxlan 4
+}
+
+start_twosite {type geneve} {
+    tunnel_traffic_tests geneve 4
+}
+
+# --- IPv6 outer; IPv6 inner ---
+
+# Whether this build has IPv6 Neighbor Discovery (`show nd` answers).
+proc have_nd {} {
+    return [expr {[lindex [vbrctl_raw show nd] 0] == 0}]
+}
+
+start_twosite {type vxlan outer 6} {
+    if {![have_nd]} {
+        test {vxlan, outer IPv6: IPv4 inner crosses} {
+            skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
+        }
+    } else {
+        test {vxlan, outer IPv6: the edge resolves the region's line1 address by ND} {
+            # Traffic into the tunnel makes the edge resolve its path's next hop.
+            ping_from h1 10.2.2.2 -c 2 -i 0.2 -W 1
+            wait_for_condition 30 100 {
+                [dict size [on_vbrd edge {neighbor 2001:db8:a1::2}]] > 0 &&
+                [dict get [on_vbrd edge {neighbor 2001:db8:a1::2}] state] eq "reachable"
+            } else {
+                fail "edge neighbor 2001:db8:a1::2: [on_vbrd edge {neighbor 2001:db8:a1::2}]"
+            }
+        }
+        tunnel_traffic_tests vxlan 6
+    }
+}
+
+start_twosite {type geneve inner6 1} {
+    if {![have_nd]} {
+        test {geneve: IPv6 inner crosses} {
+            skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
+        }
+    } else {
+        test {geneve, IPv6 inner: ping6 h1 -> h2 crosses the tunnel} {
+            set c0 [tunnel_counters]
+            lassign [ping_from h1 2001:db8:2::2 -c 10 -i 0.1 -W 2] rc out
+            set st [ping_stats $out]
+            set c1 [tunnel_counters]
+            note "ping6: [dict get $st received]/10; edge tunnel tx +[expr {[lindex [dict get $c1 edge] 1] - [lindex [dict get $c0 edge] 1]}]; region tunnel rx +[expr {[lindex [dict get $c1 region] 0] - [lindex [dict get $c0 region] 0]}]"
+            if {[dict get $st received] != 10} {
+                fail "ping6 2001:db8:2::2: [dict get $st received]/10 replies; edge drops: [dict get [twosite_vbrctl edge show stats] drops]"
+            }
+        }
+
+        test {geneve, IPv6 inner: TCP h1 -> h2 (iperf3, 3 s)} {
+            iperf_server h2 5203
+            set rep [iperf_client h1 2001:db8:2::2 3 -p 5203]
+            set bps [iperf_rx_bps $rep]
+            note [format "TCP over IPv6 inner: %.1f Mbit/s" [expr {$bps / 1e6}]]
+            assert_morethan $bps 5e6 "TCP bits/s received by h2"
+        }
+
+        test {geneve, IPv4 inner still crosses next to IPv6} {
+            assert_ping h1 10.2.2.2 5
+        }
+    }
+}
+
+# --- what decapsulation refuses ---
+
+# Send COUNT crafted frames from line1's namespace (interface ifa: the wire
+# towards the edge) to DST_MAC, outer IPv4 SRC -> DST, UDP DPORT, whose UDP
+# payload is KIND: "vxlan VNI" (a VXLAN header and an inner IPv4/ICMP frame
+# to 10.1.1.2) or "short N" (N bytes of zeros).
+proc craft_send {dst_mac src dst dport kind count} {
+    set py {
+import socket, struct, sys
+mac, src, dst, dport, kind, arg, count = sys.argv[1:8]
+dport, arg, count = int(dport), int(arg), int(count)
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def ip4(src, dst, proto, payload):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, 64, proto, 0,
+                    socket.inet_aton(src), socket.inet_aton(dst))
+    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
+if kind == "vxlan":
+    icmp = struct.pack("!BBHHH", 8, 0, 0, 1, 1) + b"x" * 16
+    icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+    inner = b"\x02\0\0\0\0\x01" + b"\x02\0\0\0\0\x02" + b"\x08\x00" + ip4("10.2.2.2", "10.1.1.2", 1, icmp)
+    payload = struct.pack("!BBHI", 0x08, 0, 0, arg << 8) + inner
+else:
+    payload = b"\0" * arg
+udp = struct.pack("!HHHH", 50000, dport, 8 + len(payload), 0) + payload
+frame = bytes.fromhex(mac.replace(":", "")) + b"\x02\x00\x00\xaa\xbb\xcc" + b"\x08\x00" + ip4(src, dst, 17, udp)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("ifa", 0))
+for i in range(count):
+    s.send(frame)
+print("sent", count)
+}
+    lassign $kind k arg
+    return [lab_exec line1 /usr/bin/python3 -c $py $dst_mac $src $dst $dport $k $arg $count]
+}
+
+# Wait until edge's drop counter REASON grew from BEFORE by at least N; return the growth.
+proc edge_drop_growth {reason before n} {
+    wait_for_condition 30 100 {
+        [on_vbrd edge [list drops $reason]] - $before >= $n
+    } else {}
+    return [expr {[on_vbrd edge [list drops $reason]] - $before}]
+}
+
+start_twosite {type vxlan} {
+    set n 7
+    test {decapsulation drops packets from an unknown remote (tunnel_unknown_remote)} {
+        assert_ping h1 10.2.2.2 2
+        set mac [on_vbrd edge {iface_stat line1 mac}]
+        set b0 [on_vbrd edge {drops tunnel_unknown_remote}]
+        set h1_0 [dict get [lab_link_stats h1] rx_packets]
+        craft_send $mac 192.168.100.99 192.168.100.1 4789 {vxlan 1000} $n
+        set d [edge_drop_growth tunnel_unknown_remote $b0 $n]
+        note "sent $n from 192.168.100.99: tunnel_unknown_remote +$d"
+        assert_equal $d $n "tunnel_unknown_remote growth"
+        # Nothing of it was decapsulated towards h1 (an echo request to h1 would be).
+        assert_lessthan [expr {[dict get [lab_link_stats h1] rx_packets] - $h1_0}] 2 "frames h1 received"
+    }
+
+    test {decapsulation drops a known remote's packets with another VNI (tunnel_bad_vni)} {
+        set mac [on_vbrd edge {iface_stat line1 mac}]
+        set b0 [on_vbrd edge {drops tunnel_bad_vni}]
+        set u0 [on_vbrd edge {drops tunnel_unknown_remote}]
+        craft_send $mac 192.168.100.2 192.168.100.1 4789 {vxlan 1001} $n
+        set d [edge_drop_growth tunnel_bad_vni $b0 $n]
+        note "sent $n with VNI 1001 from 192.168.100.2: tunnel_bad_vni +$d"
+        assert_equal $d $n "tunnel_bad_vni growth"
+        assert_equal [expr {[on_vbrd edge {drops tunnel_unknown_remote}] - $u0}] 0 "tunnel_unknown_remote growth"
+    }
+
+    test {decapsulation drops truncated tunnel packets (tunnel_truncated)} {
+        set mac [on_vbrd edge {iface_stat line1 mac}]
+        set b0 [on_vbrd edge {drops tunnel_truncated}]
+        craft_send $mac 192.168.100.2 192.168.100.1 4789 {short 10} $n
+        set d [edge_drop_growth tunnel_truncated $b0 $n]
+        note "sent $n UDP datagrams to 4789 with 10 bytes of payload: tunnel_truncated +$d"
+        assert_equal $d $n "tunnel_truncated growth"
+    }
+
+    test {a crafted packet from the known remote with the right VNI is decapsulated to h1} {
+        # The positive control of the three above: same frame, good fields.
+        set mac [on_vbrd edge {iface_stat line1 mac}]
+        set rx0 [lindex [dict get [tunnel_counters] edge] 0]
+        set h1_0 [dict get [lab_link_stats h1] rx_packets]
+        craft_send $mac 192.168.100.2 192.168.100.1 4789 {vxlan 1000} $n
+        wait_for_condition 30 100 {
+            [dict get [lab_link_stats h1] rx_packets] - $h1_0 >= $n
+        } else {
+            fail "h1 received [expr {[dict get [lab_link_stats h1] rx_packets] - $h1_0}] of $n decapsulated echo requests"
+        }
+        assert_range [expr {[lindex [dict get [tunnel_counters] edge] 0] - $rx0}] $n [expr {$n + 2}] "edge tunnel rx_packets growth"
+    }
+
+    test {vbrd still forwards through the tunnel afterwards} {
+        assert_ping h1 10.2.2.2 5
+        set got [flows_received 10.2.2.2 50]
+        assert_morethan $got 48 "UDP datagrams h2 received of 50"
+    }
+}
