@@ -25,6 +25,9 @@ void icmp6_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *i
 		 const struct pkt_l2 *l2, const struct pkt_ipv6 *ip, uint8_t type, uint8_t code,
 		 uint32_t param)
 {
+	/* Errors leave by the ingress interface: one without a port (a tunnel) gets none. */
+	if (in->port >= dp.nb_port_ids)
+		return;
 	/* RFC 4443 §2.4 (e) */
 	if (is_icmp6_error(m, l2, ip))
 		return;
@@ -86,6 +89,10 @@ void icmp6_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifa
 	uint8_t *ic = (uint8_t *)h + ip->l4_off;
 	uint32_t len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off;
 
+	if (in->port >= dp.nb_port_ids) {
+		worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+		return;
+	}
 	memcpy(h->src_addr, ip->dst, 16);
 	memcpy(h->dst_addr, ip->src, 16);
 	h->hop_limits = 64;

@@ -196,6 +196,12 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	const struct fwd_nexthop *nh = &st->nexthops[idx];
 	const struct fwd_iface *out = &st->ifaces[nh->iface];
 
+	/* An interface without a port (a tunnel) does not carry IPv6 yet. */
+	if (unlikely(out->port >= dp.nb_port_ids)) {
+		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
+		worker_drop(w, m, DROP_NO_ROUTE);
+		return;
+	}
 	/* RFC 8200 §5: no fragmentation on the way; Packet Too Big (RFC 4443 §3.2). */
 	if (unlikely((uint32_t)IPV6_HDR_LEN + ip->payload_len > out->mtu)) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_PACKET_TOO_BIG, 0, out->mtu);
