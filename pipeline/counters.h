@@ -33,6 +33,13 @@
 	X(MARTIAN,          "martian",           "source or destination that must not be routed") \
 	X(NO_MBUF,          "no_mbuf",           "mempool empty while building a reply") \
 	X(FRAG_FAILED,      "frag_failed",       "IPv4 fragmentation failed") \
+	X(TUNNEL_TRUNCATED, "tunnel_truncated",  "UDP/VXLAN/GENEVE/inner Ethernet header cut short") \
+	X(TUNNEL_BAD_HEADER,"tunnel_bad_header", "VXLAN I flag clear, GENEVE version or protocol wrong") \
+	X(TUNNEL_UNKNOWN_REMOTE, "tunnel_unknown_remote", "tunnel packet from an address no tunnel has as remote") \
+	X(TUNNEL_BAD_VNI,   "tunnel_bad_vni",    "tunnel packet from a known remote with a VNI it does not use") \
+	X(ECN_NOT_ECT,      "ecn_not_ect",       "outer CE over a not-ECT inner packet (RFC 6040 §4.2)") \
+	X(NO_PATH,          "no_path",           "path group has no usable path") \
+	X(NO_HEADROOM,      "no_headroom",       "no room in front of the packet for the outer headers") \
 	X(BAD_ND,           "bad_nd",            "Neighbor Discovery message failing RFC 4861 §7.1 checks") \
 	X(ND_UNRESOLVED,    "nd_unresolved",     "IPv6 next hop did not answer Neighbor Solicitation") \
 	X(ND_HOLD_FULL,     "nd_hold_full",      "too many packets waiting for one IPv6 neighbor") \

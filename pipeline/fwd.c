@@ -9,6 +9,8 @@
 #include <rte_malloc.h>
 
 #include "fwd.h"
+#include "neigh.h"
+#include "tunnel.h"
 #include "fwd6.h"
 
 struct fwd_state *_Atomic fwd_current;
@@ -32,12 +34,19 @@ int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip)
 	return -1;
 }
 
-/* Slots keep an interface's counters across reloads: same name, same slot. */
+/*
+ * Slots keep an interface's counters across reloads: same name, same slot.
+ * A new interface takes a slot no interface of the previous state held,
+ * so it does not inherit a removed interface's counters; only when none is
+ * left does it reuse a removed one's.
+ */
 static int assign_slots(struct fwd_state *st, const struct fwd_state *prev)
 {
 	bool used[VBRD_MAX_IFACE_SLOTS] = { false };
-	int next = 0;
+	bool held_before[VBRD_MAX_IFACE_SLOTS] = { false };
 
+	for (int j = 0; prev && j < prev->nb_ifaces; j++)
+		held_before[prev->ifaces[j].slot] = true;
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		st->ifaces[i].slot = FWD_NO_IFACE;
 		for (int j = 0; prev && j < prev->nb_ifaces; j++) {
@@ -50,14 +59,17 @@ static int assign_slots(struct fwd_state *st, const struct fwd_state *prev)
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		if (st->ifaces[i].slot != FWD_NO_IFACE)
 			continue;
-		/* Prefer a slot no previous interface held, so a new interface
-		 * does not inherit a removed one's counters. */
-		while (next < VBRD_MAX_IFACE_SLOTS && used[next])
-			next++;
-		if (next == VBRD_MAX_IFACE_SLOTS)
+		int pick = -1;
+		for (int k = 0; k < VBRD_MAX_IFACE_SLOTS && pick < 0; k++)
+			if (!used[k] && !held_before[k])
+				pick = k;
+		for (int k = 0; k < VBRD_MAX_IFACE_SLOTS && pick < 0; k++)
+			if (!used[k])
+				pick = k;
+		if (pick < 0)
 			return -ENOSPC;
-		st->ifaces[i].slot = (uint16_t)next;
-		used[next] = true;
+		st->ifaces[i].slot = (uint16_t)pick;
+		used[pick] = true;
 	}
 	return 0;
 }
@@ -89,7 +101,8 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 	st->loaded_at = time(NULL);
 
 	st->nb_ifaces = cfg->nb_ifaces;
-	st->ifaces = calloc(cfg->nb_ifaces ? cfg->nb_ifaces : 1, sizeof(*st->ifaces));
+	/* physical interfaces first, then one per tunnel (tunnel_state_build) */
+	st->ifaces = calloc(cfg->nb_ifaces + cfg->nb_tunnels + 1, sizeof(*st->ifaces));
 	if (st->ifaces == NULL)
 		goto fail_msg;
 
@@ -122,6 +135,11 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 		nb_addrs += ci->nb_addrs;
 		st->iface_by_vlan[fi->port][fi->vlan] = (uint16_t)i;
 	}
+	ret = tunnel_state_build(st, cfg, prev, err, errlen);
+	if (ret < 0)
+		goto fail;
+	for (int t = 0; t < cfg->nb_tunnels; t++)
+		nb_addrs += cfg->tunnels[t].nb_addrs + 1;
 	ret = assign_slots(st, prev);
 	if (ret < 0) {
 		snprintf(err, errlen, "more than %d interfaces", VBRD_MAX_IFACE_SLOTS);
@@ -161,9 +179,14 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 			const struct cfg_prefix *p = &fi->addrs[a];
 			if (p->addr.family != AF_INET)
 				continue;
-			int nh = nexthop_index(st, (uint16_t)i, 0);
-			ret = rte_fib_add(st->fib, p->addr.v4 & prefix_mask(p->len), p->len,
-					  FIB_NH(FIB_KIND_NEXTHOP, nh));
+			ret = 0;
+			/* A tunnel's inner addresses are local only: its traffic is
+			 * routed to a path group, never to neighbors on a link. */
+			if (fi->port != FWD_NO_PORT) {
+				int nh = nexthop_index(st, (uint16_t)i, 0);
+				ret = rte_fib_add(st->fib, p->addr.v4 & prefix_mask(p->len), p->len,
+						  FIB_NH(FIB_KIND_NEXTHOP, nh));
+			}
 			if (ret == 0)
 				ret = rte_fib_add(st->fib, p->addr.v4, 32,
 						  FIB_NH(FIB_KIND_LOCAL, (uint32_t)i));
@@ -174,13 +197,27 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 			}
 		}
 	}
+	/* Tunnel endpoints: an own address that decapsulation answers on. */
+	for (int t = 0; t < st->nb_tunnels; t++) {
+		const struct fwd_tunnel *tu = &st->tunnels[t];
+		if (tu->local.family != AF_INET)
+			continue;
+		ret = rte_fib_add(st->fib, tu->local.v4, 32, FIB_NH(FIB_KIND_LOCAL, tu->iface));
+		if (ret < 0) {
+			snprintf(err, errlen, "tunnel %s: FIB add failed: %s", tu->name,
+				 strerror(-ret));
+			goto fail;
+		}
+	}
 	for (int r = 0; r < cfg->nb_routes; r++) {
 		const struct cfg_route *cr = &cfg->routes[r];
 		uint64_t value;
 
 		if (cr->prefix.addr.family != AF_INET)
 			continue; /* IPv6 routes: fwd6_build() */
-		if (cr->nb_nexthops == 1) {
+		if (cr->path_group >= 0) {
+			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
+		} else if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];
 			value = FIB_NH(FIB_KIND_NEXTHOP,
 				       nexthop_index(st, (uint16_t)n->iface, n->via.v4));
@@ -205,6 +242,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 	if (ret < 0)
 		goto fail;
 
+	fwd_neigh_fill(st);
 	st->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	*out = st;
@@ -229,6 +267,7 @@ void fwd_state_free(struct fwd_state *st)
 	free(st->iface_by_vlan);
 	free(st->nexthops);
 	free(st->ecmp);
+	tunnel_state_free(st);
 	config_free(&st->cfg);
 	free(st);
 }
@@ -243,4 +282,58 @@ void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv)
 	 * waits for at most one burst per worker (RCU, rte_rcu_qsbr). */
 	rte_rcu_qsbr_synchronize(qsv, RTE_QSBR_THRID_INVALID);
 	fwd_state_free(old);
+}
+
+static bool gw_matches(int family, uint32_t gw4, const uint8_t *gw6, int qfamily,
+		       const void *addr)
+{
+	if (family != qfamily)
+		return false;
+	if (family == AF_INET)
+		return gw4 != 0 && gw4 == *(const uint32_t *)addr;
+	return memcmp(gw6, addr, 16) == 0;
+}
+
+void fwd_neigh_changed(struct fwd_state *st, uint16_t port, uint16_t vlan, int family,
+		       const void *addr, uint64_t mac)
+{
+	if (st == NULL)
+		return;
+	for (int i = 0; i < st->nb_nexthops; i++) {
+		struct fwd_nexthop *nh = &st->nexthops[i];
+		const struct fwd_iface *fi = &st->ifaces[nh->iface];
+		int fam = nh->family ? nh->family : AF_INET;
+		if (fi->port == port && fi->vlan == vlan &&
+		    gw_matches(fam, nh->gw, nh->gw6, family, addr))
+			atomic_store_explicit(&nh->mac, mac, memory_order_release);
+	}
+	for (int i = 0; i < st->nb_paths; i++) {
+		struct fwd_path *p = &st->paths[i];
+		const struct fwd_iface *fi = &st->ifaces[p->iface];
+		if (fi->port == port && fi->vlan == vlan &&
+		    gw_matches(p->via.family, p->via.v4, p->via.v6, family, addr))
+			atomic_store_explicit(&p->mac, mac, memory_order_release);
+	}
+}
+
+void fwd_neigh_fill(struct fwd_state *st)
+{
+	for (int i = 0; i < st->nb_nexthops; i++) {
+		struct fwd_nexthop *nh = &st->nexthops[i];
+		const struct fwd_iface *fi = &st->ifaces[nh->iface];
+		uint64_t mac = 0;
+
+		if (nh->family == AF_INET6)
+			mac = neigh_lookup6(fi->port, fi->vlan, nh->gw6);
+		else if (nh->gw != 0)
+			mac = neigh_lookup(fi->port, fi->vlan, nh->gw);
+		atomic_store(&nh->mac, mac);
+	}
+	for (int i = 0; i < st->nb_paths; i++) {
+		struct fwd_path *p = &st->paths[i];
+		const struct fwd_iface *fi = &st->ifaces[p->iface];
+		atomic_store(&p->mac, p->via.family == AF_INET ?
+			     neigh_lookup(fi->port, fi->vlan, p->via.v4) :
+			     neigh_lookup6(fi->port, fi->vlan, p->via.v6));
+	}
 }

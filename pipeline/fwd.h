@@ -33,14 +33,18 @@
 #define FIB_KIND_ECMP    1u  /* index into fwd_state.ecmp */
 #define FIB_KIND_LOCAL   2u  /* an own address; index = interface */
 #define FIB_KIND_NONE    3u  /* no route (the FIB default) */
+#define FIB_KIND_PATHGRP 4u  /* index into fwd_state.path_groups */
 #define FIB_NH(kind, idx) ((uint64_t)(kind) << FIB_KIND_SHIFT | (idx))
 #define FIB_NH_KIND(nh)   ((uint32_t)((nh) >> FIB_KIND_SHIFT) & 0x7)
 #define FIB_NH_INDEX(nh)  ((uint32_t)(nh) & ((1u << FIB_KIND_SHIFT) - 1))
 
+#define FWD_NO_PORT 0xffff
+
 /** An interface as the data path uses it. */
 struct fwd_iface {
 	char name[CFG_NAME_MAX];
-	uint16_t port;           /* DPDK port id */
+	uint16_t port;           /* DPDK port id; FWD_NO_PORT for a tunnel interface */
+	uint16_t tunnel;         /* tunnel interfaces: index into fwd_state.tunnels */
 	uint16_t vlan;           /* 0 = untagged */
 	uint16_t mtu;            /* bytes of L3 payload */
 	uint16_t slot;           /* stable counter slot (survives reloads) */
@@ -59,12 +63,60 @@ struct fwd_nexthop {
 	uint32_t gw;             /* gateway, host order; 0 = connected: the destination */
 	int family;              /* AF_INET or AF_INET6 */
 	uint8_t gw6[16];         /* IPv6 gateway, network order; zero = connected */
+	/* The gateway's MAC (neigh.h encoding, 0 = unresolved), kept current by
+	 * the control thread so routed packets skip the neighbor hash. */
+	_Atomic uint64_t mac;
 };
 
 /** An ECMP set (RFC 2992 hash-threshold is not needed: modulo over the set). */
 struct fwd_ecmp {
 	uint16_t nb;
 	uint16_t nh[CFG_MAX_ECMP];  /* indexes into fwd_state.nexthops */
+};
+
+/** A tunnel endpoint pair (RFC 7348 VXLAN or RFC 8926 GENEVE). */
+struct fwd_tunnel {
+	char name[CFG_NAME_MAX];
+	enum cfg_tunnel_type type;
+	uint32_t vni;
+	uint16_t udp_port;       /* outer destination port */
+	uint16_t iface;          /* its interface in fwd_state.ifaces */
+	struct cfg_addr local, remote;
+	uint8_t inner_mac[6];
+};
+
+#define FWD_PATH_HDR_MAX 96
+
+/**
+ * A path: a tunnel over one underlay line, with its outer headers prebuilt
+ * so encapsulation is one copy plus the length and checksum fields.
+ */
+struct fwd_path {
+	char name[CFG_NAME_MAX];
+	uint16_t tunnel;         /* index into fwd_state.tunnels */
+	uint16_t iface;          /* underlay interface (the line) */
+	struct cfg_addr via;     /* underlay next hop */
+	int32_t plane;           /* -1 = source port from the flow hash */
+	enum cfg_tier tier;
+	uint32_t cost;
+	uint16_t inner_mtu;      /* largest inner IP packet that fits, bytes */
+	uint16_t l2_len;         /* outer Ethernet (+802.1Q) bytes in hdr */
+	uint16_t l3_len;         /* outer IP header bytes (20 or 40) */
+	uint16_t hdr_len;        /* whole template: L2, IP, UDP, tunnel header, inner Ethernet */
+	_Atomic uint64_t mac;    /* the underlay next hop's MAC, as fwd_nexthop.mac */
+	uint8_t hdr[FWD_PATH_HDR_MAX];
+};
+
+/**
+ * The paths to one remote gateway. Switching every flow of the group to
+ * another path is one atomic store of `active` (no per-flow state).
+ */
+struct fwd_path_group {
+	char name[CFG_NAME_MAX];
+	uint16_t nb_paths;
+	uint16_t paths[CFG_MAX_PATHS];    /* indexes into fwd_state.paths */
+	struct fwd_path *_Atomic active;  /* NULL: no usable path */
+	uint64_t switches;                /* control thread: how often active changed */
 };
 
 /** One generation of forwarding state. Immutable once published. */
@@ -82,6 +134,12 @@ struct fwd_state {
 	struct fwd_nexthop *nexthops;
 	int nb_ecmp;
 	struct fwd_ecmp *ecmp;
+	int nb_tunnels;
+	struct fwd_tunnel *tunnels;
+	int nb_paths;
+	struct fwd_path *paths;
+	int nb_path_groups;
+	struct fwd_path_group *path_groups;
 	time_t loaded_at;
 };
 
@@ -133,6 +191,27 @@ static inline uint32_t fwd_nexthop_select(const struct fwd_state *st, uint64_t f
 	}
 	return idx;
 }
+
+/**
+ * Make @p path the active path of group @p g (one atomic store: every flow
+ * of the group moves at once). Control thread only.
+ */
+void fwd_path_group_switch(struct fwd_path_group *g, struct fwd_path *path);
+
+/** Path group by name, or NULL. */
+struct fwd_path_group *fwd_path_group_find(const struct fwd_state *st, const char *name);
+
+/**
+ * Refresh the cached gateway MACs of @p st's next hops and paths whose
+ * neighbor is (port, VLAN, family, address) — called by the neighbor table
+ * whenever an entry's MAC changes, and once for a state before it is
+ * published. @p mac in neigh.h encoding, 0 = unresolved.
+ */
+void fwd_neigh_changed(struct fwd_state *st, uint16_t port, uint16_t vlan, int family,
+		       const void *addr, uint64_t mac);
+
+/** Fill every cached gateway MAC of @p st from the neighbor table (before publishing). */
+void fwd_neigh_fill(struct fwd_state *st);
 
 /** Interface index owning address @p ip (host order) as connected subnet, or -1. */
 int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip);

@@ -113,10 +113,10 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 	struct rte_fib6_conf fc = {
 		.type = RTE_FIB6_TRIE,
 		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
-		.max_routes = nb_routes + 2 * nb_addrs + 16,
+		.max_routes = nb_routes + 2 * nb_addrs + st->nb_tunnels + 16,
 		.trie = {
 			.nh_sz = RTE_FIB6_TRIE_4B,
-			.num_tbl8 = (uint32_t)((nb_routes + 2 * nb_addrs) * 14 + 64),
+			.num_tbl8 = (uint32_t)((nb_routes + 2 * nb_addrs + st->nb_tunnels) * 14 + 64),
 		},
 	};
 	char name[32];
@@ -137,8 +137,13 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			if (p->addr.family != AF_INET6 || ipv6_is_link_local(p->addr.v6))
 				continue;
 			prefix6_network(p, net);
-			int nh = nexthop6_index(st, (uint16_t)i, NULL);
-			ret = rte_fib6_add(st->fib6, net, p->len, FIB_NH(FIB_KIND_NEXTHOP, nh));
+			ret = 0;
+			/* a tunnel's inner addresses are local only (see fwd.c) */
+			if (fi->port != FWD_NO_PORT) {
+				int nh = nexthop6_index(st, (uint16_t)i, NULL);
+				ret = rte_fib6_add(st->fib6, net, p->len,
+						   FIB_NH(FIB_KIND_NEXTHOP, nh));
+			}
 			if (ret == 0)
 				ret = rte_fib6_add(st->fib6, p->addr.v6, 128,
 						   FIB_NH(FIB_KIND_LOCAL, (uint32_t)i));
@@ -149,13 +154,27 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			}
 		}
 	}
+	/* IPv6 tunnel endpoints: own addresses that decapsulation answers on. */
+	for (int t = 0; t < st->nb_tunnels; t++) {
+		struct fwd_tunnel *tu = &st->tunnels[t];
+		if (tu->local.family != AF_INET6)
+			continue;
+		ret = rte_fib6_add(st->fib6, tu->local.v6, 128, FIB_NH(FIB_KIND_LOCAL, tu->iface));
+		if (ret < 0) {
+			snprintf(err, errlen, "tunnel %s: FIB6 add failed: %s", tu->name,
+				 strerror(-ret));
+			return ret;
+		}
+	}
 	for (int r = 0; r < cfg->nb_routes; r++) {
 		const struct cfg_route *cr = &cfg->routes[r];
 		uint64_t value;
 
 		if (cr->prefix.addr.family != AF_INET6)
 			continue;
-		if (cr->nb_nexthops == 1) {
+		if (cr->path_group >= 0) {
+			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
+		} else if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];
 			value = FIB_NH(FIB_KIND_NEXTHOP,
 				       nexthop6_index(st, (uint16_t)n->iface, n->via.v6));

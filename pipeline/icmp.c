@@ -68,7 +68,9 @@ void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in
 	if (ip->fragment && (rte_be_to_cpu_16(rte_pktmbuf_mtod_offset(
 		     m, const struct rte_ipv4_hdr *, l2->l2_len)->fragment_offset) & 0x1fff))
 		return;
-	if (is_icmp_error(m, l2, ip) || in->addr4 == 0)
+	/* Errors go back out of the ingress interface; a tunnel interface has
+	 * no port to send on (replies through tunnels are not routed yet). */
+	if (is_icmp_error(m, l2, ip) || in->addr4 == 0 || in->port == FWD_NO_PORT)
 		return;
 	if ((ip->src >> 28) == 0xe || ip->src == 0xffffffff || (ip->dst >> 28) == 0xe)
 		return;
@@ -124,6 +126,10 @@ void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifac
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l2->l2_len);
 	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)((uint8_t *)ih + ip->hdr_len);
 
+	if (in->port == FWD_NO_PORT) {
+		worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+		return;
+	}
 	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
 	rte_ether_addr_copy(&in->mac, &eth->src_addr);
 

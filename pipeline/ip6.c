@@ -9,6 +9,7 @@
 
 #include "icmp6.h"
 #include "ip6.h"
+#include "tunnel.h"
 #include "neigh.h"
 
 int ip6_l2_write(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
@@ -66,8 +67,8 @@ static inline bool addr6_is_zero(const uint8_t *a)
 }
 
 /* An echo request to an own address (RFC 4443 §4.1); nothing else is served. */
-static void local_input6(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
-			 const struct ip6_ctx *c)
+static void local_input6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			 const struct fwd_iface *in, const struct ip6_ctx *c)
 {
 	const struct pkt_ipv6 *ip = &c->ip;
 	uint32_t len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off;
@@ -82,6 +83,11 @@ static void local_input6(struct worker *w, struct rte_mbuf *m, const struct fwd_
 		icmp6_echo_reply(w, m, in, &c->l2, ip);
 		return;
 	}
+	if (ip->proto == IPPROTO_UDP && !ip->fragment && !c->decapped && st->nb_tunnels &&
+	    tunnel_decap(w, st, m, AF_INET6, ip->src, c->l2.l2_len + ip->l4_off, len, ip->dport,
+			 (uint8_t)((rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m,
+				const struct rte_ipv6_hdr *, c->l2.l2_len)->vtc_flow) >> 20) & 0x3)))
+		return;
 	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
 }
 
@@ -105,6 +111,7 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	const struct pkt_ipv6 *ip = &c->ip;
 	c->l2 = *l2;
 	c->iface = (uint16_t)(in - st->ifaces);
+	c->decapped = false;
 
 	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
 	uint32_t frame = l2->l2_len + IPV6_HDR_LEN + ip->payload_len;
@@ -150,7 +157,7 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	if (ipv6_is_link_local(ip->dst)) {
 		/* RFC 4291 §2.5.6: link-local destinations are never forwarded. */
 		if (memcmp(ip->dst, in->ll6, 16) == 0) {
-			local_input6(w, m, in, c);
+			local_input6(w, st, m, in, c);
 			return;
 		}
 		why = DROP_MARTIAN;
@@ -171,10 +178,10 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	uint32_t kind = FIB_NH_KIND(fibnh);
 
 	if (kind == FIB_KIND_LOCAL) {
-		local_input6(w, m, in, c);
+		local_input6(w, st, m, in, c);
 		return;
 	}
-	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP) {
+	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && kind != FIB_KIND_PATHGRP) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
 		worker_drop(w, m, DROP_NO_ROUTE);
 		return;
@@ -189,6 +196,10 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	if (ip->hop_limit <= 1) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_TIME_EXCEEDED, 0, 0);
 		worker_drop(w, m, DROP_TTL_EXPIRED);
+		return;
+	}
+	if (kind == FIB_KIND_PATHGRP) {
+		tunnel_output6(w, st, m, &c->l2, ip, in, &st->path_groups[FIB_NH_INDEX(fibnh)]);
 		return;
 	}
 	uint32_t idx = fwd_nexthop_select(st, fibnh,
@@ -211,8 +222,10 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, c->l2.l2_len);
 	h->hop_limits--;
 
-	const uint8_t *gw = addr6_is_zero(nh->gw6) ? ip->dst : nh->gw6;
-	uint64_t mac = neigh_lookup6(out->port, out->vlan, gw);
+	bool connected = addr6_is_zero(nh->gw6);
+	const uint8_t *gw = connected ? ip->dst : nh->gw6;
+	uint64_t mac = connected ? neigh_lookup6(out->port, out->vlan, gw) :
+				   atomic_load_explicit(&nh->mac, memory_order_acquire);
 	struct rte_ether_addr dmac;
 	neigh_mac_to_ether(mac, &dmac);
 	if (unlikely(ip6_l2_write(m, c->l2.l2_len, out, &dmac) < 0)) {

@@ -28,6 +28,7 @@ struct ip6_ctx {
 	struct pkt_l2 l2;
 	struct pkt_ipv6 ip;
 	uint16_t iface;          /* ingress interface index */
+	bool decapped;           /* came out of a tunnel: never decapsulated again */
 };
 
 /** The IPv6 packets of a burst waiting for one rte_fib6_lookup_bulk(). */

@@ -6,6 +6,7 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
+#include "fwd.h"
 #include "neigh.h"
 
 struct neigh_table neigh_tbl;
@@ -70,9 +71,12 @@ struct neigh *neigh_get_key(const struct neigh_key *k)
 	return n;
 }
 
+static void neigh_sync(const struct neigh *n, uint64_t mac);
+
 void neigh_set_mac(struct neigh *n, const struct rte_ether_addr *mac, enum neigh_state st)
 {
 	atomic_store_explicit(&n->mac, neigh_ether_to_mac(mac), memory_order_release);
+	neigh_sync(n, neigh_ether_to_mac(mac));
 	n->state = st;
 	n->probes = 0;
 }
@@ -80,12 +84,14 @@ void neigh_set_mac(struct neigh *n, const struct rte_ether_addr *mac, enum neigh
 void neigh_invalidate(struct neigh *n, enum neigh_state st)
 {
 	atomic_store_explicit(&n->mac, 0, memory_order_release);
+	neigh_sync(n, 0);
 	n->state = st;
 }
 
 void neigh_remove(struct neigh *n)
 {
 	atomic_store_explicit(&n->mac, 0, memory_order_release);
+	neigh_sync(n, 0);
 	int32_t pos = rte_hash_del_key(neigh_tbl.hash, &n->key);
 	/* Lock-free hashes keep a deleted key's slot until the caller frees it
 	 * after readers are done (rte_hash, RW_CONCURRENCY_LF). */
@@ -108,4 +114,11 @@ const char *neigh_state_name(enum neigh_state st)
 	case NEIGH_STATIC: return "static";
 	}
 	return "?";
+}
+
+/* Tell the running state's next hops and paths (their MAC caches). */
+static void neigh_sync(const struct neigh *n, uint64_t mac)
+{
+	fwd_neigh_changed(atomic_load(&fwd_current), n->key.port, n->key.vlan,
+			  (int)n->key.family, &n->key.ip, mac);
 }

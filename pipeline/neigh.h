@@ -125,8 +125,13 @@ static inline uint64_t neigh_lookup6(uint16_t port, uint16_t vlan, const uint8_t
 
 static inline void neigh_mac_to_ether(uint64_t mac, struct rte_ether_addr *e)
 {
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/* byte i of the MAC is bits 8i..8i+7: the first six bytes in memory */
+	memcpy(e->addr_bytes, &mac, 6);
+#else
 	for (int i = 0; i < 6; i++)
 		e->addr_bytes[i] = (uint8_t)(mac >> (8 * i));
+#endif
 }
 
 static inline uint64_t neigh_ether_to_mac(const struct rte_ether_addr *e)

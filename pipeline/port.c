@@ -160,6 +160,8 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 	}
 	if (cp->promiscuous)
 		rte_eth_promiscuous_enable(id);
+	/* IPv6 Neighbor Discovery arrives on 33:33 multicast MACs (RFC 2464 §7). */
+	rte_eth_allmulticast_enable(id);
 
 	snprintf(out->name, sizeof(out->name), "%s", cp->name);
 	snprintf(out->devargs, sizeof(out->devargs), "%s", cp->devargs);

@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 
 #include "fwd.h"
+#include "parse6.h"
 #include "worker.h"
 
 #define VXLAN_HDR_LEN   8
@@ -49,6 +50,18 @@ void tunnel_state_free(struct fwd_state *st);
  */
 void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		   struct pkt_ctx *c, const struct fwd_path_group *g);
+
+/**
+ * Data path: encapsulate an IPv6 packet routed to path group @p g. The hop
+ * limit (already checked > 1) is decremented here; a packet larger than
+ * the path's inner MTU gets Packet Too Big with that MTU (RFC 4443 §3.2).
+ *
+ * @param m   the packet, starting at its L2 header (l2->l2_len bytes); consumed
+ * @param in  ingress interface (source of ICMPv6 errors)
+ */
+void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		    const struct pkt_l2 *l2, const struct pkt_ipv6 *ip, const struct fwd_iface *in,
+		    const struct fwd_path_group *g);
 
 /**
  * Data path: a UDP packet to an own address. When its destination port is

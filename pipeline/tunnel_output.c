@@ -12,6 +12,7 @@
 #include <rte_udp.h>
 
 #include "icmp.h"
+#include "icmp6.h"
 #include "meta.h"
 #include "neigh.h"
 #include "tunnel.h"
@@ -135,4 +136,28 @@ void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf
 		w->stats.fragments++;
 		encap_one(w, st, frags[i], 0, p, hash, tos, RTE_ETHER_TYPE_IPV4);
 	}
+}
+
+void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		    const struct pkt_l2 *l2, const struct pkt_ipv6 *ip, const struct fwd_iface *in,
+		    const struct fwd_path_group *g)
+{
+	const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
+
+	if (unlikely(p == NULL)) {
+		worker_drop(w, m, DROP_NO_PATH);
+		return;
+	}
+	/* IPv6 is never fragmented on the way: Packet Too Big with the
+	 * tunnel's inner MTU (RFC 8200 §5, RFC 4443 §3.2). */
+	if (unlikely((uint32_t)IPV6_HDR_LEN + ip->payload_len > p->inner_mtu)) {
+		icmp6_error(w, m, in, l2, ip, ICMP6_PACKET_TOO_BIG, 0, p->inner_mtu);
+		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		return;
+	}
+	struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l2->l2_len);
+	uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(h->vtc_flow) >> 20);
+
+	h->hop_limits--;
+	encap_one(w, st, m, l2->l2_len, p, flow_hash_ipv6(ip), tclass, RTE_ETHER_TYPE_IPV6);
 }

@@ -16,6 +16,7 @@
 
 #include "icmp.h"
 #include "ip6.h"
+#include "tunnel.h"
 #include "meta.h"
 #include "neigh.h"
 #include "parse.h"
@@ -108,15 +109,6 @@ static inline int l2_rewrite(struct rte_mbuf *m, uint16_t in_l2, const struct fw
 	return 0;
 }
 
-/* TTL decrement with the incremental checksum update of RFC 1624 §3. */
-static inline void ttl_decrement(struct rte_ipv4_hdr *ih)
-{
-	uint32_t sum = (uint32_t)ih->hdr_checksum + rte_cpu_to_be_16(0x0100);
-
-	ih->time_to_live--;
-	ih->hdr_checksum = (uint16_t)(sum + (sum >> 16));
-}
-
 /*
  * Fragment a datagram too large for @p out (RFC 791 §3.2, "Fragmentation
  * and Reassembly") with rte_ip_frag: each fragment is a new header mbuf
@@ -156,14 +148,8 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 	w->stats.forwarded++;
 }
 
-struct pkt_ctx {
-	struct pkt_l2 l2;
-	struct pkt_ipv4 ip;
-	uint16_t iface;
-};
-
-static void local_input(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
-			const struct pkt_ctx *c)
+static void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			const struct fwd_iface *in, const struct pkt_ctx *c)
 {
 	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, c->l2.l2_len + c->ip.hdr_len);
 
@@ -172,17 +158,19 @@ static void local_input(struct worker *w, struct rte_mbuf *m, const struct fwd_i
 		icmp_echo_reply(w, m, in, &c->l2, &c->ip);
 		return;
 	}
+	if (c->ip.proto == IPPROTO_UDP && !c->decapped && tunnel_input(w, st, m, c))
+		return;
 	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
 }
 
-static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			struct pkt_ctx *c, uint64_t fibnh)
+void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		 struct pkt_ctx *c, uint64_t fibnh)
 {
 	const struct fwd_iface *in = &st->ifaces[c->iface];
 	uint32_t kind = FIB_NH_KIND(fibnh), idx = FIB_NH_INDEX(fibnh);
 
 	if (kind == FIB_KIND_LOCAL) {
-		local_input(w, m, in, c);
+		local_input(w, st, m, in, c);
 		return;
 	}
 	if (kind == FIB_KIND_NONE) {
@@ -193,6 +181,10 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 	if (c->ip.ttl <= 1) {
 		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_TIME_EXCEEDED, 0, 0);
 		worker_drop(w, m, DROP_TTL_EXPIRED);
+		return;
+	}
+	if (kind == FIB_KIND_PATHGRP) {
+		tunnel_output(w, st, m, c, &st->path_groups[idx]);
 		return;
 	}
 	idx = fwd_nexthop_select(st, fibnh, kind == FIB_KIND_ECMP ? flow_hash_ipv4(&c->ip) : 0);
@@ -209,10 +201,11 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 	}
 
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, c->l2.l2_len);
-	ttl_decrement(ih);
+	ip4_ttl_decrement(ih);
 
 	uint32_t gw = nh->gw ? nh->gw : c->ip.dst;
-	uint64_t mac = neigh_lookup(out->port, out->vlan, gw);
+	uint64_t mac = nh->gw ? atomic_load_explicit(&nh->mac, memory_order_acquire) :
+				neigh_lookup(out->port, out->vlan, gw);
 	if (unlikely(c->ip.total_len > out->mtu)) {
 		ip4_fragment(w, m, c->l2.l2_len, out, mac, gw);
 		return;
@@ -229,6 +222,68 @@ static void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte
 		return;
 	}
 	worker_tx(w, out->port, m);
+}
+
+/* IPv4 checks of pass 1 (after L2). Returns false when the packet was consumed. */
+static bool classify_ip4(struct worker *w, struct rte_mbuf *m, struct pkt_ctx *c)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	bool csum_ok = !c->decapped && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+				       RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	enum drop_reason why;
+
+	if (unlikely(!parse_ipv4(p + c->l2.l2_len, len - c->l2.l2_len, csum_ok, &c->ip, &why)))
+		goto drop;
+	if (unlikely(martian(c->ip.src, c->ip.dst))) {
+		why = DROP_MARTIAN;
+		goto drop;
+	}
+	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
+	uint32_t frame = c->l2.l2_len + c->ip.total_len;
+	if (rte_pktmbuf_pkt_len(m) > frame)
+		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
+	return true;
+drop:
+	worker_drop(w, m, why);
+	return false;
+}
+
+void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			   uint16_t iface)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct fwd_iface *in = &st->ifaces[iface];
+	struct pkt_ctx c = { .iface = iface, .decapped = true };
+	enum drop_reason why;
+	uint64_t nh;
+
+	w->stats.iface[in->slot].rx_packets++;
+	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m);
+	if (unlikely(!parse_l2(p, rte_pktmbuf_data_len(m), &c.l2, &why))) {
+		worker_drop(w, m, why);
+		return;
+	}
+	switch (c.l2.ethertype) {
+	case ETHERTYPE_IPV4:
+		if (!classify_ip4(w, m, &c))
+			return;
+		rte_fib_lookup_bulk(st->fib, &c.ip.dst, &nh, 1);
+		ip4_forward(w, st, m, &c, nh);
+		return;
+	case ETHERTYPE_IPV6: {
+		/* a burst of one: decapsulation happens packet by packet */
+		static __thread struct ip6_burst one;
+		one.n = 0;
+		ip6_classify(w, st, m, &c.l2, in, true, &one);
+		if (one.n == 1)
+			one.ctx[0].decapped = true;
+		ip6_route_burst(w, st, &one);
+		return;
+	}
+	default:
+		worker_drop(w, m, DROP_UNKNOWN_ETHERTYPE);
+	}
 }
 
 /* Pass 1: parse and validate. Returns false when the packet was consumed. */
@@ -253,26 +308,14 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 	const struct rte_ether_addr *dst = (const struct rte_ether_addr *)p;
 	bool to_us = rte_is_same_ether_addr(dst, &in->mac);
 
+	c->decapped = false;
 	switch (c->l2.ethertype) {
 	case ETHERTYPE_IPV4:
 		if (unlikely(!to_us)) {
 			why = DROP_NOT_FOR_US;
 			goto drop;
 		}
-		bool csum_ok = (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
-			       RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-		if (unlikely(!parse_ipv4(p + c->l2.l2_len, len - c->l2.l2_len, csum_ok, &c->ip,
-					 &why)))
-			goto drop;
-		if (unlikely(martian(c->ip.src, c->ip.dst))) {
-			why = DROP_MARTIAN;
-			goto drop;
-		}
-		/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
-		uint32_t frame = c->l2.l2_len + c->ip.total_len;
-		if (rte_pktmbuf_pkt_len(m) > frame)
-			rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
-		return true;
+		return classify_ip4(w, m, c);
 	case ETHERTYPE_IPV6:
 		ip6_classify(w, st, m, &c->l2, in, to_us, b6);
 		return false;

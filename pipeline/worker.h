@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_byteorder.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
@@ -17,6 +19,7 @@
 
 #include "counters.h"
 #include "fwd.h"
+#include "parse.h"
 
 #define WORKER_MAX_RXQ   64
 #define WORKER_TXB       64    /* packets buffered per port before tx_burst */
@@ -39,9 +42,18 @@ struct worker {
 	uint64_t icmp_tokens;        /* tokens × tsc_hz (fixed point) */
 	uint64_t icmp_last_tsc;
 	uint64_t icmp_rate;          /* tokens per second */
+	uint16_t ip_id;              /* IPv4 identification of outer headers */
 	uint64_t icmp_depth;         /* bucket depth, tokens */
 	struct tx_buffer *tx;        /* indexed by port id, nb_port_ids entries */
 	struct worker_stats stats;
+};
+
+/** What pass 1 learned about a packet, for pass 2. */
+struct pkt_ctx {
+	struct pkt_l2 l2;
+	struct pkt_ipv4 ip;
+	uint16_t iface;          /* ingress interface (index into fwd_state.ifaces) */
+	bool decapped;           /* came out of a tunnel: never decapsulated again */
 };
 
 /** Shared by workers and control; set up once by main before launch. */
@@ -64,6 +76,29 @@ int worker_main(void *arg);
 
 /** Buffer @p m for transmission on @p port by @p w (flushed at the end of the burst). */
 void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
+
+/**
+ * Route an IPv4 packet whose FIB lookup gave @p fibnh: deliver locally,
+ * answer with an ICMP error, or rewrite and queue it (RFC 1812 §5.2).
+ */
+void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		 struct pkt_ctx *c, uint64_t fibnh);
+
+/**
+ * Input of a frame that came out of tunnel interface @p iface: starts at
+ * the inner Ethernet header, is validated and routed like a received one.
+ */
+void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			   uint16_t iface);
+
+/** TTL decrement with the incremental checksum update of RFC 1624 §3. */
+static inline void ip4_ttl_decrement(struct rte_ipv4_hdr *ih)
+{
+	uint32_t sum = (uint32_t)ih->hdr_checksum + rte_cpu_to_be_16(0x0100);
+
+	ih->time_to_live--;
+	ih->hdr_checksum = (uint16_t)(sum + (sum >> 16));
+}
 
 /** Count and free a packet dropped for @p why. */
 static inline void worker_drop(struct worker *w, struct rte_mbuf *m, enum drop_reason why)
