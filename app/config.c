@@ -1583,7 +1583,8 @@ static int give_msgs(struct loader *ld, struct config_errors *errs)
 {
 	int i;
 
-	qsort(ld->msgs, ld->nb_msgs, sizeof(*ld->msgs), msg_cmp);
+	if (ld->nb_msgs > 0)
+		qsort(ld->msgs, ld->nb_msgs, sizeof(*ld->msgs), msg_cmp);
 	if (errs != NULL && ld->nb_msgs > 0) {
 		errs->msgs = calloc(ld->nb_msgs, sizeof(char *));
 		if (errs->msgs == NULL)
