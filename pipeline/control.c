@@ -8,6 +8,7 @@
 #include <rte_ether.h>
 
 #include "control.h"
+#include "l2.h"
 #include "meta.h"
 #include "nd.h"
 #include "neigh.h"
@@ -60,27 +61,16 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 	static const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
 	static const struct rte_ether_addr zero;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
-	uint16_t l2 = fi->vlan ? 18 : 14;
+	uint16_t l2 = l2_len_for(fi);
 
 	if (m == NULL) {
 		control_stats.drops[DROP_NO_MBUF]++;
 		return;
 	}
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, l2 + sizeof(struct rte_arp_hdr));
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
 	const struct rte_ether_addr *dst = (op == RTE_ARP_OP_REQUEST && tha == NULL) ? &bcast : tha;
 
-	rte_ether_addr_copy(dst, &eth->dst_addr);
-	rte_ether_addr_copy(&fi->mac, &eth->src_addr);
-	if (fi->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(fi->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-	}
-	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(p + l2);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(p + l2_write(p, fi, dst, RTE_ETHER_TYPE_ARP));
 	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
 	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	a->arp_hlen = RTE_ETHER_ADDR_LEN;

@@ -8,6 +8,7 @@
 #include <rte_ip.h>
 
 #include "icmp.h"
+#include "l2.h"
 
 #define ICMP_ERROR_MAX_IP 576  /* RFC 1812 §4.3.2.3: the whole error fits in 576 bytes */
 
@@ -42,21 +43,9 @@ static inline bool is_icmp_error(const struct rte_mbuf *m, const struct pkt_l2 *
 static uint8_t *put_l2(struct rte_mbuf *m, const struct fwd_iface *in,
 		       const struct rte_ether_addr *dst)
 {
-	uint16_t l2 = in->vlan ? 18 : 14;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
 
-	rte_ether_addr_copy(dst, &eth->dst_addr);
-	rte_ether_addr_copy(&in->mac, &eth->src_addr);
-	if (in->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(in->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	}
-	return p + l2;
+	return p + l2_write(p, in, dst, RTE_ETHER_TYPE_IPV4);
 }
 
 void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,

@@ -9,36 +9,14 @@
 
 #include "icmp6.h"
 #include "ip6.h"
+#include "l2.h"
 #include "tunnel.h"
 #include "neigh.h"
 
 int ip6_l2_write(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
 		 const struct rte_ether_addr *dst)
 {
-	uint16_t out_l2 = out->vlan ? 18 : 14;
-	uint8_t *p;
-
-	if (out_l2 < in_l2)
-		p = (uint8_t *)rte_pktmbuf_adj(m, in_l2 - out_l2);
-	else if (out_l2 > in_l2)
-		p = (uint8_t *)rte_pktmbuf_prepend(m, out_l2 - in_l2);
-	else
-		p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (unlikely(p == NULL))
-		return -ENOSPC;
-
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
-	rte_ether_addr_copy(dst, &eth->dst_addr);
-	rte_ether_addr_copy(&out->mac, &eth->src_addr);
-	if (out->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(out->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-	}
-	return 0;
+	return l2_rewrite(m, in_l2, out, dst, RTE_ETHER_TYPE_IPV6);
 }
 
 static void punt6(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,

@@ -73,8 +73,12 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 	snprintf(devname, sizeof(devname), "%s", cp->devargs);
 	devname[strcspn(devname, ",")] = '\0';
 	if (rte_eth_dev_get_port_by_name(devname, &id) != 0) {
-		snprintf(err, errlen, "port %s: device '%s' was not probed (check devargs '%s')",
-			 cp->name, devname, cp->devargs);
+		snprintf(err, errlen, "port %s: device '%s' was not probed (check devargs '%s'%s)",
+			 cp->name, devname, cp->devargs,
+			 strncmp(devname, "net_af_packet", 13) == 0 ?
+			 "; af_packet's 'could not set PACKET_FANOUT' above means another process in "
+			 "this network namespace holds fanout group (pid XOR ifindex): start vbrd "
+			 "again" : "");
 		return -ENODEV;
 	}
 	ret = rte_eth_dev_info_get(id, &info);

@@ -16,6 +16,7 @@
 
 #include "icmp.h"
 #include "ip6.h"
+#include "l2.h"
 #include "tunnel.h"
 #include "meta.h"
 #include "neigh.h"
@@ -77,39 +78,6 @@ static inline bool martian(uint32_t src, uint32_t dst)
 }
 
 /*
- * Rewrite the L2 header for the egress interface: the ingress header is
- * @p in_l2 bytes (14, or 18 with a tag), the egress one 14 or 18.
- */
-static inline int l2_rewrite(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
-			     uint64_t dst_mac)
-{
-	uint16_t out_l2 = out->vlan ? 18 : 14;
-	uint8_t *p;
-
-	if (out_l2 < in_l2)
-		p = (uint8_t *)rte_pktmbuf_adj(m, in_l2 - out_l2);
-	else if (out_l2 > in_l2)
-		p = (uint8_t *)rte_pktmbuf_prepend(m, out_l2 - in_l2);
-	else
-		p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (unlikely(p == NULL))
-		return -1;
-
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
-	neigh_mac_to_ether(dst_mac, &eth->dst_addr);
-	rte_ether_addr_copy(&out->mac, &eth->src_addr);
-	if (out->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(out->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	}
-	return 0;
-}
-
-/*
  * Fragment a datagram too large for @p out (RFC 791 §3.2, "Fragmentation
  * and Reassembly") with rte_ip_frag: each fragment is a new header mbuf
  * chained to the original payload (indirect mbufs, no copy).
@@ -133,7 +101,9 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 
 		fh->hdr_checksum = 0;
 		fh->hdr_checksum = rte_ipv4_cksum(fh);
-		if (unlikely(l2_rewrite(f, 0, out, mac) < 0)) {
+		struct rte_ether_addr d;
+		neigh_mac_to_ether(mac, &d);
+		if (unlikely(l2_rewrite(f, 0, out, &d, RTE_ETHER_TYPE_IPV4) < 0)) {
 			worker_drop(w, f, DROP_FRAG_FAILED);
 			continue;
 		}
@@ -210,7 +180,9 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		ip4_fragment(w, m, c->l2.l2_len, out, mac, gw);
 		return;
 	}
-	if (unlikely(l2_rewrite(m, c->l2.l2_len, out, mac) < 0)) {
+	struct rte_ether_addr dmac;
+	neigh_mac_to_ether(mac, &dmac);
+	if (unlikely(l2_rewrite(m, c->l2.l2_len, out, &dmac, RTE_ETHER_TYPE_IPV4) < 0)) {
 		worker_drop(w, m, DROP_TRUNCATED);
 		return;
 	}

@@ -104,7 +104,7 @@ proc vbrd_write_config {file text instance sock} {
 
 # Start vbrd with the current config; return "" once it answers
 # `vbrctl show ports`, or the reason why it does not (with its log tail).
-proc vbrd_launch {eal} {
+proc vbrd_launch {eal {attempt 1}} {
     set conf [dict get $::vbrd::cur conf]
     set log  [dict get $::vbrd::cur log]
     if {![file executable $::vbrd::bin]} {
@@ -122,7 +122,16 @@ proc vbrd_launch {eal} {
     set deadline [expr {[clock milliseconds] + 20000}]
     while {1} {
         if {[lab_exited $pid]} {
-            return "vbrd exited at start-up ([vbrd_reap]):\n[vbrd_log_tail]"
+            set status [vbrd_reap]
+            # DPDK 22.11's af_packet PMD joins PACKET_FANOUT group
+            # (pid XOR ifindex): two processes in one network namespace can
+            # collide, and the kernel refuses the second (EINVAL). A new
+            # process has a new pid: start again, at most twice.
+            if {$attempt < 3 && [string match "*could not set PACKET_FANOUT*" \
+                                     [_lab_read $log]]} {
+                return [vbrd_launch $eal [incr attempt]]
+            }
+            return "vbrd exited at start-up ($status):\n[vbrd_log_tail]"
         }
         lassign [vbrctl_raw show ports] rc out
         if {$rc == 0} { return "" }
