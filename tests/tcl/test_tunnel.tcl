@@ -19,6 +19,11 @@ proc tunnel_counters {} {
     return $d
 }
 
+# The drop counters of vbrd SIDE that are not zero (REASON N ...).
+proc nonzero_drops {side} {
+    return [dict filter [dict get [twosite_vbrctl $side show stats] drops] value {[1-9]*}]
+}
+
 # Stop a server started by iperf_server (iperf3 -s outlives its client).
 proc stop_server {pid} {
     lab_kill $pid
@@ -64,13 +69,16 @@ proc tunnel_traffic_tests {type outer} {
         set l1_0 [twosite_line_frames line1 a2b]
         set l2_0 [twosite_line_frames line2 a2b]
         lassign [twosite_capture line1 ifa [list udp dst port $port] 3] cap pcap
-        set st [assert_ping h1 10.2.2.2 10]
+        lassign [ping_from h1 10.2.2.2 -c 10 -i 0.1 -W 2] rc out
+        set st [ping_stats $out]
+        if {[dict get $st received] != 10} {
+            fail "ping 10.2.2.2 from h1: [dict get $st received]/10 replies; drops: edge {[nonzero_drops edge]} region {[nonzero_drops region]}"
+        }
         lassign [ping_from h1 10.2.2.2 -c 1 -W 2] rc out
         # h2 answers with TTL 64; edge and region each take one.
         assert_match "*ttl=62 *" $out "two routers between h1 and h2"
         lab_wait_exit $cap 5000
         set txt [twosite_pcap_text $pcap -v]
-        note "line1 (edge side): [string trim [lindex [split $txt \n] 1]]"
         if {$type eq "vxlan"} {
             assert_match "*VXLAN*vni 1000*" $txt "tcpdump's decode of the outer packets"
         } else {
@@ -79,6 +87,11 @@ proc tunnel_traffic_tests {type outer} {
         set src [dict get $a1 local]
         set dst [dict get $r1 local]
         assert_match "*$src.* > $dst.$port:*" $txt "outer addresses and port"
+        if {$outer == 6} {
+            # RFC 8200 §8.1: over IPv6 the outer UDP checksum is mandatory.
+            assert_match "*udp sum ok*" $txt "outer UDP checksum (tcpdump's check)"
+        }
+        note "line1 (edge side): [string trim [lsearch -inline -glob [split $txt \n] "*$src.* > $dst.$port:*"]]"
         wait_for_condition 20 100 {
             [lindex [dict get [tunnel_counters] edge] 1] - [lindex [dict get $c0 edge] 1] >= 11
         } else {}
@@ -158,33 +171,46 @@ start_twosite {type vxlan outer 6} {
     }
 }
 
-start_twosite {type geneve inner6 1} {
-    if {![have_nd]} {
-        test {geneve: IPv6 inner crosses} {
-            skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
+# IPv6 inner traffic (h1 2001:db8:1::2 -> h2 2001:db8:2::2) through the
+# tunnel; TAG names the block.
+proc inner6_tests {tag} {
+    test "$tag, IPv6 inner: ping6 h1 -> h2 crosses the tunnel" {
+        set c0 [tunnel_counters]
+        lassign [ping_from h1 2001:db8:2::2 -c 10 -i 0.1 -W 2] rc out
+        set st [ping_stats $out]
+        set c1 [tunnel_counters]
+        note "ping6: [dict get $st received]/10; edge tunnel tx +[expr {[lindex [dict get $c1 edge] 1] - [lindex [dict get $c0 edge] 1]}]; region tunnel rx +[expr {[lindex [dict get $c1 region] 0] - [lindex [dict get $c0 region] 0]}]"
+        if {[dict get $st received] != 10} {
+            fail "ping6 2001:db8:2::2: [dict get $st received]/10 replies; drops: edge {[nonzero_drops edge]} region {[nonzero_drops region]}"
         }
-    } else {
-        test {geneve, IPv6 inner: ping6 h1 -> h2 crosses the tunnel} {
-            set c0 [tunnel_counters]
-            lassign [ping_from h1 2001:db8:2::2 -c 10 -i 0.1 -W 2] rc out
-            set st [ping_stats $out]
-            set c1 [tunnel_counters]
-            note "ping6: [dict get $st received]/10; edge tunnel tx +[expr {[lindex [dict get $c1 edge] 1] - [lindex [dict get $c0 edge] 1]}]; region tunnel rx +[expr {[lindex [dict get $c1 region] 0] - [lindex [dict get $c0 region] 0]}]"
-            if {[dict get $st received] != 10} {
-                fail "ping6 2001:db8:2::2: [dict get $st received]/10 replies; edge drops: [dict get [twosite_vbrctl edge show stats] drops]"
+        # h2 answers with hop limit 64; edge and region each take one.
+        assert_match "*ttl=62 *" $out "hop limit of the replies"
+    }
+
+    test "$tag, IPv6 inner: TCP h1 -> h2 (iperf3, 3 s)" {
+        set srv [iperf_server h2 5203]
+        set code [catch {iperf_client h1 2001:db8:2::2 3 -p 5203} rep opts]
+        stop_server $srv
+        if {$code} { return -options $opts $rep }
+        set bps [iperf_rx_bps $rep]
+        note [format "TCP over IPv6 inner: %.1f Mbit/s" [expr {$bps / 1e6}]]
+        assert_morethan $bps 5e6 "TCP bits/s received by h2"
+    }
+
+    test "$tag: IPv4 inner still crosses next to IPv6" {
+        assert_ping h1 10.2.2.2 5
+    }
+}
+
+foreach opts {{type geneve inner6 1} {type vxlan outer 6 inner6 1}} {
+    set tag "[dict get $opts type], outer IPv[expr {[dict exists $opts outer] ? 6 : 4}]"
+    start_twosite $opts {
+        if {![have_nd]} {
+            test "$tag, IPv6 inner crosses" {
+                skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
             }
-        }
-
-        test {geneve, IPv6 inner: TCP h1 -> h2 (iperf3, 3 s)} {
-            iperf_server h2 5203
-            set rep [iperf_client h1 2001:db8:2::2 3 -p 5203]
-            set bps [iperf_rx_bps $rep]
-            note [format "TCP over IPv6 inner: %.1f Mbit/s" [expr {$bps / 1e6}]]
-            assert_morethan $bps 5e6 "TCP bits/s received by h2"
-        }
-
-        test {geneve, IPv4 inner still crosses next to IPv6} {
-            assert_ping h1 10.2.2.2 5
+        } else {
+            inner6_tests $tag
         }
     }
 }
