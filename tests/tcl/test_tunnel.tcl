@@ -132,6 +132,17 @@ proc tunnel_traffic_tests {type outer} {
         note "h2 received $got of $::flows datagrams"
         assert_morethan $got [expr {$::flows * 98 / 100 - 1}] "datagrams received (>= 98%)"
     }
+
+    test "$tag: no frame to a foreign MAC reached either vbrd (not_for_us)" {
+        # Every link is point to point between a host and a vbrd or the two
+        # vbrds: a unicast frame to another MAC means someone addressed it wrongly.
+        set e [nonzero_drops edge]
+        set r [nonzero_drops region]
+        note "drops: edge {$e} region {$r}"
+        foreach side {edge region} d [list $e $r] {
+            assert_equal [expr {[dict exists $d not_for_us] ? [dict get $d not_for_us] : 0}] 0 "$side not_for_us"
+        }
+    }
 }
 
 # --- IPv4 inner over IPv4 outer ---
