@@ -193,8 +193,12 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 		json_t *nhs = json_array();
 		for (int k = 0; k < cr->nb_nexthops; k++)
 			json_array_append_new(nhs, nexthop_json(st, &cr->nexthops[k]));
+		if (cr->path_group >= 0)
+			json_array_append_new(nhs, json_pack("{s:s, s:s}", "via", "",
+				"interface", st->cfg.path_groups[cr->path_group].name));
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}",
-			"prefix", fmt_prefix(&cr->prefix, buf, sizeof(buf)), "type", "static",
+			"prefix", fmt_prefix(&cr->prefix, buf, sizeof(buf)),
+			"type", cr->path_group >= 0 ? "path_group" : "static",
 			"next_hops", nhs));
 	}
 	*data = json_pack("{s:o}", "routes", arr);
