@@ -48,18 +48,16 @@ static uint8_t *put_l2(struct rte_mbuf *m, const struct fwd_iface *in,
 	return p + l2_write(p, in, dst, RTE_ETHER_TYPE_IPV4);
 }
 
-void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
-		const struct pkt_l2 *l2, const struct pkt_ipv4 *ip, uint8_t type, uint8_t code,
-		uint16_t mtu)
+void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		const struct fwd_iface *in, const struct pkt_l2 *l2, const struct pkt_ipv4 *ip,
+		uint8_t type, uint8_t code, uint16_t mtu)
 {
 	/* RFC 1812 §4.3.2.7: never about ICMP errors, later fragments,
 	 * or packets from/to broadcast or multicast addresses. */
 	if (ip->fragment && (rte_be_to_cpu_16(rte_pktmbuf_mtod_offset(
 		     m, const struct rte_ipv4_hdr *, l2->l2_len)->fragment_offset) & 0x1fff))
 		return;
-	/* Errors go back out of the ingress interface; a tunnel interface has
-	 * no port to send on (replies through tunnels are not routed yet). */
-	if (is_icmp_error(m, l2, ip) || in->addr4 == 0 || in->port == FWD_NO_PORT)
+	if (is_icmp_error(m, l2, ip) || in->addr4 == 0)
 		return;
 	if ((ip->src >> 28) == 0xe || ip->src == 0xffffffff || (ip->dst >> 28) == 0xe)
 		return;
@@ -73,7 +71,8 @@ void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in
 	}
 	uint16_t quote = (uint16_t)RTE_MIN((uint32_t)ip->total_len,
 					   (uint32_t)(ICMP_ERROR_MAX_IP - 20 - 8));
-	uint16_t l2len = in->vlan ? 18 : 14;
+	bool tunnel = in->port == FWD_NO_PORT;
+	uint16_t l2len = tunnel ? 14 : l2_len_for(in);
 	uint16_t total = (uint16_t)(20 + 8 + quote);
 	if (rte_pktmbuf_append(r, l2len + total) == NULL) {
 		rte_pktmbuf_free(r);
@@ -81,7 +80,9 @@ void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in
 		return;
 	}
 	const struct rte_ether_addr *src_mac = rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *, 6);
-	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)put_l2(r, in, src_mac);
+	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(r, struct rte_ipv4_hdr *, l2len);
+	if (!tunnel)
+		put_l2(r, in, src_mac);
 	memset(ih, 0, sizeof(*ih));
 	ih->version_ihl = RTE_IPV4_VHL_DEF;
 	ih->type_of_service = 0xc0; /* Internetwork Control (RFC 1812 §4.3.2.5) */
@@ -103,22 +104,24 @@ void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in
 	ic->icmp_cksum = inet_checksum(ic, 8u + quote);
 
 	w->stats.icmp_errors++;
+	if (tunnel) {
+		/* came out of a tunnel: the way back is a route, not a link */
+		ip4_output_local(w, st, r, (uint16_t)(in - st->ifaces));
+		return;
+	}
 	w->stats.iface[in->slot].tx_packets++;
 	w->stats.iface[in->slot].tx_bytes += rte_pktmbuf_pkt_len(r);
 	worker_tx(w, in->port, r);
 }
 
-void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
-		     const struct pkt_l2 *l2, const struct pkt_ipv4 *ip)
+void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		     const struct fwd_iface *in, const struct pkt_l2 *l2,
+		     const struct pkt_ipv4 *ip)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l2->l2_len);
 	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)((uint8_t *)ih + ip->hdr_len);
 
-	if (in->port == FWD_NO_PORT) {
-		worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
-		return;
-	}
 	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
 	rte_ether_addr_copy(&in->mac, &eth->src_addr);
 
@@ -135,6 +138,12 @@ void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifac
 	ic->icmp_cksum = (uint16_t)(sum + (sum >> 16));
 
 	w->stats.local++;
+	if (in->port == FWD_NO_PORT) {
+		if (l2->l2_len > 14)    /* ip4_output_local() wants 14 bytes of L2 */
+			rte_pktmbuf_adj(m, (uint16_t)(l2->l2_len - 14));
+		ip4_output_local(w, st, m, (uint16_t)(in - st->ifaces));
+		return;
+	}
 	w->stats.iface[in->slot].tx_packets++;
 	w->stats.iface[in->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
 	worker_tx(w, in->port, m);

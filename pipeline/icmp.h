@@ -33,16 +33,19 @@ bool icmp_allow(struct worker *w);
 
 /**
  * Turn an echo request to an own address into its reply in place and send
- * it back out of the interface it came in on (RFC 792, RFC 1122 §3.2.2.6).
+ * it back out of the interface it came in on (RFC 792, RFC 1122 §3.2.2.6);
+ * a request that came out of a tunnel is answered by route (ip4_output_local).
  *
  * @param w     the worker
+ * @param st    the forwarding state of this burst
  * @param m     the request; consumed (sent or dropped)
  * @param in    interface it arrived on
  * @param l2    its L2 header facts
  * @param ip    its IPv4 header facts
  */
-void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
-		     const struct pkt_l2 *l2, const struct pkt_ipv4 *ip);
+void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		     const struct fwd_iface *in, const struct pkt_l2 *l2,
+		     const struct pkt_ipv4 *ip);
 
 /**
  * Send an ICMP error about @p m back towards its source, out of @p in
@@ -50,7 +53,11 @@ void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifac
  * never about an ICMP error, a non-first fragment, or a broadcast/multicast
  * source or destination; at most icmp.rate_pps per second).
  *
+ * Errors about traffic that came out of a tunnel are routed back
+ * (ip4_output_local), not sent out of an interface.
+ *
  * @param w      the worker
+ * @param st     the forwarding state of this burst
  * @param m      the offending packet, not consumed
  * @param in     interface it arrived on (the reply's source address)
  * @param l2     its L2 header facts
@@ -59,8 +66,8 @@ void icmp_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifac
  * @param code   ICMP code
  * @param mtu    next-hop MTU for ICMP_FRAG_NEEDED (RFC 1191 §4), bytes; else 0
  */
-void icmp_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *in,
-		const struct pkt_l2 *l2, const struct pkt_ipv4 *ip, uint8_t type, uint8_t code,
-		uint16_t mtu);
+void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		const struct fwd_iface *in, const struct pkt_l2 *l2, const struct pkt_ipv4 *ip,
+		uint8_t type, uint8_t code, uint16_t mtu);
 
 #endif

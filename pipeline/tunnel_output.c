@@ -103,7 +103,7 @@ void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf
 	}
 	if (unlikely(c->ip.total_len > p->inner_mtu) && c->ip.df) {
 		/* Tell the sender the tunnel's real inner MTU (RFC 1191 §4). */
-		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
+		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
 			   p->inner_mtu);
 		worker_drop(w, m, DROP_MTU_EXCEEDED);
 		return;

@@ -125,7 +125,7 @@ static void local_input(struct worker *w, const struct fwd_state *st, struct rte
 
 	if (c->ip.proto == IPPROTO_ICMP && !c->ip.fragment &&
 	    c->ip.total_len >= c->ip.hdr_len + 8 && l4[0] == ICMP_ECHO_REQUEST) {
-		icmp_echo_reply(w, m, in, &c->l2, &c->ip);
+		icmp_echo_reply(w, st, m, in, &c->l2, &c->ip);
 		return;
 	}
 	if (c->ip.proto == IPPROTO_UDP && !c->decapped && tunnel_input(w, st, m, c))
@@ -144,12 +144,12 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		return;
 	}
 	if (kind == FIB_KIND_NONE) {
-		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, 0);
+		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, 0);
 		worker_drop(w, m, DROP_NO_ROUTE);
 		return;
 	}
 	if (c->ip.ttl <= 1) {
-		icmp_error(w, m, in, &c->l2, &c->ip, ICMP_TIME_EXCEEDED, 0, 0);
+		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_TIME_EXCEEDED, 0, 0);
 		worker_drop(w, m, DROP_TTL_EXPIRED);
 		return;
 	}
@@ -163,7 +163,7 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 
 	if (unlikely(c->ip.total_len > out->mtu)) {
 		if (c->ip.df) {
-			icmp_error(w, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
+			icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
 				   out->mtu);
 			worker_drop(w, m, DROP_MTU_EXCEEDED);
 			return;
@@ -219,6 +219,26 @@ static bool classify_ip4(struct worker *w, struct rte_mbuf *m, struct pkt_ctx *c
 drop:
 	worker_drop(w, m, why);
 	return false;
+}
+
+void ip4_output_local(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		      uint16_t iface)
+{
+	struct pkt_ctx c = { .iface = iface, .decapped = true };
+	enum drop_reason why;
+	uint64_t nh;
+
+	c.l2.l2_len = 14;
+	c.l2.ethertype = ETHERTYPE_IPV4;
+	if (unlikely(!parse_ipv4(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14),
+				 rte_pktmbuf_data_len(m) - 14, true, &c.ip, &why))) {
+		worker_drop(w, m, why);
+		return;
+	}
+	/* Routed like a received packet: it leaves with TTL 63, one hop
+	 * spent on the way out of vbrd, which traceroute does not mind. */
+	rte_fib_lookup_bulk(st->fib, &c.ip.dst, &nh, 1);
+	ip4_forward(w, st, m, &c, nh);
 }
 
 void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,

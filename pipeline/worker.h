@@ -85,6 +85,14 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		 struct pkt_ctx *c, uint64_t fibnh);
 
 /**
+ * Send an IPv4 packet vbrd originates (an echo reply or ICMP error about
+ * traffic that came out of a tunnel) by route, as if received on @p iface:
+ * @p m starts with 14 spare bytes for the L2 header, then the IPv4 header.
+ */
+void ip4_output_local(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		      uint16_t iface);
+
+/**
  * Input of a frame that came out of tunnel interface @p iface: starts at
  * the inner Ethernet header, is validated and routed like a received one.
  */

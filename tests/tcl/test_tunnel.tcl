@@ -115,6 +115,20 @@ proc tunnel_traffic_tests {type outer} {
         assert_lessthan $l2 3 "frames on line2 (the standby path)"
     }
 
+    if {$outer == 4} {
+        test "$tag: TTL 2 from h1 expires at the region; time exceeded returns through the tunnel" {
+            # edge spends one hop, the region finds TTL 1 on a packet that
+            # came out of the tunnel: its ICMP error must be routed back
+            # into the tunnel (RFC 1812 §4.3.2), from its tunnel address.
+            set before [dict get [twosite_vbrctl region show stats] drops ttl_expired]
+            lassign [ping_from h1 10.2.2.2 -c 1 -t 2 -W 2] rc out
+            assert_match "*From [dict get $r1 local]*Time to live exceeded*" $out \
+                "ping -t 2 output"
+            assert_equal [expr {[dict get [twosite_vbrctl region show stats] drops ttl_expired] - $before}] 1 \
+                "region ttl_expired"
+        }
+    }
+
     test "$tag: TCP h1 -> h2 through the tunnel (iperf3, 3 s)" {
         set srv [iperf_server h2]
         set code [catch {iperf_client h1 10.2.2.2 3} rep opts]
