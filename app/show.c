@@ -79,7 +79,15 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 		json_object_set_new(drops, drop_reason_name(r), json_integer((json_int_t)s.drops[r]));
 		total += s.drops[r];
 	}
-	*data = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+	json_t *workers = json_array();
+	for (unsigned i = 0; i < dp.nb_workers; i++) {
+		const struct worker *w = &dp.workers[i];
+		json_array_append_new(workers, json_pack("{s:i, s:i, s:i, s:I, s:I}",
+			"id", (int)w->id, "lcore", (int)w->lcore, "rx_queues", (int)w->nb_rxq,
+			"rx_packets", (json_int_t)w->stats.rx_packets,
+			"tx_packets", (json_int_t)w->stats.tx_packets));
+	}
+	*data = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:o}",
 			  "rx_packets", (json_int_t)s.rx_packets,
 			  "tx_packets", (json_int_t)s.tx_packets,
 			  "forwarded", (json_int_t)s.forwarded,
@@ -89,7 +97,8 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 			  "icmp_rate_limited", (json_int_t)s.icmp_rate_limited,
 			  "fragments", (json_int_t)s.fragments,
 			  "drops", drops,
-			  "drops_total", (json_int_t)total);
+			  "drops_total", (json_int_t)total,
+			  "workers", workers);
 	return 0;
 }
 
