@@ -8,7 +8,7 @@
 BUILD   ?= build
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build run test unit integration bench clean
+.PHONY: all deps build run test unit bench clean
 
 all: build
 

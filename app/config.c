@@ -939,9 +939,8 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 	const config_setting_t *via = config_setting_get_member(s, "via");
 	const config_setting_t *nhs = config_setting_get_member(s, "next_hops");
 	const struct cfg_prefix *pfx = NULL;
-	char path[128], p1[INET6_ADDRSTRLEN + 4], p2[INET6_ADDRSTRLEN + 4];
+	char path[128], p1[INET6_ADDRSTRLEN + 4];
 	const char *v;
-	int j;
 
 	r->line = setting_line(s);
 	r->path_group = -1;
@@ -961,16 +960,6 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 				r->prefix = net;
 			}
 			pfx = &r->prefix;
-			for (j = 0; j < idx; j++) {
-				const struct cfg_route *o = &cfg->routes[j];
-
-				if (o->prefix.len == r->prefix.len &&
-				    addr_equal(&o->prefix.addr, &r->prefix.addr)) {
-					err_at(ld, ps, "duplicate route %s (first at line %d)",
-					       config_format_prefix(&r->prefix, p2, sizeof(p2)), o->line);
-					break;
-				}
-			}
 		}
 	}
 	if (pg != NULL && (via != NULL || nhs != NULL))
@@ -990,6 +979,57 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 	else
 		err_at(ld, s, "%s: missing required setting 'via' (or 'next_hops', 'path_group')",
 		       setting_path(s, path, sizeof(path)));
+}
+
+/* Route order for finding duplicates: by prefix, then by line. */
+static int route_cmp(const void *a, const void *b)
+{
+	const struct cfg_route *x = *(const struct cfg_route *const *)a;
+	const struct cfg_route *y = *(const struct cfg_route *const *)b;
+	int c;
+
+	if (x->prefix.addr.family != y->prefix.addr.family)
+		return x->prefix.addr.family - y->prefix.addr.family;
+	if (x->prefix.addr.family == AF_INET)
+		c = x->prefix.addr.v4 < y->prefix.addr.v4 ? -1 : x->prefix.addr.v4 > y->prefix.addr.v4;
+	else
+		c = memcmp(x->prefix.addr.v6, y->prefix.addr.v6, 16);
+	if (c == 0)
+		c = (int)x->prefix.len - (int)y->prefix.len;
+	return c != 0 ? c : x->line - y->line;
+}
+
+/*
+ * Duplicate prefixes, found by sorting (O(n log n): a full table of
+ * hundreds of thousands of routes must load in well under a second).
+ */
+static int check_duplicate_routes(struct loader *ld)
+{
+	struct vbrd_config *cfg = ld->cfg;
+	const struct cfg_route **v;
+	char p[INET6_ADDRSTRLEN + 4];
+	int n = 0;
+
+	v = malloc(sizeof(*v) * (size_t)(cfg->nb_routes + 1));
+	if (v == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->nb_routes; i++)
+		if (cfg->routes[i].prefix.addr.family)   /* skip routes whose prefix was invalid */
+			v[n++] = &cfg->routes[i];
+	qsort(v, (size_t)n, sizeof(*v), route_cmp);
+	for (int i = 1, first = 0; i < n; i++) {
+		if (v[i]->prefix.len == v[first]->prefix.len &&
+		    addr_equal(&v[i]->prefix.addr, &v[first]->prefix.addr)) {
+			char text[256];
+			snprintf(text, sizeof(text), "duplicate route %s (first at line %d)",
+				 config_format_prefix(&v[i]->prefix, p, sizeof(p)), v[first]->line);
+			add_msg(ld, ld->file, v[i]->line, text);
+		} else {
+			first = i;
+		}
+	}
+	free(v);
+	return 0;
 }
 
 static int load_routes(struct loader *ld, const config_setting_t *root)
@@ -1014,7 +1054,7 @@ static int load_routes(struct loader *ld, const config_setting_t *root)
 		}
 		load_route(ld, s, i);
 	}
-	return 0;
+	return check_duplicate_routes(ld);
 }
 
 static int parse_mac(const char *s, uint8_t mac[6]);

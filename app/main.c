@@ -444,10 +444,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nbw; i++)
 		rte_eal_remote_launch(worker_main, &dp.workers[i], dp.workers[i].lcore);
 
-	LOG(NOTICE, "running: %d ports, %d interfaces, %u workers, control socket %s",
-	    app.nb_ports, st->nb_ifaces, nbw, app.socket);
-	printf("vbrd: running (%d ports, %u workers), control socket %s\n", app.nb_ports, nbw,
-	       app.socket);
+	printf("vbrd: running: %d ports, %d interfaces, %u workers, control socket %s\n",
+	       app.nb_ports, st->nb_ifaces, nbw, app.socket);
 	fflush(stdout);
 
 	uint64_t last_timer = 0;

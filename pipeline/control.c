@@ -54,6 +54,17 @@ static bool iface_owns(const struct fwd_iface *fi, uint32_t ip)
 	return false;
 }
 
+static bool iface_on_subnet(const struct fwd_iface *fi, uint32_t ip)
+{
+	for (int a = 0; a < fi->nb_addrs; a++) {
+		const struct cfg_prefix *p = &fi->addrs[a];
+		uint32_t mask = p->len ? ~0u << (32 - p->len) : 0;
+		if (p->addr.family == AF_INET && ((p->addr.v4 ^ ip) & mask) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Build and send an ARP packet (RFC 826) from @p fi. */
 static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_ether_addr *tha,
 		     uint32_t tip, uint32_t sip)
@@ -131,6 +142,7 @@ void neigh_flush_held(struct neigh *n)
 		arp_stats.resolved_sent++;
 		control_tx(m, n->key.port);
 	}
+	neigh_tbl.held_total -= n->nb_held;
 	n->nb_held = 0;
 }
 
@@ -138,7 +150,7 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 {
 	struct pkt_meta *pm = pkt_meta(m);
 	const struct fwd_iface *fi = iface_of(st, pm->port, pm->vlan);
-	uint16_t l2 = pm->vlan ? 18 : 14;
+	uint16_t l2 = pm->l2_len;
 
 	if (fi == NULL) {
 		control_drop(m, DROP_UNKNOWN_VLAN);
@@ -168,7 +180,11 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 
 	/* RFC 826 "merge": refresh a known sender; learn it when we are the target. */
 	struct neigh *n = NULL;
-	if (sip != 0 && !rte_is_multicast_ether_addr(&sha) && !iface_owns(fi, sip)) {
+	/* Only neighbors on the link's subnets are learned (RFC 1122 §2.3.2.1
+	 * leaves it to the implementation; off-subnet senders are spoofing or
+	 * misconfigured, and must not fill the table). */
+	if (sip != 0 && !rte_is_multicast_ether_addr(&sha) && !iface_owns(fi, sip) &&
+	    iface_on_subnet(fi, sip)) {
 		n = neigh_find(pm->port, pm->vlan, sip);
 		if (n == NULL && for_us)
 			n = neigh_get(pm->port, pm->vlan, sip);
@@ -178,7 +194,7 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 		n->updated_ms = control_now_ms();
 		neigh_flush_held(n);
 	}
-	if (for_us && op == RTE_ARP_OP_REQUEST)
+	if (for_us && op == RTE_ARP_OP_REQUEST && !rte_is_multicast_ether_addr(&sha))
 		arp_send(fi, RTE_ARP_OP_REPLY, &sha, sip, tip);
 	else if (n == NULL)
 		arp_stats.ignored++;
@@ -207,14 +223,17 @@ static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
 	if (atomic_load(&n->mac) != 0) {
 		/* Resolved between the worker's lookup and now. */
 		n->held[n->nb_held++] = m;
+		neigh_tbl.held_total++;
 		neigh_flush_held(n);
 		return;
 	}
-	if (n->nb_held >= RTE_MIN(st->cfg.neighbor.hold_packets, (uint32_t)NEIGH_HOLD_MAX)) {
+	if (n->nb_held >= RTE_MIN(st->cfg.neighbor.hold_packets, (uint32_t)NEIGH_HOLD_MAX) ||
+	    neigh_tbl.held_total >= NEIGH_HELD_TOTAL) {
 		control_drop(m, k.family == AF_INET6 ? DROP_ND_HOLD_FULL : DROP_ARP_HOLD_FULL);
 		return;
 	}
 	n->held[n->nb_held++] = m;
+	neigh_tbl.held_total++;
 	if (n->state == NEIGH_FAILED) {
 		n->state = NEIGH_INCOMPLETE;
 		n->probes = 0;
@@ -252,6 +271,15 @@ void control_timers(uint64_t now_ms)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const uint64_t reachable_ms = (uint64_t)st->cfg.neighbor.reachable_s * 1000;
+	static uint64_t last_gc;
+
+	/* A failed entry is kept as long as it takes to fail once more, so a
+	 * dead next hop is not probed in a tight loop; then it goes. */
+	if (now_ms - last_gc >= 1000) {
+		neigh_gc(now_ms, RTE_MAX(1000ull, (uint64_t)st->cfg.neighbor.retry_ms *
+						  st->cfg.neighbor.retries));
+		last_gc = now_ms;
+	}
 
 	for (unsigned i = 0; i < neigh_tbl.high; i++) {
 		struct neigh *n = &neigh_tbl.entries[i];
@@ -266,8 +294,10 @@ void control_timers(uint64_t now_ms)
 				/* RFC 1122 §2.3.2.2: give up, drop what waited. */
 				for (uint16_t k = 0; k < n->nb_held; k++)
 					control_drop(n->held[k], unresolved_reason(&n->key));
+				neigh_tbl.held_total -= n->nb_held;
 				n->nb_held = 0;
 				n->state = NEIGH_FAILED;
+				n->failed_ms = now_ms;
 				n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
 			} else {
 				neigh_probe(st, n, now_ms, false);
@@ -284,8 +314,10 @@ void control_timers(uint64_t now_ms)
 			/* Still used by the data path while we re-confirm it. */
 			if (now_ms < n->next_probe_ms)
 				break;
-			if (n->probes >= st->cfg.neighbor.retries)
+			if (n->probes >= st->cfg.neighbor.retries) {
 				neigh_invalidate(n, NEIGH_FAILED);
+				n->failed_ms = now_ms;
+			}
 			else
 				neigh_probe(st, n, now_ms, n->probes < 1);
 			break;
@@ -330,6 +362,7 @@ void control_fini(void)
 		struct neigh *n = &neigh_tbl.entries[i];
 		for (uint16_t k = 0; k < n->nb_held; k++)
 			rte_pktmbuf_free(n->held[k]);
+		neigh_tbl.held_total -= n->nb_held;
 		n->nb_held = 0;
 	}
 	while (rte_ring_dequeue(dp.to_control, &m) == 0)

@@ -31,6 +31,7 @@
 	X(CONTROL_RING_FULL,"control_ring_full", "control thread ring full") \
 	X(UNSUPPORTED_LOCAL,"unsupported_local", "to an own address, but not a service vbrd offers") \
 	X(MARTIAN,          "martian",           "source or destination that must not be routed") \
+	X(DIRECTED_BROADCAST, "directed_broadcast", "to a connected subnet's broadcast or network address (RFC 2644)") \
 	X(NO_MBUF,          "no_mbuf",           "mempool empty while building a reply") \
 	X(FRAG_FAILED,      "frag_failed",       "IPv4 fragmentation failed") \
 	X(TUNNEL_TRUNCATED, "tunnel_truncated",  "UDP/VXLAN/GENEVE/inner Ethernet header cut short") \

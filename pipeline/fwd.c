@@ -156,11 +156,11 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 	struct rte_fib_conf fc = {
 		.type = RTE_FIB_DIR24_8,
 		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
-		.max_routes = cfg->nb_routes + 2 * nb_addrs + 16,
+		.max_routes = cfg->nb_routes + 4 * nb_addrs + 16,
 		.dir24_8 = {
 			.nh_sz = RTE_FIB_DIR24_8_4B,
 			/* every prefix longer than /24 takes a tbl8 group */
-			.num_tbl8 = (uint32_t)(cfg->nb_routes + 2 * nb_addrs + 64),
+			.num_tbl8 = (uint32_t)(cfg->nb_routes + 4 * nb_addrs + 64),
 		},
 	};
 	char name[32];
@@ -183,9 +183,16 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 			/* A tunnel's inner addresses are local only: its traffic is
 			 * routed to a path group, never to neighbors on a link. */
 			if (fi->port != FWD_NO_PORT) {
+				uint32_t net = p->addr.v4 & prefix_mask(p->len);
 				int nh = nexthop_index(st, (uint16_t)i, 0);
-				ret = rte_fib_add(st->fib, p->addr.v4 & prefix_mask(p->len), p->len,
-						  FIB_NH(FIB_KIND_NEXTHOP, nh));
+				ret = rte_fib_add(st->fib, net, p->len, FIB_NH(FIB_KIND_NEXTHOP, nh));
+				/* RFC 2644: directed broadcasts are not forwarded (nor the
+				 * old all-zeros form, RFC 1812 §4.2.3.1); /31 and /32 have none */
+				if (ret == 0 && p->len <= 30)
+					ret = rte_fib_add(st->fib, net, 32, FIB_NH(FIB_KIND_BCAST, i));
+				if (ret == 0 && p->len <= 30)
+					ret = rte_fib_add(st->fib, net | ~prefix_mask(p->len), 32,
+							  FIB_NH(FIB_KIND_BCAST, i));
 			}
 			if (ret == 0)
 				ret = rte_fib_add(st->fib, p->addr.v4, 32,

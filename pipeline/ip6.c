@@ -93,8 +93,12 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 
 	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
 	uint32_t frame = l2->l2_len + IPV6_HDR_LEN + ip->payload_len;
-	if (rte_pktmbuf_pkt_len(m) > frame)
-		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
+	if (rte_pktmbuf_pkt_len(m) > frame &&
+	    unlikely(rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame) < 0)) {
+		/* more trailing bytes than the last segment holds: not padding */
+		why = DROP_BAD_LENGTH;
+		goto drop;
+	}
 
 	/* RFC 4291 §2.5.2, §2.5.3, §2.7: never valid as such. */
 	if (unlikely(ipv6_is_multicast(ip->src) || ipv6_is_loopback(ip->src) ||
@@ -116,6 +120,13 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 			why = DROP_BAD_CHECKSUM;
 			goto drop;
 		}
+		/* a tunnel interface has no neighbors: inner ND must not
+		 * reach the neighbor table of the physical ports */
+		if (unlikely(in->port == FWD_NO_PORT)) {
+			why = DROP_UNSUPPORTED_LOCAL;
+			goto drop;
+		}
+		pkt_meta(m)->l2_len = (uint8_t)l2->l2_len;
 		punt6(w, m, PUNT_ND, m->port, l2->vlan, NULL);
 		return;
 	}

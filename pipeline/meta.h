@@ -27,6 +27,8 @@ struct pkt_meta {
 	                      * inject: port to transmit on */
 	uint16_t vlan;       /* VLAN of that interface, 0 = untagged */
 	uint8_t punt;        /* enum punt_kind */
+	uint8_t l2_len;      /* PUNT_ARP, PUNT_ND: bytes of L2 header (a priority
+	                      * tag, VLAN 0, is 18 bytes too) */
 };
 
 extern int pkt_meta_offset;

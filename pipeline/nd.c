@@ -197,7 +197,7 @@ void nd_input(const struct fwd_state *st, struct rte_mbuf *m)
 {
 	struct pkt_meta *pm = pkt_meta(m);
 	const struct fwd_iface *fi = nd_iface(st, pm->port, pm->vlan);
-	uint16_t l2 = pm->vlan ? 18 : 14;
+	uint16_t l2 = pm->l2_len;
 
 	if (fi == NULL) {
 		control_drop(m, DROP_UNKNOWN_VLAN);

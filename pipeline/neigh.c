@@ -29,10 +29,17 @@ int neigh_init(struct rte_rcu_qsbr *rcu)
 		return -ENOMEM;
 	neigh_tbl.entries = rte_zmalloc("neigh4", sizeof(struct neigh) * NEIGH_MAX,
 					RTE_CACHE_LINE_SIZE);
-	if (neigh_tbl.entries == NULL) {
+	neigh_tbl.free_slots = rte_malloc("neigh_free", sizeof(uint32_t) * NEIGH_MAX, 0);
+	if (neigh_tbl.entries == NULL || neigh_tbl.free_slots == NULL) {
+		rte_free(neigh_tbl.entries);
+		rte_free(neigh_tbl.free_slots);
 		rte_hash_free(neigh_tbl.hash);
 		return -ENOMEM;
 	}
+	/* lowest index on top: the table stays dense, `high` small */
+	for (unsigned i = 0; i < NEIGH_MAX; i++)
+		neigh_tbl.free_slots[i] = NEIGH_MAX - 1 - i;
+	neigh_tbl.nb_free = NEIGH_MAX;
 	return 0;
 }
 
@@ -52,11 +59,11 @@ struct neigh *neigh_get_key(const struct neigh_key *k)
 
 	if (n != NULL)
 		return n;
-	for (i = 0; i < NEIGH_MAX; i++)
-		if (!neigh_tbl.entries[i].in_use)
-			break;
-	if (i == NEIGH_MAX)
+	/* Full: failed entries go first, whatever their age (Linux's neighbor
+	 * GC does the same under pressure). */
+	if (neigh_tbl.nb_free == 0 && neigh_gc(0, 0) == 0)
 		return NULL;
+	i = neigh_tbl.free_slots[--neigh_tbl.nb_free];
 	n = &neigh_tbl.entries[i];
 	if (i >= neigh_tbl.high)
 		neigh_tbl.high = (unsigned)i + 1;
@@ -66,6 +73,7 @@ struct neigh *neigh_get_key(const struct neigh_key *k)
 	n->in_use = true;
 	if (rte_hash_add_key_data(neigh_tbl.hash, &n->key, (void *)i) < 0) {
 		n->in_use = false;
+		neigh_tbl.free_slots[neigh_tbl.nb_free++] = (uint32_t)i;
 		return NULL;
 	}
 	return n;
@@ -88,20 +96,65 @@ void neigh_invalidate(struct neigh *n, enum neigh_state st)
 	n->state = st;
 }
 
+void neigh_remove_batch(struct neigh **victims, unsigned nb)
+{
+	int32_t pos[64];
+
+	while (nb > 0) {
+		unsigned k = RTE_MIN(nb, (unsigned)RTE_DIM(pos));
+
+		for (unsigned i = 0; i < k; i++) {
+			struct neigh *n = victims[i];
+			atomic_store_explicit(&n->mac, 0, memory_order_release);
+			neigh_sync(n, 0);
+			pos[i] = rte_hash_del_key(neigh_tbl.hash, &n->key);
+		}
+		/* Lock-free hashes keep a deleted key's slot until the caller frees
+		 * it after readers are done (rte_hash, RW_CONCURRENCY_LF); the entry
+		 * itself may be reused once no worker can still hold its index. */
+		rte_rcu_qsbr_synchronize(neigh_tbl.rcu, RTE_QSBR_THRID_INVALID);
+		for (unsigned i = 0; i < k; i++) {
+			struct neigh *n = victims[i];
+			if (pos[i] >= 0)
+				rte_hash_free_key_with_position(neigh_tbl.hash, pos[i]);
+			for (uint16_t h = 0; h < n->nb_held; h++)
+				rte_pktmbuf_free(n->held[h]);
+			neigh_tbl.held_total -= n->nb_held;
+			n->nb_held = 0;
+			n->in_use = false;
+			neigh_tbl.free_slots[neigh_tbl.nb_free++] = (uint32_t)(n - neigh_tbl.entries);
+		}
+		victims += k;
+		nb -= k;
+	}
+}
+
 void neigh_remove(struct neigh *n)
 {
-	atomic_store_explicit(&n->mac, 0, memory_order_release);
-	neigh_sync(n, 0);
-	int32_t pos = rte_hash_del_key(neigh_tbl.hash, &n->key);
-	/* Lock-free hashes keep a deleted key's slot until the caller frees it
-	 * after readers are done (rte_hash, RW_CONCURRENCY_LF). */
-	rte_rcu_qsbr_synchronize(neigh_tbl.rcu, RTE_QSBR_THRID_INVALID);
-	if (pos >= 0)
-		rte_hash_free_key_with_position(neigh_tbl.hash, pos);
-	for (uint16_t i = 0; i < n->nb_held; i++)
-		rte_pktmbuf_free(n->held[i]);
-	n->nb_held = 0;
-	n->in_use = false;
+	neigh_remove_batch(&n, 1);
+}
+
+unsigned neigh_gc(uint64_t now_ms, uint64_t min_age_ms)
+{
+	struct neigh *victims[256];
+	unsigned total = 0, nb = 0;
+
+	for (unsigned i = 0; i < neigh_tbl.high; i++) {
+		struct neigh *n = &neigh_tbl.entries[i];
+
+		if (!n->in_use || n->state != NEIGH_FAILED || n->nb_held)
+			continue;
+		if (min_age_ms && now_ms - n->failed_ms < min_age_ms)
+			continue;
+		victims[nb++] = n;
+		if (nb == RTE_DIM(victims)) {
+			neigh_remove_batch(victims, nb);
+			total += nb;
+			nb = 0;
+		}
+	}
+	neigh_remove_batch(victims, nb);
+	return total + nb;
 }
 
 const char *neigh_state_name(enum neigh_state st)

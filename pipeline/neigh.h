@@ -22,7 +22,9 @@
 #include <rte_rcu_qsbr.h>
 
 #define NEIGH_MAX        16384
-#define NEIGH_HOLD_MAX   16
+#define NEIGH_HOLD_MAX   16    /* packets held per neighbor */
+#define NEIGH_HELD_TOTAL 1024  /* packets held over all neighbors: a scan of a
+                                * connected /16 must not empty the mempool */
 #define NEIGH_MAC_VALID  (1ull << 48)
 
 enum neigh_state {
@@ -77,6 +79,7 @@ struct neigh {
 	uint64_t updated_ms;         /* last confirmation, monotonic ms */
 	uint64_t next_probe_ms;      /* next ARP request due */
 	uint32_t probes;             /* requests sent since the last answer */
+	uint64_t failed_ms;          /* when it became NEIGH_FAILED, monotonic ms */
 	uint16_t nb_held;
 	struct rte_mbuf *held[NEIGH_HOLD_MAX];
 	bool in_use;
@@ -86,6 +89,9 @@ struct neigh_table {
 	struct rte_hash *hash;       /* key → index into entries */
 	struct neigh *entries;       /* NEIGH_MAX */
 	unsigned high;               /* entries[high..] were never used */
+	unsigned held_total;         /* packets held over all entries */
+	unsigned nb_free;
+	uint32_t *free_slots;        /* stack of unused entry indexes */
 	struct rte_rcu_qsbr *rcu;    /* workers' quiescent states, for removal */
 };
 
@@ -176,6 +182,21 @@ void neigh_invalidate(struct neigh *n, enum neigh_state st);
  * slot can be reused, so a worker never reads another neighbor's MAC.
  */
 void neigh_remove(struct neigh *n);
+
+/**
+ * Control: drop @p nb entries at once (one RCU grace period for all),
+ * freeing their held packets. Used to age out failed entries and to make
+ * room when the table is full.
+ */
+void neigh_remove_batch(struct neigh **victims, unsigned nb);
+
+/**
+ * Control: remove every NEIGH_FAILED entry holding no packets that failed
+ * at least @p min_age_ms ago (0: all of them).
+ * @param now_ms  monotonic time, ms
+ * @return        entries removed
+ */
+unsigned neigh_gc(uint64_t now_ms, uint64_t min_age_ms);
 
 const char *neigh_state_name(enum neigh_state st);
 

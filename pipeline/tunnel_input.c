@@ -132,8 +132,11 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	}
 	/* Drop what follows the UDP datagram (Ethernet padding) with the outer headers. */
 	uint32_t end = l4_off + l4_len;
-	if (rte_pktmbuf_pkt_len(m) > end)
-		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - end);
+	if (rte_pktmbuf_pkt_len(m) > end &&
+	    rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - end) < 0) {
+		worker_drop(w, m, DROP_BAD_LENGTH);
+		return true;
+	}
 	rte_pktmbuf_adj(m, (uint16_t)strip);
 	worker_input_decapped(w, st, m, t->iface);
 	return true;

@@ -125,6 +125,12 @@ static void local_input(struct worker *w, const struct fwd_state *st, struct rte
 
 	if (c->ip.proto == IPPROTO_ICMP && !c->ip.fragment &&
 	    c->ip.total_len >= c->ip.hdr_len + 8 && l4[0] == ICMP_ECHO_REQUEST) {
+		/* RFC 792: a reply built on a bad checksum would carry it on */
+		if (unlikely(m->nb_segs == 1 &&
+			     inet_checksum(l4, (uint32_t)(c->ip.total_len - c->ip.hdr_len)) != 0)) {
+			worker_drop(w, m, DROP_BAD_CHECKSUM);
+			return;
+		}
 		icmp_echo_reply(w, st, m, in, &c->l2, &c->ip);
 		return;
 	}
@@ -141,6 +147,10 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 
 	if (kind == FIB_KIND_LOCAL) {
 		local_input(w, st, m, in, c);
+		return;
+	}
+	if (unlikely(kind == FIB_KIND_BCAST)) {
+		worker_drop(w, m, DROP_DIRECTED_BROADCAST);
 		return;
 	}
 	if (kind == FIB_KIND_NONE) {
@@ -213,8 +223,12 @@ static bool classify_ip4(struct worker *w, struct rte_mbuf *m, struct pkt_ctx *c
 	}
 	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
 	uint32_t frame = c->l2.l2_len + c->ip.total_len;
-	if (rte_pktmbuf_pkt_len(m) > frame)
-		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame);
+	if (rte_pktmbuf_pkt_len(m) > frame &&
+	    unlikely(rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame) < 0)) {
+		/* more trailing bytes than the last segment holds: not padding */
+		why = DROP_BAD_LENGTH;
+		goto drop;
+	}
 	return true;
 drop:
 	worker_drop(w, m, why);
@@ -316,6 +330,7 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 			why = DROP_NOT_FOR_US;
 			goto drop;
 		}
+		pkt_meta(m)->l2_len = (uint8_t)c->l2.l2_len;
 		punt(w, m, PUNT_ARP, m->port, c->l2.vlan, 0);
 		return false;
 	default:

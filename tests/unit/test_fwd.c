@@ -242,9 +242,12 @@ static void connected_subnets(void **state)
 	(void)state;
 	struct fwd_state *st = build(conf_main, NULL);
 
-	assert_route(st, IP4(10, 0, 1, 0), "lan0", 0);
 	assert_route(st, IP4(10, 0, 1, 77), "lan0", 0);
-	assert_route(st, IP4(10, 0, 1, 255), "lan0", 0);
+	/* RFC 2644: the subnet's broadcast and network addresses are never forwarded */
+	assert_int_equal(FIB_NH_KIND(lookup(st, IP4(10, 0, 1, 0))), FIB_KIND_BCAST);
+	assert_int_equal(FIB_NH_KIND(lookup(st, IP4(10, 0, 1, 255))), FIB_KIND_BCAST);
+	assert_route(st, IP4(10, 0, 1, 254), "lan0", 0);
+	assert_route(st, IP4(10, 0, 1, 1) + 1, "lan0", 0);
 	assert_route(st, IP4(10, 100, 0, 9), "line100", 0);
 	assert_route(st, IP4(10, 200, 0, 254), "line200", 0);
 	assert_int_equal(fwd_iface_for_subnet(st, IP4(10, 200, 0, 254)),
@@ -270,7 +273,7 @@ static void own_addresses_local(void **state)
 	assert_int_equal(FIB_NH_INDEX(nh), iface_index(st, "line200"));
 	/* the neighbours of an own address are not local */
 	assert_route(st, IP4(10, 0, 1, 2), "lan0", 0);
-	assert_route(st, IP4(10, 0, 1, 0), "lan0", 0);
+	assert_int_equal(FIB_NH_KIND(lookup(st, IP4(10, 0, 1, 0))), FIB_KIND_BCAST);
 	fwd_state_free(st);
 }
 

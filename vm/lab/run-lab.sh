@@ -37,13 +37,24 @@ cleanup() {
 	done
 	echo "lab removed (vbrd log: $log)"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 if [ -S /run/vbrd/vbrd.sock ] && "$vbrctl" show config >/dev/null 2>&1; then
 	echo "make run: a vbrd already answers on /run/vbrd/vbrd.sock; stop it first" >&2
 	exit 1
 fi
+
+# Interfaces of that name that are not this lab's leftovers belong to someone else.
+for h in h1 h2; do
+	if ip link show "vbr-$h" >/dev/null 2>&1 && ! ip netns list | grep -qw "vbrd-$h"; then
+		echo "make run: interface vbr-$h exists and is not this lab's; remove it" \
+		     "(ip link del vbr-$h) or free the name" >&2
+		exit 1
+	fi
+done
+
+# From here on, whatever happens, the lab is removed.
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 step "lab: two hosts in network namespaces, joined to vbrd by veth pairs"
 for n in 1 2; do
