@@ -599,6 +599,35 @@ static int load_ports(struct loader *ld, const config_setting_t *root)
 /* ---- interfaces ------------------------------------------------------------ */
 
 /* Add one interface address from setting @s (a string) to @ifc. */
+/*
+ * Why @a cannot be an address of this router (RFC 1122 §3.2.1.3, RFC 4291
+ * §2.5.2-2.7): unspecified, loopback, multicast or limited broadcast; NULL
+ * when it can.
+ */
+static const char *unusable_addr(const struct cfg_addr *a)
+{
+	if (a->family == AF_INET) {
+		uint8_t top = (uint8_t)(a->v4 >> 24);
+		if (top == 0)
+			return "in 0.0.0.0/8 (this network)";
+		if (top == 127)
+			return "a loopback address";
+		if (top >= 224 && a->v4 != 0xffffffff)
+			return top < 240 ? "a multicast address" : "in the reserved 240.0.0.0/4";
+		if (a->v4 == 0xffffffff)
+			return "the limited broadcast address";
+		return NULL;
+	}
+	static const uint8_t zero[16], loop[16] = { [15] = 1 };
+	if (memcmp(a->v6, zero, 16) == 0)
+		return "the unspecified address";
+	if (memcmp(a->v6, loop, 16) == 0)
+		return "the loopback address";
+	if (a->v6[0] == 0xff)
+		return "a multicast address";
+	return NULL;
+}
+
 static void load_iface_addr(struct loader *ld, const config_setting_t *s, int idx)
 {
 	struct vbrd_config *cfg = ld->cfg;
@@ -612,6 +641,11 @@ static void load_iface_addr(struct loader *ld, const config_setting_t *s, int id
 		goto bad;
 	if (config_parse_prefix(v, &p) != 0) {
 		err_set(ld, s, "'%s' is not a valid ADDRESS/LENGTH (IPv4 /0..32, IPv6 /0..128)", v);
+		goto bad;
+	}
+	const char *why = unusable_addr(&p.addr);
+	if (why != NULL) {
+		err_set(ld, s, "%s is %s, not an interface address", v, why);
 		goto bad;
 	}
 	for (i = 0; i <= idx; i++)
@@ -1154,6 +1188,33 @@ static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 
 	bool l = get_addr(ld, s, "local", &t->local) == VAL_OK;
 	bool r = get_addr(ld, s, "remote", &t->remote) == VAL_OK;
+	char a[INET6_ADDRSTRLEN];
+	const char *why;
+	if (l && (why = unusable_addr(&t->local)) != NULL) {
+		err_set(ld, config_setting_get_member(s, "local"), "%s is %s",
+			config_format_addr(&t->local, a, sizeof(a)), why);
+		l = false;
+	}
+	if (r && (why = unusable_addr(&t->remote)) != NULL) {
+		err_set(ld, config_setting_get_member(s, "remote"), "%s is %s",
+			config_format_addr(&t->remote, a, sizeof(a)), why);
+		r = false;
+	}
+	if (l && r && addr_equal(&t->local, &t->remote)) {
+		err_set(ld, config_setting_get_member(s, "remote"), "remote is the local address");
+		r = false;
+	}
+	if (l) {
+		/* vbrd answers on `local` (a /32 or /128 of its own): inside a
+		 * connected subnet that would take a neighbor's address, unless it is
+		 * the interface's own address. */
+		int own, in = find_connected(cfg, &t->local, -1, &own);
+		if (in >= 0 && own < 0)
+			err_set(ld, config_setting_get_member(s, "local"),
+				"%s lies in the subnet of interface '%s' but is not its address: "
+				"it would take a neighbor's address",
+				config_format_addr(&t->local, a, sizeof(a)), cfg->ifaces[in].name);
+	}
 	if (l && r && t->local.family != t->remote.family)
 		err_set(ld, config_setting_get_member(s, "remote"),
 			"remote is %s but local is %s", family_name(t->remote.family),

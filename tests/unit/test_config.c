@@ -317,6 +317,14 @@ static const struct err_case cases[] = {
 	{ "host-bits.conf", 4,
 	  "routes[0].prefix: 10.9.1.0/16 has host bits set (did you mean 10.9.0.0/16?)" },
 	{ "dup-route.conf", 6, "duplicate route 10.9.0.0/16 (first at line 4)" },
+	{ "iface-loopback.conf", 3,
+	  "interfaces[0].address: 127.0.0.1/8 is a loopback address, not an interface address" },
+	{ "tunnel-local-neighbor.conf", 4,
+	  "tunnels[0].local: 10.0.1.2 lies in the subnet of interface 'lan0' but is not its address" },
+	{ "tunnel-type.conf", 4, "tunnels[0].type: unknown tunnel type 'gre' (vxlan or geneve)" },
+	{ "path-group-unknown.conf", 5, "routes[0].path_group: unknown path group 'nope'" },
+	{ "path-via-subnet.conf", 5,
+	  "path_groups[0].paths[0].via: 10.0.9.2 is not in a connected subnet of interface 'lan0'" },
 	{ "via-and-nexthops.conf", 5, "routes[0]: 'via' and 'next_hops' are mutually exclusive" },
 	{ "iface-mtu.conf", 4, "interfaces[0].mtu: 9000 exceeds the MTU 1500 of port 'p0'" },
 	{ "missing.conf", 3, "ports[1]: missing required setting 'devargs'" },
@@ -482,9 +490,10 @@ int main(void)
 		ERROR_TEST(10), ERROR_TEST(11), ERROR_TEST(12), ERROR_TEST(13), ERROR_TEST(14),
 		ERROR_TEST(15), ERROR_TEST(16), ERROR_TEST(17), ERROR_TEST(18), ERROR_TEST(19),
 		ERROR_TEST(20), ERROR_TEST(21), ERROR_TEST(22), ERROR_TEST(23), ERROR_TEST(24),
-		ERROR_TEST(25),
+		ERROR_TEST(25), ERROR_TEST(26), ERROR_TEST(27), ERROR_TEST(28), ERROR_TEST(29),
+		ERROR_TEST(30),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 26, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 31, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
