@@ -60,6 +60,31 @@ char *port_eal_devargs(const struct cfg_port *cp, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Discard what a just-started port's RX queues already hold. The af_packet
+ * PMD opens each queue's socket for ETH_P_ALL on every interface of the
+ * network namespace and binds it to its own interface only after mapping its
+ * rings, so frames of other interfaces caught in between wait in the ring
+ * and would be read as this port's. Bounded: at most RX_DRAIN_MAX (+ one burst) frames
+ * per queue, in case the link is busy already.
+ */
+#define RX_DRAIN_MAX 8192u  /* frames per queue */
+static void port_drain_rx(uint16_t id, uint16_t nb_rxq)
+{
+	struct rte_mbuf *pkts[64];
+
+	for (uint16_t q = 0; q < nb_rxq; q++) {
+		unsigned total = 0;
+		uint16_t n;
+
+		while (total < RX_DRAIN_MAX &&
+		       (n = rte_eth_rx_burst(id, q, pkts, RTE_DIM(pkts))) > 0) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			total += n;
+		}
+	}
+}
+
 int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempool *mp,
 	       struct vbrd_port *out, char *err, size_t errlen)
 {
@@ -166,6 +191,8 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 		rte_eth_promiscuous_enable(id);
 	/* IPv6 Neighbor Discovery arrives on 33:33 multicast MACs (RFC 2464 §7). */
 	rte_eth_allmulticast_enable(id);
+	if (is_af_packet(cp))
+		port_drain_rx(id, nb_rxq);
 
 	snprintf(out->name, sizeof(out->name), "%s", cp->name);
 	snprintf(out->devargs, sizeof(out->devargs), "%s", cp->devargs);
