@@ -190,8 +190,12 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 			n = neigh_get(pm->port, pm->vlan, sip);
 	}
 	if (n != NULL && n->state != NEIGH_STATIC) {
-		neigh_set_mac(n, &sha, NEIGH_REACHABLE);
-		n->updated_ms = control_now_ms();
+		if (op == RTE_ARP_OP_REPLY) {
+			neigh_set_mac(n, &sha, NEIGH_REACHABLE);
+			n->updated_ms = control_now_ms();
+		} else {
+			neigh_learn(n, &sha, control_now_ms());
+		}
 		neigh_flush_held(n);
 	}
 	if (for_us && op == RTE_ARP_OP_REQUEST && !rte_is_multicast_ether_addr(&sha))
@@ -281,10 +285,17 @@ void control_timers(uint64_t now_ms)
 		last_gc = now_ms;
 	}
 
+	/* Re-confirming known neighbors can wait; resolving for waiting
+	 * traffic cannot: only the former is spread over ticks (a flood of
+	 * learned entries must not fill the inject ring with probes). */
+	unsigned reprobe_budget = 64;
+
 	for (unsigned i = 0; i < neigh_tbl.high; i++) {
 		struct neigh *n = &neigh_tbl.entries[i];
 
 		if (!n->in_use || n->state == NEIGH_STATIC)
+			continue;
+		if ((n->state == NEIGH_REACHABLE || n->state == NEIGH_STALE) && reprobe_budget == 0)
 			continue;
 		switch (n->state) {
 		case NEIGH_INCOMPLETE:
@@ -308,6 +319,7 @@ void control_timers(uint64_t now_ms)
 				n->state = NEIGH_STALE;
 				n->probes = 0;
 				neigh_probe(st, n, now_ms, true);
+				reprobe_budget--;
 			}
 			break;
 		case NEIGH_STALE:
@@ -317,9 +329,10 @@ void control_timers(uint64_t now_ms)
 			if (n->probes >= st->cfg.neighbor.retries) {
 				neigh_invalidate(n, NEIGH_FAILED);
 				n->failed_ms = now_ms;
-			}
-			else
+			} else {
 				neigh_probe(st, n, now_ms, n->probes < 1);
+				reprobe_budget--;
+			}
 			break;
 		default:
 			break;

@@ -124,6 +124,20 @@ static void nd_learn(struct neigh *n, const uint8_t *lladdr)
 	neigh_flush_held(n);
 }
 
+/* @p a is link-local or inside one of @p fi's IPv6 prefixes (on-link, RFC 4861 §2.1). */
+static bool nd_on_link(const struct fwd_iface *fi, const uint8_t *a)
+{
+	struct cfg_addr addr = { .family = AF_INET6 };
+
+	if (ipv6_is_link_local(a))
+		return true;
+	memcpy(addr.v6, a, 16);
+	for (int i = 0; i < fi->nb_addrs; i++)
+		if (fi->addrs[i].addr.family == AF_INET6 && config_prefix_contains(&fi->addrs[i], &addr))
+			return true;
+	return false;
+}
+
 /* RFC 4861 §7.2.3, §7.2.4 */
 static void ns_input(const struct fwd_iface *fi, const struct pkt_meta *pm,
 		     const struct rte_ether_hdr *eth, const struct rte_ipv6_hdr *h,
@@ -146,11 +160,17 @@ static void ns_input(const struct fwd_iface *fi, const struct pkt_meta *pm,
 			ND_NA_ROUTER | ND_NA_OVERRIDE, target, ND_OPT_TARGET_LLADDR);
 		return;
 	}
-	if (slla != NULL && !(slla[0] & 1)) {
+	/* Learn on-link senders only (link-local, or in one of the interface's
+	 * prefixes), and as STALE until confirmed (RFC 4861 §7.2.3). */
+	if (slla != NULL && !(slla[0] & 1) && nd_on_link(fi, h->src_addr)) {
 		struct neigh_key k = neigh_key6(pm->port, pm->vlan, h->src_addr);
 		struct neigh *n = neigh_get_key(&k);
-		if (n != NULL && n->state != NEIGH_STATIC)
-			nd_learn(n, slla);
+		if (n != NULL && n->state != NEIGH_STATIC) {
+			struct rte_ether_addr mac;
+			memcpy(mac.addr_bytes, slla, 6);
+			neigh_learn(n, &mac, control_now_ms());
+			neigh_flush_held(n);
+		}
 	}
 	if (slla != NULL)
 		memcpy(dmac.addr_bytes, slla, 6);

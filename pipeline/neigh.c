@@ -11,12 +11,16 @@
 
 struct neigh_table neigh_tbl;
 
+static struct neigh *oldest_stale(void);
+
 int neigh_init(struct rte_rcu_qsbr *rcu)
 {
 	neigh_tbl.rcu = rcu;
 	struct rte_hash_parameters p = {
 		.name = "neigh4",
-		.entries = NEIGH_MAX,
+		/* twice the entries: a cuckoo hash near full can refuse a key
+		 * while slots remain; the table's own limit is the free list */
+		.entries = 2 * NEIGH_MAX,
 		.key_len = sizeof(struct neigh_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = SOCKET_ID_ANY,
@@ -61,8 +65,13 @@ struct neigh *neigh_get_key(const struct neigh_key *k)
 		return n;
 	/* Full: failed entries go first, whatever their age (Linux's neighbor
 	 * GC does the same under pressure). */
-	if (neigh_tbl.nb_free == 0 && neigh_gc(0, 0) == 0)
-		return NULL;
+	if (neigh_tbl.nb_free == 0 && neigh_gc(0, 0) == 0) {
+		/* then the least recently confirmed unconfirmed one */
+		struct neigh *victim = oldest_stale();
+		if (victim == NULL)
+			return NULL;
+		neigh_remove(victim);
+	}
 	i = neigh_tbl.free_slots[--neigh_tbl.nb_free];
 	n = &neigh_tbl.entries[i];
 	if (i >= neigh_tbl.high)
@@ -87,6 +96,36 @@ void neigh_set_mac(struct neigh *n, const struct rte_ether_addr *mac, enum neigh
 	neigh_sync(n, neigh_ether_to_mac(mac));
 	n->state = st;
 	n->probes = 0;
+}
+
+void neigh_learn(struct neigh *n, const struct rte_ether_addr *mac, uint64_t now_ms)
+{
+	uint64_t cur = atomic_load(&n->mac);
+	/* we asked (a probe went out) or packets wait: this answers us */
+	bool resolving = cur == 0 && (n->probes > 0 || n->nb_held > 0);
+	bool same = cur == neigh_ether_to_mac(mac);
+
+	if (resolving || (same && n->state == NEIGH_REACHABLE)) {
+		neigh_set_mac(n, mac, NEIGH_REACHABLE);
+	} else {
+		neigh_set_mac(n, mac, NEIGH_STALE);
+		n->next_probe_ms = now_ms + NEIGH_DELAY_MS;
+	}
+	n->updated_ms = now_ms;
+}
+
+/* The STALE entry holding nothing that was confirmed longest ago, or NULL. */
+static struct neigh *oldest_stale(void)
+{
+	struct neigh *best = NULL;
+
+	for (unsigned i = 0; i < neigh_tbl.high; i++) {
+		struct neigh *n = &neigh_tbl.entries[i];
+		if (n->in_use && n->state == NEIGH_STALE && n->nb_held == 0 &&
+		    (best == NULL || n->updated_ms < best->updated_ms))
+			best = n;
+	}
+	return best;
 }
 
 void neigh_invalidate(struct neigh *n, enum neigh_state st)

@@ -173,6 +173,20 @@ static inline struct neigh *neigh_get(uint16_t port, uint16_t vlan, uint32_t ip)
 /** Control: publish a MAC (atomic store) and set the state. */
 void neigh_set_mac(struct neigh *n, const struct rte_ether_addr *mac, enum neigh_state st);
 
+/**
+ * Control: what a neighbor's own packet tells (ARP sender, NS source
+ * link-layer option). An entry we were resolving, or one confirmed before
+ * with the same MAC, is (still) reachable; a neighbor heard of for the
+ * first time is STALE, used but probed after NEIGH_DELAY_MS (RFC 4861
+ * §7.2.3, §7.3.3 DELAY_FIRST_PROBE_TIME): a spoofed sender then fails and
+ * is aged out instead of pinning a table slot.
+ *
+ * @param now_ms  monotonic time, ms
+ */
+void neigh_learn(struct neigh *n, const struct rte_ether_addr *mac, uint64_t now_ms);
+
+#define NEIGH_DELAY_MS 5000
+
 /** Control: mark unresolved (workers see MAC 0 again). */
 void neigh_invalidate(struct neigh *n, enum neigh_state st);
 

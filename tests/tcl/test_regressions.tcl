@@ -420,3 +420,77 @@ print("sent %d in %.0f ms" % (n, (time.time() - t0) * 1000))
         assert_equal [dict get [vbrctl show stats] drops no_mbuf] [dict get $st0 drops no_mbuf] "drops no_mbuf"
     }
 }
+
+# Neighbor Solicitations from many made-up sources (a second vbrd, fresh
+# table): on-link ones are learned only as STALE (RFC 4861 §7.2.3) and
+# give way to a new neighbor when the table is full; off-link ones are not
+# learned at all.
+proc ns_flood {count prefix} {
+    lab_exec h1 /usr/bin/python3 -c {
+import socket, struct, sys
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b)//2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+dmac = bytes.fromhex(sys.argv[1].replace(":", ""))
+count, prefix = int(sys.argv[2]), sys.argv[3]
+smac = bytes.fromhex(open("/sys/class/net/eth0/address").read().strip().replace(":", ""))
+me = socket.inet_pton(socket.AF_INET6, "2001:db8:1::1")
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("eth0", 0))
+for i in range(count):
+    src = socket.inet_pton(socket.AF_INET6, "%s%x:%x" % (prefix, 1 + (i >> 16), i & 0xffff))
+    body = b"\x87\0\0\0\0\0\0\0" + me + b"\x01\x01" + smac
+    ph = src + me + struct.pack("!I", len(body)) + b"\0\0\0\x3a"
+    c = csum(ph + body)
+    body = body[:2] + struct.pack("!H", c) + body[4:]
+    ip = struct.pack("!IHBB", 0x60000000, len(body), 58, 255) + src + me
+    s.send(dmac + smac + b"\x86\xdd" + ip + body)
+} [iface_stat lan1 mac] $count $prefix
+}
+
+start_vbrd {conf {
+ports = (
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; }
+);
+interfaces = (
+  { name = "lan1"; port = "p1"; addresses = [ "10.0.1.1/24", "2001:db8:1::1/64" ]; },
+  { name = "lan2"; port = "p2"; addresses = [ "198.18.0.1/16", "2001:db8:2::1/64" ]; }
+);
+neighbor = { retries = 2; retry_ms = 300; };
+}} {
+    test {Neighbor Solicitations from off-link sources create no neighbor} {
+        set before [nd_stat solicits_rx]
+        ns_flood 300 "2001:db8:77::"
+        wait_for_condition 50 100 {[nd_stat solicits_rx] - $before >= 300} else {
+            fail "vbrd saw [expr {[nd_stat solicits_rx] - $before}] of 300 solicitations"
+        }
+        lassign [vbrctl_raw show neighbors] rc out
+        assert_equal [regexp -all {2001:db8:77::} $out] 0 "neighbors learned from off-link sources"
+    }
+
+    test {an NS flood from 17000 on-link sources does not lock the neighbor table} {
+        assert_ping h1 198.18.0.2 1
+        set before [nd_stat solicits_rx]
+        ns_flood 17000 "2001:db8:1::"
+        wait_for_condition 100 100 {[lindex [neighbor_summary] 0] >= 16000} else {
+            fail "only [lindex [neighbor_summary] 0] neighbor entries after the flood"
+        }
+        lassign [vbrctl_raw show neighbors] rc out
+        note "entries [regexp -all {"address"} $out], stale [regexp -all {"stale"} $out], reachable [regexp -all {"reachable"} $out]"
+        assert_lessthan [regexp -all {"reachable"} $out] 10 "entries learned as reachable from solicitations"
+        # a new neighbor takes the place of an unconfirmed one at once
+        lab_exec h2 ip addr add 198.18.0.4/16 dev eth0
+        set t0 [clock milliseconds]
+        set ok 0
+        while {!$ok && [clock milliseconds] - $t0 < 3000} {
+            lassign [ping_from h1 198.18.0.4 -c 1 -W 0.3] rc out
+            set ok [expr {$rc == 0}]
+        }
+        set ms [expr {[clock milliseconds] - $t0}]
+        if {!$ok} { fail "no echo reply from the new neighbor 198.18.0.4 within $ms ms" }
+        note "198.18.0.4 answered after $ms ms"
+        lab_exec h2 ip addr del 198.18.0.4/16 dev eth0
+    }
+}
