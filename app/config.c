@@ -521,6 +521,63 @@ static void load_control(struct loader *ld, const config_setting_t *root)
 	snprintf(cfg->socket, sizeof(cfg->socket), "/run/vbrd/%s.sock", cfg->instance);
 }
 
+/* ---- lists of groups ------------------------------------------------------- */
+
+typedef void (*elem_fn)(struct loader *ld, const config_setting_t *s, int idx);
+
+/* How one top-level list of groups (ports, interfaces, routes, ...) loads. */
+struct list_spec {
+	const char *name;        /* the setting, and the word in count messages */
+	int min, max;            /* element count; max 0: no limit */
+	bool required;
+	size_t size;             /* bytes of one element */
+	elem_fn one;             /* loads element idx from its group */
+	elem_fn bad;             /* marks element idx unusable (not a group); may be NULL */
+};
+
+/*
+ * Load list @spec->name of @root into a new array *@arr of *@nb elements:
+ * the count is checked (and clamped to max), every group element goes to
+ * spec->one, every other element is reported and handed to spec->bad.
+ * Returns 0 or -ENOMEM.
+ */
+static int load_list(struct loader *ld, const config_setting_t *root,
+		     const struct list_spec *spec, void **arr, int *nb)
+{
+	const config_setting_t *list = get_typed(ld, root, spec->name, CONFIG_TYPE_LIST);
+	int n;
+
+	if (list == NULL) {
+		if (spec->required && config_setting_get_member(root, spec->name) == NULL)
+			err_missing(ld, root, spec->name);
+		return 0;
+	}
+	n = config_setting_length(list);
+	if (n < spec->min || (spec->max && n > spec->max)) {
+		err_set(ld, list, "%d %s, expected %d..%d", n, spec->name, spec->min, spec->max);
+		if (spec->max && n > spec->max)
+			n = spec->max;
+	}
+	if (n <= 0)
+		return 0;
+	*arr = calloc((size_t)n, spec->size);
+	if (*arr == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(list, i);
+
+		(*nb)++;
+		if (config_setting_type(e) != CONFIG_TYPE_GROUP) {
+			err_set(ld, e, "expected a group { ... }, got %s", type_name(e));
+			if (spec->bad)
+				spec->bad(ld, e, i);
+			continue;
+		}
+		spec->one(ld, e, i);
+	}
+	return 0;
+}
+
 /* ---- ports ------------------------------------------------------------------ */
 
 static void load_port(struct loader *ld, const config_setting_t *s, int idx)
@@ -560,40 +617,18 @@ static void load_port(struct loader *ld, const config_setting_t *s, int idx)
 	get_bool(ld, s, "promiscuous", &p->promiscuous);
 }
 
+static void bad_port(struct loader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->ports[idx].line = setting_line(s);
+	ld->port_bad[idx] = true;
+}
+
 static int load_ports(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *list = get_typed(ld, root, "ports", CONFIG_TYPE_LIST);
-	struct vbrd_config *cfg = ld->cfg;
-	int i, n;
-
-	if (list == NULL) {
-		if (config_setting_get_member(root, "ports") == NULL)
-			err_missing(ld, root, "ports");
-		return 0;
-	}
-	n = config_setting_length(list);
-	if (n < 1 || n > CFG_MAX_PORTS) {
-		err_set(ld, list, "%d ports, expected 1..%d", n, CFG_MAX_PORTS);
-		if (n == 0)
-			return 0;
-		n = CFG_MAX_PORTS;
-	}
-	cfg->ports = calloc(n, sizeof(*cfg->ports));
-	if (cfg->ports == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const config_setting_t *s = config_setting_get_elem(list, i);
-
-		cfg->nb_ports++;
-		cfg->ports[i].line = setting_line(s);
-		if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
-			err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
-			ld->port_bad[i] = true;
-			continue;
-		}
-		load_port(ld, s, i);
-	}
-	return 0;
+	static const struct list_spec spec = {
+		"ports", 1, CFG_MAX_PORTS, true, sizeof(struct cfg_port), load_port, bad_port,
+	};
+	return load_list(ld, root, &spec, (void **)&ld->cfg->ports, &ld->cfg->nb_ports);
 }
 
 /* ---- interfaces ------------------------------------------------------------ */
@@ -767,38 +802,19 @@ static void load_iface(struct loader *ld, const config_setting_t *s, int idx)
 	load_iface_addrs(ld, s, idx);
 }
 
+static void bad_iface(struct loader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->ifaces[idx].port = -1;
+	ld->cfg->ifaces[idx].line = setting_line(s);
+	ld->iface_bad[idx] = true;
+}
+
 static int load_ifaces(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *list = get_typed(ld, root, "interfaces", CONFIG_TYPE_LIST);
-	struct vbrd_config *cfg = ld->cfg;
-	int i, n;
-
-	if (list == NULL)
-		return 0;
-	n = config_setting_length(list);
-	if (n > CFG_MAX_IFACES) {
-		err_set(ld, list, "%d interfaces, at most %d", n, CFG_MAX_IFACES);
-		n = CFG_MAX_IFACES;
-	}
-	if (n == 0)
-		return 0;
-	cfg->ifaces = calloc(n, sizeof(*cfg->ifaces));
-	if (cfg->ifaces == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const config_setting_t *s = config_setting_get_elem(list, i);
-
-		cfg->nb_ifaces++;
-		if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
-			err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
-			cfg->ifaces[i].port = -1;
-			cfg->ifaces[i].line = setting_line(s);
-			ld->iface_bad[i] = true;
-			continue;
-		}
-		load_iface(ld, s, i);
-	}
-	return 0;
+	static const struct list_spec spec = {
+		"interfaces", 0, CFG_MAX_IFACES, false, sizeof(struct cfg_iface), load_iface, bad_iface,
+	};
+	return load_list(ld, root, &spec, (void **)&ld->cfg->ifaces, &ld->cfg->nb_ifaces);
 }
 
 /* ---- routes ----------------------------------------------------------------- */
@@ -1066,29 +1082,20 @@ static int check_duplicate_routes(struct loader *ld)
 	return 0;
 }
 
+static void bad_route(struct loader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->routes[idx].line = setting_line(s);
+	ld->cfg->routes[idx].path_group = -1;
+}
+
 static int load_routes(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *list = get_typed(ld, root, "routes", CONFIG_TYPE_LIST);
-	struct vbrd_config *cfg = ld->cfg;
-	int i, n;
+	static const struct list_spec spec = {
+		"routes", 0, 0, false, sizeof(struct cfg_route), load_route, bad_route,
+	};
+	int rc = load_list(ld, root, &spec, (void **)&ld->cfg->routes, &ld->cfg->nb_routes);
 
-	if (list == NULL || (n = config_setting_length(list)) == 0)
-		return 0;
-	cfg->routes = calloc(n, sizeof(*cfg->routes));
-	if (cfg->routes == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const config_setting_t *s = config_setting_get_elem(list, i);
-
-		cfg->nb_routes++;
-		if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
-			err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
-			cfg->routes[i].line = setting_line(s);
-			continue;
-		}
-		load_route(ld, s, i);
-	}
-	return check_duplicate_routes(ld);
+	return rc < 0 ? rc : check_duplicate_routes(ld);
 }
 
 static int parse_mac(const char *s, uint8_t mac[6]);
@@ -1370,50 +1377,31 @@ static void load_path_group(struct loader *ld, const config_setting_t *s, int id
 	}
 }
 
+static void bad_path_group(struct loader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->path_groups[idx].line = setting_line(s);
+}
+
+static void bad_tunnel(struct loader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->tunnels[idx].line = setting_line(s);
+}
+
 static int load_tunnels(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *list = get_typed(ld, root, "tunnels", CONFIG_TYPE_LIST);
-	const config_setting_t *groups = get_typed(ld, root, "path_groups", CONFIG_TYPE_LIST);
+	static const struct list_spec tunnels = {
+		"tunnels", 0, CFG_MAX_TUNNELS, false, sizeof(struct cfg_tunnel), load_tunnel,
+		bad_tunnel,
+	};
+	static const struct list_spec groups = {
+		"path_groups", 0, CFG_MAX_GROUPS, false, sizeof(struct cfg_path_group),
+		load_path_group, bad_path_group,
+	};
 	struct vbrd_config *cfg = ld->cfg;
-	int n;
+	int rc = load_list(ld, root, &tunnels, (void **)&cfg->tunnels, &cfg->nb_tunnels);
 
-	if (list != NULL && (n = config_setting_length(list)) > 0) {
-		if (n > CFG_MAX_TUNNELS) {
-			err_set(ld, list, "%d tunnels, expected 0..%d", n, CFG_MAX_TUNNELS);
-			n = CFG_MAX_TUNNELS;
-		}
-		cfg->tunnels = calloc(n, sizeof(*cfg->tunnels));
-		if (cfg->tunnels == NULL)
-			return -ENOMEM;
-		for (int i = 0; i < n; i++) {
-			const config_setting_t *s = config_setting_get_elem(list, i);
-			cfg->nb_tunnels++;
-			if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
-				err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
-				continue;
-			}
-			load_tunnel(ld, s, i);
-		}
-	}
-	if (groups != NULL && (n = config_setting_length(groups)) > 0) {
-		if (n > CFG_MAX_GROUPS) {
-			err_set(ld, groups, "%d path groups, expected 0..%d", n, CFG_MAX_GROUPS);
-			n = CFG_MAX_GROUPS;
-		}
-		cfg->path_groups = calloc(n, sizeof(*cfg->path_groups));
-		if (cfg->path_groups == NULL)
-			return -ENOMEM;
-		for (int i = 0; i < n; i++) {
-			const config_setting_t *s = config_setting_get_elem(groups, i);
-			cfg->nb_path_groups++;
-			if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
-				err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
-				continue;
-			}
-			load_path_group(ld, s, i);
-		}
-	}
-	return 0;
+	return rc < 0 ? rc : load_list(ld, root, &groups, (void **)&cfg->path_groups,
+				       &cfg->nb_path_groups);
 }
 
 /* ---- static neighbors ------------------------------------------------------ */
@@ -1504,30 +1492,18 @@ static void load_neighbor(struct loader *ld, const config_setting_t *s, int idx)
 		}
 }
 
+static void bad_neighbor(struct loader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->neighbors[idx].iface = -1;
+	ld->cfg->neighbors[idx].line = setting_line(s);
+}
+
 static int load_neighbors(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *list = get_typed(ld, root, "neighbors", CONFIG_TYPE_LIST);
-	struct vbrd_config *cfg = ld->cfg;
-	int i, n;
-
-	if (list == NULL || (n = config_setting_length(list)) == 0)
-		return 0;
-	cfg->neighbors = calloc(n, sizeof(*cfg->neighbors));
-	if (cfg->neighbors == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const config_setting_t *s = config_setting_get_elem(list, i);
-
-		cfg->nb_neighbors++;
-		if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
-			err_set(ld, s, "expected a group { ... }, got %s", type_name(s));
-			cfg->neighbors[i].iface = -1;
-			cfg->neighbors[i].line = setting_line(s);
-			continue;
-		}
-		load_neighbor(ld, s, i);
-	}
-	return 0;
+	static const struct list_spec spec = {
+		"neighbors", 0, 0, false, sizeof(struct cfg_neighbor), load_neighbor, bad_neighbor,
+	};
+	return load_list(ld, root, &spec, (void **)&ld->cfg->neighbors, &ld->cfg->nb_neighbors);
 }
 
 /* ---- workers, mempool, neighbor, icmp, eal --------------------------------- */
