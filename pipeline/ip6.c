@@ -19,23 +19,6 @@ int ip6_l2_write(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out
 	return l2_rewrite(m, in_l2, out, dst, RTE_ETHER_TYPE_IPV6);
 }
 
-static void punt6(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
-		  uint16_t vlan, const uint8_t *nh6)
-{
-	struct pkt_meta *pm = pkt_meta(m);
-
-	pm->punt = kind;
-	pm->port = port;
-	pm->vlan = vlan;
-	if (nh6 != NULL)
-		memcpy(pm->nh_ip6, nh6, 16);
-	if (rte_ring_enqueue(dp.to_control, m) != 0) {
-		worker_drop(w, m, DROP_CONTROL_RING_FULL);
-		return;
-	}
-	w->stats.to_control++;
-}
-
 static inline bool addr6_is_zero(const uint8_t *a)
 {
 	uint64_t x[2];
@@ -127,7 +110,7 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 			goto drop;
 		}
 		pkt_meta(m)->l2_len = (uint8_t)l2->l2_len;
-		punt6(w, m, PUNT_ND, m->port, l2->vlan, NULL);
+		worker_punt(w, m, PUNT_ND, m->port, l2->vlan, NULL);
 		return;
 	}
 	/* Before the source check: MLD reports may come from :: (RFC 3810 §5.2.13). */
@@ -215,20 +198,7 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	const uint8_t *gw = connected ? ip->dst : nh->gw6;
 	uint64_t mac = connected ? neigh_lookup6(out->port, out->vlan, gw) :
 				   atomic_load_explicit(&nh->mac, memory_order_acquire);
-	struct rte_ether_addr dmac;
-	neigh_mac_to_ether(mac, &dmac);
-	if (unlikely(ip6_l2_write(m, c->l2.l2_len, out, &dmac) < 0)) {
-		worker_drop(w, m, DROP_TRUNCATED);
-		return;
-	}
-	w->stats.iface[out->slot].tx_packets++;
-	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
-	w->stats.forwarded++;
-	if (unlikely(mac == 0)) {
-		punt6(w, m, PUNT_RESOLVE6, out->port, out->vlan, gw);
-		return;
-	}
-	worker_tx(w, out->port, m);
+	worker_output(w, m, c->l2.l2_len, out, mac, AF_INET6, gw);
 }
 
 void ip6_route_burst(struct worker *w, const struct fwd_state *st, struct ip6_burst *b)

@@ -72,19 +72,10 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 	w->stats.forwarded++;
 
 	if (unlikely(mac == 0)) {
-		struct pkt_meta *pm = pkt_meta(m);
-		pm->punt = t->remote.family == AF_INET ? PUNT_RESOLVE : PUNT_RESOLVE6;
-		pm->port = line->port;
-		pm->vlan = line->vlan;
 		if (t->remote.family == AF_INET)
-			pm->nh_ip = p->via.v4;
+			worker_punt(w, m, PUNT_RESOLVE, line->port, line->vlan, &p->via.v4);
 		else
-			memcpy(pm->nh_ip6, p->via.v6, 16);
-		if (rte_ring_enqueue(dp.to_control, m) != 0) {
-			worker_drop(w, m, DROP_CONTROL_RING_FULL);
-			return;
-		}
-		w->stats.to_control++;
+			worker_punt(w, m, PUNT_RESOLVE6, line->port, line->vlan, p->via.v6);
 		return;
 	}
 	neigh_mac_to_ether(mac, (struct rte_ether_addr *)h);

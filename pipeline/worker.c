@@ -53,20 +53,46 @@ static void tx_flush(struct worker *w)
 	}
 }
 
-static void punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
-		 uint16_t vlan, uint32_t nh_ip)
+void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
+		 uint16_t vlan, const void *nh)
 {
 	struct pkt_meta *pm = pkt_meta(m);
 
 	pm->punt = kind;
 	pm->port = port;
 	pm->vlan = vlan;
-	pm->nh_ip = nh_ip;
+	if (kind == PUNT_RESOLVE)
+		pm->nh_ip = *(const uint32_t *)nh;
+	else if (kind == PUNT_RESOLVE6)
+		memcpy(pm->nh_ip6, nh, 16);
 	if (rte_ring_enqueue(dp.to_control, m) != 0) {
 		worker_drop(w, m, DROP_CONTROL_RING_FULL);
 		return;
 	}
 	w->stats.to_control++;
+}
+
+void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
+		   const struct fwd_iface *out, uint64_t mac, int family, const void *gw)
+{
+	struct rte_ether_addr dmac;
+
+	neigh_mac_to_ether(mac, &dmac);
+	if (unlikely(l2_rewrite(m, in_l2, out, &dmac, family == AF_INET ? RTE_ETHER_TYPE_IPV4 :
+							       RTE_ETHER_TYPE_IPV6) < 0)) {
+		worker_drop(w, m, DROP_NO_HEADROOM);
+		return;
+	}
+	w->stats.iface[out->slot].tx_packets++;
+	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.forwarded++;
+	if (unlikely(mac == 0)) {
+		/* the control thread holds it and writes the MAC once resolved */
+		worker_punt(w, m, family == AF_INET ? PUNT_RESOLVE : PUNT_RESOLVE6, out->port,
+			    out->vlan, gw);
+		return;
+	}
+	worker_tx(w, out->port, m);
 }
 
 /* RFC 1812 §5.3.7 / §4.2.2.11: addresses that are never forwarded. */
@@ -101,21 +127,9 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 
 		fh->hdr_checksum = 0;
 		fh->hdr_checksum = rte_ipv4_cksum(fh);
-		struct rte_ether_addr d;
-		neigh_mac_to_ether(mac, &d);
-		if (unlikely(l2_rewrite(f, 0, out, &d, RTE_ETHER_TYPE_IPV4) < 0)) {
-			worker_drop(w, f, DROP_FRAG_FAILED);
-			continue;
-		}
 		w->stats.fragments++;
-		w->stats.iface[out->slot].tx_packets++;
-		w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(f);
-		if (unlikely(mac == 0))
-			punt(w, f, PUNT_RESOLVE, out->port, out->vlan, gw);
-		else
-			worker_tx(w, out->port, f);
+		worker_output(w, f, 0, out, mac, AF_INET, &gw);
 	}
-	w->stats.forwarded++;
 }
 
 static void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -190,20 +204,7 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		ip4_fragment(w, m, c->l2.l2_len, out, mac, gw);
 		return;
 	}
-	struct rte_ether_addr dmac;
-	neigh_mac_to_ether(mac, &dmac);
-	if (unlikely(l2_rewrite(m, c->l2.l2_len, out, &dmac, RTE_ETHER_TYPE_IPV4) < 0)) {
-		worker_drop(w, m, DROP_TRUNCATED);
-		return;
-	}
-	w->stats.iface[out->slot].tx_packets++;
-	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
-	w->stats.forwarded++;
-	if (unlikely(mac == 0)) {
-		punt(w, m, PUNT_RESOLVE, out->port, out->vlan, gw);
-		return;
-	}
-	worker_tx(w, out->port, m);
+	worker_output(w, m, c->l2.l2_len, out, mac, AF_INET, &gw);
 }
 
 /* IPv4 checks of pass 1 (after L2). Returns false when the packet was consumed. */
@@ -331,7 +332,7 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 			goto drop;
 		}
 		pkt_meta(m)->l2_len = (uint8_t)c->l2.l2_len;
-		punt(w, m, PUNT_ARP, m->port, c->l2.vlan, 0);
+		worker_punt(w, m, PUNT_ARP, m->port, c->l2.vlan, NULL);
 		return false;
 	default:
 		why = DROP_UNKNOWN_ETHERTYPE;

@@ -19,6 +19,7 @@
 
 #include "counters.h"
 #include "fwd.h"
+#include "meta.h"
 #include "parse.h"
 
 #define WORKER_MAX_RXQ   64
@@ -107,6 +108,25 @@ static inline void ip4_ttl_decrement(struct rte_ipv4_hdr *ih)
 	ih->time_to_live--;
 	ih->hdr_checksum = (uint16_t)(sum + (sum >> 16));
 }
+
+/**
+ * Hand @p m to the control thread (a ring: never blocks; a full ring drops
+ * it as control_ring_full). @p nh is the next hop to resolve: a uint32_t in
+ * host order for PUNT_RESOLVE, 16 bytes for PUNT_RESOLVE6, else NULL.
+ */
+void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
+		 uint16_t vlan, const void *nh);
+
+/**
+ * Send a routed packet out of @p out: its @p in_l2 leading bytes (0, 14 or
+ * 18) become @p out's L2 header, it is counted as forwarded and on @p out,
+ * then queued, or punted while next hop @p gw resolves (@p mac 0).
+ *
+ * @param mac     next hop MAC, neigh.h encoding; 0 = unresolved
+ * @param family  AF_INET (@p gw a uint32_t, host order) or AF_INET6 (16 bytes)
+ */
+void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
+		   const struct fwd_iface *out, uint64_t mac, int family, const void *gw);
 
 /** Count and free a packet dropped for @p why. */
 static inline void worker_drop(struct worker *w, struct rte_mbuf *m, enum drop_reason why)
