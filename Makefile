@@ -4,11 +4,12 @@
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
 #   make bench  build, then replay pcaps through vbrd and l3fwd
+#   make format, make format-check   clang-format the tree / fail on a diff
 
 BUILD   ?= build
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build run test unit bench clean
+.PHONY: all deps build run test unit bench clean format format-check
 
 all: build
 
@@ -40,3 +41,12 @@ bench: deps build
 
 clean:
 	rm -rf $(BUILD)
+
+# One .clang-format for the tree; CI runs format-check.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: ok"

@@ -13,7 +13,7 @@
  * The result is built in a private struct and copied out only when the whole
  * file is valid: a caller never sees a half-loaded configuration.
  */
-#include "config.h"
+#include "app/config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,14 +24,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#define CFG_MAX_CPU_ID    1023 /* largest CPU id accepted in workers.cores */
-#define CFG_MSG_MAX       512  /* bytes of one message, before FILE:LINE */
+#define CFG_MAX_CPU_ID 1023 /* largest CPU id accepted in workers.cores */
+#define CFG_MSG_MAX    512  /* bytes of one message, before FILE:LINE */
 
 /* One collected message, with the line it is sorted by. */
 struct msg {
-	int line;                /* 0 for messages about the whole file */
-	int seq;                 /* order of discovery, to keep the sort stable */
-	char *text;              /* "FILE:LINE: message" */
+	int line;   /* 0 for messages about the whole file */
+	int seq;    /* order of discovery, to keep the sort stable */
+	char *text; /* "FILE:LINE: message" */
 };
 
 /* State of one config_load() call. */
@@ -41,10 +41,10 @@ struct loader {
 	struct msg *msgs;
 	int nb_msgs;
 	int cap_msgs;
-	bool nomem;              /* an allocation failed: config_load() returns -ENOMEM */
+	bool nomem; /* an allocation failed: config_load() returns -ENOMEM */
 	/* Per-object error flags, to skip checks that would only cascade. */
-	bool port_bad[CFG_MAX_PORTS];     /* port's MTU unknown */
-	bool iface_bad[CFG_MAX_IFACES];   /* some interface address invalid */
+	bool port_bad[CFG_MAX_PORTS];   /* port's MTU unknown */
+	bool iface_bad[CFG_MAX_IFACES]; /* some interface address invalid */
 	int port_name_line[CFG_MAX_PORTS];
 	int iface_name_line[CFG_MAX_IFACES];
 };
@@ -120,14 +120,16 @@ static char *setting_path(const config_setting_t *s, char *buf, size_t len)
 		if (name != NULL)
 			off += snprintf(buf + off, len - off, "%s%s", off ? "." : "", name);
 		else
-			off += snprintf(buf + off, len - off, "[%d]", config_setting_index(chain[n]));
+			off += snprintf(buf + off, len - off, "[%d]",
+					config_setting_index(chain[n]));
 	}
 	return buf;
 }
 
 /* Record "FILE:LINE: text" at setting @s (NULL: about the whole file). */
-__attribute__((format(printf, 3, 4)))
-static void err_at(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void err_at(struct loader *ld,
+							 const config_setting_t *s, const char *fmt,
+							 ...)
 {
 	char text[CFG_MSG_MAX];
 	va_list ap;
@@ -139,8 +141,9 @@ static void err_at(struct loader *ld, const config_setting_t *s, const char *fmt
 }
 
 /* Record "FILE:LINE: PATH: text" at setting @s. */
-__attribute__((format(printf, 3, 4)))
-static void err_set(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void err_set(struct loader *ld,
+							  const config_setting_t *s,
+							  const char *fmt, ...)
 {
 	char text[CFG_MSG_MAX], path[128];
 	va_list ap;
@@ -177,21 +180,28 @@ static int msg_cmp(const void *a, const void *b)
 static const char *type_name(const config_setting_t *s)
 {
 	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_GROUP:  return "a group";
+	case CONFIG_TYPE_GROUP:
+		return "a group";
 	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:  return "an integer";
-	case CONFIG_TYPE_FLOAT:  return "a float";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL:   return "a boolean";
-	case CONFIG_TYPE_ARRAY:  return "an array";
-	case CONFIG_TYPE_LIST:   return "a list";
-	default:                 return "nothing";
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array";
+	case CONFIG_TYPE_LIST:
+		return "a list";
+	default:
+		return "nothing";
 	}
 }
 
 /* Report every member of group @grp whose name is not in @keys (NULL-ended). */
-static void check_members(struct loader *ld, const config_setting_t *grp,
-			  const char *const *keys)
+static void check_members(struct loader *ld, const config_setting_t *grp, const char *const *keys)
 {
 	char path[128];
 	int i, k, n = config_setting_length(grp);
@@ -215,8 +225,8 @@ static bool is_int(const config_setting_t *s)
 }
 
 /* Integer value of @s in min..max. */
-static int int_value(struct loader *ld, const config_setting_t *s,
-		     long long min, long long max, long long *out)
+static int int_value(struct loader *ld, const config_setting_t *s, long long min, long long max,
+		     long long *out)
 {
 	long long v;
 
@@ -233,8 +243,8 @@ static int int_value(struct loader *ld, const config_setting_t *s,
 	return VAL_OK;
 }
 
-static int get_u32(struct loader *ld, const config_setting_t *grp, const char *name,
-		   long long min, long long max, uint32_t *out)
+static int get_u32(struct loader *ld, const config_setting_t *grp, const char *name, long long min,
+		   long long max, uint32_t *out)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	long long v;
@@ -248,8 +258,8 @@ static int get_u32(struct loader *ld, const config_setting_t *grp, const char *n
 	return rc;
 }
 
-static int get_u16(struct loader *ld, const config_setting_t *grp, const char *name,
-		   long long min, long long max, uint16_t *out)
+static int get_u16(struct loader *ld, const config_setting_t *grp, const char *name, long long min,
+		   long long max, uint16_t *out)
 {
 	uint32_t v;
 	int rc = get_u32(ld, grp, name, min, max, &v);
@@ -292,8 +302,8 @@ static int get_string(struct loader *ld, const config_setting_t *grp, const char
 }
 
 /* Copy a non-empty string setting that must fit in @size bytes with its NUL. */
-static int get_text(struct loader *ld, const config_setting_t *grp, const char *name,
-		    char *buf, size_t size)
+static int get_text(struct loader *ld, const config_setting_t *grp, const char *name, char *buf,
+		    size_t size)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	const char *v;
@@ -401,8 +411,7 @@ int config_parse_prefix(const char *s, struct cfg_prefix *out)
 	int max;
 
 	memset(out, 0, sizeof(*out));
-	if (s == NULL || (slash = strchr(s, '/')) == NULL ||
-	    (size_t)(slash - s) >= sizeof(buf))
+	if (s == NULL || (slash = strchr(s, '/')) == NULL || (size_t)(slash - s) >= sizeof(buf))
 		return -EINVAL;
 	memcpy(buf, s, slash - s);
 	buf[slash - s] = '\0';
@@ -527,12 +536,12 @@ typedef void (*elem_fn)(struct loader *ld, const config_setting_t *s, int idx);
 
 /* How one top-level list of groups (ports, interfaces, routes, ...) loads. */
 struct list_spec {
-	const char *name;        /* the setting, and the word in count messages */
-	int min, max;            /* element count; max 0: no limit */
+	const char *name; /* the setting, and the word in count messages */
+	int min, max;     /* element count; max 0: no limit */
 	bool required;
-	size_t size;             /* bytes of one element */
-	elem_fn one;             /* loads element idx from its group */
-	elem_fn bad;             /* marks element idx unusable (not a group); may be NULL */
+	size_t size; /* bytes of one element */
+	elem_fn one; /* loads element idx from its group */
+	elem_fn bad; /* marks element idx unusable (not a group); may be NULL */
 };
 
 /*
@@ -541,8 +550,8 @@ struct list_spec {
  * spec->one, every other element is reported and handed to spec->bad.
  * Returns 0 or -ENOMEM.
  */
-static int load_list(struct loader *ld, const config_setting_t *root,
-		     const struct list_spec *spec, void **arr, int *nb)
+static int load_list(struct loader *ld, const config_setting_t *root, const struct list_spec *spec,
+		     void **arr, int *nb)
 {
 	const config_setting_t *list = get_typed(ld, root, spec->name, CONFIG_TYPE_LIST);
 	int n;
@@ -582,9 +591,8 @@ static int load_list(struct loader *ld, const config_setting_t *root,
 
 static void load_port(struct loader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = {
-		"name", "devargs", "rx_queues", "rx_desc", "tx_desc", "mtu", "promiscuous", NULL
-	};
+	static const char *const keys[] = { "name",    "devargs", "rx_queues",   "rx_desc",
+					    "tx_desc", "mtu",     "promiscuous", NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_port *p = &cfg->ports[idx];
 	int j;
@@ -602,9 +610,9 @@ static void load_port(struct loader *ld, const config_setting_t *s, int idx)
 	for (j = 0; p->name[0] && j < idx; j++)
 		if (strcmp(cfg->ports[j].name, p->name) == 0) {
 			err_at(ld, config_setting_get_member(s, "name"),
-			       "duplicate port name '%s' (first at line %d)",
-			       p->name, ld->port_name_line[j]);
-			p->name[0] = '\0';   /* references resolve to the first one */
+			       "duplicate port name '%s' (first at line %d)", p->name,
+			       ld->port_name_line[j]);
+			p->name[0] = '\0'; /* references resolve to the first one */
 			break;
 		}
 	if (get_text(ld, s, "devargs", p->devargs, sizeof(p->devargs)) == VAL_ABSENT)
@@ -738,9 +746,8 @@ static void load_iface_addrs(struct loader *ld, const config_setting_t *s, int i
 
 static void load_iface(struct loader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = {
-		"name", "port", "vlan", "mtu", "address", "addresses", NULL
-	};
+	static const char *const keys[] = { "name",    "port",      "vlan", "mtu",
+					    "address", "addresses", NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_iface *ifc = &cfg->ifaces[idx];
 	const config_setting_t *ps, *ms;
@@ -756,8 +763,8 @@ static void load_iface(struct loader *ld, const config_setting_t *s, int idx)
 	for (j = 0; ifc->name[0] && j < idx; j++)
 		if (strcmp(cfg->ifaces[j].name, ifc->name) == 0) {
 			err_at(ld, config_setting_get_member(s, "name"),
-			       "duplicate interface name '%s' (first at line %d)",
-			       ifc->name, ld->iface_name_line[j]);
+			       "duplicate interface name '%s' (first at line %d)", ifc->name,
+			       ld->iface_name_line[j]);
 			ifc->name[0] = '\0';
 			break;
 		}
@@ -781,11 +788,13 @@ static void load_iface(struct loader *ld, const config_setting_t *s, int idx)
 				continue;
 			if (ifc->vlan)
 				err_at(ld, config_setting_get_member(s, "vlan"),
-				       "duplicate interface on port '%s' VLAN %u (first at line %d: '%s')",
+				       "duplicate interface on port '%s' VLAN %u (first at line "
+				       "%d: '%s')",
 				       port, ifc->vlan, o->line, o->name);
 			else
 				err_at(ld, s,
-				       "duplicate untagged interface on port '%s' (first at line %d: '%s')",
+				       "duplicate untagged interface on port '%s' (first at line "
+				       "%d: '%s')",
 				       port, o->line, o->name);
 			break;
 		}
@@ -795,7 +804,8 @@ static void load_iface(struct loader *ld, const config_setting_t *s, int idx)
 
 		ms = config_setting_get_member(s, "mtu");
 		if (mtu_rc == VAL_OK && ifc->mtu > p->mtu)
-			err_set(ld, ms, "%u exceeds the MTU %u of port '%s'", ifc->mtu, p->mtu, p->name);
+			err_set(ld, ms, "%u exceeds the MTU %u of port '%s'", ifc->mtu, p->mtu,
+				p->name);
 		else if (mtu_rc != VAL_OK)
 			ifc->mtu = p->mtu;
 	}
@@ -812,7 +822,8 @@ static void bad_iface(struct loader *ld, const config_setting_t *s, int idx)
 static int load_ifaces(struct loader *ld, const config_setting_t *root)
 {
 	static const struct list_spec spec = {
-		"interfaces", 0, CFG_MAX_IFACES, false, sizeof(struct cfg_iface), load_iface, bad_iface,
+		"interfaces", 0,         CFG_MAX_IFACES, false, sizeof(struct cfg_iface),
+		load_iface,   bad_iface,
 	};
 	return load_list(ld, root, &spec, (void **)&ld->cfg->ifaces, &ld->cfg->nb_ifaces);
 }
@@ -824,8 +835,8 @@ static int load_ifaces(struct loader *ld, const config_setting_t *root)
  * interface @only when it is >= 0. Returns the index, or -1; *own is set when
  * @a is one of the interface's own addresses.
  */
-static int find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a,
-			  int only, int *own)
+static int find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only,
+			  int *own)
 {
 	int i, j, best = -1, best_len = -1;
 
@@ -838,7 +849,8 @@ static int find_connected(const struct vbrd_config *cfg, const struct cfg_addr *
 		for (j = 0; j < ifc->nb_addrs; j++) {
 			if (addr_equal(&ifc->addrs[j].addr, a))
 				*own = i;
-			if (config_prefix_contains(&ifc->addrs[j], a) && ifc->addrs[j].len > best_len) {
+			if (config_prefix_contains(&ifc->addrs[j], a) &&
+			    ifc->addrs[j].len > best_len) {
 				best = i;
 				best_len = ifc->addrs[j].len;
 			}
@@ -885,8 +897,8 @@ static void load_nexthop(struct loader *ld, struct cfg_route *r, const struct cf
 		return;
 	}
 	if (pfx != NULL && nh.via.family != pfx->addr.family) {
-		err_set(ld, s, "%s is %s but the prefix is %s", v,
-			family_name(nh.via.family), family_name(pfx->addr.family));
+		err_set(ld, s, "%s is %s but the prefix is %s", v, family_name(nh.via.family),
+			family_name(pfx->addr.family));
 		return;
 	}
 	for (i = 0; i < r->nb_nexthops; i++)
@@ -898,13 +910,15 @@ static void load_nexthop(struct loader *ld, struct cfg_route *r, const struct cf
 
 	found = find_connected(cfg, &nh.via, nh.iface, &own);
 	if (own >= 0) {
-		err_set(ld, s, "%s is an address of interface '%s' itself", v, cfg->ifaces[own].name);
+		err_set(ld, s, "%s is an address of interface '%s' itself", v,
+			cfg->ifaces[own].name);
 		return;
 	}
 	if (is_link_local6(&nh.via)) {
 		/* A link-local gateway lies on every link: only the interface says which. */
 		if (nh.iface < 0) {
-			err_set(ld, s, "link-local gateway %s needs an 'interface' (use next_hops)", v);
+			err_set(ld, s, "link-local gateway %s needs an 'interface' (use next_hops)",
+				v);
 			return;
 		}
 		found = nh.iface;
@@ -954,7 +968,8 @@ static void load_next_hops(struct loader *ld, struct cfg_route *r, const struct 
 	int i, n;
 
 	if (config_setting_type(list) != CONFIG_TYPE_LIST) {
-		err_set(ld, list, "expected a list ( { via = ...; }, ... ), got %s", type_name(list));
+		err_set(ld, list, "expected a list ( { via = ...; }, ... ), got %s",
+			type_name(list));
 		return;
 	}
 	n = config_setting_length(list);
@@ -1000,9 +1015,11 @@ static void load_route(struct loader *ld, const config_setting_t *s, int idx)
 		err_missing(ld, s, "prefix");
 	} else if (string_value(ld, ps, &v) == VAL_OK) {
 		if (config_parse_prefix(v, &r->prefix) != 0) {
-			err_set(ld, ps, "'%s' is not a valid PREFIX/LENGTH (IPv4 /0..32, IPv6 /0..128)", v);
+			err_set(ld, ps,
+				"'%s' is not a valid PREFIX/LENGTH (IPv4 /0..32, IPv6 /0..128)", v);
 		} else {
-			struct cfg_prefix net = { .addr = prefix_network(&r->prefix), .len = r->prefix.len };
+			struct cfg_prefix net = { .addr = prefix_network(&r->prefix),
+						  .len = r->prefix.len };
 
 			if (!addr_equal(&net.addr, &r->prefix.addr)) {
 				err_set(ld, ps, "%s has host bits set (did you mean %s?)", v,
@@ -1041,7 +1058,8 @@ static int route_cmp(const void *a, const void *b)
 	if (x->prefix.addr.family != y->prefix.addr.family)
 		return x->prefix.addr.family - y->prefix.addr.family;
 	if (x->prefix.addr.family == AF_INET)
-		c = x->prefix.addr.v4 < y->prefix.addr.v4 ? -1 : x->prefix.addr.v4 > y->prefix.addr.v4;
+		c = x->prefix.addr.v4 < y->prefix.addr.v4 ? -1
+							  : x->prefix.addr.v4 > y->prefix.addr.v4;
 	else
 		c = memcmp(x->prefix.addr.v6, y->prefix.addr.v6, 16);
 	if (c == 0)
@@ -1064,7 +1082,7 @@ static int check_duplicate_routes(struct loader *ld)
 	if (v == NULL)
 		return -ENOMEM;
 	for (int i = 0; i < cfg->nb_routes; i++)
-		if (cfg->routes[i].prefix.addr.family)   /* skip routes whose prefix was invalid */
+		if (cfg->routes[i].prefix.addr.family) /* skip routes whose prefix was invalid */
 			v[n++] = &cfg->routes[i];
 	qsort(v, (size_t)n, sizeof(*v), route_cmp);
 	for (int i = 1, first = 0; i < n; i++) {
@@ -1146,10 +1164,9 @@ static int get_addr(struct loader *ld, const config_setting_t *grp, const char *
 
 static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = {
-		"name", "type", "vni", "local", "remote", "udp_port", "mtu", "address",
-		"addresses", "inner_mac", NULL
-	};
+	static const char *const keys[] = { "name",      "type",      "vni", "local",
+					    "remote",    "udp_port",  "mtu", "address",
+					    "addresses", "inner_mac", NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_tunnel *t = &cfg->tunnels[idx];
 	const char *v;
@@ -1223,9 +1240,8 @@ static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 				config_format_addr(&t->local, a, sizeof(a)), cfg->ifaces[in].name);
 	}
 	if (l && r && t->local.family != t->remote.family)
-		err_set(ld, config_setting_get_member(s, "remote"),
-			"remote is %s but local is %s", family_name(t->remote.family),
-			family_name(t->local.family));
+		err_set(ld, config_setting_get_member(s, "remote"), "remote is %s but local is %s",
+			family_name(t->remote.family), family_name(t->local.family));
 	if (r) {
 		for (int j = 0; j < idx; j++)
 			if (addr_equal(&cfg->tunnels[j].remote, &t->remote) &&
@@ -1240,21 +1256,25 @@ static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 	const config_setting_t *as = config_setting_get_member(s, "address");
 	const config_setting_t *al = config_setting_get_member(s, "addresses");
 	if (as && al) {
-		err_at(ld, al, "tunnels[%d]: 'address' and 'addresses' are mutually exclusive", idx);
+		err_at(ld, al, "tunnels[%d]: 'address' and 'addresses' are mutually exclusive",
+		       idx);
 		return;
 	}
 	if (as) {
 		if (string_value(ld, as, &v) == VAL_OK) {
 			if (config_parse_prefix(v, &t->addrs[0]) != 0)
-				err_set(ld, as, "'%s' is not a valid ADDRESS/LENGTH (IPv4 /0..32, "
-					"IPv6 /0..128)", v);
+				err_set(ld, as,
+					"'%s' is not a valid ADDRESS/LENGTH (IPv4 /0..32, "
+					"IPv6 /0..128)",
+					v);
 			else
 				t->nb_addrs = 1;
 		}
 	} else if (al) {
 		int n = config_setting_length(al);
 		if (!is_sequence(al) || n < 1 || n > CFG_MAX_ADDRS) {
-			err_set(ld, al, "expected an array [ ... ] of 1..%d addresses", CFG_MAX_ADDRS);
+			err_set(ld, al, "expected an array [ ... ] of 1..%d addresses",
+				CFG_MAX_ADDRS);
 			return;
 		}
 		for (int k = 0; k < n; k++) {
@@ -1269,12 +1289,10 @@ static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 	}
 }
 
-static void load_path(struct loader *ld, const config_setting_t *s, struct cfg_path_group *g,
-		      int k)
+static void load_path(struct loader *ld, const config_setting_t *s, struct cfg_path_group *g, int k)
 {
-	static const char *const keys[] = {
-		"name", "tunnel", "interface", "via", "plane", "tier", "cost", NULL
-	};
+	static const char *const keys[] = { "name",  "tunnel", "interface", "via",
+					    "plane", "tier",   "cost",      NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_path *p = &g->paths[k];
 	const char *v;
@@ -1326,7 +1344,8 @@ static void load_path(struct loader *ld, const config_setting_t *s, struct cfg_p
 	    cfg->tunnels[p->tunnel].remote.family != p->via.family) {
 		err_set(ld, vs, "%s is %s but tunnel '%s' runs over %s",
 			config_format_addr(&p->via, a, sizeof(a)), family_name(p->via.family),
-			cfg->tunnels[p->tunnel].name, family_name(cfg->tunnels[p->tunnel].remote.family));
+			cfg->tunnels[p->tunnel].name,
+			family_name(cfg->tunnels[p->tunnel].remote.family));
 		return;
 	}
 	if (find_connected(cfg, &p->via, p->iface, &own) < 0 && !ld->iface_bad[p->iface])
@@ -1390,18 +1409,24 @@ static void bad_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 static int load_tunnels(struct loader *ld, const config_setting_t *root)
 {
 	static const struct list_spec tunnels = {
-		"tunnels", 0, CFG_MAX_TUNNELS, false, sizeof(struct cfg_tunnel), load_tunnel,
-		bad_tunnel,
+		"tunnels",   0,          CFG_MAX_TUNNELS, false, sizeof(struct cfg_tunnel),
+		load_tunnel, bad_tunnel,
 	};
 	static const struct list_spec groups = {
-		"path_groups", 0, CFG_MAX_GROUPS, false, sizeof(struct cfg_path_group),
-		load_path_group, bad_path_group,
+		"path_groups",
+		0,
+		CFG_MAX_GROUPS,
+		false,
+		sizeof(struct cfg_path_group),
+		load_path_group,
+		bad_path_group,
 	};
 	struct vbrd_config *cfg = ld->cfg;
 	int rc = load_list(ld, root, &tunnels, (void **)&cfg->tunnels, &cfg->nb_tunnels);
 
-	return rc < 0 ? rc : load_list(ld, root, &groups, (void **)&cfg->path_groups,
-				       &cfg->nb_path_groups);
+	return rc < 0 ? rc
+		      : load_list(ld, root, &groups, (void **)&cfg->path_groups,
+				  &cfg->nb_path_groups);
 }
 
 /* ---- static neighbors ------------------------------------------------------ */
@@ -1449,7 +1474,8 @@ static void load_neighbor(struct loader *ld, const config_setting_t *s, int idx)
 	if (rc == VAL_ABSENT)
 		err_missing(ld, s, "interface");
 	else if (rc == VAL_OK && (nb->iface = config_iface_index(cfg, ifname)) < 0)
-		err_set(ld, config_setting_get_member(s, "interface"), "unknown interface '%s'", ifname);
+		err_set(ld, config_setting_get_member(s, "interface"), "unknown interface '%s'",
+			ifname);
 
 	if (ms == NULL)
 		err_missing(ld, s, "mac");
@@ -1472,8 +1498,8 @@ static void load_neighbor(struct loader *ld, const config_setting_t *s, int idx)
 	}
 	if (nb->iface < 0)
 		return;
-	if (find_connected(cfg, &nb->addr, nb->iface, &own) < 0 &&
-	    !is_link_local6(&nb->addr) && !ld->iface_bad[nb->iface]) {
+	if (find_connected(cfg, &nb->addr, nb->iface, &own) < 0 && !is_link_local6(&nb->addr) &&
+	    !ld->iface_bad[nb->iface]) {
 		err_set(ld, as, "%s is not in a connected subnet of interface '%s'",
 			config_format_addr(&nb->addr, a, sizeof(a)), ifname);
 		return;
@@ -1584,9 +1610,8 @@ static void load_mempool(struct loader *ld, const config_setting_t *root)
 
 static void load_misc(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const nkeys[] = {
-		"reachable_s", "retries", "retry_ms", "hold_packets", NULL
-	};
+	static const char *const nkeys[] = { "reachable_s", "retries", "retry_ms", "hold_packets",
+					     NULL };
 	static const char *const ikeys[] = { "rate_pps", "burst", NULL };
 	static const char *const ekeys[] = { "hugepages", "memory_mb", NULL };
 	struct vbrd_config *cfg = ld->cfg;
@@ -1629,11 +1654,10 @@ static void load_misc(struct loader *ld, const config_setting_t *root)
 /* Everything after a successful parse. Returns 0 or -ENOMEM. */
 static int load_all(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = {
-		"instance", "control", "ports", "interfaces", "tunnels", "path_groups",
-		"routes", "neighbors",
-		"workers", "mempool", "neighbor", "icmp", "eal", NULL
-	};
+	static const char *const keys[] = { "instance", "control",     "ports",    "interfaces",
+					    "tunnels",  "path_groups", "routes",   "neighbors",
+					    "workers",  "mempool",     "neighbor", "icmp",
+					    "eal",      NULL };
 	int rc;
 
 	check_members(ld, root, keys);

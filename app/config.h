@@ -14,51 +14,51 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CFG_NAME_MAX      32   /* bytes, including the NUL */
-#define CFG_DEVARGS_MAX   256  /* bytes, including the NUL */
-#define CFG_PATH_MAX      256  /* bytes, including the NUL */
-#define CFG_MAX_PORTS     16
-#define CFG_MAX_IFACES    256
-#define CFG_MAX_ECMP      8    /* next hops per route */
-#define CFG_MAX_ADDRS     4    /* addresses per interface */
-#define CFG_MAX_WORKERS   16
-#define CFG_MTU_MIN       576  /* bytes of L3 payload (IPv4 minimum datagram) */
-#define CFG_MTU_MAX       9000 /* bytes of L3 payload (jumbo) */
+#define CFG_NAME_MAX    32  /* bytes, including the NUL */
+#define CFG_DEVARGS_MAX 256 /* bytes, including the NUL */
+#define CFG_PATH_MAX    256 /* bytes, including the NUL */
+#define CFG_MAX_PORTS   16
+#define CFG_MAX_IFACES  256
+#define CFG_MAX_ECMP    8 /* next hops per route */
+#define CFG_MAX_ADDRS   4 /* addresses per interface */
+#define CFG_MAX_WORKERS 16
+#define CFG_MTU_MIN     576  /* bytes of L3 payload (IPv4 minimum datagram) */
+#define CFG_MTU_MAX     9000 /* bytes of L3 payload (jumbo) */
 
 /** An IPv4 or IPv6 address. IPv4 is kept in host byte order (as rte_fib wants). */
 struct cfg_addr {
-	int family;              /* AF_INET or AF_INET6 */
+	int family; /* AF_INET or AF_INET6 */
 	union {
-		uint32_t v4;     /* host byte order */
-		uint8_t v6[16];  /* network byte order */
+		uint32_t v4;    /* host byte order */
+		uint8_t v6[16]; /* network byte order */
 	};
 };
 
 /** An address with a prefix length: an interface address or a route prefix. */
 struct cfg_prefix {
 	struct cfg_addr addr;
-	uint8_t len;             /* prefix length in bits: 0..32 or 0..128 */
+	uint8_t len; /* prefix length in bits: 0..32 or 0..128 */
 };
 
 /** A DPDK port, declared by devargs (vdev name with args, or a PCI address). */
 struct cfg_port {
 	char name[CFG_NAME_MAX];
 	char devargs[CFG_DEVARGS_MAX]; /* "net_af_packet0,iface=veth0" or "0000:03:00.0" */
-	uint16_t rx_queues;      /* 1..CFG_MAX_WORKERS; 0 (the default, when the file
+	uint16_t rx_queues;            /* 1..CFG_MAX_WORKERS; 0 (the default, when the file
 	                          * omits it) means one per worker */
-	uint16_t rx_desc;        /* descriptors per RX queue, default 1024 */
-	uint16_t tx_desc;        /* descriptors per TX queue, default 1024 */
-	uint16_t mtu;            /* bytes of L3 payload, CFG_MTU_MIN..CFG_MTU_MAX, default 1500 */
-	bool promiscuous;        /* default true */
-	int line;                /* config line of the declaration */
+	uint16_t rx_desc;              /* descriptors per RX queue, default 1024 */
+	uint16_t tx_desc;              /* descriptors per TX queue, default 1024 */
+	uint16_t mtu;     /* bytes of L3 payload, CFG_MTU_MIN..CFG_MTU_MAX, default 1500 */
+	bool promiscuous; /* default true */
+	int line;         /* config line of the declaration */
 };
 
 /** An interface: a port, or an 802.1Q sub-interface of it, with addresses. */
 struct cfg_iface {
 	char name[CFG_NAME_MAX];
-	int port;                /* index into vbrd_config.ports */
-	uint16_t vlan;           /* 802.1Q VLAN id 1..4094, 0 = untagged */
-	uint16_t mtu;            /* bytes of L3 payload; default: the port's MTU, never above it */
+	int port;      /* index into vbrd_config.ports */
+	uint16_t vlan; /* 802.1Q VLAN id 1..4094, 0 = untagged */
+	uint16_t mtu;  /* bytes of L3 payload; default: the port's MTU, never above it */
 	int nb_addrs;
 	struct cfg_prefix addrs[CFG_MAX_ADDRS]; /* IPv4 and/or IPv6 interface addresses
 	                                         * (host bits kept: 10.0.1.1/24) */
@@ -67,8 +67,8 @@ struct cfg_iface {
 
 /** One next hop of a route: a gateway address, optionally pinned to an interface. */
 struct cfg_nexthop {
-	struct cfg_addr via;     /* gateway address, same family as the route */
-	int iface;               /* index into vbrd_config.ifaces; config_load() always
+	struct cfg_addr via; /* gateway address, same family as the route */
+	int iface;           /* index into vbrd_config.ifaces; config_load() always
 	                          * resolves it: the `interface` the file names, else the
 	                          * interface whose connected subnet contains `via`
 	                          * (longest prefix wins) */
@@ -77,21 +77,21 @@ struct cfg_nexthop {
 /** A static route: a prefix and 1..CFG_MAX_ECMP next hops (several = ECMP),
  *  or a path group (a tunnel to a remote gateway over one of several paths). */
 struct cfg_route {
-	struct cfg_prefix prefix;  /* network prefix: host bits are zero */
-	int nb_nexthops;           /* 0 when path_group is set */
+	struct cfg_prefix prefix; /* network prefix: host bits are zero */
+	int nb_nexthops;          /* 0 when path_group is set */
 	struct cfg_nexthop nexthops[CFG_MAX_ECMP];
-	int path_group;            /* index into vbrd_config.path_groups, or -1 */
+	int path_group; /* index into vbrd_config.path_groups, or -1 */
 	int line;
 };
 
-#define CFG_MAX_TUNNELS   64
-#define CFG_MAX_PATHS     8    /* paths per path group */
-#define CFG_MAX_GROUPS    64
-#define CFG_PLANE_BASE    49152 /* plane N pins the outer UDP source port 49152 + N */
+#define CFG_MAX_TUNNELS 64
+#define CFG_MAX_PATHS   8 /* paths per path group */
+#define CFG_MAX_GROUPS  64
+#define CFG_PLANE_BASE  49152 /* plane N pins the outer UDP source port 49152 + N */
 
 enum cfg_tunnel_type {
-	CFG_TUNNEL_VXLAN = 1,    /* RFC 7348, UDP port 4789 */
-	CFG_TUNNEL_GENEVE,       /* RFC 8926, UDP port 6081 */
+	CFG_TUNNEL_VXLAN = 1, /* RFC 7348, UDP port 4789 */
+	CFG_TUNNEL_GENEVE,    /* RFC 8926, UDP port 6081 */
 };
 
 enum cfg_tier { CFG_TIER_GOLD, CFG_TIER_SILVER, CFG_TIER_BRONZE };
@@ -103,15 +103,15 @@ enum cfg_tier { CFG_TIER_GOLD, CFG_TIER_SILVER, CFG_TIER_BRONZE };
 struct cfg_tunnel {
 	char name[CFG_NAME_MAX];
 	enum cfg_tunnel_type type;
-	uint32_t vni;            /* 0..16777215 (24 bits) */
-	struct cfg_addr local;   /* outer source: an own address (an interface's, or
+	uint32_t vni;           /* 0..16777215 (24 bits) */
+	struct cfg_addr local;  /* outer source: an own address (an interface's, or
 	                          * a loopback address that routes point at) */
-	struct cfg_addr remote;  /* outer destination: the remote gateway */
-	uint16_t udp_port;       /* outer UDP destination port; default by type */
-	uint16_t mtu;            /* inner MTU, bytes; 0 = underlay MTU minus overhead */
+	struct cfg_addr remote; /* outer destination: the remote gateway */
+	uint16_t udp_port;      /* outer UDP destination port; default by type */
+	uint16_t mtu;           /* inner MTU, bytes; 0 = underlay MTU minus overhead */
 	int nb_addrs;
 	struct cfg_prefix addrs[CFG_MAX_ADDRS]; /* inner addresses of the tunnel interface */
-	uint8_t inner_mac[6];    /* inner destination MAC (a Linux VXLAN device's MAC);
+	uint8_t inner_mac[6]; /* inner destination MAC (a Linux VXLAN device's MAC);
 	                          * default 02:00:00:00:00:01 */
 	int line;
 };
@@ -119,13 +119,13 @@ struct cfg_tunnel {
 /** One way to reach a path group's remote: tunnel × underlay line × plane. */
 struct cfg_path {
 	char name[CFG_NAME_MAX];
-	int tunnel;              /* index into vbrd_config.tunnels */
-	int iface;               /* underlay interface (the line) */
-	struct cfg_addr via;     /* underlay next hop on that line */
-	int plane;               /* -1: outer source port from the flow hash (RFC 7348
+	int tunnel;          /* index into vbrd_config.tunnels */
+	int iface;           /* underlay interface (the line) */
+	struct cfg_addr via; /* underlay next hop on that line */
+	int plane;           /* -1: outer source port from the flow hash (RFC 7348
 	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane */
-	enum cfg_tier tier;      /* default gold */
-	uint32_t cost;           /* 0..65535, lower is preferred; default 0 */
+	enum cfg_tier tier;  /* default gold */
+	uint32_t cost;       /* 0..65535, lower is preferred; default 0 */
 	int line;
 };
 
@@ -142,7 +142,7 @@ const char *config_tier_name(enum cfg_tier t);
 
 /** A static neighbor: an address on an interface with a fixed MAC (no ARP/ND). */
 struct cfg_neighbor {
-	int iface;               /* index into vbrd_config.ifaces */
+	int iface; /* index into vbrd_config.ifaces */
 	struct cfg_addr addr;
 	uint8_t mac[6];
 	int line;
@@ -150,10 +150,10 @@ struct cfg_neighbor {
 
 /** The whole configuration. Arrays are heap-allocated; free with config_free(). */
 struct vbrd_config {
-	char file[CFG_PATH_MAX];      /* path it was loaded from */
-	char instance[CFG_NAME_MAX];  /* instance name: EAL file prefix and default
+	char file[CFG_PATH_MAX];     /* path it was loaded from */
+	char instance[CFG_NAME_MAX]; /* instance name: EAL file prefix and default
 	                               * socket /run/vbrd/<instance>.sock; default "vbrd" */
-	char socket[CFG_PATH_MAX];    /* control socket path */
+	char socket[CFG_PATH_MAX];   /* control socket path */
 
 	int nb_ports;
 	struct cfg_port *ports;
@@ -166,7 +166,7 @@ struct vbrd_config {
 	int nb_tunnels;
 	struct cfg_tunnel *tunnels;
 	int nb_path_groups;
-	struct cfg_path_group *path_groups;  /* `neighbors = ( { interface; address; mac; } )` */
+	struct cfg_path_group *path_groups; /* `neighbors = ( { interface; address; mac; } )` */
 
 	struct {
 		int nb_cores;
@@ -177,25 +177,25 @@ struct vbrd_config {
 	} workers;
 
 	struct {
-		uint32_t mbufs;          /* mbufs in the packet pool, default 16383 */
-		uint32_t cache;          /* per-lcore mempool cache, default 256 */
+		uint32_t mbufs; /* mbufs in the packet pool, default 16383 */
+		uint32_t cache; /* per-lcore mempool cache, default 256 */
 	} mempool;
 
 	struct {
-		uint32_t reachable_s;    /* a resolved neighbor is refreshed after this, s; default 300 */
-		uint32_t retries;        /* ARP requests before unresolved, default 3 */
-		uint32_t retry_ms;       /* between ARP requests, ms; default 1000 */
-		uint32_t hold_packets;   /* packets held per unresolved neighbor, default 4 */
+		uint32_t reachable_s; /* a resolved neighbor is refreshed after this, s; default 300 */
+		uint32_t retries;     /* ARP requests before unresolved, default 3 */
+		uint32_t retry_ms;    /* between ARP requests, ms; default 1000 */
+		uint32_t hold_packets; /* packets held per unresolved neighbor, default 4 */
 	} neighbor;
 
 	struct {
-		uint32_t rate_pps;       /* ICMP errors generated per second, default 100 */
-		uint32_t burst;          /* token bucket depth, packets, default 50 */
+		uint32_t rate_pps; /* ICMP errors generated per second, default 100 */
+		uint32_t burst;    /* token bucket depth, packets, default 50 */
 	} icmp;
 
 	struct {
-		bool hugepages;          /* use hugepages when the system has them; default true */
-		uint32_t memory_mb;      /* EAL memory with --no-huge, MiB; default 1024 */
+		bool hugepages;     /* use hugepages when the system has them; default true */
+		uint32_t memory_mb; /* EAL memory with --no-huge, MiB; default 1024 */
 	} eal;
 };
 
@@ -204,7 +204,7 @@ struct vbrd_config {
  */
 struct config_errors {
 	int count;
-	char **msgs;             /* count messages, heap-allocated */
+	char **msgs; /* count messages, heap-allocated */
 };
 
 /**

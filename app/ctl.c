@@ -27,37 +27,37 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "ctl_priv.h"
-#include "evloop.h"
+#include "app/ctl.h"
+#include "app/ctl_priv.h"
+#include "app/evloop.h"
 
-#define CTL_MAX_CLIENTS	64		/* connections served at once */
-#define CTL_OUT_HIGH	(1u << 20)	/* bytes of unread replies before we stop reading */
-#define CTL_READS_PER_EVENT 16		/* read() calls per wakeup (fairness) */
-#define CTL_DRAIN_MAX	(1u << 20)	/* bytes discarded after an oversize request */
+#define CTL_MAX_CLIENTS     64         /* connections served at once */
+#define CTL_OUT_HIGH        (1u << 20) /* bytes of unread replies before we stop reading */
+#define CTL_READS_PER_EVENT 16         /* read() calls per wakeup (fairness) */
+#define CTL_DRAIN_MAX       (1u << 20) /* bytes discarded after an oversize request */
 
 #define container_of_client(ptr) \
-	((struct ctl_client *)((char *)(ptr) - offsetof(struct ctl_client, h)))
+	((struct ctl_client *)((char *)(ptr)-offsetof(struct ctl_client, h)))
 
 struct ctl_client {
-	struct ev_handler h;	/* first: container_of_client() */
+	struct ev_handler h; /* first: container_of_client() */
 	LIST_ENTRY(ctl_client) link;
-	char *in;		/* CTL_MAX_REQUEST + 1 bytes */
+	char *in; /* CTL_MAX_REQUEST + 1 bytes */
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off, out_cap;
-	uint32_t events;	/* what epoll watches now */
-	bool eof;		/* peer shut down its sending side */
-	bool closing;		/* write what is pending, then close */
-	bool shut;		/* closing, reply written: draining input */
-	size_t drained;		/* bytes discarded while draining */
-	bool dead;		/* close now (I/O error) */
+	uint32_t events; /* what epoll watches now */
+	bool eof;        /* peer shut down its sending side */
+	bool closing;    /* write what is pending, then close */
+	bool shut;       /* closing, reply written: draining input */
+	size_t drained;  /* bytes discarded while draining */
+	bool dead;       /* close now (I/O error) */
 };
 
 static struct {
 	struct ev_handler h;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	int reserve_fd;		/* spare fd to shed connections on EMFILE */
+	int reserve_fd; /* spare fd to shed connections on EMFILE */
 	int nclients;
 	LIST_HEAD(, ctl_client) clients;
 } ctl_srv = { .h = { .fd = -1 }, .reserve_fd = -1 };
@@ -66,8 +66,7 @@ static struct {
 
 static void client_cb(struct ev_handler *h, uint32_t events);
 
-static void
-client_close(struct ctl_client *c)
+static void client_close(struct ctl_client *c)
 {
 	ev_del(&c->h);
 	close(c->h.fd);
@@ -78,8 +77,7 @@ client_close(struct ctl_client *c)
 	free(c);
 }
 
-static int
-client_queue(struct ctl_client *c, const char *s)
+static int client_queue(struct ctl_client *c, const char *s)
 {
 	size_t len = strlen(s);
 
@@ -104,8 +102,7 @@ client_queue(struct ctl_client *c, const char *s)
 }
 
 /* Answer one request of @p len bytes; a lone trailing '\r' is ignored. */
-static void
-client_request(struct ctl_client *c, const char *line, size_t len)
+static void client_request(struct ctl_client *c, const char *line, size_t len)
 {
 	char *reply;
 
@@ -117,15 +114,13 @@ client_request(struct ctl_client *c, const char *line, size_t len)
 	free(reply);
 }
 
-static size_t
-client_pending(const struct ctl_client *c)
+static size_t client_pending(const struct ctl_client *c)
 {
 	return c->out_len - c->out_off;
 }
 
 /* Answer every complete line in the input buffer (while output has room). */
-static void
-client_process(struct ctl_client *c)
+static void client_process(struct ctl_client *c)
 {
 	while (!c->dead && !c->closing && client_pending(c) < CTL_OUT_HIGH) {
 		char *nl = memchr(c->in, '\n', c->in_len);
@@ -136,8 +131,7 @@ client_process(struct ctl_client *c)
 				char msg[96];
 				char *reply;
 
-				snprintf(msg, sizeof(msg),
-					 "request too long (more than %d bytes)",
+				snprintf(msg, sizeof(msg), "request too long (more than %d bytes)",
 					 CTL_MAX_REQUEST);
 				reply = ctl_reply_error(msg);
 				if (reply == NULL || client_queue(c, reply) < 0)
@@ -159,8 +153,7 @@ client_process(struct ctl_client *c)
 	}
 }
 
-static void
-client_flush(struct ctl_client *c)
+static void client_flush(struct ctl_client *c)
 {
 	while (client_pending(c) > 0) {
 		ssize_t n = send(c->h.fd, c->out + c->out_off, client_pending(c),
@@ -184,8 +177,7 @@ client_flush(struct ctl_client *c)
  * closing with unread input cannot reset the connection before the peer has
  * read the reply.
  */
-static void
-client_drain(struct ctl_client *c)
+static void client_drain(struct ctl_client *c)
 {
 	char scratch[4096];
 	int i;
@@ -208,8 +200,7 @@ client_drain(struct ctl_client *c)
 	}
 }
 
-static void
-client_read(struct ctl_client *c)
+static void client_read(struct ctl_client *c)
 {
 	int i;
 
@@ -241,8 +232,7 @@ client_read(struct ctl_client *c)
 }
 
 /* Watch what the client's state needs; close it when nothing is left. */
-static void
-client_update(struct ctl_client *c)
+static void client_update(struct ctl_client *c)
 {
 	uint32_t want = 0;
 
@@ -255,8 +245,8 @@ client_update(struct ctl_client *c)
 		want |= EPOLLIN;
 	if (!c->dead && client_pending(c) > 0)
 		want |= EPOLLOUT;
-	if (!c->dead && !c->closing && !c->eof &&
-	    client_pending(c) < CTL_OUT_HIGH && c->in_len <= CTL_MAX_REQUEST)
+	if (!c->dead && !c->closing && !c->eof && client_pending(c) < CTL_OUT_HIGH &&
+	    c->in_len <= CTL_MAX_REQUEST)
 		want |= EPOLLIN;
 	if (want == 0) {
 		/* dead, or finished: peer closed / oversize and all written */
@@ -272,8 +262,7 @@ client_update(struct ctl_client *c)
 	}
 }
 
-static void
-client_cb(struct ev_handler *h, uint32_t events)
+static void client_cb(struct ev_handler *h, uint32_t events)
 {
 	struct ctl_client *c = container_of_client(h);
 
@@ -295,8 +284,7 @@ client_cb(struct ev_handler *h, uint32_t events)
 /* ---- listening socket ---------------------------------------------------- */
 
 /* EMFILE: accept with the spare fd freed, close at once, take it back. */
-static void
-srv_shed_one(void)
+static void srv_shed_one(void)
 {
 	int fd;
 
@@ -309,8 +297,7 @@ srv_shed_one(void)
 	ctl_srv.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-static void
-srv_cb(struct ev_handler *h, uint32_t events)
+static void srv_cb(struct ev_handler *h, uint32_t events)
 {
 	int i;
 
@@ -352,8 +339,7 @@ srv_cb(struct ev_handler *h, uint32_t events)
 }
 
 /* mkdir -p the directory part of @p path, mode 0755. */
-static int
-make_parent_dir(const char *path)
+static int make_parent_dir(const char *path)
 {
 	char dir[sizeof(ctl_srv.path)];
 	char *p;
@@ -363,7 +349,7 @@ make_parent_dir(const char *path)
 	if (p == NULL || p == dir)
 		return 0;
 	*p = '\0';
-	for (p = dir + 1; ; p++) {
+	for (p = dir + 1;; p++) {
 		if (*p == '/' || *p == '\0') {
 			char c = *p;
 
@@ -383,8 +369,7 @@ make_parent_dir(const char *path)
  * backlog), stale if the connection is refused. Anything that is not a socket
  * is left alone (-EEXIST): the path may be a typo for a real file.
  */
-static int
-check_existing(const struct sockaddr_un *addr)
+static int check_existing(const struct sockaddr_un *addr)
 {
 	struct stat st;
 	int fd, rc;
@@ -407,8 +392,7 @@ check_existing(const struct sockaddr_un *addr)
 	return rc;
 }
 
-int
-ctl_init(const char *path)
+int ctl_init(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd = -1, rc;
@@ -457,8 +441,7 @@ err_close:
 	return rc;
 }
 
-void
-ctl_fini(void)
+void ctl_fini(void)
 {
 	if (ctl_srv.h.fd >= 0) {
 		while (!LIST_EMPTY(&ctl_srv.clients))

@@ -28,8 +28,8 @@
  * @param err        on failure, a message buffer of @p errlen bytes
  * @return           0, or a negative errno with @p err filled
  */
-typedef int (*ctl_handler_t)(int argc, const char *const *argv, json_t **data,
-			     char *err, size_t errlen);
+typedef int (*ctl_handler_t)(int argc, const char *const *argv, json_t **data, char *err,
+			     size_t errlen);
 
 /**
  * Register @p fn for the command words @p cmd ("show routes", "reload").
@@ -59,8 +59,7 @@ int ctl_init(const char *path);
  * @return           0, -ENOENT for an unknown command, or the handler's
  *                   negative errno
  */
-int ctl_call(int argc, const char *const *argv, json_t **data, char *err,
-	     size_t errlen);
+int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t errlen);
 
 /**
  * Evaluate one request line exactly as the socket server does, in-process

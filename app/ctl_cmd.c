@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
-#include "ctl_priv.h"
+#include "app/ctl.h"
+#include "app/ctl_priv.h"
 
-#define CTL_MAX_WORDS	64		/* words in one request's argv */
-#define CTL_ERRLEN	512		/* handler error message buffer, bytes */
-#define CTL_UNKNOWN_MAX	200		/* bytes of an unknown command echoed back */
+#define CTL_MAX_WORDS   64  /* words in one request's argv */
+#define CTL_ERRLEN      512 /* handler error message buffer, bytes */
+#define CTL_UNKNOWN_MAX 200 /* bytes of an unknown command echoed back */
 
 /* One registered command. */
 struct ctl_cmd {
-	char *cmd;		/* words joined by one space: "show routes" */
+	char *cmd; /* words joined by one space: "show routes" */
 	char **words;
 	int nwords;
 	char *help;
@@ -33,8 +33,7 @@ static int ctl_ncmds;
 
 /* ---- command registry ---------------------------------------------------- */
 
-static void
-cmd_free(struct ctl_cmd *c)
+static void cmd_free(struct ctl_cmd *c)
 {
 	int i;
 
@@ -46,8 +45,7 @@ cmd_free(struct ctl_cmd *c)
 }
 
 /* Split @p s on blanks into @p words (malloc'd). @return count or -errno. */
-static int
-split_words(const char *s, char ***words)
+static int split_words(const char *s, char ***words)
 {
 	char **w = NULL, **tmp;
 	int n = 0;
@@ -87,8 +85,7 @@ err_nomem:
 	return -ENOMEM;
 }
 
-static int
-cmd_find_exact(char **words, int nwords)
+static int cmd_find_exact(char **words, int nwords)
 {
 	int i, j;
 
@@ -104,12 +101,10 @@ cmd_find_exact(char **words, int nwords)
 	return -1;
 }
 
-static int cmd_help(int argc, const char *const *argv, json_t **data,
-		    char *err, size_t errlen);
+static int cmd_help(int argc, const char *const *argv, json_t **data, char *err, size_t errlen);
 static int ctl_builtins(void);
 
-static int
-cmd_add(const char *cmd, const char *help, ctl_handler_t fn)
+static int cmd_add(const char *cmd, const char *help, ctl_handler_t fn)
 {
 	struct ctl_cmd c = { .fn = fn }, *tmp;
 	size_t len = 0;
@@ -158,8 +153,7 @@ err:
 }
 
 /* Register the built-in commands once (and again after ctl_fini()). */
-static int
-ctl_builtins(void)
+static int ctl_builtins(void)
 {
 	char *help_word = (char *)"help";
 
@@ -168,8 +162,7 @@ ctl_builtins(void)
 	return cmd_add("help", "list the commands", cmd_help);
 }
 
-int
-ctl_register(const char *cmd, const char *help, ctl_handler_t fn)
+int ctl_register(const char *cmd, const char *help, ctl_handler_t fn)
 {
 	int rc = ctl_builtins();
 
@@ -178,8 +171,7 @@ ctl_register(const char *cmd, const char *help, ctl_handler_t fn)
 	return cmd_add(cmd, help, fn);
 }
 
-static int
-cmd_cmp(const void *a, const void *b)
+static int cmd_cmp(const void *a, const void *b)
 {
 	const struct ctl_cmd *const *x = a, *const *y = b;
 
@@ -187,9 +179,7 @@ cmd_cmp(const void *a, const void *b)
 }
 
 /* "help": {"commands": [{"command", "help"}]}, sorted by command. */
-static int
-cmd_help(int argc, const char *const *argv, json_t **data, char *err,
-	 size_t errlen)
+static int cmd_help(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct ctl_cmd **sorted;
 	json_t *obj, *arr;
@@ -210,8 +200,8 @@ cmd_help(int argc, const char *const *argv, json_t **data, char *err,
 		sorted[i] = &ctl_cmds[i];
 	qsort(sorted, ctl_ncmds, sizeof(*sorted), cmd_cmp);
 	for (i = 0; i < ctl_ncmds; i++) {
-		json_t *e = json_pack("{s:s, s:s}", "command", sorted[i]->cmd,
-				      "help", sorted[i]->help);
+		json_t *e = json_pack("{s:s, s:s}", "command", sorted[i]->cmd, "help",
+				      sorted[i]->help);
 
 		if (e == NULL || json_array_append_new(arr, e) < 0)
 			goto err_nomem;
@@ -231,9 +221,7 @@ err_nomem:
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-int
-ctl_call(int argc, const char *const *argv, json_t **data, char *err,
-	 size_t errlen)
+int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	int best = -1, best_words = 0, i, j, rc;
 
@@ -268,23 +256,21 @@ ctl_call(int argc, const char *const *argv, json_t **data, char *err,
 
 			if (room <= 0)
 				break;
-			off += snprintf(err + off, errlen - off, "%s%.*s",
-					i > 0 ? " " : "", room, argv[i]);
+			off += snprintf(err + off, errlen - off, "%s%.*s", i > 0 ? " " : "", room,
+					argv[i]);
 		}
 		if (off < errlen)
 			snprintf(err + off, errlen - off, "' (try 'help')");
 		return -ENOENT;
 	}
-	rc = ctl_cmds[best].fn(argc - best_words, argv + best_words, data,
-			       err, errlen);
+	rc = ctl_cmds[best].fn(argc - best_words, argv + best_words, data, err, errlen);
 	if (errlen > 0)
 		err[errlen - 1] = '\0';
 	if (rc < 0) {
 		json_decref(*data);
 		*data = NULL;
 		if (errlen > 0 && err[0] == '\0')
-			snprintf(err, errlen, "%s: %s", ctl_cmds[best].cmd,
-				 strerror(-rc));
+			snprintf(err, errlen, "%s: %s", ctl_cmds[best].cmd, strerror(-rc));
 		return rc;
 	}
 	if (*data == NULL) {
@@ -297,15 +283,13 @@ ctl_call(int argc, const char *const *argv, json_t **data, char *err,
 	return 0;
 }
 
-char *
-ctl_reply_error(const char *msg)
+char *ctl_reply_error(const char *msg)
 {
 	json_t *r = json_pack("{s:b, s:s}", "ok", 0, "error", msg);
 	char *s;
 
 	if (r == NULL) /* msg not valid UTF-8: say so rather than nothing */
-		r = json_pack("{s:b, s:s}", "ok", 0, "error",
-			      "error message is not valid UTF-8");
+		r = json_pack("{s:b, s:s}", "ok", 0, "error", "error message is not valid UTF-8");
 	if (r == NULL)
 		return NULL;
 	s = json_dumps(r, JSON_COMPACT);
@@ -313,8 +297,7 @@ ctl_reply_error(const char *msg)
 	return s;
 }
 
-int
-ctl_eval(const char *buf, size_t len, char **reply_line)
+int ctl_eval(const char *buf, size_t len, char **reply_line)
 {
 	const char *argv[CTL_MAX_WORDS];
 	char err[CTL_ERRLEN];
@@ -326,8 +309,8 @@ ctl_eval(const char *buf, size_t len, char **reply_line)
 	*reply_line = NULL;
 	req = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (req == NULL) {
-		snprintf(err, sizeof(err), "malformed request: %s (column %d)",
-			 jerr.text, jerr.column);
+		snprintf(err, sizeof(err), "malformed request: %s (column %d)", jerr.text,
+			 jerr.column);
 		rc = -EINVAL;
 		goto out_err;
 	}
@@ -356,8 +339,7 @@ ctl_eval(const char *buf, size_t len, char **reply_line)
 		goto out_err;
 	}
 	if (argc > CTL_MAX_WORDS) {
-		snprintf(err, sizeof(err),
-			 "malformed request: more than %d words in \"argv\"",
+		snprintf(err, sizeof(err), "malformed request: more than %d words in \"argv\"",
 			 CTL_MAX_WORDS);
 		rc = -E2BIG;
 		goto out_err;
@@ -395,8 +377,7 @@ out_err:
 	return rc;
 }
 
-int
-ctl_dispatch(const char *request_line, char **reply_line)
+int ctl_dispatch(const char *request_line, char **reply_line)
 {
 	size_t len;
 
@@ -411,8 +392,7 @@ ctl_dispatch(const char *request_line, char **reply_line)
 	return ctl_eval(request_line, len, reply_line);
 }
 
-void
-ctl_registry_clear(void)
+void ctl_registry_clear(void)
 {
 	int i;
 

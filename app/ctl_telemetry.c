@@ -47,14 +47,14 @@
 #include <jansson.h>
 #include <rte_telemetry.h>
 
-#include "ctl.h"
-#include "ctl_telemetry.h"
-#include "evloop.h"
+#include "app/ctl.h"
+#include "app/ctl_telemetry.h"
+#include "app/evloop.h"
 
-#define TEL_MAX_EXPORTS	32
-#define TEL_TIMEOUT_MS	1000	/* how long a telemetry client waits, ms */
-#define TEL_MAX_WORDS	32	/* command words + parameters */
-#define TEL_PATH_LEN	64	/* DPDK's MAX_CMD_LEN */
+#define TEL_MAX_EXPORTS 32
+#define TEL_TIMEOUT_MS  1000 /* how long a telemetry client waits, ms */
+#define TEL_MAX_WORDS   32   /* command words + parameters */
+#define TEL_PATH_LEN    64   /* DPDK's MAX_CMD_LEN */
 
 struct tel_export {
 	char tel_path[TEL_PATH_LEN];
@@ -64,31 +64,30 @@ struct tel_export {
 struct tel_req {
 	TAILQ_ENTRY(tel_req) link;
 	const struct tel_export *exp;
-	char *params;		/* telemetry parameters, may be NULL */
-	json_t *result;		/* handler's data on success */
+	char *params;   /* telemetry parameters, may be NULL */
+	json_t *result; /* handler's data on success */
 	char err[256];
 	int rc;
-	bool taken;		/* the main lcore is running it */
+	bool taken; /* the main lcore is running it */
 	bool done;
-	bool abandoned;		/* the waiter timed out: main lcore frees */
+	bool abandoned; /* the waiter timed out: main lcore frees */
 };
 
 static struct {
-	struct ev_handler h;	/* eventfd, watched by the event loop */
+	struct ev_handler h; /* eventfd, watched by the event loop */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* CLOCK_MONOTONIC */
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
 	TAILQ_HEAD(, tel_req) queue;
 	struct tel_export exports[TEL_MAX_EXPORTS];
-	int nexports;		/* written before rte_telemetry_register_cmd() */
-	bool cond_ready;	/* cond initialised (once: it outlives fini) */
+	int nexports;    /* written before rte_telemetry_register_cmd() */
+	bool cond_ready; /* cond initialised (once: it outlives fini) */
 	bool running;
 } tel = {
 	.h = { .fd = -1 },
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static void
-req_free(struct tel_req *r)
+static void req_free(struct tel_req *r)
 {
 	json_decref(r->result);
 	free(r->params);
@@ -98,8 +97,7 @@ req_free(struct tel_req *r)
 /* ---- main lcore ---------------------------------------------------------- */
 
 /* Run the request's command with its parameters appended as words. */
-static void
-req_run(struct tel_req *r)
+static void req_run(struct tel_req *r)
 {
 	const char *argv[TEL_MAX_WORDS];
 	char *words = NULL, *save, *w;
@@ -114,8 +112,7 @@ req_run(struct tel_req *r)
 		return;
 	}
 	snprintf(words, len, "%s %s", r->exp->cmd, r->params ? r->params : "");
-	for (w = strtok_r(words, " ,\t", &save); w != NULL;
-	     w = strtok_r(NULL, " ,\t", &save)) {
+	for (w = strtok_r(words, " ,\t", &save); w != NULL; w = strtok_r(NULL, " ,\t", &save)) {
 		if (argc == TEL_MAX_WORDS) {
 			snprintf(r->err, sizeof(r->err), "too many parameters");
 			r->rc = -E2BIG;
@@ -128,8 +125,7 @@ out:
 	free(words);
 }
 
-static void
-tel_ev_cb(struct ev_handler *h, uint32_t events)
+static void tel_ev_cb(struct ev_handler *h, uint32_t events)
 {
 	uint64_t n;
 
@@ -165,8 +161,7 @@ tel_ev_cb(struct ev_handler *h, uint32_t events)
 /* ---- JSON → rte_tel_data ------------------------------------------------- */
 
 /* Telemetry accepts names of [A-Za-z0-9_/] only. */
-static void
-tel_name(char *dst, size_t size, const char *src)
+static void tel_name(char *dst, size_t size, const char *src)
 {
 	size_t i;
 
@@ -181,8 +176,7 @@ tel_name(char *dst, size_t size, const char *src)
 }
 
 /* A scalar as text (for string arrays and joined lists). */
-static void
-scalar_text(char *buf, size_t size, const json_t *v)
+static void scalar_text(char *buf, size_t size, const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_STRING:
@@ -206,15 +200,13 @@ scalar_text(char *buf, size_t size, const json_t *v)
 	}
 }
 
-static bool
-is_scalar(const json_t *v)
+static bool is_scalar(const json_t *v)
 {
 	return json_is_string(v) || json_is_number(v) || json_is_boolean(v);
 }
 
 /* Add a scalar to dict @p d; null and containers are skipped. */
-static void
-dict_add_scalar(struct rte_tel_data *d, const char *name, const json_t *v)
+static void dict_add_scalar(struct rte_tel_data *d, const char *name, const json_t *v)
 {
 	char text[RTE_TEL_MAX_STRING_LEN];
 
@@ -236,20 +228,20 @@ dict_add_scalar(struct rte_tel_data *d, const char *name, const json_t *v)
 }
 
 /* An array of scalars joined by "," (truncated to a telemetry string). */
-static void
-dict_add_joined(struct rte_tel_data *d, const char *name, const json_t *arr)
+static void dict_add_joined(struct rte_tel_data *d, const char *name, const json_t *arr)
 {
 	char buf[RTE_TEL_MAX_STRING_LEN], item[RTE_TEL_MAX_STRING_LEN];
 	const json_t *e;
 	size_t i, off = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(arr, i, e) {
+	json_array_foreach(arr, i, e)
+	{
 		if (!is_scalar(e))
 			return;
 		scalar_text(item, sizeof(item), e);
-		off += snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
-				"%s%s", i > 0 ? "," : "", item);
+		off += snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0, "%s%s",
+				i > 0 ? "," : "", item);
 		if (off >= sizeof(buf))
 			break;
 	}
@@ -257,8 +249,7 @@ dict_add_joined(struct rte_tel_data *d, const char *name, const json_t *arr)
 }
 
 /* A dict container of @p obj's scalars (and joined scalar arrays). */
-static struct rte_tel_data *
-dict_container(const json_t *obj)
+static struct rte_tel_data *dict_container(const json_t *obj)
 {
 	struct rte_tel_data *c = rte_tel_data_alloc();
 	char name[RTE_TEL_MAX_STRING_LEN];
@@ -268,7 +259,8 @@ dict_container(const json_t *obj)
 	if (c == NULL)
 		return NULL;
 	rte_tel_data_start_dict(c);
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		tel_name(name, sizeof(name), key);
 		if (json_is_array(v))
 			dict_add_joined(c, name, v);
@@ -279,8 +271,7 @@ dict_container(const json_t *obj)
 }
 
 /* An array container of scalars (u64 when all are counters), or NULL. */
-static struct rte_tel_data *
-array_container(const json_t *arr)
+static struct rte_tel_data *array_container(const json_t *arr)
 {
 	char text[RTE_TEL_MAX_STRING_LEN];
 	bool counters = true;
@@ -288,7 +279,8 @@ array_container(const json_t *arr)
 	const json_t *e;
 	size_t i;
 
-	json_array_foreach(arr, i, e) {
+	json_array_foreach(arr, i, e)
+	{
 		if (!is_scalar(e))
 			return NULL;
 		if (!json_is_integer(e) || json_integer_value(e) < 0)
@@ -298,7 +290,8 @@ array_container(const json_t *arr)
 	if (c == NULL)
 		return NULL;
 	rte_tel_data_start_array(c, counters ? RTE_TEL_U64_VAL : RTE_TEL_STRING_VAL);
-	json_array_foreach(arr, i, e) {
+	json_array_foreach(arr, i, e)
+	{
 		if (counters) {
 			rte_tel_data_add_array_u64(c, (uint64_t)json_integer_value(e));
 		} else {
@@ -309,22 +302,18 @@ array_container(const json_t *arr)
 	return c;
 }
 
-static bool
-is_table(const json_t *v)
+static bool is_table(const json_t *v)
 {
 	const json_t *e;
 	size_t i;
 
 	if (!json_is_array(v))
 		return false;
-	json_array_foreach(v, i, e)
-		if (!json_is_object(e))
-			return false;
+	json_array_foreach(v, i, e) if (!json_is_object(e)) return false;
 	return true;
 }
 
-static void
-json_to_tel(const json_t *data, struct rte_tel_data *d)
+static void json_to_tel(const json_t *data, struct rte_tel_data *d)
 {
 	char name[RTE_TEL_MAX_STRING_LEN];
 	const char *key;
@@ -341,7 +330,8 @@ json_to_tel(const json_t *data, struct rte_tel_data *d)
 			size_t i;
 
 			rte_tel_data_start_dict(d);
-			json_array_foreach(v, i, row) {
+			json_array_foreach(v, i, row)
+			{
 				struct rte_tel_data *c = dict_container(row);
 				const json_t *first = json_object_iter_value(
 					json_object_iter((json_t *)row));
@@ -352,15 +342,15 @@ json_to_tel(const json_t *data, struct rte_tel_data *d)
 				else
 					snprintf(text, sizeof(text), "%zu", i);
 				tel_name(name, sizeof(name), text);
-				if (c != NULL &&
-				    rte_tel_data_add_dict_container(d, name, c, 0) < 0)
+				if (c != NULL && rte_tel_data_add_dict_container(d, name, c, 0) < 0)
 					rte_tel_data_free(c);
 			}
 			return;
 		}
 	}
 	rte_tel_data_start_dict(d);
-	json_object_foreach((json_t *)data, key, v) {
+	json_object_foreach((json_t *)data, key, v)
+	{
 		struct rte_tel_data *c = NULL;
 
 		tel_name(name, sizeof(name), key);
@@ -377,8 +367,7 @@ json_to_tel(const json_t *data, struct rte_tel_data *d)
 
 /* ---- telemetry thread ---------------------------------------------------- */
 
-static const struct tel_export *
-find_export(const char *tel_path)
+static const struct tel_export *find_export(const char *tel_path)
 {
 	int i, n;
 
@@ -389,8 +378,7 @@ find_export(const char *tel_path)
 	return NULL;
 }
 
-static int
-tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct tel_export *exp = find_export(cmd);
 	struct timespec deadline;
@@ -434,7 +422,7 @@ tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = pthread_cond_timedwait(&tel.cond, &tel.lock, &deadline);
 	if (!r->done) {
 		if (r->taken) {
-			r->abandoned = true;	/* the main lcore frees it */
+			r->abandoned = true; /* the main lcore frees it */
 		} else {
 			TAILQ_REMOVE(&tel.queue, r, link);
 			req_free(r);
@@ -456,8 +444,7 @@ tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* ---- set-up -------------------------------------------------------------- */
 
-static int
-tel_start(void)
+static int tel_start(void)
 {
 	pthread_condattr_t attr;
 	int rc;
@@ -490,8 +477,7 @@ tel_start(void)
 	return 0;
 }
 
-int
-ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help)
+int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help)
 {
 	struct tel_export *e;
 	int rc;
@@ -523,8 +509,7 @@ ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help)
 	return 0;
 }
 
-void
-ctl_telemetry_fini(void)
+void ctl_telemetry_fini(void)
 {
 	struct tel_req *r;
 

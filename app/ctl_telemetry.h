@@ -22,8 +22,7 @@
  * @return 0, -EINVAL (bad argument), -ENOSPC (too many exports), -ENOMEM,
  *         or -errno from eventfd()/ev_add()
  */
-int ctl_telemetry_export(const char *cmd, const char *tel_path,
-			 const char *help);
+int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help);
 
 /**
  * Stop serving exported commands: pending telemetry requests fail with

@@ -12,7 +12,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "evloop.h"
+#include "app/evloop.h"
 
 /* Events handled per epoll_wait(); more simply wait for the next call. */
 #define EV_MAX_EVENTS 32
@@ -27,8 +27,7 @@ static int ev_epfd = -1;
 static struct epoll_event *ev_batch;
 static int ev_batch_len;
 
-int
-ev_init(void)
+int ev_init(void)
 {
 	if (ev_epfd >= 0)
 		return 0;
@@ -38,8 +37,7 @@ ev_init(void)
 	return 0;
 }
 
-int
-ev_add(struct ev_handler *h, uint32_t events)
+int ev_add(struct ev_handler *h, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = h };
 
@@ -57,8 +55,7 @@ ev_add(struct ev_handler *h, uint32_t events)
 	return 0;
 }
 
-int
-ev_mod(struct ev_handler *h, uint32_t events)
+int ev_mod(struct ev_handler *h, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = h };
 
@@ -69,8 +66,7 @@ ev_mod(struct ev_handler *h, uint32_t events)
 	return 0;
 }
 
-void
-ev_del(struct ev_handler *h)
+void ev_del(struct ev_handler *h)
 {
 	int i;
 
@@ -85,8 +81,7 @@ ev_del(struct ev_handler *h)
 	(void)epoll_ctl(ev_epfd, EPOLL_CTL_DEL, h->fd, NULL);
 }
 
-int
-ev_run_once(int timeout_ms)
+int ev_run_once(int timeout_ms)
 {
 	struct epoll_event evs[EV_MAX_EVENTS];
 	int n, i;
@@ -109,8 +104,7 @@ ev_run_once(int timeout_ms)
 	return n;
 }
 
-void
-ev_fini(void)
+void ev_fini(void)
 {
 	if (ev_epfd >= 0)
 		close(ev_epfd);

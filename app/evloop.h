@@ -10,7 +10,7 @@
 #define VBRD_EVLOOP_H
 
 #include <stdint.h>
-#include <sys/epoll.h>	/* EPOLLIN, EPOLLOUT, ... for ev_add() */
+#include <sys/epoll.h> /* EPOLLIN, EPOLLOUT, ... for ev_add() */
 
 struct ev_handler;
 /** Called on the main lcore when @p h->fd is ready; @p events are EPOLL* bits. */

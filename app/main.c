@@ -21,18 +21,18 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "config.h"
-#include "control.h"
-#include "ctl.h"
-#include "ctl_telemetry.h"
-#include "evloop.h"
-#include "fwd.h"
-#include "log.h"
-#include "meta.h"
-#include "neigh.h"
-#include "port.h"
-#include "vbrd.h"
-#include "worker.h"
+#include "app/config.h"
+#include "pipeline/control.h"
+#include "app/ctl.h"
+#include "app/ctl_telemetry.h"
+#include "app/evloop.h"
+#include "pipeline/fwd.h"
+#include "app/log.h"
+#include "pipeline/meta.h"
+#include "pipeline/neigh.h"
+#include "pipeline/port.h"
+#include "app/vbrd.h"
+#include "pipeline/worker.h"
 
 struct vbrd_app app;
 int vbrd_logtype_main;
@@ -62,8 +62,8 @@ static int check_config(const char *file)
 		config_errors_free(&errs);
 		return 2;
 	}
-	printf("%s: ok (%d ports, %d interfaces, %d routes)\n", file, cfg.nb_ports,
-	       cfg.nb_ifaces, cfg.nb_routes);
+	printf("%s: ok (%d ports, %d interfaces, %d routes)\n", file, cfg.nb_ports, cfg.nb_ifaces,
+	       cfg.nb_routes);
 	config_free(&cfg);
 	return 0;
 }
@@ -100,17 +100,18 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	size_t used = 0;
 	bool pci = false;
 
-#define ARG(...) do { \
+#define ARG(...)                                                            \
+	do {                                                                \
 		int n_ = snprintf(bufs + used, buflen - used, __VA_ARGS__); \
-		argv[argc++] = bufs + used; \
-		used += (size_t)n_ + 1; \
+		argv[argc++] = bufs + used;                                 \
+		used += (size_t)n_ + 1;                                     \
 	} while (0)
 
 	ARG("vbrd");
 	ARG("--file-prefix=%s", cfg->instance);
 	/* lcore 0 (main, control) on the first CPU no worker uses; workers 1..N */
 	unsigned main_cpu = 0;
-	for (bool clash = true; clash; ) {
+	for (bool clash = true; clash;) {
 		clash = false;
 		for (int i = 0; i < cfg->workers.nb_cores; i++)
 			if (cfg->workers.cores[i] == main_cpu)
@@ -193,9 +194,10 @@ static int ports_same(const struct vbrd_config *a, const struct vbrd_config *b, 
 		       a->ports[i].rx_queues == b->ports[i].rx_queues &&
 		       a->ports[i].mtu == b->ports[i].mtu;
 	if (!same) {
-		snprintf(err, errlen, "%s:%d: ports cannot change while vbrd runs "
-			 "(they are EAL devices): restart vbrd to apply", b->file,
-			 b->nb_ports ? b->ports[0].line : 1);
+		snprintf(err, errlen,
+			 "%s:%d: ports cannot change while vbrd runs "
+			 "(they are EAL devices): restart vbrd to apply",
+			 b->file, b->nb_ports ? b->ports[0].line : 1);
 		return -EPERM;
 	}
 	if (a->workers.nb_cores != b->workers.nb_cores ||

@@ -9,63 +9,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "app/render.h"
 
 /* ---- one value as text ---------------------------------------------------- */
 
-static bool
-is_scalar(const json_t *v)
+static bool is_scalar(const json_t *v)
 {
 	return !json_is_object(v) && !json_is_array(v);
 }
 
 /* A non-empty array whose elements are all objects: shown as a table. */
-static bool
-is_table(const json_t *v)
+static bool is_table(const json_t *v)
 {
 	const json_t *e;
 	size_t i;
 
 	if (!json_is_array(v) || json_array_size(v) == 0)
 		return false;
-	json_array_foreach(v, i, e)
-		if (!json_is_object(e))
-			return false;
+	json_array_foreach(v, i, e) if (!json_is_object(e)) return false;
 	return true;
 }
 
 /* An object of scalars only: shown as an indented "key  value" block. */
-static bool
-is_scalar_object(const json_t *v)
+static bool is_scalar_object(const json_t *v)
 {
 	const char *key;
 	const json_t *m;
 
 	if (!json_is_object(v))
 		return false;
-	json_object_foreach((json_t *)v, key, m)
-		if (!is_scalar(m))
-			return false;
+	json_object_foreach((json_t *)v, key, m) if (!is_scalar(m)) return false;
 	return true;
 }
 
 /* A next hop as show routes gives it: {"via": "...", "interface": "..."}. */
-static bool
-is_next_hop(const json_t *v)
+static bool is_next_hop(const json_t *v)
 {
-	return json_is_object(v) &&
-	       json_is_string(json_object_get(v, "via")) &&
+	return json_is_object(v) && json_is_string(json_object_get(v, "via")) &&
 	       json_is_string(json_object_get(v, "interface"));
 }
 
-static void
-put_compact(FILE *f, const json_t *v)
+static void put_compact(FILE *f, const json_t *v)
 {
 	json_dumpf(v, f, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
-static void
-put_scalar(FILE *f, const json_t *v)
+static void put_scalar(FILE *f, const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_STRING:
@@ -96,8 +85,7 @@ put_scalar(FILE *f, const json_t *v)
 }
 
 /* "10.0.1.2@lan0", or "lan0" for a directly connected next hop. */
-static void
-put_next_hop(FILE *f, const json_t *v)
+static void put_next_hop(FILE *f, const json_t *v)
 {
 	const char *via = json_string_value(json_object_get(v, "via"));
 	const char *ifname = json_string_value(json_object_get(v, "interface"));
@@ -108,8 +96,7 @@ put_next_hop(FILE *f, const json_t *v)
 		fputs(ifname, f);
 }
 
-static void
-put_value(FILE *f, const json_t *v)
+static void put_value(FILE *f, const json_t *v)
 {
 	bool scalars = true, hops = true;
 	const json_t *e;
@@ -126,7 +113,8 @@ put_value(FILE *f, const json_t *v)
 		fputc('-', f);
 		return;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		scalars = scalars && is_scalar(e);
 		hops = hops && is_next_hop(e);
 	}
@@ -134,7 +122,8 @@ put_value(FILE *f, const json_t *v)
 		put_compact(f, v);
 		return;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		if (i > 0)
 			fputc(',', f);
 		if (hops)
@@ -145,8 +134,7 @@ put_value(FILE *f, const json_t *v)
 }
 
 /* @return @p v as text in a malloc'd string, or NULL when out of memory. */
-static char *
-fmt_value(const json_t *v)
+static char *fmt_value(const json_t *v)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -167,8 +155,7 @@ fmt_value(const json_t *v)
 
 /* ---- tables, blocks, objects ---------------------------------------------- */
 
-static int
-render_table(FILE *out, const json_t *rows, int indent)
+static int render_table(FILE *out, const json_t *rows, int indent)
 {
 	const json_t *first = json_array_get(rows, 0), *row, *v;
 	size_t nrows = json_array_size(rows), ncols, r, c;
@@ -188,13 +175,15 @@ render_table(FILE *out, const json_t *rows, int indent)
 	if (keys == NULL || width == NULL || numeric == NULL || cells == NULL)
 		goto out;
 	c = 0;
-	json_object_foreach((json_t *)first, key, v) {
+	json_object_foreach((json_t *)first, key, v)
+	{
 		keys[c] = key;
 		width[c] = strlen(key);
 		numeric[c] = true;
 		c++;
 	}
-	json_array_foreach(rows, r, row) {
+	json_array_foreach(rows, r, row)
+	{
 		for (c = 0; c < ncols; c++) {
 			v = json_object_get(row, keys[c]);
 			if (v != NULL && !json_is_number(v))
@@ -251,22 +240,21 @@ out:
 	return rc;
 }
 
-static bool
-is_zero(const json_t *v)
+static bool is_zero(const json_t *v)
 {
 	return json_is_integer(v) && json_integer_value(v) == 0;
 }
 
 /* An object of scalars: "key  value" lines, zero counters hidden if many. */
-static int
-render_block(FILE *out, const json_t *obj, int indent)
+static int render_block(FILE *out, const json_t *obj, int indent)
 {
 	bool hide = json_object_size(obj) > RENDER_HIDE_ZEROS_ABOVE;
 	size_t kw = 0, vw = 0, hidden = 0;
 	const char *key;
 	const json_t *v;
 
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		char *cell;
 
 		if (hide && is_zero(v)) {
@@ -282,7 +270,8 @@ render_block(FILE *out, const json_t *obj, int indent)
 			vw = strlen(cell);
 		free(cell);
 	}
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		char *cell;
 
 		if (hide && is_zero(v))
@@ -291,16 +280,14 @@ render_block(FILE *out, const json_t *obj, int indent)
 		if (cell == NULL)
 			return -ENOMEM;
 		if (json_is_number(v))
-			fprintf(out, "%*s%-*s  %*s\n", indent, "", (int)kw, key,
-				(int)vw, cell);
+			fprintf(out, "%*s%-*s  %*s\n", indent, "", (int)kw, key, (int)vw, cell);
 		else
-			fprintf(out, "%*s%-*s  %s\n", indent, "", (int)kw, key,
-				cell);
+			fprintf(out, "%*s%-*s  %s\n", indent, "", (int)kw, key, cell);
 		free(cell);
 	}
 	if (hidden > 0)
-		fprintf(out, "%*s(%zu zero counter%s hidden, -j shows all)\n",
-			indent, "", hidden, hidden == 1 ? "" : "s");
+		fprintf(out, "%*s(%zu zero counter%s hidden, -j shows all)\n", indent, "", hidden,
+			hidden == 1 ? "" : "s");
 	else if (json_object_size(obj) == 0)
 		fprintf(out, "%*s(none)\n", indent, "");
 	return 0;
@@ -311,8 +298,7 @@ render_block(FILE *out, const json_t *obj, int indent)
  * under a "key:" heading, each section set off by a blank line. A top-level
  * object holding only one table ({"routes": [...]}) prints just the table.
  */
-static int
-render_object(FILE *out, const json_t *obj, int indent, bool top)
+static int render_object(FILE *out, const json_t *obj, int indent, bool top)
 {
 	bool sole = top && json_object_size(obj) == 1;
 	bool printed = false, after_section = false;
@@ -321,11 +307,11 @@ render_object(FILE *out, const json_t *obj, int indent, bool top)
 	const json_t *v;
 	int rc;
 
-	json_object_foreach((json_t *)obj, key, v)
-		if (!json_is_object(v) && !is_table(v) && strlen(key) > kw)
-			kw = strlen(key);
+	json_object_foreach((json_t *)obj, key, v) if (!json_is_object(v) && !is_table(v) &&
+						       strlen(key) > kw) kw = strlen(key);
 
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		bool section = json_is_object(v) || is_table(v);
 		char *cell;
 
@@ -354,8 +340,7 @@ render_object(FILE *out, const json_t *obj, int indent, bool top)
 		cell = fmt_value(v);
 		if (cell == NULL)
 			return -ENOMEM;
-		fprintf(out, "%*s%s:%*s %s\n", indent, "", key,
-			(int)(kw - strlen(key)), "", cell);
+		fprintf(out, "%*s%s:%*s %s\n", indent, "", key, (int)(kw - strlen(key)), "", cell);
 		free(cell);
 	}
 	return 0;
@@ -363,8 +348,7 @@ render_object(FILE *out, const json_t *obj, int indent, bool top)
 
 /* ---- entry points ------------------------------------------------------- */
 
-int
-render_human(FILE *out, const json_t *data)
+int render_human(FILE *out, const json_t *data)
 {
 	int rc = 0;
 
@@ -385,8 +369,7 @@ render_human(FILE *out, const json_t *data)
 	return rc;
 }
 
-int
-render_json(FILE *out, const json_t *data)
+int render_json(FILE *out, const json_t *data)
 {
 	if (json_dumpf(data, out, JSON_INDENT(2) | JSON_ENCODE_ANY) < 0)
 		return -EIO;
@@ -396,8 +379,7 @@ render_json(FILE *out, const json_t *data)
 	return 0;
 }
 
-int
-render_reply(const char *reply, size_t len, bool json, FILE *out, FILE *err)
+int render_reply(const char *reply, size_t len, bool json, FILE *out, FILE *err)
 {
 	const json_t *ok, *data, *msg;
 	json_error_t jerr;
@@ -414,8 +396,8 @@ render_reply(const char *reply, size_t len, bool json, FILE *out, FILE *err)
 	}
 	if (json_is_false(ok)) {
 		msg = json_object_get(r, "error");
-		fprintf(err, "vbrctl: %s\n", json_is_string(msg) ?
-			json_string_value(msg) : "error without a message");
+		fprintf(err, "vbrctl: %s\n",
+			json_is_string(msg) ? json_string_value(msg) : "error without a message");
 		json_decref(r);
 		return 1;
 	}
@@ -425,8 +407,7 @@ render_reply(const char *reply, size_t len, bool json, FILE *out, FILE *err)
 		int rc = json ? render_json(out, data) : render_human(out, data);
 
 		if (rc < 0) {
-			fprintf(err, "vbrctl: cannot write the output: %s\n",
-				strerror(-rc));
+			fprintf(err, "vbrctl: cannot write the output: %s\n", strerror(-rc));
 			status = 2;
 		}
 	}

@@ -45,7 +45,6 @@ int render_json(FILE *out, const json_t *data);
  * @return exit status for vbrctl: 0 ok, 1 the daemon answered an error,
  *         2 the reply is not a valid reply (message on @p err)
  */
-int render_reply(const char *reply, size_t len, bool json, FILE *out,
-		 FILE *err);
+int render_reply(const char *reply, size_t len, bool json, FILE *out, FILE *err);
 
 #endif

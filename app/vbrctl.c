@@ -22,34 +22,33 @@
 
 #include <jansson.h>
 
-#include "render.h"
+#include "app/render.h"
 
-#define VBRCTL_RUN_DIR		"/run/vbrd"
-#define VBRCTL_DEFAULT_SOCKET	VBRCTL_RUN_DIR "/vbrd.sock"
-#define VBRCTL_TIMEOUT_MS	5000
-#define VBRCTL_MAX_REPLY	(256u << 20)	/* bytes; a sane upper bound */
+#define VBRCTL_RUN_DIR        "/run/vbrd"
+#define VBRCTL_DEFAULT_SOCKET VBRCTL_RUN_DIR "/vbrd.sock"
+#define VBRCTL_TIMEOUT_MS     5000
+#define VBRCTL_MAX_REPLY      (256u << 20) /* bytes; a sane upper bound */
 
-static void
-usage(FILE *f)
+static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: vbrctl [-j] [-s SOCKET | -i INSTANCE] [-t TIMEOUT_MS] COMMAND [WORDS...]\n"
-"\n"
-"  -j             print the reply's data as JSON (for scripts)\n"
-"  -s SOCKET      control socket (default " VBRCTL_DEFAULT_SOCKET ",\n"
-"                 or $VBRD_SOCKET when set)\n"
-"  -i INSTANCE    control socket of instance INSTANCE: " VBRCTL_RUN_DIR "/INSTANCE.sock\n"
-"  -t TIMEOUT_MS  give up when vbrd has not answered after this many ms\n"
-"                 (default %d)\n"
-"  -h             this help\n"
-"\n"
-"'vbrctl help' lists the daemon's commands. Exit status: 0 ok, 1 the daemon\n"
-"answered with an error, 2 usage error or vbrd unreachable.\n",
+		"usage: vbrctl [-j] [-s SOCKET | -i INSTANCE] [-t TIMEOUT_MS] COMMAND [WORDS...]\n"
+		"\n"
+		"  -j             print the reply's data as JSON (for scripts)\n"
+		"  -s SOCKET      control socket (default " VBRCTL_DEFAULT_SOCKET ",\n"
+		"                 or $VBRD_SOCKET when set)\n"
+		"  -i INSTANCE    control socket of instance INSTANCE: " VBRCTL_RUN_DIR
+		"/INSTANCE.sock\n"
+		"  -t TIMEOUT_MS  give up when vbrd has not answered after this many ms\n"
+		"                 (default %d)\n"
+		"  -h             this help\n"
+		"\n"
+		"'vbrctl help' lists the daemon's commands. Exit status: 0 ok, 1 the daemon\n"
+		"answered with an error, 2 usage error or vbrd unreachable.\n",
 		VBRCTL_TIMEOUT_MS);
 }
 
-static int64_t
-now_ms(void)
+static int64_t now_ms(void)
 {
 	struct timespec ts;
 
@@ -58,8 +57,7 @@ now_ms(void)
 }
 
 /* Wait for @p events on @p fd until @p deadline (ms). @return 0 or -errno. */
-static int
-wait_fd(int fd, short events, int64_t deadline)
+static int wait_fd(int fd, short events, int64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 
@@ -80,8 +78,7 @@ wait_fd(int fd, short events, int64_t deadline)
 }
 
 /* @return a connected non-blocking socket, or -errno. */
-static int
-connect_socket(const char *path, int64_t deadline)
+static int connect_socket(const char *path, int64_t deadline)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, rc;
@@ -110,8 +107,7 @@ err:
 	return rc;
 }
 
-static int
-send_all(int fd, const char *buf, size_t len, int64_t deadline)
+static int send_all(int fd, const char *buf, size_t len, int64_t deadline)
 {
 	while (len > 0) {
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
@@ -134,8 +130,7 @@ send_all(int fd, const char *buf, size_t len, int64_t deadline)
 }
 
 /* Read up to the first newline. @return its length (without it) or -errno. */
-static ssize_t
-recv_line(int fd, char **line, int64_t deadline)
+static ssize_t recv_line(int fd, char **line, int64_t deadline)
 {
 	size_t len = 0, cap = 0;
 	char *buf = NULL, *nl;
@@ -188,8 +183,7 @@ err:
 	return rc;
 }
 
-static char *
-build_request(int argc, char **argv)
+static char *build_request(int argc, char **argv)
 {
 	json_t *words = json_array(), *req;
 	char *s = NULL;
@@ -212,8 +206,7 @@ build_request(int argc, char **argv)
 	return s;
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	const char *sock = getenv("VBRD_SOCKET"), *instance = NULL;
 	char path[PATH_MAX], *req = NULL, *reply = NULL;
@@ -245,8 +238,8 @@ main(int argc, char **argv)
 		case 't':
 			errno = 0;
 			timeout_ms = strtol(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || end == optarg ||
-			    timeout_ms <= 0 || timeout_ms > 3600 * 1000) {
+			if (errno != 0 || *end != '\0' || end == optarg || timeout_ms <= 0 ||
+			    timeout_ms > 3600 * 1000) {
 				fprintf(stderr, "vbrctl: -t: expected 1..3600000 ms, got '%s'\n",
 					optarg);
 				return 2;
@@ -267,8 +260,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 		if (instance[0] == '\0' || strchr(instance, '/') != NULL) {
-			fprintf(stderr, "vbrctl: -i: invalid instance name '%s'\n",
-				instance);
+			fprintf(stderr, "vbrctl: -i: invalid instance name '%s'\n", instance);
 			return 2;
 		}
 		snprintf(path, sizeof(path), VBRCTL_RUN_DIR "/%s.sock", instance);
@@ -283,8 +275,8 @@ main(int argc, char **argv)
 	deadline = now_ms() + timeout_ms;
 	fd = connect_socket(sock, deadline);
 	if (fd < 0) {
-		fprintf(stderr, "vbrctl: cannot connect to %s: %s (is vbrd running?)\n",
-			sock, strerror(-fd));
+		fprintf(stderr, "vbrctl: cannot connect to %s: %s (is vbrd running?)\n", sock,
+			strerror(-fd));
 		goto out;
 	}
 	len = send_all(fd, req, strlen(req), deadline);
@@ -293,8 +285,7 @@ main(int argc, char **argv)
 	if (len == 0)
 		len = recv_line(fd, &reply, deadline);
 	if (len == -ETIMEDOUT) {
-		fprintf(stderr, "vbrctl: no reply from %s within %ld ms\n",
-			sock, timeout_ms);
+		fprintf(stderr, "vbrctl: no reply from %s within %ld ms\n", sock, timeout_ms);
 		goto out;
 	}
 	if (len < 0) {

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "config.h"
-#include "port.h"
+#include "app/config.h"
+#include "pipeline/port.h"
 
 struct vbrd_app {
 	char config_file[CFG_PATH_MAX];
@@ -16,9 +16,9 @@ struct vbrd_app {
 	char instance[CFG_NAME_MAX];
 	int nb_ports;
 	struct vbrd_port ports[CFG_MAX_PORTS];
-	uint16_t port_ids[CFG_MAX_PORTS];     /* DPDK id of config port i */
-	uint64_t reloads;                     /* successful reloads */
-	uint64_t reload_failures;             /* rejected reloads */
+	uint16_t port_ids[CFG_MAX_PORTS]; /* DPDK id of config port i */
+	uint64_t reloads;                 /* successful reloads */
+	uint64_t reload_failures;         /* rejected reloads */
 	char last_reload_error[4096];
 };
 

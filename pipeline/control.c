@@ -7,13 +7,13 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 
-#include "control.h"
-#include "l2.h"
-#include "meta.h"
-#include "nd.h"
-#include "neigh.h"
-#include "parse.h"
-#include "worker.h"
+#include "pipeline/control.h"
+#include "pipeline/l2.h"
+#include "pipeline/meta.h"
+#include "pipeline/nd.h"
+#include "pipeline/neigh.h"
+#include "pipeline/parse.h"
+#include "pipeline/worker.h"
 
 struct arp_stats arp_stats;
 struct worker_stats control_stats;
@@ -69,7 +69,8 @@ static bool iface_on_subnet(const struct fwd_iface *fi, uint32_t ip)
 static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_ether_addr *tha,
 		     uint32_t tip, uint32_t sip)
 {
-	static const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	static const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+								     0xff } };
 	static const struct rte_ether_addr zero;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
 	uint16_t l2 = l2_len_for(fi);
@@ -81,7 +82,8 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, l2 + sizeof(struct rte_arp_hdr));
 	const struct rte_ether_addr *dst = (op == RTE_ARP_OP_REQUEST && tha == NULL) ? &bcast : tha;
 
-	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(p + l2_write(p, fi, dst, RTE_ETHER_TYPE_ARP));
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(p +
+						       l2_write(p, fi, dst, RTE_ETHER_TYPE_ARP));
 	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
 	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	a->arp_hlen = RTE_ETHER_ADDR_LEN;
@@ -123,9 +125,11 @@ static void neigh_probe(const struct fwd_state *st, struct neigh *n, uint64_t no
 		nd_solicit(fi, n->key.ip.v6, unicast ? &mac : NULL);
 	} else if (unicast) {
 		neigh_mac_to_ether(atomic_load(&n->mac), &mac);
-		arp_send(fi, RTE_ARP_OP_REQUEST, &mac, n->key.ip.v4, arp_source_for(fi, n->key.ip.v4));
+		arp_send(fi, RTE_ARP_OP_REQUEST, &mac, n->key.ip.v4,
+			 arp_source_for(fi, n->key.ip.v4));
 	} else {
-		arp_send(fi, RTE_ARP_OP_REQUEST, NULL, n->key.ip.v4, arp_source_for(fi, n->key.ip.v4));
+		arp_send(fi, RTE_ARP_OP_REQUEST, NULL, n->key.ip.v4,
+			 arp_source_for(fi, n->key.ip.v4));
 	}
 	n->probes++;
 	n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
@@ -162,8 +166,8 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 	}
 	const struct rte_arp_hdr *a = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, l2);
 	if (a->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
-	    a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    a->arp_hlen != 6 || a->arp_plen != 4) {
+	    a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || a->arp_hlen != 6 ||
+	    a->arp_plen != 4) {
 		control_drop(m, DROP_UNKNOWN_ETHERTYPE);
 		return;
 	}
@@ -281,7 +285,7 @@ void control_timers(uint64_t now_ms)
 	 * dead next hop is not probed in a tight loop; then it goes. */
 	if (now_ms - last_gc >= 1000) {
 		neigh_gc(now_ms, RTE_MAX(1000ull, (uint64_t)st->cfg.neighbor.retry_ms *
-						  st->cfg.neighbor.retries));
+							  st->cfg.neighbor.retries));
 		last_gc = now_ms;
 	}
 
@@ -356,8 +360,8 @@ void control_state_changed(const struct fwd_state *st)
 		struct neigh *n;
 
 		struct neigh_key k = cn->addr.family == AF_INET6
-			? neigh_key6(fi->port, fi->vlan, cn->addr.v6)
-			: neigh_key4(fi->port, fi->vlan, cn->addr.v4);
+					     ? neigh_key6(fi->port, fi->vlan, cn->addr.v6)
+					     : neigh_key4(fi->port, fi->vlan, cn->addr.v4);
 		n = neigh_get_key(&k);
 		if (n == NULL)
 			continue;

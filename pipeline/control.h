@@ -11,15 +11,15 @@
 
 #include <rte_mbuf.h>
 
-#include "counters.h"
-#include "fwd.h"
+#include "pipeline/counters.h"
+#include "pipeline/fwd.h"
 
 struct neigh;
 
 struct arp_stats {
 	uint64_t requests_rx, replies_rx, requests_tx, replies_tx;
-	uint64_t ignored;            /* not for us and not refreshing a known entry */
-	uint64_t resolved_sent;      /* held packets sent after resolution */
+	uint64_t ignored;       /* not for us and not refreshing a known entry */
+	uint64_t resolved_sent; /* held packets sent after resolution */
 };
 
 extern struct arp_stats arp_stats;

@@ -8,10 +8,10 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
-#include "fwd.h"
-#include "neigh.h"
-#include "tunnel.h"
-#include "fwd6.h"
+#include "pipeline/fwd.h"
+#include "pipeline/neigh.h"
+#include "pipeline/tunnel.h"
+#include "pipeline/fwd6.h"
 
 struct fwd_state *_Atomic fwd_current;
 
@@ -86,9 +86,8 @@ static int nexthop_index(struct fwd_state *st, uint16_t iface, uint32_t gw)
 	return st->nb_nexthops++;
 }
 
-int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
-		    const struct fwd_state *prev, struct fwd_state **out,
-		    char *err, size_t errlen)
+int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
+		    struct fwd_state **out, char *err, size_t errlen)
 {
 	static uint64_t generation;
 	struct fwd_state *st;
@@ -185,11 +184,13 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 			if (fi->port != FWD_NO_PORT) {
 				uint32_t net = p->addr.v4 & prefix_mask(p->len);
 				int nh = nexthop_index(st, (uint16_t)i, 0);
-				ret = rte_fib_add(st->fib, net, p->len, FIB_NH(FIB_KIND_NEXTHOP, nh));
+				ret = rte_fib_add(st->fib, net, p->len,
+						  FIB_NH(FIB_KIND_NEXTHOP, nh));
 				/* RFC 2644: directed broadcasts are not forwarded (nor the
 				 * old all-zeros form, RFC 1812 §4.2.3.1); /31 and /32 have none */
 				if (ret == 0 && p->len <= 30)
-					ret = rte_fib_add(st->fib, net, 32, FIB_NH(FIB_KIND_BCAST, i));
+					ret = rte_fib_add(st->fib, net, 32,
+							  FIB_NH(FIB_KIND_BCAST, i));
 				if (ret == 0 && p->len <= 30)
 					ret = rte_fib_add(st->fib, net | ~prefix_mask(p->len), 32,
 							  FIB_NH(FIB_KIND_BCAST, i));
@@ -239,8 +240,8 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
 		}
 		ret = rte_fib_add(st->fib, cr->prefix.addr.v4, cr->prefix.len, value);
 		if (ret < 0) {
-			snprintf(err, errlen, "%s:%d: route FIB add failed: %s", cfg->file, cr->line,
-				 strerror(-ret));
+			snprintf(err, errlen, "%s:%d: route FIB add failed: %s", cfg->file,
+				 cr->line, strerror(-ret));
 			goto fail;
 		}
 	}
@@ -291,8 +292,7 @@ void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv)
 	fwd_state_free(old);
 }
 
-static bool gw_matches(int family, uint32_t gw4, const uint8_t *gw6, int qfamily,
-		       const void *addr)
+static bool gw_matches(int family, uint32_t gw4, const uint8_t *gw6, int qfamily, const void *addr)
 {
 	if (family != qfamily)
 		return false;
@@ -339,8 +339,8 @@ void fwd_neigh_fill(struct fwd_state *st)
 	for (int i = 0; i < st->nb_paths; i++) {
 		struct fwd_path *p = &st->paths[i];
 		const struct fwd_iface *fi = &st->ifaces[p->iface];
-		atomic_store(&p->mac, p->via.family == AF_INET ?
-			     neigh_lookup(fi->port, fi->vlan, p->via.v4) :
-			     neigh_lookup6(fi->port, fi->vlan, p->via.v6));
+		atomic_store(&p->mac, p->via.family == AF_INET
+					      ? neigh_lookup(fi->port, fi->vlan, p->via.v4)
+					      : neigh_lookup6(fi->port, fi->vlan, p->via.v6));
 	}
 }

@@ -19,8 +19,8 @@
 #include <rte_fib6.h>
 #include <rte_rcu_qsbr.h>
 
-#include "config.h"
-#include "counters.h"
+#include "app/config.h"
+#include "pipeline/counters.h"
 
 #define FWD_NO_IFACE 0xffff
 
@@ -29,12 +29,13 @@
  * the top bits give the kind, the rest an index into the matching array.
  */
 #define FIB_KIND_SHIFT   28
-#define FIB_KIND_NEXTHOP 0u  /* index into fwd_state.nexthops */
-#define FIB_KIND_ECMP    1u  /* index into fwd_state.ecmp */
-#define FIB_KIND_LOCAL   2u  /* an own address; index = interface */
-#define FIB_KIND_NONE    3u  /* no route (the FIB default) */
-#define FIB_KIND_PATHGRP 4u  /* index into fwd_state.path_groups */
-#define FIB_KIND_BCAST   5u  /* a connected subnet's network or broadcast
+#define FIB_KIND_NEXTHOP 0u /* index into fwd_state.nexthops */
+#define FIB_KIND_ECMP    1u /* index into fwd_state.ecmp */
+#define FIB_KIND_LOCAL   2u /* an own address; index = interface */
+#define FIB_KIND_NONE    3u /* no route (the FIB default) */
+#define FIB_KIND_PATHGRP 4u /* index into fwd_state.path_groups */
+#define FIB_KIND_BCAST \
+	5u /* a connected subnet's network or broadcast
                               * address: never forwarded (RFC 2644) */
 #define FIB_NH(kind, idx) ((uint64_t)(kind) << FIB_KIND_SHIFT | (idx))
 #define FIB_NH_KIND(nh)   ((uint32_t)((nh) >> FIB_KIND_SHIFT) & 0x7)
@@ -45,26 +46,26 @@
 /** An interface as the data path uses it. */
 struct fwd_iface {
 	char name[CFG_NAME_MAX];
-	uint16_t port;           /* DPDK port id; FWD_NO_PORT for a tunnel interface */
-	uint16_t tunnel;         /* tunnel interfaces: index into fwd_state.tunnels */
-	uint16_t vlan;           /* 0 = untagged */
-	uint16_t mtu;            /* bytes of L3 payload */
-	uint16_t slot;           /* stable counter slot (survives reloads) */
+	uint16_t port;   /* DPDK port id; FWD_NO_PORT for a tunnel interface */
+	uint16_t tunnel; /* tunnel interfaces: index into fwd_state.tunnels */
+	uint16_t vlan;   /* 0 = untagged */
+	uint16_t mtu;    /* bytes of L3 payload */
+	uint16_t slot;   /* stable counter slot (survives reloads) */
 	struct rte_ether_addr mac;
-	uint32_t addr4;          /* first IPv4 address, host order; 0 if none */
+	uint32_t addr4; /* first IPv4 address, host order; 0 if none */
 	uint8_t plen4;
-	uint8_t ll6[16];         /* link-local fe80::/64 EUI-64 from the MAC (RFC 4291 App. A) */
-	uint8_t addr6[16];       /* first global IPv6 address (ICMPv6 error source); zero if none */
+	uint8_t ll6[16];   /* link-local fe80::/64 EUI-64 from the MAC (RFC 4291 App. A) */
+	uint8_t addr6[16]; /* first global IPv6 address (ICMPv6 error source); zero if none */
 	int nb_addrs;
 	struct cfg_prefix addrs[4];
 };
 
 /** A next hop: where to send, and which neighbor's MAC to use. */
 struct fwd_nexthop {
-	uint16_t iface;          /* index into fwd_state.ifaces */
-	uint32_t gw;             /* gateway, host order; 0 = connected: the destination */
-	int family;              /* AF_INET or AF_INET6 */
-	uint8_t gw6[16];         /* IPv6 gateway, network order; zero = connected */
+	uint16_t iface;  /* index into fwd_state.ifaces */
+	uint32_t gw;     /* gateway, host order; 0 = connected: the destination */
+	int family;      /* AF_INET or AF_INET6 */
+	uint8_t gw6[16]; /* IPv6 gateway, network order; zero = connected */
 	/* The gateway's MAC (neigh.h encoding, 0 = unresolved), kept current by
 	 * the control thread so routed packets skip the neighbor hash. */
 	_Atomic uint64_t mac;
@@ -73,7 +74,7 @@ struct fwd_nexthop {
 /** An ECMP set (RFC 2992 hash-threshold is not needed: modulo over the set). */
 struct fwd_ecmp {
 	uint16_t nb;
-	uint16_t nh[CFG_MAX_ECMP];  /* indexes into fwd_state.nexthops */
+	uint16_t nh[CFG_MAX_ECMP]; /* indexes into fwd_state.nexthops */
 };
 
 /** A tunnel endpoint pair (RFC 7348 VXLAN or RFC 8926 GENEVE). */
@@ -81,8 +82,8 @@ struct fwd_tunnel {
 	char name[CFG_NAME_MAX];
 	enum cfg_tunnel_type type;
 	uint32_t vni;
-	uint16_t udp_port;       /* outer destination port */
-	uint16_t iface;          /* its interface in fwd_state.ifaces */
+	uint16_t udp_port; /* outer destination port */
+	uint16_t iface;    /* its interface in fwd_state.ifaces */
 	struct cfg_addr local, remote;
 	uint8_t inner_mac[6];
 };
@@ -95,17 +96,17 @@ struct fwd_tunnel {
  */
 struct fwd_path {
 	char name[CFG_NAME_MAX];
-	uint16_t tunnel;         /* index into fwd_state.tunnels */
-	uint16_t iface;          /* underlay interface (the line) */
-	struct cfg_addr via;     /* underlay next hop */
-	int32_t plane;           /* -1 = source port from the flow hash */
+	uint16_t tunnel;     /* index into fwd_state.tunnels */
+	uint16_t iface;      /* underlay interface (the line) */
+	struct cfg_addr via; /* underlay next hop */
+	int32_t plane;       /* -1 = source port from the flow hash */
 	enum cfg_tier tier;
 	uint32_t cost;
-	uint16_t inner_mtu;      /* largest inner IP packet that fits, bytes */
-	uint16_t l2_len;         /* outer Ethernet (+802.1Q) bytes in hdr */
-	uint16_t l3_len;         /* outer IP header bytes (20 or 40) */
-	uint16_t hdr_len;        /* whole template: L2, IP, UDP, tunnel header, inner Ethernet */
-	_Atomic uint64_t mac;    /* the underlay next hop's MAC, as fwd_nexthop.mac */
+	uint16_t inner_mtu;   /* largest inner IP packet that fits, bytes */
+	uint16_t l2_len;      /* outer Ethernet (+802.1Q) bytes in hdr */
+	uint16_t l3_len;      /* outer IP header bytes (20 or 40) */
+	uint16_t hdr_len;     /* whole template: L2, IP, UDP, tunnel header, inner Ethernet */
+	_Atomic uint64_t mac; /* the underlay next hop's MAC, as fwd_nexthop.mac */
 	uint8_t hdr[FWD_PATH_HDR_MAX];
 };
 
@@ -116,22 +117,22 @@ struct fwd_path {
 struct fwd_path_group {
 	char name[CFG_NAME_MAX];
 	uint16_t nb_paths;
-	uint16_t paths[CFG_MAX_PATHS];    /* indexes into fwd_state.paths */
-	struct fwd_path *_Atomic active;  /* NULL: no usable path */
-	uint64_t switches;                /* control thread: how often active changed */
+	uint16_t paths[CFG_MAX_PATHS];   /* indexes into fwd_state.paths */
+	struct fwd_path *_Atomic active; /* NULL: no usable path */
+	uint64_t switches;               /* control thread: how often active changed */
 };
 
 /** One generation of forwarding state. Immutable once published. */
 struct fwd_state {
 	uint64_t generation;
-	struct vbrd_config cfg;         /* the configuration it was built from */
+	struct vbrd_config cfg; /* the configuration it was built from */
 	int nb_ifaces;
 	struct fwd_iface *ifaces;
 	/* (port, VLAN) → interface index, FWD_NO_IFACE when none */
-	uint16_t (*iface_by_vlan)[4096];  /* [port id < nb_port_ids][VLAN id] */
+	uint16_t (*iface_by_vlan)[4096]; /* [port id < nb_port_ids][VLAN id] */
 	uint16_t nb_port_ids;
 	struct rte_fib *fib;
-	struct rte_fib6 *fib6;          /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
+	struct rte_fib6 *fib6; /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
 	int nb_nexthops;
 	struct fwd_nexthop *nexthops;
 	int nb_ecmp;
@@ -156,9 +157,8 @@ struct fwd_state {
  * @param err      message on failure, @p errlen bytes
  * @return         0, or -ENOMEM / -ENOSPC (FIB full) / -EINVAL
  */
-int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids,
-		    const struct fwd_state *prev, struct fwd_state **out,
-		    char *err, size_t errlen);
+int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
+		    struct fwd_state **out, char *err, size_t errlen);
 
 /** Free a state no worker can see any more. */
 void fwd_state_free(struct fwd_state *st);
@@ -181,8 +181,7 @@ void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv);
  * @param hash   flow hash (flow_hash_ipv4())
  * @return       index into st->nexthops
  */
-static inline uint32_t fwd_nexthop_select(const struct fwd_state *st, uint64_t fibnh,
-					  uint32_t hash)
+static inline uint32_t fwd_nexthop_select(const struct fwd_state *st, uint64_t fibnh, uint32_t hash)
 {
 	uint32_t idx = FIB_NH_INDEX(fibnh);
 

@@ -7,8 +7,8 @@
 
 #include <rte_errno.h>
 
-#include "fwd6.h"
-#include "parse6.h"
+#include "pipeline/fwd6.h"
+#include "pipeline/parse6.h"
 
 /* RFC 4291 App. A: fe80::/64 + MAC with the universal/local bit flipped and ff:fe inserted. */
 static void link_local_eui64(const struct rte_ether_addr *mac, uint8_t *a)
@@ -57,7 +57,8 @@ bool fwd6_iface_owns(const struct fwd_iface *fi, const uint8_t *ip)
 	if (memcmp(fi->ll6, ip, 16) == 0)
 		return true;
 	for (int a = 0; a < fi->nb_addrs; a++)
-		if (fi->addrs[a].addr.family == AF_INET6 && memcmp(fi->addrs[a].addr.v6, ip, 16) == 0)
+		if (fi->addrs[a].addr.family == AF_INET6 &&
+		    memcmp(fi->addrs[a].addr.v6, ip, 16) == 0)
 			return true;
 	return false;
 }
@@ -84,7 +85,7 @@ static void prefix6_network(const struct cfg_prefix *p, uint8_t *net)
 {
 	memcpy(net, p->addr.v6, 16);
 	for (int b = p->len; b < 128; b++)
-		net[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+		net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 }
 
 int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, size_t errlen)
@@ -191,8 +192,8 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 		memcpy(pfx, cr->prefix.addr.v6, 16);
 		ret = rte_fib6_add(st->fib6, pfx, cr->prefix.len, value);
 		if (ret < 0) {
-			snprintf(err, errlen, "%s:%d: route FIB6 add failed: %s", cfg->file, cr->line,
-				 strerror(-ret));
+			snprintf(err, errlen, "%s:%d: route FIB6 add failed: %s", cfg->file,
+				 cr->line, strerror(-ret));
 			return ret;
 		}
 	}

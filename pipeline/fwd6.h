@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "fwd.h"
+#include "pipeline/fwd.h"
 
 /**
  * Fill the IPv6 part of a state being built: every interface's link-local

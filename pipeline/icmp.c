@@ -7,10 +7,10 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
-#include "icmp.h"
-#include "l2.h"
+#include "pipeline/icmp.h"
+#include "pipeline/l2.h"
 
-#define ICMP_ERROR_MAX_IP 576  /* RFC 1812 §4.3.2.3: the whole error fits in 576 bytes */
+#define ICMP_ERROR_MAX_IP 576 /* RFC 1812 §4.3.2.3: the whole error fits in 576 bytes */
 
 /* Token bucket in fixed point: tokens are counted in TSC cycles × rate. */
 bool icmp_allow(struct worker *w)
@@ -36,8 +36,8 @@ static inline bool is_icmp_error(const struct rte_mbuf *m, const struct pkt_l2 *
 	if (ip->proto != IPPROTO_ICMP || ip->total_len < ip->hdr_len + 1)
 		return false;
 	uint8_t type = *rte_pktmbuf_mtod_offset(m, const uint8_t *, l2->l2_len + ip->hdr_len);
-	return !(type == ICMP_ECHO_REPLY || type == ICMP_ECHO_REQUEST || type == 13 ||
-		 type == 14 || type == 15 || type == 16);
+	return !(type == ICMP_ECHO_REPLY || type == ICMP_ECHO_REQUEST || type == 13 || type == 14 ||
+		 type == 15 || type == 16);
 }
 
 static uint8_t *put_l2(struct rte_mbuf *m, const struct fwd_iface *in,
@@ -54,8 +54,10 @@ void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m
 {
 	/* RFC 1812 §4.3.2.7: never about ICMP errors, later fragments,
 	 * or packets from/to broadcast or multicast addresses. */
-	if (ip->fragment && (rte_be_to_cpu_16(rte_pktmbuf_mtod_offset(
-		     m, const struct rte_ipv4_hdr *, l2->l2_len)->fragment_offset) & 0x1fff))
+	if (ip->fragment &&
+	    (rte_be_to_cpu_16(rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, l2->l2_len)
+				      ->fragment_offset) &
+	     0x1fff))
 		return;
 	if (is_icmp_error(m, l2, ip) || in->addr4 == 0)
 		return;
@@ -79,7 +81,8 @@ void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m
 		w->stats.drops[DROP_NO_MBUF]++;
 		return;
 	}
-	const struct rte_ether_addr *src_mac = rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *, 6);
+	const struct rte_ether_addr *src_mac = rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *,
+								       6);
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(r, struct rte_ipv4_hdr *, l2len);
 	if (!tunnel)
 		put_l2(r, in, src_mac);
@@ -115,8 +118,7 @@ void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m
 }
 
 void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		     const struct fwd_iface *in, const struct pkt_l2 *l2,
-		     const struct pkt_ipv4 *ip)
+		     const struct fwd_iface *in, const struct pkt_l2 *l2, const struct pkt_ipv4 *ip)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l2->l2_len);
@@ -139,7 +141,7 @@ void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mb
 
 	w->stats.local++;
 	if (in->port == FWD_NO_PORT) {
-		if (l2->l2_len > 14)    /* ip4_output_local() wants 14 bytes of L2 */
+		if (l2->l2_len > 14) /* ip4_output_local() wants 14 bytes of L2 */
 			rte_pktmbuf_adj(m, (uint16_t)(l2->l2_len - 14));
 		ip4_output_local(w, st, m, (uint16_t)(in - st->ifaces));
 		return;

@@ -10,16 +10,16 @@
 
 #include <rte_mbuf.h>
 
-#include "fwd.h"
-#include "parse.h"
-#include "worker.h"
+#include "pipeline/fwd.h"
+#include "pipeline/parse.h"
+#include "pipeline/worker.h"
 
-#define ICMP_ECHO_REPLY     0
-#define ICMP_DEST_UNREACH   3
-#define ICMP_ECHO_REQUEST   8
-#define ICMP_TIME_EXCEEDED  11
-#define ICMP_NET_UNREACH    0   /* code of ICMP_DEST_UNREACH */
-#define ICMP_FRAG_NEEDED    4   /* code of ICMP_DEST_UNREACH (RFC 1191) */
+#define ICMP_ECHO_REPLY    0
+#define ICMP_DEST_UNREACH  3
+#define ICMP_ECHO_REQUEST  8
+#define ICMP_TIME_EXCEEDED 11
+#define ICMP_NET_UNREACH   0 /* code of ICMP_DEST_UNREACH */
+#define ICMP_FRAG_NEEDED   4 /* code of ICMP_DEST_UNREACH (RFC 1191) */
 
 /**
  * Take one token from the worker's ICMP error bucket (RFC 1812 §4.3.2.8,

@@ -5,9 +5,9 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
-#include "icmp.h"
-#include "icmp6.h"
-#include "ip6.h"
+#include "pipeline/icmp.h"
+#include "pipeline/icmp6.h"
+#include "pipeline/ip6.h"
 
 /* RFC 4443 §2.4 (c): the error must not exceed the minimum IPv6 MTU. */
 #define ICMP6_ERROR_MAX (IPV6_MIN_MTU - IPV6_HDR_LEN - 8)
@@ -47,7 +47,8 @@ void icmp6_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *i
 				 (uint32_t)ICMP6_ERROR_MAX);
 	uint16_t total = (uint16_t)(IPV6_HDR_LEN + 8 + quote);
 	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)rte_pktmbuf_append(r, total);
-	const struct rte_ether_addr *src_mac = rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *, 6);
+	const struct rte_ether_addr *src_mac = rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *,
+								       6);
 	if (h == NULL) {
 		rte_pktmbuf_free(r);
 		w->stats.drops[DROP_NO_MBUF]++;

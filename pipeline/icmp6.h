@@ -11,10 +11,10 @@
 
 #include <rte_mbuf.h>
 
-#include "fwd.h"
-#include "parse.h"
-#include "parse6.h"
-#include "worker.h"
+#include "pipeline/fwd.h"
+#include "pipeline/parse.h"
+#include "pipeline/parse6.h"
+#include "pipeline/worker.h"
 
 /**
  * Turn an echo request (type 128) to an own address into its reply (type

@@ -7,11 +7,11 @@
 #include <rte_fib6.h>
 #include <rte_ip.h>
 
-#include "icmp6.h"
-#include "ip6.h"
-#include "l2.h"
-#include "tunnel.h"
-#include "neigh.h"
+#include "pipeline/icmp6.h"
+#include "pipeline/ip6.h"
+#include "pipeline/l2.h"
+#include "pipeline/tunnel.h"
+#include "pipeline/neigh.h"
 
 int ip6_l2_write(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
 		 const struct rte_ether_addr *dst)
@@ -46,8 +46,12 @@ static void local_input6(struct worker *w, const struct fwd_state *st, struct rt
 	}
 	if (ip->proto == IPPROTO_UDP && !ip->fragment && !c->decapped && st->nb_tunnels &&
 	    tunnel_decap(w, st, m, AF_INET6, ip->src, c->l2.l2_len + ip->l4_off, len, ip->dport,
-			 (uint8_t)((rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m,
-				const struct rte_ipv6_hdr *, c->l2.l2_len)->vtc_flow) >> 20) & 0x3)))
+			 (uint8_t)((rte_be_to_cpu_32(
+					    rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+								    c->l2.l2_len)
+						    ->vtc_flow) >>
+				    20) &
+				   0x3)))
 		return;
 	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
 }
@@ -119,11 +123,11 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		goto drop;
 	}
 	if (unlikely(ipv6_is_unspecified(ip->src))) {
-		why = DROP_MARTIAN;      /* only DAD solicitations come from :: */
+		why = DROP_MARTIAN; /* only DAD solicitations come from :: */
 		goto drop;
 	}
 	if (unlikely(l2_mcast)) {
-		why = DROP_NOT_FOR_US;   /* unicast IPv6 in a multicast frame */
+		why = DROP_NOT_FOR_US; /* unicast IPv6 in a multicast frame */
 		goto drop;
 	}
 	if (ipv6_is_link_local(ip->dst)) {
@@ -196,8 +200,8 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 
 	bool connected = addr6_is_zero(nh->gw6);
 	const uint8_t *gw = connected ? ip->dst : nh->gw6;
-	uint64_t mac = connected ? neigh_lookup6(out->port, out->vlan, gw) :
-				   atomic_load_explicit(&nh->mac, memory_order_acquire);
+	uint64_t mac = connected ? neigh_lookup6(out->port, out->vlan, gw)
+				 : atomic_load_explicit(&nh->mac, memory_order_acquire);
 	worker_output(w, m, c->l2.l2_len, out, mac, AF_INET6, gw);
 }
 

@@ -17,18 +17,18 @@
 
 #include <rte_mbuf.h>
 
-#include "fwd.h"
-#include "meta.h"
-#include "parse.h"
-#include "parse6.h"
-#include "worker.h"
+#include "pipeline/fwd.h"
+#include "pipeline/meta.h"
+#include "pipeline/parse.h"
+#include "pipeline/parse6.h"
+#include "pipeline/worker.h"
 
 /** Facts about one IPv6 packet of a burst. */
 struct ip6_ctx {
 	struct pkt_l2 l2;
 	struct pkt_ipv6 ip;
-	uint16_t iface;          /* ingress interface index */
-	bool decapped;           /* came out of a tunnel: never decapsulated again */
+	uint16_t iface; /* ingress interface index */
+	bool decapped;  /* came out of a tunnel: never decapsulated again */
 };
 
 /** The IPv6 packets of a burst waiting for one rte_fib6_lookup_bulk(). */

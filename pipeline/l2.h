@@ -13,7 +13,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "fwd.h"
+#include "pipeline/fwd.h"
 
 /** Bytes of L2 header for leaving by @p out: 14, or 18 with a VLAN tag. */
 static inline uint16_t l2_len_for(const struct fwd_iface *out)

@@ -3,7 +3,7 @@
 
 #include <rte_errno.h>
 
-#include "meta.h"
+#include "pipeline/meta.h"
 
 int pkt_meta_offset = -1;
 

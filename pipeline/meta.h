@@ -12,22 +12,22 @@
 
 enum punt_kind {
 	PUNT_NONE = 0,
-	PUNT_ARP,        /* an ARP frame for the neighbor code */
-	PUNT_RESOLVE,    /* a routed packet waiting for its IPv4 next hop's MAC */
-	PUNT_ND,         /* an ICMPv6 Neighbor Discovery message (RFC 4861) */
-	PUNT_RESOLVE6,   /* a routed packet waiting for its IPv6 next hop's MAC */
+	PUNT_ARP,      /* an ARP frame for the neighbor code */
+	PUNT_RESOLVE,  /* a routed packet waiting for its IPv4 next hop's MAC */
+	PUNT_ND,       /* an ICMPv6 Neighbor Discovery message (RFC 4861) */
+	PUNT_RESOLVE6, /* a routed packet waiting for its IPv6 next hop's MAC */
 };
 
 struct pkt_meta {
 	union {
-		uint32_t nh_ip;      /* PUNT_RESOLVE (IPv4): neighbor to resolve, host order */
-		uint8_t nh_ip6[16];  /* PUNT_RESOLVE6: neighbor to resolve, network order */
+		uint32_t nh_ip;     /* PUNT_RESOLVE (IPv4): neighbor to resolve, host order */
+		uint8_t nh_ip6[16]; /* PUNT_RESOLVE6: neighbor to resolve, network order */
 	};
-	uint16_t port;       /* PUNT_*: ingress (ARP) or egress (RESOLVE) port id;
+	uint16_t port;  /* PUNT_*: ingress (ARP) or egress (RESOLVE) port id;
 	                      * inject: port to transmit on */
-	uint16_t vlan;       /* VLAN of that interface, 0 = untagged */
-	uint8_t punt;        /* enum punt_kind */
-	uint8_t l2_len;      /* PUNT_ARP, PUNT_ND: bytes of L2 header (a priority
+	uint16_t vlan;  /* VLAN of that interface, 0 = untagged */
+	uint8_t punt;   /* enum punt_kind */
+	uint8_t l2_len; /* PUNT_ARP, PUNT_ND: bytes of L2 header (a priority
 	                      * tag, VLAN 0, is 18 bytes too) */
 };
 

@@ -6,16 +6,16 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
-#include "control.h"
-#include "fwd6.h"
-#include "ip6.h"
-#include "meta.h"
-#include "nd.h"
-#include "neigh.h"
-#include "parse6.h"
-#include "worker.h"
+#include "pipeline/control.h"
+#include "pipeline/fwd6.h"
+#include "pipeline/ip6.h"
+#include "pipeline/meta.h"
+#include "pipeline/nd.h"
+#include "pipeline/neigh.h"
+#include "pipeline/parse6.h"
+#include "pipeline/worker.h"
 
-#define ND_MSG_LEN 32   /* NS/NA (24 bytes) + one link-layer address option (8) */
+#define ND_MSG_LEN 32 /* NS/NA (24 bytes) + one link-layer address option (8) */
 
 struct nd_stats nd_stats;
 
@@ -40,8 +40,8 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 		control_stats.drops[DROP_NO_MBUF]++;
 		return;
 	}
-	struct rte_ipv6_hdr *h =
-		(struct rte_ipv6_hdr *)rte_pktmbuf_append(m, IPV6_HDR_LEN + ND_MSG_LEN);
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, IPV6_HDR_LEN +
+										      ND_MSG_LEN);
 	if (h == NULL) {
 		control_drop(m, DROP_NO_MBUF);
 		return;
@@ -59,7 +59,7 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 	ic[4] = flags;
 	memcpy(ic + 8, target, 16);
 	ic[24] = opt;
-	ic[25] = 1;                 /* option length in units of 8 bytes */
+	ic[25] = 1; /* option length in units of 8 bytes */
 	memcpy(ic + 26, fi->mac.addr_bytes, 6);
 	uint16_t ck = icmp6_checksum(h->src_addr, h->dst_addr, ic, ND_MSG_LEN);
 	memcpy(ic + 2, &ck, 2);
@@ -96,8 +96,7 @@ static const uint8_t *nd_source_for(const struct fwd_iface *fi, const uint8_t *t
 	return fi->ll6;
 }
 
-void nd_solicit(const struct fwd_iface *fi, const uint8_t *target,
-		const struct rte_ether_addr *mac)
+void nd_solicit(const struct fwd_iface *fi, const uint8_t *target, const struct rte_ether_addr *mac)
 {
 	struct rte_ether_addr dmac;
 	uint8_t dst[16];
@@ -133,7 +132,8 @@ static bool nd_on_link(const struct fwd_iface *fi, const uint8_t *a)
 		return true;
 	memcpy(addr.v6, a, 16);
 	for (int i = 0; i < fi->nb_addrs; i++)
-		if (fi->addrs[i].addr.family == AF_INET6 && config_prefix_contains(&fi->addrs[i], &addr))
+		if (fi->addrs[i].addr.family == AF_INET6 &&
+		    config_prefix_contains(&fi->addrs[i], &addr))
 			return true;
 	return false;
 }
@@ -191,7 +191,7 @@ static void na_input(const struct pkt_meta *pm, const uint8_t *ic, uint32_t len)
 
 	nd_stats.adverts_rx++;
 	if (n == NULL || n->state == NEIGH_STATIC) {
-		nd_stats.ignored++;     /* unsolicited, for nothing we track */
+		nd_stats.ignored++; /* unsolicited, for nothing we track */
 		return;
 	}
 	uint64_t cur = atomic_load(&n->mac);

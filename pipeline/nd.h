@@ -14,11 +14,11 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "fwd.h"
+#include "pipeline/fwd.h"
 
 struct nd_stats {
 	uint64_t solicits_rx, adverts_rx, solicits_tx, adverts_tx;
-	uint64_t ignored;   /* target not ours (NS), or no entry waiting for it (NA) */
+	uint64_t ignored; /* target not ours (NS), or no entry waiting for it (NA) */
 };
 
 extern struct nd_stats nd_stats;

@@ -6,8 +6,8 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
-#include "fwd.h"
-#include "neigh.h"
+#include "pipeline/fwd.h"
+#include "pipeline/neigh.h"
 
 struct neigh_table neigh_tbl;
 
@@ -161,7 +161,8 @@ void neigh_remove_batch(struct neigh **victims, unsigned nb)
 			neigh_tbl.held_total -= n->nb_held;
 			n->nb_held = 0;
 			n->in_use = false;
-			neigh_tbl.free_slots[neigh_tbl.nb_free++] = (uint32_t)(n - neigh_tbl.entries);
+			neigh_tbl.free_slots[neigh_tbl.nb_free++] = (uint32_t)(n -
+									       neigh_tbl.entries);
 		}
 		victims += k;
 		nb -= k;
@@ -199,11 +200,16 @@ unsigned neigh_gc(uint64_t now_ms, uint64_t min_age_ms)
 const char *neigh_state_name(enum neigh_state st)
 {
 	switch (st) {
-	case NEIGH_INCOMPLETE: return "incomplete";
-	case NEIGH_REACHABLE: return "reachable";
-	case NEIGH_STALE: return "stale";
-	case NEIGH_FAILED: return "failed";
-	case NEIGH_STATIC: return "static";
+	case NEIGH_INCOMPLETE:
+		return "incomplete";
+	case NEIGH_REACHABLE:
+		return "reachable";
+	case NEIGH_STALE:
+		return "stale";
+	case NEIGH_FAILED:
+		return "failed";
+	case NEIGH_STATIC:
+		return "static";
 	}
 	return "?";
 }
@@ -211,6 +217,6 @@ const char *neigh_state_name(enum neigh_state st)
 /* Tell the running state's next hops and paths (their MAC caches). */
 static void neigh_sync(const struct neigh *n, uint64_t mac)
 {
-	fwd_neigh_changed(atomic_load(&fwd_current), n->key.port, n->key.vlan,
-			  (int)n->key.family, &n->key.ip, mac);
+	fwd_neigh_changed(atomic_load(&fwd_current), n->key.port, n->key.vlan, (int)n->key.family,
+			  &n->key.ip, mac);
 }

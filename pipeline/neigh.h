@@ -21,28 +21,29 @@
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 
-#define NEIGH_MAX        16384
-#define NEIGH_HOLD_MAX   16    /* packets held per neighbor */
-#define NEIGH_HELD_TOTAL 1024  /* packets held over all neighbors: a scan of a
+#define NEIGH_MAX      16384
+#define NEIGH_HOLD_MAX 16 /* packets held per neighbor */
+#define NEIGH_HELD_TOTAL \
+	1024 /* packets held over all neighbors: a scan of a
                                 * connected /16 must not empty the mempool */
-#define NEIGH_MAC_VALID  (1ull << 48)
+#define NEIGH_MAC_VALID (1ull << 48)
 
 enum neigh_state {
-	NEIGH_INCOMPLETE,   /* ARP request sent, no answer yet */
-	NEIGH_REACHABLE,    /* answered within reachable_s */
-	NEIGH_STALE,        /* older than reachable_s: used, refreshed on demand */
-	NEIGH_FAILED,       /* no answer after the retries */
-	NEIGH_STATIC,       /* from the config */
+	NEIGH_INCOMPLETE, /* ARP request sent, no answer yet */
+	NEIGH_REACHABLE,  /* answered within reachable_s */
+	NEIGH_STALE,      /* older than reachable_s: used, refreshed on demand */
+	NEIGH_FAILED,     /* no answer after the retries */
+	NEIGH_STATIC,     /* from the config */
 };
 
 /* Hashed as bytes: always build with neigh_key4()/neigh_key6() so padding is zero. */
 struct neigh_key {
 	uint16_t port;
 	uint16_t vlan;
-	uint32_t family;     /* AF_INET or AF_INET6 */
+	uint32_t family; /* AF_INET or AF_INET6 */
 	union {
-		uint32_t v4;     /* host order */
-		uint8_t v6[16];  /* network order */
+		uint32_t v4;    /* host order */
+		uint8_t v6[16]; /* network order */
 	} ip;
 };
 
@@ -72,27 +73,27 @@ static inline struct neigh_key neigh_key6(uint16_t port, uint16_t vlan, const ui
 
 struct neigh {
 	/* read by workers */
-	_Atomic uint64_t mac;        /* MAC in the low 48 bits | NEIGH_MAC_VALID */
+	_Atomic uint64_t mac; /* MAC in the low 48 bits | NEIGH_MAC_VALID */
 	/* control thread only */
 	struct neigh_key key;
 	enum neigh_state state;
-	uint64_t updated_ms;         /* last confirmation, monotonic ms */
-	uint64_t next_probe_ms;      /* next ARP request due */
-	uint32_t probes;             /* requests sent since the last answer */
-	uint64_t failed_ms;          /* when it became NEIGH_FAILED, monotonic ms */
+	uint64_t updated_ms;    /* last confirmation, monotonic ms */
+	uint64_t next_probe_ms; /* next ARP request due */
+	uint32_t probes;        /* requests sent since the last answer */
+	uint64_t failed_ms;     /* when it became NEIGH_FAILED, monotonic ms */
 	uint16_t nb_held;
 	struct rte_mbuf *held[NEIGH_HOLD_MAX];
 	bool in_use;
 };
 
 struct neigh_table {
-	struct rte_hash *hash;       /* key → index into entries */
-	struct neigh *entries;       /* NEIGH_MAX */
-	unsigned high;               /* entries[high..] were never used */
-	unsigned held_total;         /* packets held over all entries */
+	struct rte_hash *hash; /* key → index into entries */
+	struct neigh *entries; /* NEIGH_MAX */
+	unsigned high;         /* entries[high..] were never used */
+	unsigned held_total;   /* packets held over all entries */
 	unsigned nb_free;
-	uint32_t *free_slots;        /* stack of unused entry indexes */
-	struct rte_rcu_qsbr *rcu;    /* workers' quiescent states, for removal */
+	uint32_t *free_slots;     /* stack of unused entry indexes */
+	struct rte_rcu_qsbr *rcu; /* workers' quiescent states, for removal */
 };
 
 extern struct neigh_table neigh_tbl;
@@ -111,8 +112,7 @@ static inline uint64_t neigh_lookup_key(const struct neigh_key *k)
 
 	if (rte_hash_lookup_data(neigh_tbl.hash, k, &data) < 0)
 		return 0;
-	return atomic_load_explicit(&neigh_tbl.entries[(uintptr_t)data].mac,
-				    memory_order_acquire);
+	return atomic_load_explicit(&neigh_tbl.entries[(uintptr_t)data].mac, memory_order_acquire);
 }
 
 /** Data path: MAC of IPv4 neighbor @p ip (host order) on (port, VLAN), or 0. */

@@ -5,7 +5,7 @@
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
 
-#include "parse.h"
+#include "pipeline/parse.h"
 
 static inline uint16_t rd16(const uint8_t *p)
 {

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "counters.h"
+#include "pipeline/counters.h"
 
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_ARP  0x0806
@@ -21,9 +21,9 @@
 
 /** What parse_l2() learns from an Ethernet frame. */
 struct pkt_l2 {
-	uint16_t ethertype;   /* of the payload, host order (after any 802.1Q tag) */
-	uint16_t vlan;        /* 802.1Q VLAN id, 0 when untagged */
-	uint16_t l2_len;      /* bytes of Ethernet + tag headers: 14 or 18 */
+	uint16_t ethertype; /* of the payload, host order (after any 802.1Q tag) */
+	uint16_t vlan;      /* 802.1Q VLAN id, 0 when untagged */
+	uint16_t l2_len;    /* bytes of Ethernet + tag headers: 14 or 18 */
 };
 
 /**
@@ -39,13 +39,13 @@ bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reas
 
 /** What parse_ipv4() learns from an IPv4 header. */
 struct pkt_ipv4 {
-	uint32_t src, dst;    /* host order */
-	uint16_t hdr_len;     /* bytes, 20..60 */
-	uint16_t total_len;   /* bytes, from the header */
+	uint32_t src, dst;  /* host order */
+	uint16_t hdr_len;   /* bytes, 20..60 */
+	uint16_t total_len; /* bytes, from the header */
 	uint8_t proto;
 	uint8_t ttl;
-	bool df;              /* Don't Fragment set */
-	bool fragment;        /* MF set or offset != 0 */
+	bool df;               /* Don't Fragment set */
+	bool fragment;         /* MF set or offset != 0 */
 	uint16_t sport, dport; /* UDP/TCP ports, host order; 0 when absent */
 };
 

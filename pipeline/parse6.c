@@ -5,14 +5,14 @@
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
 
-#include "parse6.h"
+#include "pipeline/parse6.h"
 
 /* Extension headers parse_ipv6() walks over (RFC 8200 §4.1). */
 #define EXT_HOP_BY_HOP 0
 #define EXT_ROUTING    43
 #define EXT_FRAGMENT   44
 #define EXT_DEST_OPTS  60
-#define EXT_MAX        8     /* headers walked before giving up */
+#define EXT_MAX        8 /* headers walked before giving up */
 
 static inline uint16_t rd16(const uint8_t *p)
 {
@@ -31,7 +31,7 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out, enum drop_
 	}
 	uint16_t plen = rd16(p + 4);
 	if (plen == 0 && p[6] == EXT_HOP_BY_HOP) {
-		*why = DROP_BAD_LENGTH;   /* RFC 2675 jumbogram: not on our links */
+		*why = DROP_BAD_LENGTH; /* RFC 2675 jumbogram: not on our links */
 		return false;
 	}
 	if ((uint32_t)plen + IPV6_HDR_LEN > len) {
@@ -137,8 +137,7 @@ bool nd_validate(const struct pkt_ipv6 *ip, const uint8_t *icmp, uint32_t len)
 	if (!nd_options_ok(icmp, len, 24, &has_slla))
 		return false;
 	if (icmp[0] == ICMP6_NEIGH_SOLICIT) {
-		if (ipv6_is_unspecified(ip->src) &&
-		    (!ipv6_is_solicited_node(ip->dst) || has_slla))
+		if (ipv6_is_unspecified(ip->src) && (!ipv6_is_solicited_node(ip->dst) || has_slla))
 			return false;
 		return true;
 	}

@@ -13,10 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "counters.h"
+#include "pipeline/counters.h"
 
 #define IPV6_HDR_LEN       40
-#define IPV6_MIN_MTU       1280  /* RFC 8200 §5 */
+#define IPV6_MIN_MTU       1280 /* RFC 8200 §5 */
 #define IPPROTO_ICMPV6_NUM 58
 
 /* ICMPv6 types (RFC 4443 §2.1, RFC 4861 §4) */
@@ -33,8 +33,8 @@
 #define ICMP6_REDIRECT       137
 
 /* codes of ICMP6_DEST_UNREACH (RFC 4443 §3.1) */
-#define ICMP6_NO_ROUTE       0
-#define ICMP6_BEYOND_SCOPE   2
+#define ICMP6_NO_ROUTE     0
+#define ICMP6_BEYOND_SCOPE 2
 
 /* Neighbor Discovery options (RFC 4861 §4.6) */
 #define ND_OPT_SOURCE_LLADDR 1
@@ -47,15 +47,15 @@
 
 /** What parse_ipv6() learns from an IPv6 header. */
 struct pkt_ipv6 {
-	uint8_t src[16], dst[16];   /* network order */
-	uint16_t payload_len;       /* bytes after the fixed header, from the header */
-	uint16_t l4_off;            /* bytes from the IPv6 header to the upper-layer header */
-	uint32_t flow_label;        /* 20 bits */
-	uint8_t proto;              /* upper-layer protocol (after the extension headers
+	uint8_t src[16], dst[16]; /* network order */
+	uint16_t payload_len;     /* bytes after the fixed header, from the header */
+	uint16_t l4_off;          /* bytes from the IPv6 header to the upper-layer header */
+	uint32_t flow_label;      /* 20 bits */
+	uint8_t proto;            /* upper-layer protocol (after the extension headers
 	                             * parse_ipv6() skips), or the header it stopped at */
 	uint8_t hop_limit;
-	bool fragment;              /* a Fragment header is present */
-	uint16_t sport, dport;      /* UDP/TCP ports, host order; 0 when absent */
+	bool fragment;         /* a Fragment header is present */
+	uint16_t sport, dport; /* UDP/TCP ports, host order; 0 when absent */
 };
 
 /**

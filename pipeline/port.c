@@ -6,7 +6,7 @@
 
 #include <rte_ethdev.h>
 
-#include "port.h"
+#include "pipeline/port.h"
 
 const char *port_eal_option(const char *devargs)
 {
@@ -68,7 +68,7 @@ char *port_eal_devargs(const struct cfg_port *cp, char *buf, size_t len)
  * and would be read as this port's. Bounded: at most RX_DRAIN_MAX (+ one burst) frames
  * per queue, in case the link is busy already.
  */
-#define RX_DRAIN_MAX 8192u  /* frames per queue */
+#define RX_DRAIN_MAX 8192u /* frames per queue */
 static void port_drain_rx(uint16_t id, uint16_t nb_rxq)
 {
 	struct rte_mbuf *pkts[64];
@@ -100,10 +100,13 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 	if (rte_eth_dev_get_port_by_name(devname, &id) != 0) {
 		snprintf(err, errlen, "port %s: device '%s' was not probed (check devargs '%s'%s)",
 			 cp->name, devname, cp->devargs,
-			 strncmp(devname, "net_af_packet", 13) == 0 ?
-			 "; af_packet's 'could not set PACKET_FANOUT' above means another process in "
-			 "this network namespace holds fanout group (pid XOR ifindex): start vbrd "
-			 "again" : "");
+			 strncmp(devname, "net_af_packet", 13) == 0
+				 ? "; af_packet's 'could not set PACKET_FANOUT' above means "
+				   "another process in "
+				   "this network namespace holds fanout group (pid XOR ifindex): "
+				   "start vbrd "
+				   "again"
+				 : "");
 		return -ENODEV;
 	}
 	ret = rte_eth_dev_info_get(id, &info);
@@ -134,8 +137,9 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 	 * MTU through set_mtu once their rings fit it: configure within the
 	 * reported limit, then ask for the real MTU below. */
 	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 4;
-	conf.rxmode.mtu = info.max_rx_pktlen > overhead ?
-			  RTE_MIN((uint32_t)cp->mtu, info.max_rx_pktlen - overhead) : cp->mtu;
+	conf.rxmode.mtu = info.max_rx_pktlen > overhead
+				  ? RTE_MIN((uint32_t)cp->mtu, info.max_rx_pktlen - overhead)
+				  : cp->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) {
@@ -144,8 +148,9 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 	}
 	if (nb_rxq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf =
-			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP |
+						    RTE_ETH_RSS_TCP) &
+						   info.flow_type_rss_offloads;
 	}
 
 	ret = rte_eth_dev_configure(id, nb_rxq, nb_workers, &conf);

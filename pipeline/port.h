@@ -12,17 +12,17 @@
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
-#include "config.h"
+#include "app/config.h"
 
 struct vbrd_port {
 	char name[CFG_NAME_MAX];
 	char devargs[CFG_DEVARGS_MAX];
 	char driver[32];
-	uint16_t id;             /* DPDK port id */
+	uint16_t id; /* DPDK port id */
 	uint16_t nb_rxq;
-	uint16_t nb_txq;         /* == number of workers */
-	uint16_t mtu;            /* bytes of L3 payload */
-	bool rx_ipv4_cksum;      /* the port verifies IPv4 header checksums */
+	uint16_t nb_txq;    /* == number of workers */
+	uint16_t mtu;       /* bytes of L3 payload */
+	bool rx_ipv4_cksum; /* the port verifies IPv4 header checksums */
 	struct rte_ether_addr mac;
 };
 

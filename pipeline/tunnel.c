@@ -14,7 +14,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "tunnel.h"
+#include "pipeline/tunnel.h"
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -38,7 +38,8 @@ static void path_template(struct fwd_path *p, const struct fwd_tunnel *t,
 			  const struct fwd_iface *line, uint16_t cfg_mtu)
 {
 	uint8_t *h = p->hdr;
-	uint16_t ethertype = t->remote.family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+	uint16_t ethertype = t->remote.family == AF_INET ? RTE_ETHER_TYPE_IPV4
+							 : RTE_ETHER_TYPE_IPV6;
 
 	memset(p->hdr, 0, sizeof(p->hdr));
 	memcpy(h + 6, line->mac.addr_bytes, 6);
@@ -54,27 +55,27 @@ static void path_template(struct fwd_path *p, const struct fwd_tunnel *t,
 	h += p->l2_len;
 
 	if (t->remote.family == AF_INET) {
-		h[0] = 0x45;            /* RFC 791: version 4, IHL 5 */
-		h[8] = 64;              /* TTL */
+		h[0] = 0x45; /* RFC 791: version 4, IHL 5 */
+		h[8] = 64;   /* TTL */
 		h[9] = IPPROTO_UDP;
 		put32(h + 12, t->local.v4);
 		put32(h + 16, t->remote.v4);
 		p->l3_len = 20;
 	} else {
-		put32(h, 6u << 28);     /* RFC 8200: version 6 */
+		put32(h, 6u << 28); /* RFC 8200: version 6 */
 		h[6] = IPPROTO_UDP;
-		h[7] = 64;              /* hop limit */
+		h[7] = 64; /* hop limit */
 		memcpy(h + 8, t->local.v6, 16);
 		memcpy(h + 24, t->remote.v6, 16);
 		p->l3_len = 40;
 	}
 	h += p->l3_len;
 
-	put16(h + 2, t->udp_port);      /* UDP destination port */
+	put16(h + 2, t->udp_port); /* UDP destination port */
 	h += 8;
 
 	if (t->type == CFG_TUNNEL_VXLAN) {
-		h[0] = 0x08;            /* RFC 7348 §5: I flag, VNI valid */
+		h[0] = 0x08; /* RFC 7348 §5: I flag, VNI valid */
 	} else {
 		/* RFC 8926 §3.4: version 0, no options, protocol Transparent Ethernet Bridging */
 		put16(h + 2, 0x6558);
@@ -126,7 +127,7 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		snprintf(fi->name, sizeof(fi->name), "%s", ct->name);
 		fi->port = FWD_NO_PORT;
 		fi->tunnel = (uint16_t)i;
-		fi->mtu = ct->mtu ? ct->mtu : CFG_MTU_MAX;  /* lowered below to its paths' */
+		fi->mtu = ct->mtu ? ct->mtu : CFG_MTU_MAX; /* lowered below to its paths' */
 		fi->nb_addrs = ct->nb_addrs;
 		memcpy(fi->addrs, ct->addrs, sizeof(fi->addrs));
 		memcpy(fi->mac.addr_bytes, ct->inner_mac, 6);
@@ -145,7 +146,8 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 	for (int g = 0; g < cfg->nb_path_groups; g++) {
 		const struct cfg_path_group *cg = &cfg->path_groups[g];
 		struct fwd_path_group *pg = &st->path_groups[g];
-		const struct fwd_path_group *old = prev ? fwd_path_group_find(prev, cg->name) : NULL;
+		const struct fwd_path_group *old = prev ? fwd_path_group_find(prev, cg->name)
+							: NULL;
 		const struct fwd_path *old_active = old ? atomic_load(&old->active) : NULL;
 
 		snprintf(pg->name, sizeof(pg->name), "%s", cg->name);

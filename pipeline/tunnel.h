@@ -17,13 +17,13 @@
 
 #include <rte_mbuf.h>
 
-#include "fwd.h"
-#include "parse6.h"
-#include "worker.h"
+#include "pipeline/fwd.h"
+#include "pipeline/parse6.h"
+#include "pipeline/worker.h"
 
 #define VXLAN_HDR_LEN   8
-#define GENEVE_HDR_LEN  8    /* without options */
-#define TUNNEL_INNER_L2 14   /* inner Ethernet header */
+#define GENEVE_HDR_LEN  8  /* without options */
+#define TUNNEL_INNER_L2 14 /* inner Ethernet header */
 
 /**
  * Add tunnels, their interfaces, paths and path groups of @p cfg to @p st,
@@ -86,8 +86,8 @@ bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
  * @param outer_ecn  ECN bits of the outer header (RFC 3168)
  * @return           true when consumed; false when no tunnel uses @p dport
  */
-bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		  int family, const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
+bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m, int family,
+		  const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
 		  uint8_t outer_ecn);
 
 /** Outer UDP source port for a flow (RFC 7348 §5: 49152..65535). */

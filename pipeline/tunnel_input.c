@@ -10,12 +10,12 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "parse.h"
-#include "tunnel.h"
+#include "pipeline/parse.h"
+#include "pipeline/tunnel.h"
 
-#define ECN_MASK   0x03
+#define ECN_MASK    0x03
 #define ECN_NOT_ECT 0x00
-#define ECN_CE     0x03
+#define ECN_CE      0x03
 
 static inline uint16_t rd16(const uint8_t *p)
 {
@@ -65,8 +65,8 @@ static bool ecn_decap(uint8_t *inner, uint32_t avail, uint16_t ethertype, uint8_
 	return true;
 }
 
-bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		  int family, const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
+bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m, int family,
+		  const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
 		  uint8_t outer_ecn)
 {
 	const struct fwd_tunnel *port_match = NULL;
@@ -88,7 +88,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		return true;
 	}
 	if (port_match->type == CFG_TUNNEL_VXLAN) {
-		if (!(th[0] & 0x08)) {   /* RFC 7348 §5: I flag must be set */
+		if (!(th[0] & 0x08)) { /* RFC 7348 §5: I flag must be set */
 			worker_drop(w, m, DROP_TUNNEL_BAD_HEADER);
 			return true;
 		}
@@ -132,8 +132,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	}
 	/* Drop what follows the UDP datagram (Ethernet padding) with the outer headers. */
 	uint32_t end = l4_off + l4_len;
-	if (rte_pktmbuf_pkt_len(m) > end &&
-	    rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - end) < 0) {
+	if (rte_pktmbuf_pkt_len(m) > end && rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - end) < 0) {
 		worker_drop(w, m, DROP_BAD_LENGTH);
 		return true;
 	}
@@ -145,8 +144,8 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		  const struct pkt_ctx *c)
 {
-	const struct rte_ipv4_hdr *ih =
-		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, c->l2.l2_len);
+	const struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								c->l2.l2_len);
 
 	if (st->nb_tunnels == 0 || c->ip.fragment)
 		return false;

@@ -11,11 +11,11 @@
 #include <rte_memcpy.h>
 #include <rte_udp.h>
 
-#include "icmp.h"
-#include "icmp6.h"
-#include "meta.h"
-#include "neigh.h"
-#include "tunnel.h"
+#include "pipeline/icmp.h"
+#include "pipeline/icmp6.h"
+#include "pipeline/meta.h"
+#include "pipeline/neigh.h"
+#include "pipeline/tunnel.h"
 
 static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		      uint16_t inner_l2, const struct fwd_path *p, uint32_t hash, uint8_t tos,
@@ -60,7 +60,8 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 		ih->payload_len = rte_cpu_to_be_16(udp_len);
 		/* IPv6 needs a real UDP checksum (RFC 8200 §8.1; RFC 6935 zero is opt-in) */
 		udp->dgram_cksum = 0;
-		udp->dgram_cksum = rte_ipv6_udptcp_cksum_mbuf(m, ih, (uint16_t)(p->l2_len + p->l3_len));
+		udp->dgram_cksum = rte_ipv6_udptcp_cksum_mbuf(m, ih,
+							      (uint16_t)(p->l2_len + p->l3_len));
 		mac = atomic_load_explicit(&p->mac, memory_order_acquire);
 	}
 

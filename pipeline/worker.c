@@ -14,14 +14,14 @@
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 
-#include "icmp.h"
-#include "ip6.h"
-#include "l2.h"
-#include "tunnel.h"
-#include "meta.h"
-#include "neigh.h"
-#include "parse.h"
-#include "worker.h"
+#include "pipeline/icmp.h"
+#include "pipeline/ip6.h"
+#include "pipeline/l2.h"
+#include "pipeline/tunnel.h"
+#include "pipeline/meta.h"
+#include "pipeline/neigh.h"
+#include "pipeline/parse.h"
+#include "pipeline/worker.h"
 
 struct dataplane dp;
 
@@ -78,8 +78,9 @@ void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
 	struct rte_ether_addr dmac;
 
 	neigh_mac_to_ether(mac, &dmac);
-	if (unlikely(l2_rewrite(m, in_l2, out, &dmac, family == AF_INET ? RTE_ETHER_TYPE_IPV4 :
-							       RTE_ETHER_TYPE_IPV6) < 0)) {
+	if (unlikely(l2_rewrite(m, in_l2, out, &dmac,
+				family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6) <
+		     0)) {
 		worker_drop(w, m, DROP_NO_HEADROOM);
 		return;
 	}
@@ -135,7 +136,8 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 static void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			const struct fwd_iface *in, const struct pkt_ctx *c)
 {
-	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, c->l2.l2_len + c->ip.hdr_len);
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						    c->l2.l2_len + c->ip.hdr_len);
 
 	if (c->ip.proto == IPPROTO_ICMP && !c->ip.fragment &&
 	    c->ip.total_len >= c->ip.hdr_len + 8 && l4[0] == ICMP_ECHO_REQUEST) {
@@ -187,8 +189,8 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 
 	if (unlikely(c->ip.total_len > out->mtu)) {
 		if (c->ip.df) {
-			icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
-				   out->mtu);
+			icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH,
+				   ICMP_FRAG_NEEDED, out->mtu);
 			worker_drop(w, m, DROP_MTU_EXCEEDED);
 			return;
 		}
@@ -198,8 +200,8 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	ip4_ttl_decrement(ih);
 
 	uint32_t gw = nh->gw ? nh->gw : c->ip.dst;
-	uint64_t mac = nh->gw ? atomic_load_explicit(&nh->mac, memory_order_acquire) :
-				neigh_lookup(out->port, out->vlan, gw);
+	uint64_t mac = nh->gw ? atomic_load_explicit(&nh->mac, memory_order_acquire)
+			      : neigh_lookup(out->port, out->vlan, gw);
 	if (unlikely(c->ip.total_len > out->mtu)) {
 		ip4_fragment(w, m, c->l2.l2_len, out, mac, gw);
 		return;
@@ -212,8 +214,8 @@ static bool classify_ip4(struct worker *w, struct rte_mbuf *m, struct pkt_ctx *c
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
-	bool csum_ok = !c->decapped && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
-				       RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	bool csum_ok = !c->decapped &&
+		       (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 	enum drop_reason why;
 
 	if (unlikely(!parse_ipv4(p + c->l2.l2_len, len - c->l2.l2_len, csum_ok, &c->ip, &why)))
@@ -393,7 +395,8 @@ int worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(dp.rcu, w->id);
 
 	while (!atomic_load_explicit(&dp.stop, memory_order_relaxed)) {
-		const struct fwd_state *st = atomic_load_explicit(&fwd_current, memory_order_acquire);
+		const struct fwd_state *st = atomic_load_explicit(&fwd_current,
+								  memory_order_acquire);
 		unsigned total = 0;
 
 		for (uint16_t q = 0; q < w->nb_rxq; q++) {

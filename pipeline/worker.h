@@ -17,13 +17,13 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
-#include "counters.h"
-#include "fwd.h"
-#include "meta.h"
-#include "parse.h"
+#include "pipeline/counters.h"
+#include "pipeline/fwd.h"
+#include "pipeline/meta.h"
+#include "pipeline/parse.h"
 
 #define WORKER_MAX_RXQ   64
-#define WORKER_TXB       64    /* packets buffered per port before tx_burst */
+#define WORKER_TXB       64 /* packets buffered per port before tx_burst */
 #define WORKER_MAX_BURST 256
 
 struct tx_buffer {
@@ -32,20 +32,22 @@ struct tx_buffer {
 };
 
 struct worker {
-	unsigned id;                 /* 0..nb_workers-1: also its TX queue on every port */
+	unsigned id; /* 0..nb_workers-1: also its TX queue on every port */
 	unsigned lcore;
 	uint16_t nb_rxq;
-	struct { uint16_t port, queue; } rxq[WORKER_MAX_RXQ];
-	struct rte_ring *inject;     /* control → wire, via this worker (SP/SC) */
-	uint32_t burst;              /* packets per rx_burst */
-	uint32_t idle_sleep_us;      /* µs, 0 = busy-poll */
+	struct {
+		uint16_t port, queue;
+	} rxq[WORKER_MAX_RXQ];
+	struct rte_ring *inject; /* control → wire, via this worker (SP/SC) */
+	uint32_t burst;          /* packets per rx_burst */
+	uint32_t idle_sleep_us;  /* µs, 0 = busy-poll */
 	/* ICMP error rate limit: token bucket (RFC 1812 §4.3.2.8) */
-	uint64_t icmp_tokens;        /* tokens × tsc_hz (fixed point) */
+	uint64_t icmp_tokens; /* tokens × tsc_hz (fixed point) */
 	uint64_t icmp_last_tsc;
-	uint64_t icmp_rate;          /* tokens per second */
-	uint16_t ip_id;              /* IPv4 identification of outer headers */
-	uint64_t icmp_depth;         /* bucket depth, tokens */
-	struct tx_buffer *tx;        /* indexed by port id, nb_port_ids entries */
+	uint64_t icmp_rate;   /* tokens per second */
+	uint16_t ip_id;       /* IPv4 identification of outer headers */
+	uint64_t icmp_depth;  /* bucket depth, tokens */
+	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
 	struct worker_stats stats;
 };
 
@@ -53,8 +55,8 @@ struct worker {
 struct pkt_ctx {
 	struct pkt_l2 l2;
 	struct pkt_ipv4 ip;
-	uint16_t iface;          /* ingress interface (index into fwd_state.ifaces) */
-	bool decapped;           /* came out of a tunnel: never decapsulated again */
+	uint16_t iface; /* ingress interface (index into fwd_state.ifaces) */
+	bool decapped;  /* came out of a tunnel: never decapsulated again */
 };
 
 /** Shared by workers and control; set up once by main before launch. */
@@ -63,7 +65,7 @@ struct dataplane {
 	struct worker *workers;
 	uint16_t nb_port_ids;
 	bool rx_ipv4_cksum[RTE_MAX_ETHPORTS]; /* the port verifies IPv4 header checksums */
-	struct rte_ring *to_control;  /* workers → control (MP/SC) */
+	struct rte_ring *to_control;          /* workers → control (MP/SC) */
 	struct rte_mempool *pool;
 	struct rte_mempool *indirect_pool; /* data-less mbufs for IPv4 fragments */
 	struct rte_rcu_qsbr *rcu;

@@ -22,15 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "app/config.h"
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
+#define CHECK(c)                                                                                  \
+	do {                                                                                      \
+		if (!(c)) {                                                                       \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c); \
+			abort();                                                                  \
+		}                                                                                 \
+	} while (0)
 
 static char dir[64];
 static char path[96];
@@ -60,7 +61,7 @@ static void check_prefix(const struct cfg_prefix *p)
 static void check_config(const struct vbrd_config *c)
 {
 	CHECK(c->nb_ports >= 0 && c->nb_ports <= CFG_MAX_PORTS);
-	CHECK(c->nb_ifaces >= 0 && c->nb_ifaces <= CFG_MAX_IFACES);  /* "interfaces" is optional */
+	CHECK(c->nb_ifaces >= 0 && c->nb_ifaces <= CFG_MAX_IFACES); /* "interfaces" is optional */
 	CHECK(c->nb_routes >= 0 && c->nb_neighbors >= 0);
 	CHECK(c->workers.nb_cores >= 1 && c->workers.nb_cores <= CFG_MAX_WORKERS);
 	CHECK(c->workers.burst >= 1 && c->workers.burst <= 256);

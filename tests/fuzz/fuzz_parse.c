@@ -22,15 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "pipeline/parse.h"
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
+#define CHECK(c)                                                                                  \
+	do {                                                                                      \
+		if (!(c)) {                                                                       \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c); \
+			abort();                                                                  \
+		}                                                                                 \
+	} while (0)
 
 /* RFC 1071, big-endian words, end-around carry; host-order result. */
 static uint16_t ref_checksum(const uint8_t *p, size_t len)
@@ -82,9 +83,15 @@ static void check_ipv4(const uint8_t *p, uint32_t len, bool csum_ok)
 	}
 
 	/* the hash depends on the 5-tuple alone */
-	struct pkt_ipv4 same = { .src = ip.src, .dst = ip.dst, .sport = ip.sport,
-				 .dport = ip.dport, .proto = ip.proto, .ttl = (uint8_t)~ip.ttl,
-				 .total_len = 1, .hdr_len = 2, .df = !ip.df };
+	struct pkt_ipv4 same = { .src = ip.src,
+				 .dst = ip.dst,
+				 .sport = ip.sport,
+				 .dport = ip.dport,
+				 .proto = ip.proto,
+				 .ttl = (uint8_t)~ip.ttl,
+				 .total_len = 1,
+				 .hdr_len = 2,
+				 .df = !ip.df };
 	CHECK(flow_hash_ipv4(&ip) == flow_hash_ipv4(&same));
 }
 
@@ -96,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum drop_reason why = DROP__MAX;
 
 	if (size > 65535 + 18)
-		return -1;   /* larger than any frame; not worth the time */
+		return -1; /* larger than any frame; not worth the time */
 
 	/* the checksum routine against the reference, at every alignment */
 	for (size_t off = 0; off < 2 && off <= size; off++) {

@@ -31,7 +31,7 @@ fi
 cflags=(-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	-Wall -Wextra -Werror
-	-I"$src" -I"$src/app" -I"$src/pipeline")
+	-I"$src")
 
 build() { # TARGET
 	case "$1" in

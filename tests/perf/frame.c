@@ -93,8 +93,8 @@ int frame_build_udp4(uint8_t *buf, size_t len, const struct frame_flow *f, uint1
 	return 0;
 }
 
-int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer,
-		       uint32_t vni, uint16_t id)
+int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer, uint32_t vni,
+		       uint16_t id)
 {
 	uint8_t *ip = buf + FRAME_ETH_HLEN;
 	uint8_t *udp = ip + FRAME_IPV4_HLEN;
@@ -124,7 +124,7 @@ int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *
 	put16(udp, outer->src_port);
 	put16(udp + 2, outer->dst_port);
 	put16(udp + 4, (uint16_t)udp_len);
-	put16(udp + 6, 0);           /* no checksum (RFC 7348 §5) */
+	put16(udp + 6, 0); /* no checksum (RFC 7348 §5) */
 
 	/* RFC 7348 §5: flags 0x08 (I: VNI valid), 24 reserved bits, VNI, 8 reserved bits. */
 	put32(vx, 0x08000000u);
@@ -148,8 +148,7 @@ int frame_parse_mac(const char *s, uint8_t mac[6])
 	char tail;
 	int i;
 
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5], &tail) != 6)
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
 		return -EINVAL;
 	for (i = 0; i < 6; i++) {
 		if (b[i] > 0xff)

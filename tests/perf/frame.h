@@ -12,16 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FRAME_ETH_HLEN   14    /* bytes: dst MAC, src MAC, EtherType */
-#define FRAME_IPV4_HLEN  20    /* bytes: IPv4 header without options */
-#define FRAME_UDP_HLEN   8     /* bytes */
-#define FRAME_FCS_LEN    4     /* bytes: Ethernet FCS, counted in "frame size" */
-#define FRAME_MIN_LEN    60    /* bytes without FCS: a 64-byte Ethernet frame */
-#define FRAME_MAX_LEN    1514  /* bytes without FCS: a 1518-byte Ethernet frame */
+#define FRAME_ETH_HLEN       14   /* bytes: dst MAC, src MAC, EtherType */
+#define FRAME_IPV4_HLEN      20   /* bytes: IPv4 header without options */
+#define FRAME_UDP_HLEN       8    /* bytes */
+#define FRAME_FCS_LEN        4    /* bytes: Ethernet FCS, counted in "frame size" */
+#define FRAME_MIN_LEN        60   /* bytes without FCS: a 64-byte Ethernet frame */
+#define FRAME_MAX_LEN        1514 /* bytes without FCS: a 1518-byte Ethernet frame */
 #define FRAME_ETHERTYPE_IPV4 0x0800
-#define FRAME_PROTO_UDP  17
-#define FRAME_VXLAN_HLEN 8     /* bytes: flags, reserved, VNI, reserved (RFC 7348 §5) */
-#define FRAME_VXLAN_PORT 4789  /* IANA UDP port of VXLAN */
+#define FRAME_PROTO_UDP      17
+#define FRAME_VXLAN_HLEN     8    /* bytes: flags, reserved, VNI, reserved (RFC 7348 §5) */
+#define FRAME_VXLAN_PORT     4789 /* IANA UDP port of VXLAN */
 /* bytes of outer headers in front of a VXLAN-encapsulated inner frame */
 #define FRAME_VXLAN_OUTER_LEN (FRAME_ETH_HLEN + FRAME_IPV4_HLEN + FRAME_UDP_HLEN + FRAME_VXLAN_HLEN)
 
@@ -29,11 +29,11 @@
 struct frame_flow {
 	uint8_t src_mac[6];
 	uint8_t dst_mac[6];
-	uint32_t src_ip;         /* host byte order */
-	uint32_t dst_ip;         /* host byte order */
+	uint32_t src_ip; /* host byte order */
+	uint32_t dst_ip; /* host byte order */
 	uint16_t src_port;
 	uint16_t dst_port;
-	uint8_t ttl;             /* hops */
+	uint8_t ttl; /* hops */
 };
 
 /**
@@ -77,11 +77,14 @@ int frame_build_udp4(uint8_t *buf, size_t len, const struct frame_flow *f, uint1
  * @param id         outer IPv4 identification field
  * @return           0, or -EINVAL when a length or the VNI is out of range
  */
-int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer,
-		       uint32_t vni, uint16_t id);
+int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer, uint32_t vni,
+		       uint16_t id);
 
 /** Offset of the IPv4 header in a frame built by frame_build_udp4(), bytes. */
-static inline uint8_t *frame_ipv4(uint8_t *buf) { return buf + FRAME_ETH_HLEN; }
+static inline uint8_t *frame_ipv4(uint8_t *buf)
+{
+	return buf + FRAME_ETH_HLEN;
+}
 
 /** Recompute the IPv4 header checksum of @p ip over @p hlen bytes (RFC 791). */
 void frame_ipv4_fix_cksum(uint8_t *ip, size_t hlen);

@@ -13,7 +13,7 @@
 #include "frame.h"
 #include "pcapgen.h"
 
-#define MALFORMED_LEN 60     /* bytes without FCS: a minimal 64-byte frame */
+#define MALFORMED_LEN 60 /* bytes without FCS: a minimal 64-byte frame */
 
 /** Turns a valid frame of MALFORMED_LEN bytes into one with a defect; returns the length to write. */
 typedef size_t (*spoil_fn)(uint8_t *frame);
@@ -75,15 +75,12 @@ static size_t spoil_none(uint8_t *frame)
 }
 
 static const struct {
-	const char *reason;      /* vbrd drop-reason name, or "valid" */
+	const char *reason; /* vbrd drop-reason name, or "valid" */
 	spoil_fn spoil;
 } groups[] = {
-	{ "truncated", spoil_truncated },
-	{ "bad_ihl", spoil_bad_ihl },
-	{ "bad_version", spoil_bad_version },
-	{ "bad_checksum", spoil_bad_checksum },
-	{ "bad_length", spoil_bad_length },
-	{ "valid", spoil_none },
+	{ "truncated", spoil_truncated },     { "bad_ihl", spoil_bad_ihl },
+	{ "bad_version", spoil_bad_version }, { "bad_checksum", spoil_bad_checksum },
+	{ "bad_length", spoil_bad_length },   { "valid", spoil_none },
 };
 
 int gen_malformed(const struct pcapgen_opts *opts)

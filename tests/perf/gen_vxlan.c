@@ -13,7 +13,7 @@
 #include "frame.h"
 #include "pcapgen.h"
 
-#define VXLAN_SPORT_BASE 49152   /* RFC 7348 §5: dynamic/private port range */
+#define VXLAN_SPORT_BASE 49152 /* RFC 7348 §5: dynamic/private port range */
 
 /* Inner source MAC: the remote gateway's (only its presence matters). */
 static const uint8_t inner_src_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
@@ -30,9 +30,11 @@ int gen_vxlan(const struct pcapgen_opts *opts)
 	int ret;
 
 	if (opts->size_mode != SIZE_FIXED || len > FRAME_MAX_LEN) {
-		fprintf(stderr, "pcapgen: vxlan: --size must be a fixed inner frame size of "
+		fprintf(stderr,
+			"pcapgen: vxlan: --size must be a fixed inner frame size of "
 			"64..%d bytes (the outer frame adds %d)\n",
-			FRAME_MAX_LEN + FRAME_FCS_LEN - FRAME_VXLAN_OUTER_LEN, FRAME_VXLAN_OUTER_LEN);
+			FRAME_MAX_LEN + FRAME_FCS_LEN - FRAME_VXLAN_OUTER_LEN,
+			FRAME_VXLAN_OUTER_LEN);
 		return -EINVAL;
 	}
 	ret = pcap_out_open(&out, opts->out);
@@ -59,9 +61,10 @@ int gen_vxlan(const struct pcapgen_opts *opts)
 			goto out;
 		pcap_out_write(&out, buf, len);
 	}
-	fprintf(stderr, "pcapgen: %s: %u frames of %zu bytes incl. FCS (inner %u), %u inner flows, "
-		"VNI %u\n", opts->out, packets, len + FRAME_FCS_LEN, opts->size, opts->flows,
-		opts->vni);
+	fprintf(stderr,
+		"pcapgen: %s: %u frames of %zu bytes incl. FCS (inner %u), %u inner flows, "
+		"VNI %u\n",
+		opts->out, packets, len + FRAME_FCS_LEN, opts->size, opts->flows, opts->vni);
 out:
 	if (pcap_out_close(&out) < 0 && ret == 0)
 		ret = -EIO;

@@ -6,7 +6,7 @@
 
 #include "pcapgen.h"
 
-#define PCAP_SNAPLEN 65535   /* bytes: never truncate a frame */
+#define PCAP_SNAPLEN 65535 /* bytes: never truncate a frame */
 
 int pcap_out_open(struct pcap_out *o, const char *path)
 {

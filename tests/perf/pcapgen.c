@@ -38,10 +38,12 @@ static void usage(FILE *f)
 		"usage: pcapgen flows OUT.pcap [--flows N] [--size 64..1518|imix] [--packets N]\n"
 		"       pcapgen malformed OUT.pcap [--count K]\n"
 		"       pcapgen vxlan OUT.pcap --vni N --outer-src A --outer-dst B [--udp-port P]\n"
-		"                         [--inner-dst-mac M] [--flows N] [--size 64..1468] [--packets N]\n"
+		"                         [--inner-dst-mac M] [--flows N] [--size 64..1468] "
+		"[--packets N]\n"
 		"common options:\n"
 		"  --src-mac M    source MAC (default " DEFAULT_SRC_MAC ")\n"
-		"  --dst-mac M    destination MAC: the router's input port (default " DEFAULT_DST_MAC ")\n"
+		"  --dst-mac M    destination MAC: the router's input port "
+		"(default " DEFAULT_DST_MAC ")\n"
 		"  --src-net A/N  source addresses (default " DEFAULT_SRC_NET ")\n"
 		"  --dst-net A/N  destination addresses (default " DEFAULT_DST_NET ")\n"
 		"flows: --flows distinct UDP 5-tuples (default 1000), --size frame size incl.\n"
@@ -78,8 +80,8 @@ static int parse_size(const char *s, struct pcapgen_opts *o)
 		return 0;
 	}
 	o->size_mode = SIZE_FIXED;
-	return parse_u32(s, "--size", FRAME_MIN_LEN + FRAME_FCS_LEN,
-			 FRAME_MAX_LEN + FRAME_FCS_LEN, &o->size);
+	return parse_u32(s, "--size", FRAME_MIN_LEN + FRAME_FCS_LEN, FRAME_MAX_LEN + FRAME_FCS_LEN,
+			 &o->size);
 }
 
 static int parse_ip4(const char *s, const char *what, uint32_t *out)
@@ -129,21 +131,53 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 	o->count = 5;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f': ret = parse_u32(optarg, "--flows", 1, 60000, &o->flows); break;
-		case 's': ret = parse_size(optarg, o); break;
-		case 'n': ret = parse_u32(optarg, "--packets", 1, 10000000, &o->packets); break;
-		case 'c': ret = parse_u32(optarg, "--count", 1, 60000, &o->count); break;
-		case 'M': src_mac = optarg; break;
-		case 'D': dst_mac = optarg; break;
-		case 'S': src_net = optarg; break;
-		case 'N': dst_net = optarg; break;
-		case 'V': ret = parse_u32(optarg, "--vni", 0, 0xffffff, &o->vni); given |= GIVEN_VNI; break;
-		case 'O': ret = parse_ip4(optarg, "--outer-src", &o->outer_src); given |= GIVEN_OUTER_SRC; break;
-		case 'T': ret = parse_ip4(optarg, "--outer-dst", &o->outer_dst); given |= GIVEN_OUTER_DST; break;
-		case 'P': ret = parse_u32(optarg, "--udp-port", 1, 65535, &port); break;
-		case 'I': inner_dst_mac = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		default: return -EINVAL;
+		case 'f':
+			ret = parse_u32(optarg, "--flows", 1, 60000, &o->flows);
+			break;
+		case 's':
+			ret = parse_size(optarg, o);
+			break;
+		case 'n':
+			ret = parse_u32(optarg, "--packets", 1, 10000000, &o->packets);
+			break;
+		case 'c':
+			ret = parse_u32(optarg, "--count", 1, 60000, &o->count);
+			break;
+		case 'M':
+			src_mac = optarg;
+			break;
+		case 'D':
+			dst_mac = optarg;
+			break;
+		case 'S':
+			src_net = optarg;
+			break;
+		case 'N':
+			dst_net = optarg;
+			break;
+		case 'V':
+			ret = parse_u32(optarg, "--vni", 0, 0xffffff, &o->vni);
+			given |= GIVEN_VNI;
+			break;
+		case 'O':
+			ret = parse_ip4(optarg, "--outer-src", &o->outer_src);
+			given |= GIVEN_OUTER_SRC;
+			break;
+		case 'T':
+			ret = parse_ip4(optarg, "--outer-dst", &o->outer_dst);
+			given |= GIVEN_OUTER_DST;
+			break;
+		case 'P':
+			ret = parse_u32(optarg, "--udp-port", 1, 65535, &port);
+			break;
+		case 'I':
+			inner_dst_mac = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EINVAL;
 		}
 		if (ret < 0)
 			return ret;

@@ -12,40 +12,40 @@
 
 #include <pcap/pcap.h>
 
-struct frame_flow;   /* frame.h */
+struct frame_flow; /* frame.h */
 
 /** Frame-size mix of the flows mode. */
 enum pcapgen_size_mode {
-	SIZE_FIXED,   /* every frame opts.size bytes (incl. FCS) */
-	SIZE_IMIX,    /* simple IMIX: 7:4:1 of 64/594/1518-byte frames (incl. FCS) */
+	SIZE_FIXED, /* every frame opts.size bytes (incl. FCS) */
+	SIZE_IMIX,  /* simple IMIX: 7:4:1 of 64/594/1518-byte frames (incl. FCS) */
 };
 
 /** Command-line options, shared by every mode. */
 struct pcapgen_opts {
-	const char *out;             /* output pcap file */
-	uint32_t flows;              /* distinct UDP 5-tuples */
-	uint32_t packets;            /* frames to write; 0 = 3 per flow */
+	const char *out;  /* output pcap file */
+	uint32_t flows;   /* distinct UDP 5-tuples */
+	uint32_t packets; /* frames to write; 0 = 3 per flow */
 	enum pcapgen_size_mode size_mode;
-	uint32_t size;               /* frame size incl. FCS, bytes, 64..1518 (SIZE_FIXED) */
-	uint32_t count;              /* malformed: frames per reason */
+	uint32_t size;  /* frame size incl. FCS, bytes, 64..1518 (SIZE_FIXED) */
+	uint32_t count; /* malformed: frames per reason */
 	uint8_t src_mac[6];
 	uint8_t dst_mac[6];          /* the router's MAC on the input port */
 	uint32_t src_net, src_hosts; /* host byte order; usable hosts in it */
 	uint32_t dst_net, dst_hosts;
 	/* vxlan mode */
-	uint32_t vni;                /* VXLAN network identifier, 0..2^24-1 */
-	uint32_t outer_src;          /* host byte order: the remote tunnel endpoint */
-	uint32_t outer_dst;          /* host byte order: the router's tunnel local address */
-	uint16_t udp_port;           /* outer UDP destination port */
-	uint8_t inner_dst_mac[6];    /* inner destination MAC */
+	uint32_t vni;             /* VXLAN network identifier, 0..2^24-1 */
+	uint32_t outer_src;       /* host byte order: the remote tunnel endpoint */
+	uint32_t outer_dst;       /* host byte order: the router's tunnel local address */
+	uint16_t udp_port;        /* outer UDP destination port */
+	uint8_t inner_dst_mac[6]; /* inner destination MAC */
 };
 
 /** An open pcap output (Ethernet link type, microsecond timestamps). */
 struct pcap_out {
 	pcap_t *pcap;
 	pcap_dumper_t *dumper;
-	uint64_t packets;            /* frames written */
-	uint64_t usec;               /* timestamp of the next frame, µs */
+	uint64_t packets; /* frames written */
+	uint64_t usec;    /* timestamp of the next frame, µs */
 };
 
 /**

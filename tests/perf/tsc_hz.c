@@ -15,7 +15,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 
-#define CALIBRATE_NS 200000000ull  /* ns */
+#define CALIBRATE_NS 200000000ull /* ns */
 
 static uint64_t now_ns(void)
 {

@@ -46,29 +46,29 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FRAME_MAX     (65536 + 4)     /* bytes: largest frame, plus a re-inserted VLAN tag */
-#define VNET_LEN      ((uint32_t)sizeof(struct virtio_net_hdr))
-#define RX_BURST      256             /* frames read from one socket per wakeup */
-#define LIMIT_MAX     1000000u        /* frames: upper bound of --limit */
-#define CTL_CLIENTS   8               /* simultaneous control connections */
-#define CTL_LINE_MAX  512             /* bytes: longest control request */
-#define SOCK_BUF      (4 << 20)       /* bytes: SO_RCVBUF / SO_SNDBUF asked for */
+#define FRAME_MAX    (65536 + 4) /* bytes: largest frame, plus a re-inserted VLAN tag */
+#define VNET_LEN     ((uint32_t)sizeof(struct virtio_net_hdr))
+#define RX_BURST     256       /* frames read from one socket per wakeup */
+#define LIMIT_MAX    1000000u  /* frames: upper bound of --limit */
+#define CTL_CLIENTS  8         /* simultaneous control connections */
+#define CTL_LINE_MAX 512       /* bytes: longest control request */
+#define SOCK_BUF     (4 << 20) /* bytes: SO_RCVBUF / SO_SNDBUF asked for */
 
 enum { A2B, B2A, NDIR };
 static const char *const dir_name[NDIR] = { "a2b", "b2a" };
 
 /** Settings of one direction. */
 struct dir_cfg {
-	double delay_ms;   /* fixed one-way delay, ms */
-	double jitter_ms;  /* uniform +/- around the delay, ms */
-	double loss_pct;   /* random loss, percent */
-	double rate_mbit;  /* shaping rate, Mbit/s; 0 = unlimited */
-	uint32_t limit;    /* frames queued at most */
+	double delay_ms;  /* fixed one-way delay, ms */
+	double jitter_ms; /* uniform +/- around the delay, ms */
+	double loss_pct;  /* random loss, percent */
+	double rate_mbit; /* shaping rate, Mbit/s; 0 = unlimited */
+	uint32_t limit;   /* frames queued at most */
 };
 
 /** A held frame: virtio-net header then the Ethernet frame. */
 struct frame {
-	uint32_t len;      /* bytes of data[], header included */
+	uint32_t len; /* bytes of data[], header included */
 	uint8_t data[];
 };
 
@@ -86,8 +86,8 @@ struct dir_stats {
 
 struct direction {
 	struct dir_cfg cfg;
-	int out;                  /* port the direction transmits on */
-	struct slot *heap;        /* min-heap of queued frames */
+	int out;           /* port the direction transmits on */
+	struct slot *heap; /* min-heap of queued frames */
 	uint32_t n, cap;
 	uint64_t seq;             /* arrivals so far */
 	uint64_t link_free_ns;    /* when the shaper finishes its last frame */
@@ -98,7 +98,7 @@ struct direction {
 struct port {
 	const char *name;
 	int fd;
-	uint64_t kernel_drops;    /* frames the socket's buffer dropped */
+	uint64_t kernel_drops; /* frames the socket's buffer dropped */
 };
 
 struct ctl_client {
@@ -108,7 +108,7 @@ struct ctl_client {
 };
 
 static struct {
-	struct port port[2];      /* 0 = A, 1 = B */
+	struct port port[2]; /* 0 = A, 1 = B */
 	struct direction dir[NDIR];
 	bool reorder;
 	uint64_t seed;
@@ -170,8 +170,11 @@ static double rng_unit(void)
  */
 static int apply_setting(const char *key, const char *value, char *err, size_t errlen)
 {
-	static const struct { const char *name; double min, max; } keys[] = {
-		{ "delay", 0, 600000 }, { "jitter", 0, 600000 }, { "loss", 0, 100 },
+	static const struct {
+		const char *name;
+		double min, max;
+	} keys[] = {
+		{ "delay", 0, 600000 }, { "jitter", 0, 600000 },   { "loss", 0, 100 },
 		{ "rate", 0, 1000000 }, { "limit", 1, LIMIT_MAX },
 	};
 	char base[32];
@@ -220,11 +223,21 @@ static int apply_setting(const char *key, const char *value, char *err, size_t e
 		struct dir_cfg *c = &g.dir[d].cfg;
 
 		switch (k) {
-		case 0: c->delay_ms = v; break;
-		case 1: c->jitter_ms = v; break;
-		case 2: c->loss_pct = v; break;
-		case 3: c->rate_mbit = v; break;
-		case 4: c->limit = (uint32_t)v; break;
+		case 0:
+			c->delay_ms = v;
+			break;
+		case 1:
+			c->jitter_ms = v;
+			break;
+		case 2:
+			c->loss_pct = v;
+			break;
+		case 3:
+			c->rate_mbit = v;
+			break;
+		case 4:
+			c->limit = (uint32_t)v;
+			break;
 		}
 	}
 	return 0;
@@ -305,7 +318,7 @@ static struct slot heap_pop(struct direction *d)
 static void enqueue(struct direction *d, struct frame *f, uint64_t now)
 {
 	const struct dir_cfg *c = &d->cfg;
-	uint32_t wire = f->len - VNET_LEN;   /* bytes on the wire, Ethernet header included */
+	uint32_t wire = f->len - VNET_LEN; /* bytes on the wire, Ethernet header included */
 	uint64_t t = now;
 	double ns;
 
@@ -402,8 +415,10 @@ static void port_rx(int in, struct direction *d)
 		} cm;
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) - 4 };
 		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = &cm, .msg_controllen = sizeof(cm),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = &cm,
+			.msg_controllen = sizeof(cm),
 		};
 		struct virtio_net_hdr *vh = (struct virtio_net_hdr *)buf;
 		struct cmsghdr *c;
@@ -411,7 +426,7 @@ static void port_rx(int in, struct direction *d)
 		ssize_t n = recvmsg(g.port[in].fd, &msg, MSG_TRUNC);
 
 		if (n < 0)
-			return;   /* EAGAIN: drained */
+			return; /* EAGAIN: drained */
 		if ((size_t)n > iov.iov_len || n < (ssize_t)(VNET_LEN + ETH_HLEN))
 			continue; /* truncated or runt */
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
@@ -424,8 +439,9 @@ static void port_rx(int in, struct direction *d)
 			if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
 				continue;
 			/* Put the 802.1Q tag back after the MAC addresses. */
-			tag[0] = htons((aux.tp_status & TP_STATUS_VLAN_TPID_VALID) ?
-				       aux.tp_vlan_tpid : ETH_P_8021Q);
+			tag[0] = htons((aux.tp_status & TP_STATUS_VLAN_TPID_VALID)
+					       ? aux.tp_vlan_tpid
+					       : ETH_P_8021Q);
 			tag[1] = htons(aux.tp_vlan_tci);
 			memmove(buf + VNET_LEN + 2 * ETH_ALEN + 4, buf + VNET_LEN + 2 * ETH_ALEN,
 				(size_t)n - VNET_LEN - 2 * ETH_ALEN);
@@ -492,13 +508,14 @@ static int stats_json(char *out, size_t len)
 		const struct direction *d = &g.dir[i];
 
 		n += snprintf(out + n, len - (size_t)n,
-			      "\"%s\":{\"rx\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"dropped_loss\":%" PRIu64
-			      ",\"dropped_queue\":%" PRIu64 ",\"tx_errors\":%" PRIu64
-			      ",\"rx_bytes\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"queued\":%u"
+			      "\"%s\":{\"rx\":%" PRIu64 ",\"tx\":%" PRIu64
+			      ",\"dropped_loss\":%" PRIu64 ",\"dropped_queue\":%" PRIu64
+			      ",\"tx_errors\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			      ",\"tx_bytes\":%" PRIu64 ",\"queued\":%u"
 			      ",\"rx_kernel_drops\":%" PRIu64 "},",
-			      dir_name[i], d->st.rx, d->st.tx, d->st.dropped_loss, d->st.dropped_queue,
-			      d->st.tx_errors, d->st.rx_bytes, d->st.tx_bytes, d->n,
-			      g.port[i].kernel_drops);
+			      dir_name[i], d->st.rx, d->st.tx, d->st.dropped_loss,
+			      d->st.dropped_queue, d->st.tx_errors, d->st.rx_bytes, d->st.tx_bytes,
+			      d->n, g.port[i].kernel_drops);
 	}
 	out[n - 1] = '}';
 	return n;
@@ -514,7 +531,8 @@ static int settings_json(char *out, size_t len)
 		n += snprintf(out + n, len - (size_t)n,
 			      "\"%s\":{\"delay_ms\":%g,\"jitter_ms\":%g,\"loss_pct\":%g,"
 			      "\"rate_mbit\":%g,\"limit\":%u},",
-			      dir_name[i], c->delay_ms, c->jitter_ms, c->loss_pct, c->rate_mbit, c->limit);
+			      dir_name[i], c->delay_ms, c->jitter_ms, c->loss_pct, c->rate_mbit,
+			      c->limit);
 	}
 	n += snprintf(out + n, len - (size_t)n, "\"reorder\":%s,\"seed\":%" PRIu64 "}",
 		      g.reorder ? "true" : "false", g.seed);
@@ -529,7 +547,8 @@ static void ctl_handle(char *line, char *reply, size_t len)
 	char *argv[4], *save = NULL, err[160];
 	int argc = 0;
 
-	for (char *t = strtok_r(line, " \t\r", &save); t && argc < 4; t = strtok_r(NULL, " \t\r", &save))
+	for (char *t = strtok_r(line, " \t\r", &save); t && argc < 4;
+	     t = strtok_r(NULL, " \t\r", &save))
 		argv[argc++] = t;
 	if (argc == 0) {
 		snprintf(reply, len, "error: empty request");
@@ -582,7 +601,7 @@ static void ctl_accept(void)
 		for (i = 0; i < CTL_CLIENTS && g.client[i].fd >= 0; i++)
 			;
 		if (i == CTL_CLIENTS) {
-			close(fd);   /* too many: the client sees EOF */
+			close(fd); /* too many: the client sees EOF */
 			continue;
 		}
 		g.client[i].fd = fd;
@@ -666,7 +685,8 @@ static int ctl_client_main(int argc, char **argv)
 	if (write(fd, req, rl) != (ssize_t)rl)
 		die("%s: write: %s", argv[2], strerror(errno));
 	/* One request, one reply line. */
-	while (got < sizeof(reply) - 1 && (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0) {
+	while (got < sizeof(reply) - 1 &&
+	       (n = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0) {
 		got += (size_t)n;
 		if (memchr(reply, '\n', got))
 			break;
@@ -694,7 +714,8 @@ static void usage(FILE *out)
 	      "  --seed N        seed of the loss/jitter draws (default: from the clock)\n"
 	      "  --ctl PATH      UNIX stream socket; requests, one per line:\n"
 	      "                  set KEY VALUE | show | stats | clear\n"
-	      "SIGUSR1 prints the counters (JSON) to stderr; SIGTERM/SIGINT print them and exit 0.\n",
+	      "SIGUSR1 prints the counters (JSON) to stderr; SIGTERM/SIGINT print them and exit "
+	      "0.\n",
 	      out);
 }
 
@@ -817,8 +838,8 @@ int main(int argc, char **argv)
 		pfd[nfds++] = (struct pollfd){ .fd = g.ctl_fd, .events = POLLIN };
 		cbase = nfds;
 		for (int i = 0; i < CTL_CLIENTS; i++)
-			pfd[nfds++] = (struct pollfd){
-				.fd = g.ctl_fd >= 0 ? g.client[i].fd : -1, .events = POLLIN };
+			pfd[nfds++] = (struct pollfd){ .fd = g.ctl_fd >= 0 ? g.client[i].fd : -1,
+						       .events = POLLIN };
 
 		if (ppoll(pfd, (nfds_t)nfds, tmo, NULL) < 0) {
 			if (errno == EINTR)

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "app/config.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -116,7 +116,7 @@ static void good_full_config(void **state)
 	assert_false(cfg.ports[0].promiscuous);
 	assert_int_equal(cfg.ports[0].line, 6);
 	assert_string_equal(cfg.ports[1].devargs, "0000:03:00.0");
-	assert_int_equal(cfg.ports[1].rx_queues, 0);   /* one per worker */
+	assert_int_equal(cfg.ports[1].rx_queues, 0); /* one per worker */
 	assert_int_equal(cfg.ports[1].rx_desc, 1024);
 	assert_int_equal(cfg.ports[1].tx_desc, 1024);
 	assert_int_equal(cfg.ports[1].mtu, 1500);
@@ -129,10 +129,10 @@ static void good_full_config(void **state)
 	assert_string_equal(ifc->name, "lan0");
 	assert_int_equal(ifc->port, 0);
 	assert_int_equal(ifc->vlan, 0);
-	assert_int_equal(ifc->mtu, 9000);               /* the port's */
+	assert_int_equal(ifc->mtu, 9000); /* the port's */
 	assert_int_equal(ifc->nb_addrs, 1);
 	assert_int_equal(ifc->addrs[0].addr.family, AF_INET);
-	assert_int_equal(ifc->addrs[0].addr.v4, 0x0a000101);   /* host order */
+	assert_int_equal(ifc->addrs[0].addr.v4, 0x0a000101); /* host order */
 	assert_int_equal(ifc->addrs[0].len, 24);
 	assert_int_equal(ifc->line, 12);
 	ifc = &cfg.ifaces[1];
@@ -198,7 +198,7 @@ static void good_full_config(void **state)
 
 	config_free(&cfg);
 	assert_true(all_zero(&cfg, sizeof(cfg)));
-	config_free(&cfg);                              /* safe twice */
+	config_free(&cfg); /* safe twice */
 	config_errors_free(&errs);
 }
 
@@ -275,9 +275,9 @@ static void shipped_configs(void **state)
 /* ---- one mistake per file ------------------------------------------------- */
 
 struct err_case {
-	const char *file;        /* under configs/ */
-	int line;                /* expected line, 0 = message about the whole file */
-	const char *phrase;      /* part of the message */
+	const char *file;   /* under configs/ */
+	int line;           /* expected line, 0 = message about the whole file */
+	const char *phrase; /* part of the message */
 };
 
 static void one_error(void **state)
@@ -309,7 +309,8 @@ static const struct err_case cases[] = {
 	{ "dup-core.conf", 3, "workers.cores[2]: duplicate core 1" },
 	{ "dup-port.conf", 4, "duplicate port name 'p0' (first at line 2)" },
 	{ "dup-iface.conf", 5, "duplicate interface name 'lan0' (first at line 3)" },
-	{ "dup-vlan.conf", 5, "duplicate interface on port 'p0' VLAN 100 (first at line 3: 'line100')" },
+	{ "dup-vlan.conf", 5,
+	  "duplicate interface on port 'p0' VLAN 100 (first at line 3: 'line100')" },
 	{ "dangling-port.conf", 3, "interfaces[0].port: unknown port 'p9'" },
 	{ "gw-unreachable.conf", 6, "routes[1].via: 10.5.0.1 is not in a connected subnet" },
 	{ "gw-wrong-iface.conf", 7,
@@ -320,19 +321,22 @@ static const struct err_case cases[] = {
 	{ "iface-loopback.conf", 3,
 	  "interfaces[0].address: 127.0.0.1/8 is a loopback address, not an interface address" },
 	{ "tunnel-local-neighbor.conf", 4,
-	  "tunnels[0].local: 10.0.1.2 lies in the subnet of interface 'lan0' but is not its address" },
+	  "tunnels[0].local: 10.0.1.2 lies in the subnet of interface 'lan0' but is not its "
+	  "address" },
 	{ "tunnel-type.conf", 4, "tunnels[0].type: unknown tunnel type 'gre' (vxlan or geneve)" },
 	{ "path-group-unknown.conf", 5, "routes[0].path_group: unknown path group 'nope'" },
-	{ "path-via-subnet.conf", 5,
-	  "path_groups[0].paths[0].via: 10.0.9.2 is not in a connected subnet of interface 'lan0'" },
+	{ "path-via-subnet.conf",
+	  5, "path_groups[0].paths[0].via: 10.0.9.2 is not in a connected subnet of interface 'lan0'" },
 	{ "via-and-nexthops.conf", 5, "routes[0]: 'via' and 'next_hops' are mutually exclusive" },
 	{ "iface-mtu.conf", 4, "interfaces[0].mtu: 9000 exceeds the MTU 1500 of port 'p0'" },
 	{ "missing.conf", 3, "ports[1]: missing required setting 'devargs'" },
 	{ "missing-top.conf", 0, "missing required setting 'ports'" },
 	{ "bad-neighbor.conf", 5, "neighbors[0].mac: '02:00:00:00:00' is not a MAC address" },
-	{ "gw-own-address.conf", 4, "routes[0].via: 10.0.1.1 is an address of interface 'lan0' itself" },
+	{ "gw-own-address.conf", 4,
+	  "routes[0].via: 10.0.1.1 is an address of interface 'lan0' itself" },
 	{ "gw-family.conf", 5, "routes[0].via[1]: 2001:db8::2 is IPv6 but the prefix is IPv4" },
-	{ "gw-link-local.conf", 4, "routes[0].via: link-local gateway fe80::1 needs an 'interface'" },
+	{ "gw-link-local.conf", 4,
+	  "routes[0].via: link-local gateway fe80::1 needs an 'interface'" },
 	{ "dup-address.conf", 5,
 	  "interfaces[1].addresses[1]: address 10.0.1.1 is already on interface 'lan0' (line 3)" },
 };
@@ -374,7 +378,8 @@ static void missing_file(void **state)
 	assert_int_equal(load_bad("configs/no-such-file.conf", &errs), -ENOENT);
 	assert_int_equal(errs.count, 1);
 	assert_int_equal(find_msg(&errs, "configs/no-such-file.conf", 0,
-				  "cannot open: No such file or directory"), 0);
+				  "cannot open: No such file or directory"),
+			 0);
 	config_errors_free(&errs);
 
 	assert_int_equal(load_bad("configs", &errs), -EISDIR);
@@ -387,9 +392,21 @@ static void missing_file(void **state)
 static void parse_prefixes(void **state)
 {
 	static const char *const bad[] = {
-		"10.0.0.0/33", "256.1.1.1/8", "10.0.0.0", "10.0.0.0/", "10.0.0.0/-1",
-		"10.0.0.0/ 8", "10.0.0.0/8 ", "10.0.0.0/0008", "1.2.3/8", "/8", "",
-		"2001:db8::/129", "2001:db8:::1/64", "10.0.0.0/8/8", "fe80::1%eth0/64",
+		"10.0.0.0/33",
+		"256.1.1.1/8",
+		"10.0.0.0",
+		"10.0.0.0/",
+		"10.0.0.0/-1",
+		"10.0.0.0/ 8",
+		"10.0.0.0/8 ",
+		"10.0.0.0/0008",
+		"1.2.3/8",
+		"/8",
+		"",
+		"2001:db8::/129",
+		"2001:db8:::1/64",
+		"10.0.0.0/8/8",
+		"fe80::1%eth0/64",
 	};
 	struct cfg_prefix p;
 	size_t i;
@@ -422,8 +439,8 @@ static void parse_prefixes(void **state)
 static void parse_addrs(void **state)
 {
 	static const char *const bad[] = {
-		"256.1.1.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", " 1.2.3.4", "1.2.3.4/32",
-		"2001:db8::g", "::1::", "", "localhost",
+		"256.1.1.1",  "1.2.3",       "1.2.3.4.5", "01.2.3.4", " 1.2.3.4",
+		"1.2.3.4/32", "2001:db8::g", "::1::",     "",         "localhost",
 	};
 	struct cfg_addr a;
 	char buf[INET6_ADDRSTRLEN];
@@ -432,13 +449,13 @@ static void parse_addrs(void **state)
 	(void)state;
 	assert_int_equal(config_parse_addr("192.0.2.1", &a), 0);
 	assert_int_equal(a.family, AF_INET);
-	assert_int_equal(a.v4, 0xc0000201);             /* host byte order */
+	assert_int_equal(a.v4, 0xc0000201); /* host byte order */
 	assert_addr(&a, "192.0.2.1");
 	assert_int_equal(config_parse_addr("255.255.255.255", &a), 0);
 	assert_int_equal(a.v4, 0xffffffff);
 	assert_int_equal(config_parse_addr("2001:DB8:0:0::1", &a), 0);
 	assert_int_equal(a.family, AF_INET6);
-	assert_addr(&a, "2001:db8::1");                 /* RFC 5952 form */
+	assert_addr(&a, "2001:db8::1"); /* RFC 5952 form */
 	assert_int_equal(config_parse_addr("::ffff:1.2.3.4", &a), 0);
 	assert_int_equal(a.family, AF_INET6);
 
@@ -446,7 +463,7 @@ static void parse_addrs(void **state)
 		if (config_parse_addr(bad[i], &a) != -EINVAL)
 			fail_msg("'%s' parsed as an address", bad[i]);
 
-	memset(&a, 0, sizeof(a));                       /* no family: empty string */
+	memset(&a, 0, sizeof(a)); /* no family: empty string */
 	assert_string_equal(config_format_addr(&a, buf, sizeof(buf)), "");
 }
 
@@ -469,10 +486,13 @@ static void prefix_contains(void **state)
 	assert_int_equal(config_parse_addr("2001:db8:100:80::9", &a), 0);
 	assert_false(config_prefix_contains(&p, &a));
 	assert_int_equal(config_parse_addr("10.0.1.1", &a), 0);
-	assert_false(config_prefix_contains(&p, &a));   /* other family */
+	assert_false(config_prefix_contains(&p, &a)); /* other family */
 }
 
-#define ERROR_TEST(i) { cases[i].file, one_error, NULL, NULL, (void *)&cases[i] }
+#define ERROR_TEST(i)                                                   \
+	{                                                               \
+		cases[i].file, one_error, NULL, NULL, (void *)&cases[i] \
+	}
 
 int main(void)
 {
@@ -485,12 +505,36 @@ int main(void)
 		cmocka_unit_test(parse_prefixes),
 		cmocka_unit_test(parse_addrs),
 		cmocka_unit_test(prefix_contains),
-		ERROR_TEST(0), ERROR_TEST(1), ERROR_TEST(2), ERROR_TEST(3), ERROR_TEST(4),
-		ERROR_TEST(5), ERROR_TEST(6), ERROR_TEST(7), ERROR_TEST(8), ERROR_TEST(9),
-		ERROR_TEST(10), ERROR_TEST(11), ERROR_TEST(12), ERROR_TEST(13), ERROR_TEST(14),
-		ERROR_TEST(15), ERROR_TEST(16), ERROR_TEST(17), ERROR_TEST(18), ERROR_TEST(19),
-		ERROR_TEST(20), ERROR_TEST(21), ERROR_TEST(22), ERROR_TEST(23), ERROR_TEST(24),
-		ERROR_TEST(25), ERROR_TEST(26), ERROR_TEST(27), ERROR_TEST(28), ERROR_TEST(29),
+		ERROR_TEST(0),
+		ERROR_TEST(1),
+		ERROR_TEST(2),
+		ERROR_TEST(3),
+		ERROR_TEST(4),
+		ERROR_TEST(5),
+		ERROR_TEST(6),
+		ERROR_TEST(7),
+		ERROR_TEST(8),
+		ERROR_TEST(9),
+		ERROR_TEST(10),
+		ERROR_TEST(11),
+		ERROR_TEST(12),
+		ERROR_TEST(13),
+		ERROR_TEST(14),
+		ERROR_TEST(15),
+		ERROR_TEST(16),
+		ERROR_TEST(17),
+		ERROR_TEST(18),
+		ERROR_TEST(19),
+		ERROR_TEST(20),
+		ERROR_TEST(21),
+		ERROR_TEST(22),
+		ERROR_TEST(23),
+		ERROR_TEST(24),
+		ERROR_TEST(25),
+		ERROR_TEST(26),
+		ERROR_TEST(27),
+		ERROR_TEST(28),
+		ERROR_TEST(29),
 		ERROR_TEST(30),
 	};
 

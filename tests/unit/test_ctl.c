@@ -20,15 +20,14 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "ctl.h"
-#include "evloop.h"
-#include "render.h"
+#include "app/ctl.h"
+#include "app/evloop.h"
+#include "app/render.h"
 
 /* ---- dummy handlers -------------------------------------------------------- */
 
 /* Replies {"handler": TAG, "args": [...]} so tests see who ran with what. */
-static int
-reply_args(const char *tag, int argc, const char *const *argv, json_t **data)
+static int reply_args(const char *tag, int argc, const char *const *argv, json_t **data)
 {
 	json_t *args = json_array();
 	int i;
@@ -39,27 +38,21 @@ reply_args(const char *tag, int argc, const char *const *argv, json_t **data)
 	return 0;
 }
 
-static int
-h_show(int argc, const char *const *argv, json_t **data, char *err,
-       size_t errlen)
+static int h_show(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
 	return reply_args("show", argc, argv, data);
 }
 
-static int
-h_show_routes(int argc, const char *const *argv, json_t **data, char *err,
-	      size_t errlen)
+static int h_show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
 	return reply_args("show routes", argc, argv, data);
 }
 
-static int
-h_fail(int argc, const char *const *argv, json_t **data, char *err,
-       size_t errlen)
+static int h_fail(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	(void)argc;
 	(void)argv;
@@ -68,9 +61,7 @@ h_fail(int argc, const char *const *argv, json_t **data, char *err,
 	return -EINVAL;
 }
 
-static int
-h_fail_silent(int argc, const char *const *argv, json_t **data, char *err,
-	      size_t errlen)
+static int h_fail_silent(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	(void)argc;
 	(void)argv;
@@ -80,9 +71,7 @@ h_fail_silent(int argc, const char *const *argv, json_t **data, char *err,
 	return -EBUSY;
 }
 
-static int
-h_nodata(int argc, const char *const *argv, json_t **data, char *err,
-	 size_t errlen)
+static int h_nodata(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	(void)argc;
 	(void)argv;
@@ -92,21 +81,18 @@ h_nodata(int argc, const char *const *argv, json_t **data, char *err,
 	return 0;
 }
 
-static int
-setup_cmds(void **state)
+static int setup_cmds(void **state)
 {
 	(void)state;
 	assert_int_equal(ctl_register("show", "generic show", h_show), 0);
 	assert_int_equal(ctl_register("show routes", "the FIB", h_show_routes), 0);
 	assert_int_equal(ctl_register("reload", "reload the config", h_fail), 0);
-	assert_int_equal(ctl_register("busy", "fails without a message",
-				      h_fail_silent), 0);
+	assert_int_equal(ctl_register("busy", "fails without a message", h_fail_silent), 0);
 	assert_int_equal(ctl_register("nodata", "returns no data", h_nodata), 0);
 	return 0;
 }
 
-static int
-teardown_cmds(void **state)
+static int teardown_cmds(void **state)
 {
 	(void)state;
 	ctl_fini();
@@ -114,8 +100,7 @@ teardown_cmds(void **state)
 }
 
 /* Dispatch @p req; check the return code; @return the parsed reply. */
-static json_t *
-dispatch(const char *req, int want_rc)
+static json_t *dispatch(const char *req, int want_rc)
 {
 	char *line = NULL;
 	json_t *r;
@@ -130,8 +115,7 @@ dispatch(const char *req, int want_rc)
 	return r;
 }
 
-static const char *
-reply_error(const json_t *r)
+static const char *reply_error(const json_t *r)
 {
 	assert_true(json_is_false(json_object_get(r, "ok")));
 	return json_string_value(json_object_get(r, "error"));
@@ -139,26 +123,23 @@ reply_error(const json_t *r)
 
 /* ---- dispatch ---------------------------------------------------------------- */
 
-static void
-test_longest_prefix(void **state)
+static void test_longest_prefix(void **state)
 {
 	json_t *r, *d;
 
 	(void)state;
 	r = dispatch("{\"argv\": [\"show\", \"routes\", \"10.0.0.0/8\"]}", 0);
 	d = json_object_get(r, "data");
-	assert_string_equal(json_string_value(json_object_get(d, "handler")),
-			    "show routes");
+	assert_string_equal(json_string_value(json_object_get(d, "handler")), "show routes");
 	assert_int_equal(json_array_size(json_object_get(d, "args")), 1);
-	assert_string_equal(json_string_value(json_array_get(
-				json_object_get(d, "args"), 0)), "10.0.0.0/8");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "args"), 0)),
+			    "10.0.0.0/8");
 	json_decref(r);
 
 	/* "show ports" is not registered: falls back to "show" with args. */
 	r = dispatch("{\"argv\": [\"show\", \"ports\", \"p0\"]}\n", 0);
 	d = json_object_get(r, "data");
-	assert_string_equal(json_string_value(json_object_get(d, "handler")),
-			    "show");
+	assert_string_equal(json_string_value(json_object_get(d, "handler")), "show");
 	assert_int_equal(json_array_size(json_object_get(d, "args")), 2);
 	json_decref(r);
 
@@ -169,8 +150,7 @@ test_longest_prefix(void **state)
 	json_decref(r);
 }
 
-static void
-test_register_errors(void **state)
+static void test_register_errors(void **state)
 {
 	(void)state;
 	assert_int_equal(ctl_register("show routes", "dup", h_show), -EEXIST);
@@ -180,8 +160,7 @@ test_register_errors(void **state)
 	assert_int_equal(ctl_register("x", "no handler", NULL), -EINVAL);
 }
 
-static void
-test_unknown_command(void **state)
+static void test_unknown_command(void **state)
 {
 	json_t *r;
 
@@ -194,12 +173,16 @@ test_unknown_command(void **state)
 	json_decref(r);
 }
 
-static void
-test_malformed(void **state)
+static void test_malformed(void **state)
 {
 	static const char *const bad[] = {
-		"", "nope", "{\"argv\": [\"show\"]", "[\"show\"]", "42",
-		"{\"argv\": [\"show\"]} trailing", "\xff\xfe",
+		"",
+		"nope",
+		"{\"argv\": [\"show\"]",
+		"[\"show\"]",
+		"42",
+		"{\"argv\": [\"show\"]} trailing",
+		"\xff\xfe",
 		"{\"argv\": [\"a\\u0000b\"]}",
 		"{\"argv\": [\"show\"], \"argv\": [\"x\"]}",
 	};
@@ -214,13 +197,16 @@ test_malformed(void **state)
 	}
 }
 
-static void
-test_bad_argv(void **state)
+static void test_bad_argv(void **state)
 {
 	static const char *const bad[] = {
-		"{}", "{\"args\": [\"show\"]}", "{\"argv\": \"show\"}",
-		"{\"argv\": [\"show\", 1]}", "{\"argv\": [null]}",
-		"{\"argv\": [[\"show\"]]}", "{\"argv\": {\"0\": \"show\"}}",
+		"{}",
+		"{\"args\": [\"show\"]}",
+		"{\"argv\": \"show\"}",
+		"{\"argv\": [\"show\", 1]}",
+		"{\"argv\": [null]}",
+		"{\"argv\": [[\"show\"]]}",
+		"{\"argv\": {\"0\": \"show\"}}",
 	};
 	size_t i;
 	json_t *r;
@@ -236,8 +222,7 @@ test_bad_argv(void **state)
 	json_decref(r);
 }
 
-static void
-test_too_many_words(void **state)
+static void test_too_many_words(void **state)
 {
 	char req[1024];
 	size_t off;
@@ -254,8 +239,7 @@ test_too_many_words(void **state)
 	json_decref(r);
 }
 
-static void
-test_handler_error(void **state)
+static void test_handler_error(void **state)
 {
 	json_t *r;
 
@@ -271,8 +255,7 @@ test_handler_error(void **state)
 	json_decref(r);
 }
 
-static void
-test_handler_no_data(void **state)
+static void test_handler_no_data(void **state)
 {
 	json_t *r;
 
@@ -282,11 +265,9 @@ test_handler_no_data(void **state)
 	json_decref(r);
 }
 
-static void
-test_help(void **state)
+static void test_help(void **state)
 {
-	const char *want[] = { "busy", "help", "nodata", "reload", "show",
-			       "show routes" };
+	const char *want[] = { "busy", "help", "nodata", "reload", "show", "show routes" };
 	json_t *r, *cmds, *e;
 	size_t i;
 
@@ -294,18 +275,17 @@ test_help(void **state)
 	r = dispatch("{\"argv\": [\"help\"]}", 0);
 	cmds = json_object_get(json_object_get(r, "data"), "commands");
 	assert_int_equal(json_array_size(cmds), 6);
-	json_array_foreach(cmds, i, e) {
-		assert_string_equal(json_string_value(json_object_get(e, "command")),
-				    want[i]);
+	json_array_foreach(cmds, i, e)
+	{
+		assert_string_equal(json_string_value(json_object_get(e, "command")), want[i]);
 		assert_true(json_is_string(json_object_get(e, "help")));
 	}
-	assert_string_equal(json_string_value(json_object_get(
-				json_array_get(cmds, 5), "help")), "the FIB");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cmds, 5), "help")),
+			    "the FIB");
 	json_decref(r);
 }
 
-static void
-test_ctl_call(void **state)
+static void test_ctl_call(void **state)
 {
 	const char *argv[] = { "show", "routes" };
 	char err[128];
@@ -313,8 +293,7 @@ test_ctl_call(void **state)
 
 	(void)state;
 	assert_int_equal(ctl_call(2, argv, &data, err, sizeof(err)), 0);
-	assert_string_equal(json_string_value(json_object_get(data, "handler")),
-			    "show routes");
+	assert_string_equal(json_string_value(json_object_get(data, "handler")), "show routes");
 	json_decref(data);
 }
 
@@ -323,8 +302,7 @@ test_ctl_call(void **state)
 static char sock_dir[48];
 static char sock_path[96];
 
-static int
-setup_socket(void **state)
+static int setup_socket(void **state)
 {
 	setup_cmds(state);
 	snprintf(sock_dir, sizeof(sock_dir), "/tmp/vbrd-test-ctl-XXXXXX");
@@ -334,8 +312,7 @@ setup_socket(void **state)
 	return 0;
 }
 
-static int
-teardown_socket(void **state)
+static int teardown_socket(void **state)
 {
 	char dir[160];
 
@@ -348,8 +325,7 @@ teardown_socket(void **state)
 	return 0;
 }
 
-static int
-client_connect(void)
+static int client_connect(void)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -361,8 +337,7 @@ client_connect(void)
 }
 
 /* Send @p len bytes while running the server's loop (it may need to read). */
-static void
-client_send(int fd, const char *buf, size_t len)
+static void client_send(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
@@ -378,8 +353,7 @@ client_send(int fd, const char *buf, size_t len)
 }
 
 /* Run the loop until @p want newlines arrived or the peer closed. */
-static char *
-client_recv(int fd, int want, size_t *len_out)
+static char *client_recv(int fd, int want, size_t *len_out)
 {
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap);
@@ -412,8 +386,7 @@ client_recv(int fd, int want, size_t *len_out)
 	return buf;
 }
 
-static void
-test_socket_roundtrip(void **state)
+static void test_socket_roundtrip(void **state)
 {
 	const char *req = "{\"argv\":[\"show\",\"routes\"]}\n{\"argv\":[\"foo\"]}\n"
 			  "garbage\r\n{\"argv\":[\"help\"]}";
@@ -436,8 +409,7 @@ test_socket_roundtrip(void **state)
 		json_t *r = json_loads(line, 0, NULL);
 
 		assert_non_null(r);
-		assert_int_equal(json_is_true(json_object_get(r, "ok")),
-				 n == 0 || n == 3);
+		assert_int_equal(json_is_true(json_object_get(r, "ok")), n == 0 || n == 3);
 		json_decref(r);
 		n++;
 	}
@@ -455,8 +427,7 @@ test_socket_roundtrip(void **state)
 	assert_int_equal(access(sock_path, F_OK), -1);
 }
 
-static void
-test_socket_stale_and_busy(void **state)
+static void test_socket_stale_and_busy(void **state)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd;
@@ -488,8 +459,7 @@ test_socket_stale_and_busy(void **state)
 	unlink(sock_path);
 }
 
-static void
-test_socket_oversize(void **state)
+static void test_socket_oversize(void **state)
 {
 	size_t big = CTL_MAX_REQUEST + 100, len;
 	char *req = malloc(big), *out;
@@ -516,9 +486,7 @@ test_socket_oversize(void **state)
 	free(req);
 }
 
-static int
-h_huge(int argc, const char *const *argv, json_t **data, char *err,
-       size_t errlen)
+static int h_huge(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	json_t *rows = json_array();
 	int i;
@@ -528,15 +496,14 @@ h_huge(int argc, const char *const *argv, json_t **data, char *err,
 	(void)err;
 	(void)errlen;
 	for (i = 0; i < 50000; i++)
-		json_array_append_new(rows, json_pack("{s:i, s:s}", "id", i,
-						      "name", "a-route-name"));
+		json_array_append_new(rows,
+				      json_pack("{s:i, s:s}", "id", i, "name", "a-route-name"));
 	*data = json_pack("{s:o}", "rows", rows);
 	return 0;
 }
 
 /* A reply far larger than the socket buffer: partial writes, EPOLLOUT. */
-static void
-test_socket_large_reply(void **state)
+static void test_socket_large_reply(void **state)
 {
 	const char *req = "{\"argv\":[\"huge\"]}\n{\"argv\":[\"help\"]}\n";
 	char *out, *nl;
@@ -555,8 +522,8 @@ test_socket_large_reply(void **state)
 	assert_non_null(nl);
 	r = json_loadb(out, nl - out, 0, NULL);
 	assert_non_null(r);
-	assert_int_equal(json_array_size(json_object_get(
-				json_object_get(r, "data"), "rows")), 50000);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "data"), "rows")),
+			 50000);
 	json_decref(r);
 	r = json_loads(nl + 1, 0, NULL);
 	assert_non_null(r);
@@ -569,16 +536,14 @@ test_socket_large_reply(void **state)
 /* ---- renderer ---------------------------------------------------------------- */
 
 /* Render reply @p reply; @return what went to out (or err) as a new string. */
-static char *
-render(const char *reply, bool json, int want_status, bool want_err)
+static char *render(const char *reply, bool json, int want_status, bool want_err)
 {
 	char *obuf = NULL, *ebuf = NULL;
 	size_t olen = 0, elen = 0;
 	FILE *out = open_memstream(&obuf, &olen);
 	FILE *err = open_memstream(&ebuf, &elen);
 
-	assert_int_equal(render_reply(reply, strlen(reply), json, out, err),
-			 want_status);
+	assert_int_equal(render_reply(reply, strlen(reply), json, out, err), want_status);
 	fclose(out);
 	fclose(err);
 	if (want_err) {
@@ -591,8 +556,7 @@ render(const char *reply, bool json, int want_status, bool want_err)
 	return obuf;
 }
 
-static void
-test_render_table(void **state)
+static void test_render_table(void **state)
 {
 	const char *reply =
 		"{\"ok\":true,\"data\":{\"routes\":["
@@ -602,10 +566,9 @@ test_render_table(void **state)
 		"{\"prefix\":\"10.0.1.0/24\",\"type\":\"connected\",\"metric\":0,"
 		"\"next_hops\":[{\"via\":\"\",\"interface\":\"lan0\"}],\"tags\":[]}"
 		"]}}\n";
-	const char *want =
-		"PREFIX       TYPE       METRIC  NEXT_HOPS                    TAGS\n"
-		"10.0.2.0/24  static         10  10.0.1.2@lan0,10.0.2.2@lan1  a,b\n"
-		"10.0.1.0/24  connected       0  lan0                         -\n";
+	const char *want = "PREFIX       TYPE       METRIC  NEXT_HOPS                    TAGS\n"
+			   "10.0.2.0/24  static         10  10.0.1.2@lan0,10.0.2.2@lan1  a,b\n"
+			   "10.0.1.0/24  connected       0  lan0                         -\n";
 	char *s;
 
 	(void)state;
@@ -618,31 +581,28 @@ test_render_table(void **state)
 	free(s);
 
 	/* other cells: nested objects as compact JSON */
-	s = render("{\"ok\":true,\"data\":{\"x\":[{\"a\":{\"b\":1},\"c\":null}]}}",
-		   false, 0, false);
+	s = render("{\"ok\":true,\"data\":{\"x\":[{\"a\":{\"b\":1},\"c\":null}]}}", false, 0,
+		   false);
 	assert_string_equal(s, "A        C\n{\"b\":1}  -\n");
 	free(s);
 }
 
-static void
-test_render_scalars_and_block(void **state)
+static void test_render_scalars_and_block(void **state)
 {
-	const char *reply =
-		"{\"ok\":true,\"data\":{\"rx_packets\":1200,\"forwarded\":7,"
-		"\"drops\":{\"truncated\":0,\"bad_version\":0,\"bad_ihl\":0,"
-		"\"bad_checksum\":2,\"bad_length\":0,\"unknown_ethertype\":0,"
-		"\"no_route\":15,\"ttl_expired\":0,\"martian\":0},"
-		"\"drops_total\":17}}";
-	const char *want =
-		"rx_packets:  1200\n"
-		"forwarded:   7\n"
-		"\n"
-		"drops:\n"
-		"  bad_checksum   2\n"
-		"  no_route      15\n"
-		"  (7 zero counters hidden, -j shows all)\n"
-		"\n"
-		"drops_total: 17\n";
+	const char *reply = "{\"ok\":true,\"data\":{\"rx_packets\":1200,\"forwarded\":7,"
+			    "\"drops\":{\"truncated\":0,\"bad_version\":0,\"bad_ihl\":0,"
+			    "\"bad_checksum\":2,\"bad_length\":0,\"unknown_ethertype\":0,"
+			    "\"no_route\":15,\"ttl_expired\":0,\"martian\":0},"
+			    "\"drops_total\":17}}";
+	const char *want = "rx_packets:  1200\n"
+			   "forwarded:   7\n"
+			   "\n"
+			   "drops:\n"
+			   "  bad_checksum   2\n"
+			   "  no_route      15\n"
+			   "  (7 zero counters hidden, -j shows all)\n"
+			   "\n"
+			   "drops_total: 17\n";
 	char *s;
 
 	(void)state;
@@ -651,33 +611,30 @@ test_render_scalars_and_block(void **state)
 	free(s);
 
 	/* small blocks show every member */
-	s = render("{\"ok\":true,\"data\":{\"mempool\":{\"size\":8,\"in_use\":0}}}",
-		   false, 0, false);
+	s = render("{\"ok\":true,\"data\":{\"mempool\":{\"size\":8,\"in_use\":0}}}", false, 0,
+		   false);
 	assert_string_equal(s, "mempool:\n  size    8\n  in_use  0\n");
 	free(s);
 }
 
-static void
-test_render_json(void **state)
+static void test_render_json(void **state)
 {
 	char *s;
 
 	(void)state;
-	s = render("{\"ok\":true,\"data\":{\"z\":1,\"a\":{\"y\":[1,2]}}}", true,
-		   0, false);
+	s = render("{\"ok\":true,\"data\":{\"z\":1,\"a\":{\"y\":[1,2]}}}", true, 0, false);
 	assert_string_equal(s, "{\n  \"z\": 1,\n  \"a\": {\n    \"y\": [\n"
 			       "      1,\n      2\n    ]\n  }\n}\n");
 	free(s);
 }
 
-static void
-test_render_error(void **state)
+static void test_render_error(void **state)
 {
 	char *s;
 
 	(void)state;
-	s = render("{\"ok\":false,\"error\":\"unknown command 'x' (try 'help')\"}\n",
-		   false, 1, true);
+	s = render("{\"ok\":false,\"error\":\"unknown command 'x' (try 'help')\"}\n", false, 1,
+		   true);
 	assert_string_equal(s, "vbrctl: unknown command 'x' (try 'help')\n");
 	free(s);
 	s = render("{\"ok\":false,\"error\":\"bad\"}", true, 1, true);
@@ -691,8 +648,7 @@ test_render_error(void **state)
 	free(s);
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_longest_prefix, setup_cmds, teardown_cmds),
@@ -705,10 +661,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_handler_no_data, setup_cmds, teardown_cmds),
 		cmocka_unit_test_setup_teardown(test_help, setup_cmds, teardown_cmds),
 		cmocka_unit_test_setup_teardown(test_ctl_call, setup_cmds, teardown_cmds),
-		cmocka_unit_test_setup_teardown(test_socket_roundtrip, setup_socket, teardown_socket),
-		cmocka_unit_test_setup_teardown(test_socket_stale_and_busy, setup_socket, teardown_socket),
-		cmocka_unit_test_setup_teardown(test_socket_oversize, setup_socket, teardown_socket),
-		cmocka_unit_test_setup_teardown(test_socket_large_reply, setup_socket, teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_roundtrip, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_stale_and_busy, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_oversize, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_large_reply, setup_socket,
+						teardown_socket),
 		cmocka_unit_test(test_render_table),
 		cmocka_unit_test(test_render_scalars_and_block),
 		cmocka_unit_test(test_render_json),

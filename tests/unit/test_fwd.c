@@ -30,12 +30,12 @@
 #include <rte_ethdev.h>
 #include <rte_fib.h>
 
-#include "config.h"
-#include "fwd.h"
-#include "neigh.h"
-#include "parse.h"
+#include "app/config.h"
+#include "pipeline/fwd.h"
+#include "pipeline/neigh.h"
+#include "pipeline/parse.h"
 
-static uint16_t port_ids[2];   /* DPDK port ids of net_null0, net_null1 */
+static uint16_t port_ids[2]; /* DPDK port ids of net_null0, net_null1 */
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -43,26 +43,27 @@ static uint16_t port_ids[2];   /* DPDK port ids of net_null0, net_null1 */
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
 /* Ports, and three interfaces: lan0 untagged on p0, line100/line200 on p1. */
-#define PORTS \
+#define PORTS                                                      \
 	"ports = ( { name = \"p0\"; devargs = \"net_null0\"; },\n" \
 	"          { name = \"p1\"; devargs = \"net_null1\"; } );\n"
 
-#define IFACES_3 \
-	"interfaces = (\n" \
-	"  { name = \"lan0\"; port = \"p0\"; address = \"10.0.1.1/24\"; },\n" \
-	"  { name = \"line100\"; port = \"p1\"; vlan = 100;\n" \
-	"    addresses = [ \"10.100.0.1/24\", \"2001:db8:100::1/64\" ]; },\n" \
+#define IFACES_3                                                                              \
+	"interfaces = (\n"                                                                    \
+	"  { name = \"lan0\"; port = \"p0\"; address = \"10.0.1.1/24\"; },\n"                 \
+	"  { name = \"line100\"; port = \"p1\"; vlan = 100;\n"                                \
+	"    addresses = [ \"10.100.0.1/24\", \"2001:db8:100::1/64\" ]; },\n"                 \
 	"  { name = \"line200\"; port = \"p1\"; vlan = 200; address = \"10.200.0.1/24\"; }\n" \
 	");\n"
 
 /* Routes without a default: overlapping /16, /24, /25; ECMP over 2 and 3. */
-#define ROUTES_BODY \
-	"  { prefix = \"172.16.0.0/16\"; via = \"10.100.0.2\"; },\n" \
-	"  { prefix = \"172.16.5.0/24\"; via = \"10.200.0.2\"; },\n" \
-	"  { prefix = \"172.16.5.128/25\"; via = \"10.0.1.2\"; },\n" \
-	"  { prefix = \"198.18.0.0/16\"; via = [ \"10.100.0.2\", \"10.200.0.2\" ]; },\n" \
-	"  { prefix = \"198.19.0.0/16\"; via = [ \"10.100.0.2\", \"10.200.0.2\", \"10.0.1.2\" ]; },\n" \
-	"  { prefix = \"203.0.113.0/24\"; via = \"10.100.0.2\"; },\n" \
+#define ROUTES_BODY                                                                                \
+	"  { prefix = \"172.16.0.0/16\"; via = \"10.100.0.2\"; },\n"                               \
+	"  { prefix = \"172.16.5.0/24\"; via = \"10.200.0.2\"; },\n"                               \
+	"  { prefix = \"172.16.5.128/25\"; via = \"10.0.1.2\"; },\n"                               \
+	"  { prefix = \"198.18.0.0/16\"; via = [ \"10.100.0.2\", \"10.200.0.2\" ]; },\n"           \
+	"  { prefix = \"198.19.0.0/16\"; via = [ \"10.100.0.2\", \"10.200.0.2\", \"10.0.1.2\" ]; " \
+	"},\n"                                                                                     \
+	"  { prefix = \"203.0.113.0/24\"; via = \"10.100.0.2\"; },\n"                              \
 	"  { prefix = \"2001:db8:9::/48\"; via = \"2001:db8:100::2\"; }\n"
 
 static const char conf_main[] = PORTS IFACES_3 "routes = (\n" ROUTES_BODY ");\n";
@@ -127,8 +128,7 @@ static int iface_index(const struct fwd_state *st, const char *name)
 }
 
 /* The lookup of @ip is a plain next hop via @gw (0: connected) on @ifname. */
-static void assert_route(const struct fwd_state *st, uint32_t ip, const char *ifname,
-			 uint32_t gw)
+static void assert_route(const struct fwd_state *st, uint32_t ip, const char *ifname, uint32_t gw)
 {
 	uint64_t nh = lookup(st, ip);
 
@@ -161,8 +161,9 @@ static int eal_setup(void **state)
 {
 	char prefix[64];
 	char *argv[] = {
-		"test_fwd", "--no-huge", "-m", "1024", "--no-pci", "--no-shconf", prefix,
-		"--vdev", "net_null0", "--vdev", "net_null1", "--log-level=*:warning",
+		"test_fwd",       "--no-huge",   "-m",        "1024",
+		"--no-pci",       "--no-shconf", prefix,      "--vdev",
+		"net_null0",      "--vdev",      "net_null1", "--log-level=*:warning",
 		"--no-telemetry", NULL,
 	};
 	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
@@ -282,7 +283,7 @@ static void unknown_destination(void **state)
 	(void)state;
 	struct fwd_state *st = build(conf_main, NULL);
 	static const uint32_t none[] = {
-		IP4(8, 8, 8, 8), IP4(0, 0, 0, 0), IP4(255, 255, 255, 255),
+		IP4(8, 8, 8, 8),  IP4(0, 0, 0, 0),    IP4(255, 255, 255, 255),
 		IP4(10, 0, 2, 1), IP4(172, 17, 0, 1), IP4(198, 20, 0, 1),
 	};
 
@@ -329,8 +330,8 @@ static void default_route(void **state)
  * 3000 distinct flows through the ECMP route to @dst: every member is used
  * within ±15% of an even share, and a flow hash always picks the same one.
  */
-static void check_ecmp(const struct fwd_state *st, uint32_t dst, int nb,
-		       const uint32_t *gws, const char *const *ifnames)
+static void check_ecmp(const struct fwd_state *st, uint32_t dst, int nb, const uint32_t *gws,
+		       const char *const *ifnames)
 {
 	enum { FLOWS = 3000 };
 	uint64_t nh = lookup(st, dst);
@@ -360,15 +361,15 @@ static void check_ecmp(const struct fwd_state *st, uint32_t dst, int nb,
 		for (k = 0; k < nb; k++)
 			if ((int)idx == member_nh[k])
 				break;
-		assert_true(k < nb);    /* always one of the route's gateways */
+		assert_true(k < nb); /* always one of the route's gateways */
 		count[k]++;
 		/* the same flow, the same next hop: no reordering across paths */
 		assert_int_equal(fwd_nexthop_select(st, nh, h), idx);
 		assert_int_equal(fwd_nexthop_select(st, nh, flow_hash_ipv4(&ip)), idx);
 	}
 	for (int k = 0; k < nb; k++) {
-		print_message("ECMP %d-way: member %d (%s) got %u of %d flows\n", nb, k,
-			      ifnames[k], count[k], FLOWS);
+		print_message("ECMP %d-way: member %d (%s) got %u of %d flows\n", nb, k, ifnames[k],
+			      count[k], FLOWS);
 		assert_in_range(count[k], FLOWS * 85 / 100 / nb, FLOWS * 115 / 100 / nb);
 	}
 
@@ -383,8 +384,7 @@ static void ecmp_two_and_three(void **state)
 	struct fwd_state *st = build(conf_main, NULL);
 	static const uint32_t gw2[] = { IP4(10, 100, 0, 2), IP4(10, 200, 0, 2) };
 	static const char *const if2[] = { "line100", "line200" };
-	static const uint32_t gw3[] = { IP4(10, 100, 0, 2), IP4(10, 200, 0, 2),
-					IP4(10, 0, 1, 2) };
+	static const uint32_t gw3[] = { IP4(10, 100, 0, 2), IP4(10, 200, 0, 2), IP4(10, 0, 1, 2) };
 	static const char *const if3[] = { "line100", "line200", "lan0" };
 
 	check_ecmp(st, IP4(198, 18, 3, 4), 2, gw2, if2);
@@ -410,7 +410,7 @@ static void duplicate_gateways_shared(void **state)
 	const struct fwd_ecmp *e3 = &st->ecmp[FIB_NH_INDEX(lookup(st, IP4(198, 19, 0, 1)))];
 	assert_int_equal(e2->nh[0], FIB_NH_INDEX(a));
 	assert_int_equal(e3->nh[0], FIB_NH_INDEX(a));
-	assert_int_equal(e2->nh[1], e3->nh[1]);                        /* 10.200.0.2 */
+	assert_int_equal(e2->nh[1], e3->nh[1]); /* 10.200.0.2 */
 	assert_int_equal(e3->nh[2], FIB_NH_INDEX(lookup(st, IP4(172, 16, 5, 200)))); /* 10.0.1.2 */
 
 	/* no two entries alike; IPv4: 3 connected (one per interface with an
@@ -468,7 +468,8 @@ static void new_interface_fresh_slot(void **state)
 	for (int i = 0; i < a->nb_ifaces; i++) {
 		if (a->ifaces[i].slot == fresh)
 			fail_msg("new interface wan9 got slot %u, held by '%s' in the previous "
-				 "state", fresh, a->ifaces[i].name);
+				 "state",
+				 fresh, a->ifaces[i].name);
 	}
 	fwd_state_free(a);
 	fwd_state_free(b);

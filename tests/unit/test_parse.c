@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "parse.h"
+#include "pipeline/parse.h"
 
 /* ---- frame builders ------------------------------------------------------ */
 
@@ -63,23 +63,27 @@ static void put_eth(uint8_t *p, uint16_t ethertype)
 
 /* Fields of a test IPv4 header; ipv4_build() lays them out (RFC 791 §3.1). */
 struct ip_spec {
-	uint8_t version;     /* 4 unless a test breaks it */
-	uint8_t ihl;         /* 32-bit words */
-	uint16_t total;      /* total length, bytes */
-	uint16_t frag;       /* flags (DF 0x4000, MF 0x2000) | offset in 8-byte units */
+	uint8_t version; /* 4 unless a test breaks it */
+	uint8_t ihl;     /* 32-bit words */
+	uint16_t total;  /* total length, bytes */
+	uint16_t frag;   /* flags (DF 0x4000, MF 0x2000) | offset in 8-byte units */
 	uint8_t ttl;
 	uint8_t proto;
-	uint32_t src, dst;   /* host order */
-	bool bad_csum;       /* store the right checksum + 1 */
+	uint32_t src, dst; /* host order */
+	bool bad_csum;     /* store the right checksum + 1 */
 };
 
 static struct ip_spec ip_default(void)
 {
 	struct ip_spec s = {
-		.version = 4, .ihl = 5, .total = 20, .frag = 0, .ttl = 64,
+		.version = 4,
+		.ihl = 5,
+		.total = 20,
+		.frag = 0,
+		.ttl = 64,
 		.proto = IPPROTO_UDP,
-		.src = 0x0a000001,   /* 10.0.0.1 */
-		.dst = 0xc0000207,   /* 192.0.2.7 */
+		.src = 0x0a000001, /* 10.0.0.1 */
+		.dst = 0xc0000207, /* 192.0.2.7 */
 	};
 	return s;
 }
@@ -93,9 +97,9 @@ static size_t ipv4_build(uint8_t *p, const struct ip_spec *s)
 	size_t hlen = (size_t)s->ihl * 4;
 
 	p[0] = (uint8_t)(s->version << 4 | s->ihl);
-	p[1] = 0;                       /* DSCP/ECN */
+	p[1] = 0; /* DSCP/ECN */
 	put16(p + 2, s->total);
-	put16(p + 4, 0x1234);           /* identification */
+	put16(p + 4, 0x1234); /* identification */
 	put16(p + 6, s->frag);
 	p[8] = s->ttl;
 	p[9] = s->proto;
@@ -103,7 +107,7 @@ static size_t ipv4_build(uint8_t *p, const struct ip_spec *s)
 	put32(p + 12, s->src);
 	put32(p + 16, s->dst);
 	for (size_t i = 20; i < hlen; i++)
-		p[i] = 1;               /* IPOPT_NOP */
+		p[i] = 1; /* IPOPT_NOP */
 	if (hlen >= 20) {
 		uint16_t c = ref_checksum(p, hlen);
 		put16(p + 10, s->bad_csum ? (uint16_t)(c + 1) : c);
@@ -237,12 +241,12 @@ static void ipv4_basic(void **state)
 	s.ttl = 17;
 	s.frag = 0;
 	size_t h = ipv4_build(b, &s);
-	put16(b + h, 5353);          /* UDP source port */
-	put16(b + h + 2, 53);        /* UDP destination port */
+	put16(b + h, 5353);   /* UDP source port */
+	put16(b + h + 2, 53); /* UDP destination port */
 
 	struct pkt_ipv4 ip = ipv4_ok(b, 28, false);
-	assert_int_equal(ip.src, 0x0a000001);   /* host order: 10.0.0.1 */
-	assert_int_equal(ip.dst, 0xc0000207);   /* 192.0.2.7 */
+	assert_int_equal(ip.src, 0x0a000001); /* host order: 10.0.0.1 */
+	assert_int_equal(ip.dst, 0xc0000207); /* 192.0.2.7 */
 	assert_int_equal(ip.hdr_len, 20);
 	assert_int_equal(ip.total_len, 28);
 	assert_int_equal(ip.proto, IPPROTO_UDP);
@@ -269,7 +273,7 @@ static void ipv4_options_accepted(void **state)
 	s.total = 24 + 20;
 	size_t h = ipv4_build(b, &s);
 	assert_int_equal(h, 24);
-	put16(b + 24, 40000);        /* TCP ports after the options */
+	put16(b + 24, 40000); /* TCP ports after the options */
 	put16(b + 26, 443);
 	struct pkt_ipv4 ip = ipv4_ok(b, 44, false);
 	assert_int_equal(ip.hdr_len, 24);
@@ -298,30 +302,30 @@ static void ipv4_flags(void **state)
 	(void)state;
 	s.total = 28;
 
-	s.frag = 0x4000;             /* DF */
+	s.frag = 0x4000; /* DF */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_true(ip.df);
 	assert_false(ip.fragment);
 
-	s.frag = 0x2000;             /* MF, offset 0: first fragment */
+	s.frag = 0x2000; /* MF, offset 0: first fragment */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_false(ip.df);
 	assert_true(ip.fragment);
 
-	s.frag = 0x00b9;             /* last fragment, offset 185 * 8 bytes */
+	s.frag = 0x00b9; /* last fragment, offset 185 * 8 bytes */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_false(ip.df);
 	assert_true(ip.fragment);
 
-	s.frag = 0x2000 | 0x1fff;    /* MF, largest offset */
+	s.frag = 0x2000 | 0x1fff; /* MF, largest offset */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_true(ip.fragment);
 
-	s.frag = 0x8000;             /* reserved bit alone: neither DF nor a fragment */
+	s.frag = 0x8000; /* reserved bit alone: neither DF nor a fragment */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_false(ip.df);
@@ -336,7 +340,7 @@ static void ipv4_ports_first_fragment_only(void **state)
 
 	(void)state;
 	s.total = 28;
-	s.frag = 0x2000;             /* MF, offset 0: the first fragment has the ports */
+	s.frag = 0x2000; /* MF, offset 0: the first fragment has the ports */
 	ipv4_build(b, &s);
 	put16(b + 20, 1111);
 	put16(b + 22, 2222);
@@ -344,19 +348,19 @@ static void ipv4_ports_first_fragment_only(void **state)
 	assert_int_equal(ip.sport, 1111);
 	assert_int_equal(ip.dport, 2222);
 
-	s.frag = 0x2000 | 3;         /* a later fragment: its first bytes are payload */
+	s.frag = 0x2000 | 3; /* a later fragment: its first bytes are payload */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_int_equal(ip.sport, 0);
 	assert_int_equal(ip.dport, 0);
 
-	s.frag = 0x0001;             /* the last fragment */
+	s.frag = 0x0001; /* the last fragment */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_int_equal(ip.sport, 0);
 	assert_int_equal(ip.dport, 0);
 
-	s.frag = 0x4000;             /* DF only: not a fragment */
+	s.frag = 0x4000; /* DF only: not a fragment */
 	s.proto = IPPROTO_TCP;
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
@@ -533,7 +537,7 @@ static void ipv4_bad_checksum(void **state)
 	s.bad_csum = false;
 	ipv4_build(b, &s);
 	ipv4_ok(b, 24, false);
-	b[21] ^= 0x40;               /* flip a bit of an option byte */
+	b[21] ^= 0x40; /* flip a bit of an option byte */
 	assert_int_equal(ipv4_drop(b, 24, false), DROP_BAD_CHECKSUM);
 
 	/* any single-bit flip in a 20-byte header is detected */
@@ -595,7 +599,7 @@ static void checksum_ipv4_header(void **state)
 	h[10] = 0x14;
 	h[11] = 0x9b;
 	assert_int_equal(inet_checksum(h, 20), 0);
-	struct pkt_ipv4 ip = ipv4_ok(h, 28, false);   /* total length 28 */
+	struct pkt_ipv4 ip = ipv4_ok(h, 28, false); /* total length 28 */
 	assert_int_equal(ip.dst, 0x0a000002);
 	assert_true(ip.df);
 }
@@ -711,8 +715,8 @@ static void flow_hash_spread(void **state)
 	(void)state;
 	for (int i = 0; i < FLOWS; i++) {
 		struct pkt_ipv4 ip = { 0 };
-		ip.src = 0x0a000000 | (xorshift32(&x) & 0xffff);   /* 10.0.0.0/16 */
-		ip.dst = 0xc6120000 | (xorshift32(&x) & 0xff);     /* 198.18.0.0/24 */
+		ip.src = 0x0a000000 | (xorshift32(&x) & 0xffff); /* 10.0.0.0/16 */
+		ip.dst = 0xc6120000 | (xorshift32(&x) & 0xff);   /* 198.18.0.0/24 */
 		ip.sport = (uint16_t)xorshift32(&x);
 		ip.dport = (uint16_t)(xorshift32(&x) & 1 ? 443 : 80);
 		ip.proto = xorshift32(&x) & 1 ? IPPROTO_UDP : IPPROTO_TCP;
@@ -720,8 +724,8 @@ static void flow_hash_spread(void **state)
 		two[bucket(h, 2)]++;
 		three[bucket(h, 3)]++;
 	}
-	print_message("2 buckets: %u %u; 3 buckets: %u %u %u\n", two[0], two[1], three[0],
-		      three[1], three[2]);
+	print_message("2 buckets: %u %u; 3 buckets: %u %u %u\n", two[0], two[1], three[0], three[1],
+		      three[2]);
 	for (int i = 0; i < 2; i++) {
 		assert_in_range(two[i], FLOWS * 45 / 100, FLOWS * 55 / 100);
 	}
@@ -736,8 +740,10 @@ static void flow_hash_spread_ports(void **state)
 
 	(void)state;
 	for (uint32_t port = 10000; port < 20000; port++) {
-		struct pkt_ipv4 ip = { .src = 0x0a000001, .dst = 0x0a000002,
-				       .sport = (uint16_t)port, .dport = 4791, /* RoCEv2 */
+		struct pkt_ipv4 ip = { .src = 0x0a000001,
+				       .dst = 0x0a000002,
+				       .sport = (uint16_t)port,
+				       .dport = 4791, /* RoCEv2 */
 				       .proto = IPPROTO_UDP };
 		two[bucket(flow_hash_ipv4(&ip), 2)]++;
 	}

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "parse6.h"
+#include "pipeline/parse6.h"
 
 static const uint8_t SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2 };
 static const uint8_t DST[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2 };
@@ -151,10 +151,10 @@ static void test_extension_headers_skipped(void **state)
 
 	(void)state;
 	put_ip6(p, 8 + 16 + 20, 0, 64, SRC, DST);
-	p[40] = 60;          /* next: Destination Options */
-	p[41] = 0;           /* 8 bytes */
+	p[40] = 60; /* next: Destination Options */
+	p[41] = 0;  /* 8 bytes */
 	p[48] = IPPROTO_TCP;
-	p[49] = 1;           /* 16 bytes */
+	p[49] = 1; /* 16 bytes */
 	put16(p + 64, 40000);
 	put16(p + 66, 443);
 	assert_true(parse_ipv6(p, sizeof(p), &ip, &why));
@@ -174,7 +174,7 @@ static void test_fragments(void **state)
 	/* first fragment: ports are there */
 	put_ip6(p, 16, 44, 64, SRC, DST);
 	p[40] = IPPROTO_UDP;
-	put16(p + 42, 0x0001);       /* offset 0, M=1 */
+	put16(p + 42, 0x0001); /* offset 0, M=1 */
 	put16(p + 48, 1234);
 	put16(p + 50, 4321);
 	assert_true(parse_ipv6(p, sizeof(p), &ip, &why));
@@ -237,7 +237,7 @@ static void test_icmp6_checksum(void **state)
 	uint8_t msg[8 + 13];
 
 	(void)state;
-	for (unsigned len = 8; len <= sizeof(msg); len++) {   /* odd lengths too */
+	for (unsigned len = 8; len <= sizeof(msg); len++) { /* odd lengths too */
 		memset(msg, 0, sizeof(msg));
 		msg[0] = ICMP6_ECHO_REQUEST;
 		put16(msg + 4, 0x1234);
@@ -293,27 +293,27 @@ static void test_nd_validate_ns(void **state)
 	len = build_ns(m, true);
 	assert_true(nd_validate(&ip, m, len));
 
-	ip.hop_limit = 254;                   /* came through a router */
+	ip.hop_limit = 254; /* came through a router */
 	assert_false(nd_validate(&ip, m, len));
 	ip.hop_limit = 255;
 
-	m[1] = 1;                             /* code */
+	m[1] = 1; /* code */
 	assert_false(nd_validate(&ip, m, len));
 	m[1] = 0;
 
 	assert_false(nd_validate(&ip, m, 23)); /* shorter than the fixed part */
 
-	m[25] = 0;                            /* zero-length option */
+	m[25] = 0; /* zero-length option */
 	assert_false(nd_validate(&ip, m, len));
-	m[25] = 2;                            /* option past the end */
+	m[25] = 2; /* option past the end */
 	assert_false(nd_validate(&ip, m, len));
 	m[25] = 1;
 
-	m[8] = 0xff;                          /* multicast target */
+	m[8] = 0xff; /* multicast target */
 	assert_false(nd_validate(&ip, m, len));
 	m[8] = DST[0];
 
-	ip.l4_off = 48;                       /* extension headers: not accepted */
+	ip.l4_off = 48; /* extension headers: not accepted */
 	assert_false(nd_validate(&ip, m, len));
 	ip.l4_off = 40;
 
