@@ -19,16 +19,6 @@
 #include "app/vbrd.h"
 #include "pipeline/worker.h"
 
-const char *drop_reason_name(enum drop_reason r)
-{
-	static const char *const names[] = {
-#define X(e, n, d) [DROP_##e] = n,
-		VBRD_DROP_REASONS(X)
-#undef X
-	};
-	return r < DROP__MAX ? names[r] : "?";
-}
-
 static char *fmt_mac(const struct rte_ether_addr *a, char *buf)
 {
 	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, a);
@@ -56,7 +46,7 @@ static void stats_sum(struct worker_stats *s)
 		s->icmp_errors += ws->icmp_errors;
 		s->icmp_rate_limited += ws->icmp_rate_limited;
 		s->fragments += ws->fragments;
-		for (int r = 0; r < DROP__MAX; r++)
+		for (unsigned r = 0; r < drop_reason_count(); r++)
 			s->drops[r] += ws->drops[r];
 		for (int i = 0; i < VBRD_MAX_IFACE_SLOTS; i++) {
 			s->iface[i].rx_packets += ws->iface[i].rx_packets;
@@ -75,8 +65,8 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	stats_sum(&s);
 	json_t *drops = json_object();
-	for (int r = 0; r < DROP__MAX; r++) {
-		json_object_set_new(drops, drop_reason_name(r),
+	for (unsigned r = 0; r < drop_reason_count(); r++) {
+		json_object_set_new(drops, drop_reason_get(r)->name,
 				    json_integer((json_int_t)s.drops[r]));
 		total += s.drops[r];
 	}
@@ -96,6 +86,23 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 			  (json_int_t)s.icmp_errors, "icmp_rate_limited",
 			  (json_int_t)s.icmp_rate_limited, "fragments", (json_int_t)s.fragments,
 			  "drops", drops, "drops_total", (json_int_t)total, "workers", workers);
+	return 0;
+}
+
+static int show_drops(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	static struct worker_stats s;
+	json_t *arr = json_array();
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	stats_sum(&s);
+	for (unsigned r = 0; r < drop_reason_count(); r++) {
+		const struct drop_reason *d = drop_reason_get(r);
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:s, s:s}", "reason", d->name,
+						     "packets", (json_int_t)s.drops[r], "feature",
+						     d->feature, "meaning", d->help));
+	}
+	*data = json_pack("{s:o}", "drops", arr);
 	return 0;
 }
 
@@ -421,6 +428,7 @@ void show_register(void)
 	ctl_register("path set", "path set GROUP PATH: make PATH the group's active path",
 		     path_set);
 	ctl_register("show stats", "packet, drop-reason and ICMP counters", show_stats);
+	ctl_register("show drops", "every drop reason: its count, feature and meaning", show_drops);
 	ctl_register("show ports", "DPDK ports and their counters", show_ports);
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
 	ctl_register("show routes", "connected, local and static routes", show_routes);

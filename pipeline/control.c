@@ -15,6 +15,18 @@
 #include "pipeline/parse.h"
 #include "pipeline/worker.h"
 
+DROP_REASON(drop_arp_unresolved, "neighbor", "arp_unresolved", "next hop did not answer ARP");
+DROP_REASON(drop_arp_hold_full, "neighbor", "arp_hold_full",
+	    "too many packets waiting for one neighbor");
+DROP_REASON(drop_bad_arp, "neighbor", "bad_arp",
+	    "ARP packet that is not Ethernet/IPv4 or is cut short (RFC 826)");
+DROP_REASON(drop_nd_unresolved, "neighbor", "nd_unresolved",
+	    "IPv6 next hop did not answer Neighbor Solicitation");
+DROP_REASON(drop_nd_hold_full, "neighbor", "nd_hold_full",
+	    "too many packets waiting for one IPv6 neighbor");
+DROP_REASON(drop_bad_nd, "neighbor", "bad_nd",
+	    "Neighbor Discovery message failing RFC 4861 §7.1 checks");
+
 struct arp_stats arp_stats;
 struct worker_stats control_stats;
 
@@ -26,9 +38,9 @@ uint64_t control_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-void control_drop(struct rte_mbuf *m, enum drop_reason why)
+void control_drop(struct rte_mbuf *m, const struct drop_reason *why)
 {
-	control_stats.drops[why]++;
+	control_stats.drops[why->id]++;
 	rte_pktmbuf_free(m);
 }
 
@@ -36,7 +48,7 @@ void control_tx(struct rte_mbuf *m, uint16_t port)
 {
 	pkt_meta(m)->port = port;
 	if (rte_ring_enqueue(dp.workers[0].inject, m) != 0)
-		control_drop(m, DROP_TX_FULL);
+		control_drop(m, &drop_tx_full);
 }
 
 static const struct fwd_iface *iface_of(const struct fwd_state *st, uint16_t port, uint16_t vlan)
@@ -76,7 +88,7 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 	uint16_t l2 = l2_len_for(fi);
 
 	if (m == NULL) {
-		control_stats.drops[DROP_NO_MBUF]++;
+		control_stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, l2 + sizeof(struct rte_arp_hdr));
@@ -157,18 +169,18 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 	uint16_t l2 = pm->l2_len;
 
 	if (fi == NULL) {
-		control_drop(m, DROP_UNKNOWN_VLAN);
+		control_drop(m, &drop_unknown_vlan);
 		return;
 	}
 	if (rte_pktmbuf_data_len(m) < l2 + sizeof(struct rte_arp_hdr)) {
-		control_drop(m, DROP_TRUNCATED);
+		control_drop(m, &drop_bad_arp);
 		return;
 	}
 	const struct rte_arp_hdr *a = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, l2);
 	if (a->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
 	    a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || a->arp_hlen != 6 ||
 	    a->arp_plen != 4) {
-		control_drop(m, DROP_UNKNOWN_ETHERTYPE);
+		control_drop(m, &drop_bad_arp);
 		return;
 	}
 	uint16_t op = rte_be_to_cpu_16(a->arp_opcode);
@@ -210,9 +222,9 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 }
 
 /* Give-up drop reason of a neighbor: ARP for IPv4, ND for IPv6. */
-static enum drop_reason unresolved_reason(const struct neigh_key *k)
+static const struct drop_reason *unresolved_reason(const struct neigh_key *k)
 {
-	return k->family == AF_INET6 ? DROP_ND_UNRESOLVED : DROP_ARP_UNRESOLVED;
+	return k->family == AF_INET6 ? &drop_nd_unresolved : &drop_arp_unresolved;
 }
 
 /* PUNT_RESOLVE and PUNT_RESOLVE6: hold the packet, solicit its next hop. */
@@ -237,7 +249,7 @@ static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
 	}
 	if (n->nb_held >= RTE_MIN(st->cfg.neighbor.hold_packets, (uint32_t)NEIGH_HOLD_MAX) ||
 	    neigh_tbl.held_total >= NEIGH_HELD_TOTAL) {
-		control_drop(m, k.family == AF_INET6 ? DROP_ND_HOLD_FULL : DROP_ARP_HOLD_FULL);
+		control_drop(m, k.family == AF_INET6 ? &drop_nd_hold_full : &drop_arp_hold_full);
 		return;
 	}
 	n->held[n->nb_held++] = m;
@@ -269,7 +281,7 @@ unsigned control_poll(void)
 			nd_input(st, pkts[i]);
 			break;
 		default:
-			control_drop(pkts[i], DROP_UNSUPPORTED_LOCAL);
+			control_drop(pkts[i], &drop_unsupported_local);
 		}
 	}
 	return n;

@@ -16,6 +16,13 @@
 
 struct neigh;
 
+DROP_REASON_DECLARE(drop_arp_unresolved);
+DROP_REASON_DECLARE(drop_arp_hold_full);
+DROP_REASON_DECLARE(drop_bad_arp);
+DROP_REASON_DECLARE(drop_nd_unresolved);
+DROP_REASON_DECLARE(drop_nd_hold_full);
+DROP_REASON_DECLARE(drop_bad_nd);
+
 struct arp_stats {
 	uint64_t requests_rx, replies_rx, requests_tx, replies_tx;
 	uint64_t ignored;       /* not for us and not refreshing a known entry */
@@ -44,7 +51,7 @@ void control_timers(uint64_t now_ms);
 void control_state_changed(const struct fwd_state *st);
 
 /** Count @p m as dropped on the control thread for @p why and free it. */
-void control_drop(struct rte_mbuf *m, enum drop_reason why);
+void control_drop(struct rte_mbuf *m, const struct drop_reason *why);
 
 /**
  * Send the packets held for neighbor @p n now that its MAC is known: each

@@ -68,7 +68,7 @@ void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m
 
 	struct rte_mbuf *r = rte_pktmbuf_alloc(dp.pool);
 	if (r == NULL) {
-		w->stats.drops[DROP_NO_MBUF]++;
+		w->stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	uint16_t quote = (uint16_t)RTE_MIN((uint32_t)ip->total_len,
@@ -78,7 +78,7 @@ void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m
 	uint16_t total = (uint16_t)(20 + 8 + quote);
 	if (rte_pktmbuf_append(r, l2len + total) == NULL) {
 		rte_pktmbuf_free(r);
-		w->stats.drops[DROP_NO_MBUF]++;
+		w->stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	const struct rte_ether_addr *src_mac = rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *,

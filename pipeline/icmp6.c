@@ -40,7 +40,7 @@ void icmp6_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *i
 
 	struct rte_mbuf *r = rte_pktmbuf_alloc(dp.pool);
 	if (r == NULL) {
-		w->stats.drops[DROP_NO_MBUF]++;
+		w->stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	uint32_t quote = RTE_MIN((uint32_t)IPV6_HDR_LEN + ip->payload_len,
@@ -51,7 +51,7 @@ void icmp6_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *i
 								       6);
 	if (h == NULL) {
 		rte_pktmbuf_free(r);
-		w->stats.drops[DROP_NO_MBUF]++;
+		w->stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	bool use_ll = ipv6_is_link_local(ip->src) || ipv6_is_unspecified(in->addr6);
@@ -73,7 +73,7 @@ void icmp6_error(struct worker *w, struct rte_mbuf *m, const struct fwd_iface *i
 
 	if (ip6_l2_write(r, 0, in, src_mac) < 0) {
 		rte_pktmbuf_free(r);
-		w->stats.drops[DROP_NO_MBUF]++;
+		w->stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	w->stats.icmp_errors++;
@@ -91,7 +91,7 @@ void icmp6_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifa
 	uint32_t len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off;
 
 	if (in->port >= dp.nb_port_ids) {
-		worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+		worker_drop(w, m, &drop_unsupported_local);
 		return;
 	}
 	memcpy(h->src_addr, ip->dst, 16);
@@ -103,7 +103,7 @@ void icmp6_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifa
 	memcpy(ic + 2, &ck, 2);
 	/* Same interface, same L2 length: only the MACs change. */
 	if (ip6_l2_write(m, l2->l2_len, in, &back) < 0) {
-		worker_drop(w, m, DROP_TRUNCATED);
+		worker_drop(w, m, &drop_truncated);
 		return;
 	}
 	w->stats.local++;

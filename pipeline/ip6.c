@@ -12,6 +12,7 @@
 #include "pipeline/l2.h"
 #include "pipeline/tunnel.h"
 #include "pipeline/neigh.h"
+#include "pipeline/control.h"
 
 int ip6_l2_write(struct rte_mbuf *m, uint16_t in_l2, const struct fwd_iface *out,
 		 const struct rte_ether_addr *dst)
@@ -38,7 +39,7 @@ static void local_input6(struct worker *w, const struct fwd_state *st, struct rt
 	if (ip->proto == IPPROTO_ICMPV6_NUM && ip->l4_off == IPV6_HDR_LEN && len >= 8 &&
 	    l4[0] == ICMP6_ECHO_REQUEST && l4[1] == 0) {
 		if (unlikely(icmp6_checksum(ip->src, ip->dst, l4, len) != 0)) {
-			worker_drop(w, m, DROP_BAD_CHECKSUM);
+			worker_drop(w, m, &drop_icmp_bad_checksum);
 			return;
 		}
 		icmp6_echo_reply(w, m, in, &c->l2, ip);
@@ -53,7 +54,7 @@ static void local_input6(struct worker *w, const struct fwd_state *st, struct rt
 				    20) &
 				   0x3)))
 		return;
-	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+	worker_drop(w, m, &drop_unsupported_local);
 }
 
 void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -63,12 +64,12 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 	struct ip6_ctx *c = &b->ctx[b->n];
-	enum drop_reason why;
+	const struct drop_reason *why;
 
 	/* RFC 2464 §7: IPv6 multicast goes to 33:33 + the address's last 32 bits. */
 	bool l2_mcast = !to_us && p[0] == 0x33 && p[1] == 0x33;
 	if (unlikely(!to_us && !l2_mcast)) {
-		why = DROP_NOT_FOR_US;
+		why = &drop_not_for_us;
 		goto drop;
 	}
 	if (unlikely(!parse_ipv6(p + l2->l2_len, len - l2->l2_len, &c->ip, &why)))
@@ -83,14 +84,14 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	if (rte_pktmbuf_pkt_len(m) > frame &&
 	    unlikely(rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame) < 0)) {
 		/* more trailing bytes than the last segment holds: not padding */
-		why = DROP_BAD_LENGTH;
+		why = &drop_bad_length;
 		goto drop;
 	}
 
 	/* RFC 4291 §2.5.2, §2.5.3, §2.7: never valid as such. */
 	if (unlikely(ipv6_is_multicast(ip->src) || ipv6_is_loopback(ip->src) ||
 		     ipv6_is_loopback(ip->dst) || ipv6_is_unspecified(ip->dst))) {
-		why = DROP_MARTIAN;
+		why = &drop_martian;
 		goto drop;
 	}
 
@@ -100,17 +101,17 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	if (ip->proto == IPPROTO_ICMPV6_NUM && l4len >= 1 &&
 	    (l4[0] == ICMP6_NEIGH_SOLICIT || l4[0] == ICMP6_NEIGH_ADVERT)) {
 		if (!nd_validate(ip, l4, l4len)) {
-			why = DROP_BAD_ND;
+			why = &drop_bad_nd;
 			goto drop;
 		}
 		if (icmp6_checksum(ip->src, ip->dst, l4, l4len) != 0) {
-			why = DROP_BAD_CHECKSUM;
+			why = &drop_icmp_bad_checksum;
 			goto drop;
 		}
 		/* a tunnel interface has no neighbors: inner ND must not
 		 * reach the neighbor table of the physical ports */
 		if (unlikely(in->port == FWD_NO_PORT)) {
-			why = DROP_UNSUPPORTED_LOCAL;
+			why = &drop_unsupported_local;
 			goto drop;
 		}
 		pkt_meta(m)->l2_len = (uint8_t)l2->l2_len;
@@ -119,15 +120,15 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	}
 	/* Before the source check: MLD reports may come from :: (RFC 3810 §5.2.13). */
 	if (ipv6_is_multicast(ip->dst)) {
-		why = DROP_IPV6_MULTICAST;
+		why = &drop_ipv6_multicast;
 		goto drop;
 	}
 	if (unlikely(ipv6_is_unspecified(ip->src))) {
-		why = DROP_MARTIAN; /* only DAD solicitations come from :: */
+		why = &drop_martian; /* only DAD solicitations come from :: */
 		goto drop;
 	}
 	if (unlikely(l2_mcast)) {
-		why = DROP_NOT_FOR_US; /* unicast IPv6 in a multicast frame */
+		why = &drop_not_for_us; /* unicast IPv6 in a multicast frame */
 		goto drop;
 	}
 	if (ipv6_is_link_local(ip->dst)) {
@@ -136,7 +137,7 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 			local_input6(w, st, m, in, c);
 			return;
 		}
-		why = DROP_MARTIAN;
+		why = &drop_martian;
 		goto drop;
 	}
 	memcpy(b->dst[b->n], ip->dst, 16);
@@ -159,19 +160,19 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	}
 	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && kind != FIB_KIND_PATHGRP) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
-		worker_drop(w, m, DROP_NO_ROUTE);
+		worker_drop(w, m, &drop_no_route);
 		return;
 	}
 	/* RFC 4291 §2.5.6: a link-local source never leaves its link (RFC 4443 §3.1 code 2). */
 	if (unlikely(ipv6_is_link_local(ip->src))) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_BEYOND_SCOPE, 0);
-		worker_drop(w, m, DROP_MARTIAN);
+		worker_drop(w, m, &drop_martian);
 		return;
 	}
 	/* RFC 8200 §3: a router decrements the hop limit, discards it at zero. */
 	if (ip->hop_limit <= 1) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_TIME_EXCEEDED, 0, 0);
-		worker_drop(w, m, DROP_TTL_EXPIRED);
+		worker_drop(w, m, &drop_ttl_expired);
 		return;
 	}
 	if (kind == FIB_KIND_PATHGRP) {
@@ -186,13 +187,13 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	/* An interface without a port (a tunnel) does not carry IPv6 yet. */
 	if (unlikely(out->port >= dp.nb_port_ids)) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
-		worker_drop(w, m, DROP_NO_ROUTE);
+		worker_drop(w, m, &drop_no_route);
 		return;
 	}
 	/* RFC 8200 §5: no fragmentation on the way; Packet Too Big (RFC 4443 §3.2). */
 	if (unlikely((uint32_t)IPV6_HDR_LEN + ip->payload_len > out->mtu)) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_PACKET_TOO_BIG, 0, out->mtu);
-		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		worker_drop(w, m, &drop_mtu_exceeded);
 		return;
 	}
 	struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, c->l2.l2_len);

@@ -37,13 +37,13 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
 
 	if (m == NULL) {
-		control_stats.drops[DROP_NO_MBUF]++;
+		control_stats.drops[drop_no_mbuf.id]++;
 		return;
 	}
 	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, IPV6_HDR_LEN +
 										      ND_MSG_LEN);
 	if (h == NULL) {
-		control_drop(m, DROP_NO_MBUF);
+		control_drop(m, &drop_no_mbuf);
 		return;
 	}
 	h->vtc_flow = rte_cpu_to_be_32(6u << 28);
@@ -65,7 +65,7 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 	memcpy(ic + 2, &ck, 2);
 
 	if (ip6_l2_write(m, 0, fi, dmac) < 0) {
-		control_drop(m, DROP_NO_MBUF);
+		control_drop(m, &drop_no_mbuf);
 		return;
 	}
 	if (type == ICMP6_NEIGH_SOLICIT)
@@ -220,7 +220,7 @@ void nd_input(const struct fwd_state *st, struct rte_mbuf *m)
 	uint16_t l2 = pm->l2_len;
 
 	if (fi == NULL) {
-		control_drop(m, DROP_UNKNOWN_VLAN);
+		control_drop(m, &drop_unknown_vlan);
 		return;
 	}
 	/* The worker checked the lengths, hop limit and checksum (RFC 4861 §7.1). */

@@ -7,6 +7,14 @@
 
 #include "pipeline/parse.h"
 
+DROP_REASON(drop_truncated, "parse", "truncated", "frame ends inside a header");
+DROP_REASON(drop_bad_version, "parse", "bad_version",
+	    "IP version field does not match the ethertype");
+DROP_REASON(drop_bad_ihl, "parse", "bad_ihl", "IPv4 header length below 5 words");
+DROP_REASON(drop_bad_checksum, "parse", "bad_checksum", "IPv4 header checksum wrong");
+DROP_REASON(drop_bad_length, "parse", "bad_length",
+	    "IP total length larger than the frame or below the header");
+
 static inline uint16_t rd16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
@@ -35,10 +43,10 @@ static inline uint16_t ipv4_hdr_sum20(const uint8_t *p)
 	return (uint16_t)~sum;
 }
 
-bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reason *why)
+bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, const struct drop_reason **why)
 {
 	if (len < 14) {
-		*why = DROP_TRUNCATED;
+		*why = &drop_truncated;
 		return false;
 	}
 	out->ethertype = rd16(p + 12);
@@ -46,7 +54,7 @@ bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reas
 	out->l2_len = 14;
 	if (out->ethertype == ETHERTYPE_VLAN) {
 		if (len < 18) {
-			*why = DROP_TRUNCATED;
+			*why = &drop_truncated;
 			return false;
 		}
 		out->vlan = rd16(p + 14) & 0x0fff;
@@ -57,32 +65,32 @@ bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reas
 }
 
 bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *out,
-		enum drop_reason *why)
+		const struct drop_reason **why)
 {
 	if (len < 20) {
-		*why = DROP_TRUNCATED;
+		*why = &drop_truncated;
 		return false;
 	}
 	if ((p[0] >> 4) != 4) {
-		*why = DROP_BAD_VERSION;
+		*why = &drop_bad_version;
 		return false;
 	}
 	uint16_t hlen = (uint16_t)((p[0] & 0x0f) * 4);
 	if (hlen < 20) {
-		*why = DROP_BAD_IHL;
+		*why = &drop_bad_ihl;
 		return false;
 	}
 	if (len < hlen) {
-		*why = DROP_TRUNCATED;
+		*why = &drop_truncated;
 		return false;
 	}
 	uint16_t total = rd16(p + 2);
 	if (total < hlen || total > len) {
-		*why = DROP_BAD_LENGTH;
+		*why = &drop_bad_length;
 		return false;
 	}
 	if (!csum_ok && (hlen == 20 ? ipv4_hdr_sum20(p) : inet_checksum(p, hlen)) != 0) {
-		*why = DROP_BAD_CHECKSUM;
+		*why = &drop_bad_checksum;
 		return false;
 	}
 	uint16_t frag = rd16(p + 6);

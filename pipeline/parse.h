@@ -12,12 +12,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pipeline/counters.h"
+#include "pipeline/drop.h"
 
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_ARP  0x0806
 #define ETHERTYPE_VLAN 0x8100
 #define ETHERTYPE_IPV6 0x86dd
+
+DROP_REASON_DECLARE(drop_truncated);
+DROP_REASON_DECLARE(drop_bad_version);
+DROP_REASON_DECLARE(drop_bad_ihl);
+DROP_REASON_DECLARE(drop_bad_checksum);
+DROP_REASON_DECLARE(drop_bad_length);
 
 /** What parse_l2() learns from an Ethernet frame. */
 struct pkt_l2 {
@@ -32,10 +38,10 @@ struct pkt_l2 {
  * @param p     frame, starting at the destination MAC
  * @param len   bytes in @p p (without FCS)
  * @param out   filled when the header is complete
- * @param why   drop reason when false is returned (DROP_TRUNCATED)
+ * @param why   drop reason when false is returned (drop_truncated)
  * @return      true when the L2 header is complete
  */
-bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, enum drop_reason *why);
+bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, const struct drop_reason **why);
 
 /** What parse_ipv4() learns from an IPv4 header. */
 struct pkt_ipv4 {
@@ -53,10 +59,10 @@ struct pkt_ipv4 {
  * Validate an IPv4 header (RFC 791 §3.1; RFC 1812 §5.2.2 checks a router
  * must make before forwarding) and pick out the fields routing needs.
  *
- * Checks, in order: 20 bytes present (DROP_TRUNCATED), version 4
- * (DROP_BAD_VERSION), IHL >= 5 (DROP_BAD_IHL), the whole header present
- * (DROP_TRUNCATED), total length within [IHL*4, len] (DROP_BAD_LENGTH),
- * header checksum (DROP_BAD_CHECKSUM, skipped when @p csum_ok is true:
+ * Checks, in order: 20 bytes present (drop_truncated), version 4
+ * (drop_bad_version), IHL >= 5 (drop_bad_ihl), the whole header present
+ * (drop_truncated), total length within [IHL*4, len] (drop_bad_length),
+ * header checksum (drop_bad_checksum, skipped when @p csum_ok is true:
  * the NIC verified it).
  *
  * @param p        start of the IPv4 header
@@ -68,7 +74,7 @@ struct pkt_ipv4 {
  * @return         true when the packet may be processed
  */
 bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *out,
-		enum drop_reason *why);
+		const struct drop_reason **why);
 
 /**
  * Hash of the 5-tuple for ECMP next-hop choice (RFC 2992): the same flow

@@ -19,23 +19,24 @@ static inline uint16_t rd16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out, enum drop_reason *why)
+bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
+		const struct drop_reason **why)
 {
 	if (len < IPV6_HDR_LEN) {
-		*why = DROP_TRUNCATED;
+		*why = &drop_truncated;
 		return false;
 	}
 	if ((p[0] >> 4) != 6) {
-		*why = DROP_BAD_VERSION;
+		*why = &drop_bad_version;
 		return false;
 	}
 	uint16_t plen = rd16(p + 4);
 	if (plen == 0 && p[6] == EXT_HOP_BY_HOP) {
-		*why = DROP_BAD_LENGTH; /* RFC 2675 jumbogram: not on our links */
+		*why = &drop_bad_length; /* RFC 2675 jumbogram: not on our links */
 		return false;
 	}
 	if ((uint32_t)plen + IPV6_HDR_LEN > len) {
-		*why = DROP_BAD_LENGTH;
+		*why = &drop_bad_length;
 		return false;
 	}
 	out->payload_len = plen;

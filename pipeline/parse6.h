@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pipeline/counters.h"
+#include "pipeline/parse.h"
 
 #define IPV6_HDR_LEN       40
 #define IPV6_MIN_MTU       1280 /* RFC 8200 §5 */
@@ -61,8 +61,8 @@ struct pkt_ipv6 {
 /**
  * Validate an IPv6 header (RFC 8200 §3) and pick out the fields routing needs.
  *
- * Checks, in order: 40 bytes present (DROP_TRUNCATED), version 6
- * (DROP_BAD_VERSION), payload length within the frame (DROP_BAD_LENGTH; a
+ * Checks, in order: 40 bytes present (drop_truncated), version 6
+ * (drop_bad_version), payload length within the frame (drop_bad_length; a
  * zero payload length with a Jumbo option, RFC 2675, is refused the same
  * way). Hop-by-Hop, Routing, Destination Options and Fragment headers
  * (RFC 8200 §4) are skipped to find the upper-layer protocol and, for UDP
@@ -76,7 +76,8 @@ struct pkt_ipv6 {
  * @param why  drop reason when false is returned
  * @return     true when the packet may be processed
  */
-bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out, enum drop_reason *why);
+bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
+		const struct drop_reason **why);
 
 /**
  * Hash of addresses, ports, protocol and flow label for ECMP next-hop

@@ -21,6 +21,13 @@
 #include "pipeline/parse6.h"
 #include "pipeline/worker.h"
 
+DROP_REASON_DECLARE(drop_tunnel_truncated);
+DROP_REASON_DECLARE(drop_tunnel_bad_header);
+DROP_REASON_DECLARE(drop_tunnel_unknown_remote);
+DROP_REASON_DECLARE(drop_tunnel_bad_vni);
+DROP_REASON_DECLARE(drop_ecn_not_ect);
+DROP_REASON_DECLARE(drop_no_path);
+
 #define VXLAN_HDR_LEN   8
 #define GENEVE_HDR_LEN  8  /* without options */
 #define TUNNEL_INNER_L2 14 /* inner Ethernet header */

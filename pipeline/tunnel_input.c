@@ -13,6 +13,18 @@
 #include "pipeline/parse.h"
 #include "pipeline/tunnel.h"
 
+DROP_REASON(drop_tunnel_truncated, "tunnel", "tunnel_truncated",
+	    "UDP/VXLAN/GENEVE/inner Ethernet header cut short");
+DROP_REASON(drop_tunnel_bad_header, "tunnel", "tunnel_bad_header",
+	    "VXLAN I flag clear, GENEVE version or protocol wrong");
+DROP_REASON(drop_tunnel_unknown_remote, "tunnel", "tunnel_unknown_remote",
+	    "tunnel packet from an address no tunnel has as remote");
+DROP_REASON(drop_tunnel_bad_vni, "tunnel", "tunnel_bad_vni",
+	    "tunnel packet from a known remote with a VNI it does not use");
+DROP_REASON(drop_ecn_not_ect, "tunnel", "ecn_not_ect",
+	    "outer CE over a not-ECT inner packet (RFC 6040 §4.2)");
+DROP_REASON(drop_no_path, "tunnel", "no_path", "path group has no usable path");
+
 #define ECN_MASK    0x03
 #define ECN_NOT_ECT 0x00
 #define ECN_CE      0x03
@@ -84,23 +96,23 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	uint32_t hdr_len = 8;
 
 	if (l4_len < 8 + 8 + TUNNEL_INNER_L2 || rte_pktmbuf_data_len(m) < l4_off + l4_len) {
-		worker_drop(w, m, DROP_TUNNEL_TRUNCATED);
+		worker_drop(w, m, &drop_tunnel_truncated);
 		return true;
 	}
 	if (port_match->type == CFG_TUNNEL_VXLAN) {
 		if (!(th[0] & 0x08)) { /* RFC 7348 §5: I flag must be set */
-			worker_drop(w, m, DROP_TUNNEL_BAD_HEADER);
+			worker_drop(w, m, &drop_tunnel_bad_header);
 			return true;
 		}
 	} else {
 		/* RFC 8926 §3.4: version 0; O (control) packets are not data */
 		if ((th[0] >> 6) != 0 || (th[1] & 0x80) || rd16(th + 2) != 0x6558) {
-			worker_drop(w, m, DROP_TUNNEL_BAD_HEADER);
+			worker_drop(w, m, &drop_tunnel_bad_header);
 			return true;
 		}
 		hdr_len += (uint32_t)(th[0] & 0x3f) * 4;
 		if (l4_len < 8 + hdr_len + TUNNEL_INNER_L2) {
-			worker_drop(w, m, DROP_TUNNEL_TRUNCATED);
+			worker_drop(w, m, &drop_tunnel_truncated);
 			return true;
 		}
 	}
@@ -119,7 +131,8 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		}
 	}
 	if (t == NULL) {
-		worker_drop(w, m, known_remote ? DROP_TUNNEL_BAD_VNI : DROP_TUNNEL_UNKNOWN_REMOTE);
+		worker_drop(w, m,
+			    known_remote ? &drop_tunnel_bad_vni : &drop_tunnel_unknown_remote);
 		return true;
 	}
 
@@ -127,13 +140,13 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	uint8_t *inner_eth = udp + 8 + hdr_len;
 	uint32_t inner_avail = l4_len - 8 - hdr_len - TUNNEL_INNER_L2;
 	if (!ecn_decap(inner_eth + TUNNEL_INNER_L2, inner_avail, rd16(inner_eth + 12), outer_ecn)) {
-		worker_drop(w, m, DROP_ECN_NOT_ECT);
+		worker_drop(w, m, &drop_ecn_not_ect);
 		return true;
 	}
 	/* Drop what follows the UDP datagram (Ethernet padding) with the outer headers. */
 	uint32_t end = l4_off + l4_len;
 	if (rte_pktmbuf_pkt_len(m) > end && rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - end) < 0) {
-		worker_drop(w, m, DROP_BAD_LENGTH);
+		worker_drop(w, m, &drop_bad_length);
 		return true;
 	}
 	rte_pktmbuf_adj(m, (uint16_t)strip);

@@ -30,7 +30,7 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 	uint32_t inner_len = rte_pktmbuf_pkt_len(m);
 	h = (uint8_t *)rte_pktmbuf_prepend(m, p->hdr_len);
 	if (unlikely(h == NULL)) {
-		worker_drop(w, m, DROP_NO_HEADROOM);
+		worker_drop(w, m, &drop_no_headroom);
 		return;
 	}
 	rte_memcpy(h, p->hdr, p->hdr_len);
@@ -90,14 +90,14 @@ void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf
 	const struct fwd_iface *in = &st->ifaces[c->iface];
 
 	if (unlikely(p == NULL)) {
-		worker_drop(w, m, DROP_NO_PATH);
+		worker_drop(w, m, &drop_no_path);
 		return;
 	}
 	if (unlikely(c->ip.total_len > p->inner_mtu) && c->ip.df) {
 		/* Tell the sender the tunnel's real inner MTU (RFC 1191 §4). */
 		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
 			   p->inner_mtu);
-		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		worker_drop(w, m, &drop_mtu_exceeded);
 		return;
 	}
 
@@ -118,7 +118,7 @@ void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf
 					 dp.indirect_pool);
 	rte_pktmbuf_free(m);
 	if (n < 0) {
-		w->stats.drops[DROP_FRAG_FAILED]++;
+		w->stats.drops[drop_frag_failed.id]++;
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -137,14 +137,14 @@ void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbu
 	const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
 
 	if (unlikely(p == NULL)) {
-		worker_drop(w, m, DROP_NO_PATH);
+		worker_drop(w, m, &drop_no_path);
 		return;
 	}
 	/* IPv6 is never fragmented on the way: Packet Too Big with the
 	 * tunnel's inner MTU (RFC 8200 §5, RFC 4443 §3.2). */
 	if (unlikely((uint32_t)IPV6_HDR_LEN + ip->payload_len > p->inner_mtu)) {
 		icmp6_error(w, m, in, l2, ip, ICMP6_PACKET_TOO_BIG, 0, p->inner_mtu);
-		worker_drop(w, m, DROP_MTU_EXCEEDED);
+		worker_drop(w, m, &drop_mtu_exceeded);
 		return;
 	}
 	struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l2->l2_len);

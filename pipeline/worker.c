@@ -23,6 +23,34 @@
 #include "pipeline/parse.h"
 #include "pipeline/worker.h"
 
+DROP_REASON(drop_tx_full, "output", "tx_full", "TX queue full");
+DROP_REASON(drop_control_ring_full, "output", "control_ring_full", "control thread ring full");
+DROP_REASON(drop_no_mbuf, "output", "no_mbuf", "mempool empty while building a reply");
+DROP_REASON(drop_no_headroom, "output", "no_headroom",
+	    "no room in front of the packet for its new L2 or outer headers");
+
+DROP_REASON(drop_ttl_expired, "ip", "ttl_expired",
+	    "TTL or hop limit would reach 0 (ICMP time exceeded sent)");
+DROP_REASON(drop_no_route, "ip", "no_route", "no FIB entry (ICMP destination unreachable sent)");
+DROP_REASON(
+	drop_mtu_exceeded, "ip", "mtu_exceeded",
+	"larger than the egress MTU with DF set, or IPv6 (ICMP frag needed / packet too big sent)");
+DROP_REASON(drop_unsupported_local, "ip", "unsupported_local",
+	    "to an own address, but not a service vbrd offers");
+DROP_REASON(drop_martian, "ip", "martian", "source or destination that must not be routed");
+DROP_REASON(drop_directed_broadcast, "ip", "directed_broadcast",
+	    "to a connected subnet's broadcast or network address (RFC 2644)");
+DROP_REASON(drop_frag_failed, "ip", "frag_failed", "IPv4 fragmentation failed");
+DROP_REASON(drop_ipv6_multicast, "ip", "ipv6_multicast",
+	    "IPv6 multicast vbrd does not serve (MLD, router solicitation)");
+DROP_REASON(drop_icmp_bad_checksum, "ip", "icmp_bad_checksum",
+	    "ICMP or ICMPv6 message to an own address with a wrong checksum");
+
+DROP_REASON(drop_unknown_ethertype, "eth", "unknown_ethertype",
+	    "neither ARP, IPv4, IPv6 nor 802.1Q");
+DROP_REASON(drop_unknown_vlan, "eth", "unknown_vlan", "no interface for this port and VLAN");
+DROP_REASON(drop_not_for_us, "eth", "not_for_us", "unicast frame to another MAC");
+
 struct dataplane dp;
 
 void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
@@ -32,7 +60,7 @@ void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
 	if (unlikely(b->n == WORKER_TXB)) {
 		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
 		for (uint16_t i = sent; i < b->n; i++)
-			worker_drop(w, b->pkts[i], DROP_TX_FULL);
+			worker_drop(w, b->pkts[i], &drop_tx_full);
 		w->stats.tx_packets += sent;
 		b->n = 0;
 	}
@@ -47,7 +75,7 @@ static void tx_flush(struct worker *w)
 			continue;
 		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
 		for (uint16_t i = sent; i < b->n; i++)
-			worker_drop(w, b->pkts[i], DROP_TX_FULL);
+			worker_drop(w, b->pkts[i], &drop_tx_full);
 		w->stats.tx_packets += sent;
 		b->n = 0;
 	}
@@ -66,7 +94,7 @@ void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint
 	else if (kind == PUNT_RESOLVE6)
 		memcpy(pm->nh_ip6, nh, 16);
 	if (rte_ring_enqueue(dp.to_control, m) != 0) {
-		worker_drop(w, m, DROP_CONTROL_RING_FULL);
+		worker_drop(w, m, &drop_control_ring_full);
 		return;
 	}
 	w->stats.to_control++;
@@ -81,7 +109,7 @@ void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
 	if (unlikely(l2_rewrite(m, in_l2, out, &dmac,
 				family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6) <
 		     0)) {
-		worker_drop(w, m, DROP_NO_HEADROOM);
+		worker_drop(w, m, &drop_no_headroom);
 		return;
 	}
 	w->stats.iface[out->slot].tx_packets++;
@@ -119,7 +147,7 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 	n = rte_ipv4_fragment_packet(m, frags, RTE_DIM(frags), out->mtu, dp.pool, dp.indirect_pool);
 	rte_pktmbuf_free(m);
 	if (n < 0) {
-		w->stats.drops[DROP_FRAG_FAILED]++;
+		w->stats.drops[drop_frag_failed.id]++;
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -144,7 +172,7 @@ static void local_input(struct worker *w, const struct fwd_state *st, struct rte
 		/* RFC 792: a reply built on a bad checksum would carry it on */
 		if (unlikely(m->nb_segs == 1 &&
 			     inet_checksum(l4, (uint32_t)(c->ip.total_len - c->ip.hdr_len)) != 0)) {
-			worker_drop(w, m, DROP_BAD_CHECKSUM);
+			worker_drop(w, m, &drop_icmp_bad_checksum);
 			return;
 		}
 		icmp_echo_reply(w, st, m, in, &c->l2, &c->ip);
@@ -152,7 +180,7 @@ static void local_input(struct worker *w, const struct fwd_state *st, struct rte
 	}
 	if (c->ip.proto == IPPROTO_UDP && !c->decapped && tunnel_input(w, st, m, c))
 		return;
-	worker_drop(w, m, DROP_UNSUPPORTED_LOCAL);
+	worker_drop(w, m, &drop_unsupported_local);
 }
 
 void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -166,17 +194,17 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		return;
 	}
 	if (unlikely(kind == FIB_KIND_BCAST)) {
-		worker_drop(w, m, DROP_DIRECTED_BROADCAST);
+		worker_drop(w, m, &drop_directed_broadcast);
 		return;
 	}
 	if (kind == FIB_KIND_NONE) {
 		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, 0);
-		worker_drop(w, m, DROP_NO_ROUTE);
+		worker_drop(w, m, &drop_no_route);
 		return;
 	}
 	if (c->ip.ttl <= 1) {
 		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_TIME_EXCEEDED, 0, 0);
-		worker_drop(w, m, DROP_TTL_EXPIRED);
+		worker_drop(w, m, &drop_ttl_expired);
 		return;
 	}
 	if (kind == FIB_KIND_PATHGRP) {
@@ -191,7 +219,7 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		if (c->ip.df) {
 			icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH,
 				   ICMP_FRAG_NEEDED, out->mtu);
-			worker_drop(w, m, DROP_MTU_EXCEEDED);
+			worker_drop(w, m, &drop_mtu_exceeded);
 			return;
 		}
 	}
@@ -216,12 +244,12 @@ static bool classify_ip4(struct worker *w, struct rte_mbuf *m, struct pkt_ctx *c
 	uint32_t len = rte_pktmbuf_data_len(m);
 	bool csum_ok = !c->decapped &&
 		       (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-	enum drop_reason why;
+	const struct drop_reason *why;
 
 	if (unlikely(!parse_ipv4(p + c->l2.l2_len, len - c->l2.l2_len, csum_ok, &c->ip, &why)))
 		goto drop;
 	if (unlikely(martian(c->ip.src, c->ip.dst))) {
-		why = DROP_MARTIAN;
+		why = &drop_martian;
 		goto drop;
 	}
 	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding. */
@@ -229,7 +257,7 @@ static bool classify_ip4(struct worker *w, struct rte_mbuf *m, struct pkt_ctx *c
 	if (rte_pktmbuf_pkt_len(m) > frame &&
 	    unlikely(rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - frame) < 0)) {
 		/* more trailing bytes than the last segment holds: not padding */
-		why = DROP_BAD_LENGTH;
+		why = &drop_bad_length;
 		goto drop;
 	}
 	return true;
@@ -242,7 +270,7 @@ void ip4_output_local(struct worker *w, const struct fwd_state *st, struct rte_m
 		      uint16_t iface)
 {
 	struct pkt_ctx c = { .iface = iface, .decapped = true };
-	enum drop_reason why;
+	const struct drop_reason *why;
 	uint64_t nh;
 
 	c.l2.l2_len = 14;
@@ -264,7 +292,7 @@ void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct 
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct fwd_iface *in = &st->ifaces[iface];
 	struct pkt_ctx c = { .iface = iface, .decapped = true };
-	enum drop_reason why;
+	const struct drop_reason *why;
 	uint64_t nh;
 
 	w->stats.iface[in->slot].rx_packets++;
@@ -291,7 +319,7 @@ void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct 
 		return;
 	}
 	default:
-		worker_drop(w, m, DROP_UNKNOWN_ETHERTYPE);
+		worker_drop(w, m, &drop_unknown_ethertype);
 	}
 }
 
@@ -301,13 +329,13 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
-	enum drop_reason why;
+	const struct drop_reason *why;
 
 	if (unlikely(!parse_l2(p, len, &c->l2, &why)))
 		goto drop;
 	if (unlikely(m->port >= st->nb_port_ids ||
 		     (c->iface = st->iface_by_vlan[m->port][c->l2.vlan]) == FWD_NO_IFACE)) {
-		why = DROP_UNKNOWN_VLAN;
+		why = &drop_unknown_vlan;
 		goto drop;
 	}
 	const struct fwd_iface *in = &st->ifaces[c->iface];
@@ -321,7 +349,7 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 	switch (c->l2.ethertype) {
 	case ETHERTYPE_IPV4:
 		if (unlikely(!to_us)) {
-			why = DROP_NOT_FOR_US;
+			why = &drop_not_for_us;
 			goto drop;
 		}
 		return classify_ip4(w, m, c);
@@ -330,14 +358,14 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 		return false;
 	case ETHERTYPE_ARP:
 		if (!to_us && !rte_is_broadcast_ether_addr(dst)) {
-			why = DROP_NOT_FOR_US;
+			why = &drop_not_for_us;
 			goto drop;
 		}
 		pkt_meta(m)->l2_len = (uint8_t)c->l2.l2_len;
 		worker_punt(w, m, PUNT_ARP, m->port, c->l2.vlan, NULL);
 		return false;
 	default:
-		why = DROP_UNKNOWN_ETHERTYPE;
+		why = &drop_unknown_ethertype;
 		goto drop;
 	}
 drop:

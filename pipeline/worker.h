@@ -26,6 +26,23 @@
 #define WORKER_TXB       64 /* packets buffered per port before tx_burst */
 #define WORKER_MAX_BURST 256
 
+DROP_REASON_DECLARE(drop_unknown_ethertype);
+DROP_REASON_DECLARE(drop_unknown_vlan);
+DROP_REASON_DECLARE(drop_not_for_us);
+DROP_REASON_DECLARE(drop_ttl_expired);
+DROP_REASON_DECLARE(drop_no_route);
+DROP_REASON_DECLARE(drop_mtu_exceeded);
+DROP_REASON_DECLARE(drop_unsupported_local);
+DROP_REASON_DECLARE(drop_martian);
+DROP_REASON_DECLARE(drop_directed_broadcast);
+DROP_REASON_DECLARE(drop_frag_failed);
+DROP_REASON_DECLARE(drop_ipv6_multicast);
+DROP_REASON_DECLARE(drop_icmp_bad_checksum);
+DROP_REASON_DECLARE(drop_tx_full);
+DROP_REASON_DECLARE(drop_control_ring_full);
+DROP_REASON_DECLARE(drop_no_mbuf);
+DROP_REASON_DECLARE(drop_no_headroom);
+
 struct tx_buffer {
 	uint16_t n;
 	struct rte_mbuf *pkts[WORKER_TXB];
@@ -131,9 +148,9 @@ void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
 		   const struct fwd_iface *out, uint64_t mac, int family, const void *gw);
 
 /** Count and free a packet dropped for @p why. */
-static inline void worker_drop(struct worker *w, struct rte_mbuf *m, enum drop_reason why)
+static inline void worker_drop(struct worker *w, struct rte_mbuf *m, const struct drop_reason *why)
 {
-	w->stats.drops[why]++;
+	w->stats.drops[why->id]++;
 	rte_pktmbuf_free(m);
 }
 

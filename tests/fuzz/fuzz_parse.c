@@ -56,11 +56,11 @@ static uint16_t rd16(const uint8_t *p)
 static void check_ipv4(const uint8_t *p, uint32_t len, bool csum_ok)
 {
 	struct pkt_ipv4 ip;
-	enum drop_reason why = DROP__MAX;
+	const struct drop_reason *why = NULL;
 
 	if (!parse_ipv4(p, len, csum_ok, &ip, &why)) {
-		CHECK(why == DROP_TRUNCATED || why == DROP_BAD_VERSION || why == DROP_BAD_IHL ||
-		      why == DROP_BAD_LENGTH || (why == DROP_BAD_CHECKSUM && !csum_ok));
+		CHECK(why == &drop_truncated || why == &drop_bad_version || why == &drop_bad_ihl ||
+		      why == &drop_bad_length || (why == &drop_bad_checksum && !csum_ok));
 		return;
 	}
 	CHECK(len >= 20 && (p[0] >> 4) == 4);
@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pkt_l2 l2;
-	enum drop_reason why = DROP__MAX;
+	const struct drop_reason *why = NULL;
 
 	if (size > 65535 + 18)
 		return -1; /* larger than any frame; not worth the time */
@@ -118,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (!parse_l2(data, (uint32_t)size, &l2, &why)) {
-		CHECK(why == DROP_TRUNCATED &&
+		CHECK(why == &drop_truncated &&
 		      (size < 14 || (rd16(data + 12) == ETHERTYPE_VLAN && size < 18)));
 	} else {
 		CHECK(l2.l2_len == 14 || l2.l2_len == 18);

@@ -275,13 +275,13 @@ neighbor = { retries = 2; retry_ms = 300; };
 
     # --- echo checksum -----------------------------------------------------
 
-    test {an echo request with a bad ICMP checksum gets no reply and counts bad_checksum} {
+    test {an echo request with a bad ICMP checksum gets no reply and counts icmp_bad_checksum} {
         set data "regression-echo"
         set good [icmp_echo 0x5247 1 $data]
         binary scan [string range $good 2 3] Su c
         set bad [icmp_echo 0x5247 2 $data [expr {$c ^ 0x5a5a}]]
         set replies {}
-        set bc0 [drops bad_checksum]
+        set bc0 [drops icmp_bad_checksum]
         foreach f [raw_exchange h1 1500 [list \
                 [eth $lan1_mac $h1_mac 0x0800 [ipv4 10.0.1.2 10.0.1.1 1 $good]] \
                 [eth $lan1_mac $h1_mac 0x0800 [ipv4 10.0.1.2 10.0.1.1 1 $bad]]]] {
@@ -295,10 +295,10 @@ neighbor = { retries = 2; retry_ms = 300; };
         }
         # the good one (sequence 1) shows that replies do come back
         assert_equal $replies {1} "sequence numbers of the echo replies"
-        wait_for_condition 30 100 {[drops bad_checksum] - $bc0 >= 1} else {
-            fail "bad_checksum did not count the echo request"
+        wait_for_condition 30 100 {[drops icmp_bad_checksum] - $bc0 >= 1} else {
+            fail "icmp_bad_checksum did not count the echo request"
         }
-        assert_equal [expr {[drops bad_checksum] - $bc0}] 1 "drops bad_checksum"
+        assert_equal [expr {[drops icmp_bad_checksum] - $bc0}] 1 "drops icmp_bad_checksum"
     }
 
     # --- ARP from off-subnet senders ---------------------------------------

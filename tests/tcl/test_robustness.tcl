@@ -176,7 +176,7 @@ proc frames_ipv6 {} {
     lappend out bad_nd [eth 0x86dd [ipv6 $h $me 58 [icmp6 $h $me "$ns\x01\x02[string repeat \x00 6]"] -hlim 255]]
     lappend out bad_nd [eth 0x86dd [ipv6 $h $me 58 [icmp6 $h $me "\x87\x00\x00\x00\x00\x00\x00\x00[ip6 ff02::1]$sll"] -hlim 255]]
     lappend out bad_nd [eth 0x86dd [ipv6 $h $me 58 "\x88\x00\x00\x00[string repeat \x00 16]" -hlim 255]]
-    lappend out bad_checksum [eth 0x86dd [ipv6 $h $me 58 "\x80\x00\x12\x34\x00\x01\x00\x01"]]
+    lappend out icmp_bad_checksum [eth 0x86dd [ipv6 $h $me 58 "\x80\x00\x12\x34\x00\x01\x00\x01"]]
     lappend out ttl_expired [eth 0x86dd [ipv6 $h 2001:db8:2::2 17 [udp 1 2 pp] -hlim 1]]
     lappend out ttl_expired [eth 0x86dd [ipv6 $h 2001:db8:2::2 17 [udp 1 2 pp] -hlim 0]]
     lappend out no_route [eth 0x86dd [ipv6 $h 2001:db8:77::2 17 [udp 1 2 pp]]]
