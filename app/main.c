@@ -27,7 +27,8 @@
 #include "app/ctl_telemetry.h"
 #include "app/evloop.h"
 #include "pipeline/fwd.h"
-#include "app/log.h"
+#include "core/log.h"
+#include "core/module.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
 #include "pipeline/port.h"
@@ -35,7 +36,7 @@
 #include "pipeline/worker.h"
 
 struct vbrd_app app;
-int vbrd_logtype_main;
+VBRD_LOG_TYPE(main);
 static volatile bool quit;
 
 static void usage(FILE *out)
@@ -152,27 +153,6 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	return argc;
 }
 
-static struct rte_mempool *create_pool(const struct vbrd_config *cfg, unsigned nb_workers)
-{
-	uint32_t max_room = RTE_MBUF_DEFAULT_DATAROOM, need = 1024;
-
-	for (int i = 0; i < cfg->nb_ports; i++) {
-		const struct cfg_port *p = &cfg->ports[i];
-		uint32_t rxq = p->rx_queues ? p->rx_queues : nb_workers;
-		max_room = RTE_MAX(max_room, port_mbuf_room(p));
-		need += rxq * p->rx_desc + nb_workers * (p->tx_desc + WORKER_TXB);
-	}
-	need += nb_workers * (WORKER_MAX_BURST + 2 * cfg->mempool.cache);
-	uint32_t n = RTE_MAX(cfg->mempool.mbufs, need);
-	if (n > cfg->mempool.mbufs)
-		LOG(NOTICE, "mempool: %u mbufs configured, %u needed to fill every ring: using %u",
-		    cfg->mempool.mbufs, need, n);
-	/* One segment holds a whole frame: no scattered RX to handle. */
-	uint32_t room = max_room + RTE_PKTMBUF_HEADROOM;
-	return rte_pktmbuf_pool_create("mbufs", n, cfg->mempool.cache, 0, (uint16_t)room,
-				       rte_socket_id());
-}
-
 static void join_errors(const struct config_errors *errs, char *err, size_t errlen)
 {
 	size_t used = 0;
@@ -224,13 +204,13 @@ int vbrd_reload(char *err, size_t errlen)
 	}
 	ret = ports_same(&cur->cfg, &cfg, err, errlen);
 	if (ret == 0)
-		ret = fwd_state_build(&cfg, app.port_ids, cur, &st, err, errlen);
+		ret = fwd_state_build(&cfg, port_ids(), cur, &st, err, errlen);
 	if (ret < 0) {
 		config_free(&cfg);
 		goto fail;
 	}
 	fwd_state_publish(st, dp.rcu);
-	control_state_changed(st);
+	modules_state_published(st);
 	app.reloads++;
 	LOG(NOTICE, "reloaded %s (generation %" PRIu64 ")", app.config_file, st->generation);
 	return 0;
@@ -255,46 +235,6 @@ static void on_signal(struct ev_handler *h, uint32_t events)
 		else
 			quit = true;
 	}
-}
-
-static int setup_workers(const struct vbrd_config *cfg)
-{
-	unsigned nbw = (unsigned)cfg->workers.nb_cores, next = 0;
-
-	dp.nb_workers = nbw;
-	dp.workers = rte_zmalloc("workers", sizeof(struct worker) * nbw, RTE_CACHE_LINE_SIZE);
-	if (dp.workers == NULL)
-		return -ENOMEM;
-	for (unsigned i = 0; i < nbw; i++) {
-		struct worker *w = &dp.workers[i];
-		char name[RTE_RING_NAMESIZE];
-
-		w->id = i;
-		w->lcore = i + 1;
-		w->burst = cfg->workers.burst;
-		w->idle_sleep_us = cfg->workers.idle_sleep_us;
-		w->icmp_rate = RTE_MAX(1u, cfg->icmp.rate_pps / nbw);
-		w->icmp_depth = RTE_MAX(1u, cfg->icmp.burst / nbw);
-		w->tx = rte_zmalloc("txbuf", sizeof(struct tx_buffer) * dp.nb_port_ids,
-				    RTE_CACHE_LINE_SIZE);
-		snprintf(name, sizeof(name), "inject%u", i);
-		w->inject = rte_ring_create(name, 1024, SOCKET_ID_ANY,
-					    RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (w->tx == NULL || w->inject == NULL)
-			return -ENOMEM;
-	}
-	/* Spread RX queues over workers round-robin, port by port. */
-	for (int p = 0; p < app.nb_ports; p++) {
-		for (uint16_t q = 0; q < app.ports[p].nb_rxq; q++) {
-			struct worker *w = &dp.workers[next++ % nbw];
-			if (w->nb_rxq == WORKER_MAX_RXQ)
-				return -ENOSPC;
-			w->rxq[w->nb_rxq].port = app.ports[p].id;
-			w->rxq[w->nb_rxq].queue = q;
-			w->nb_rxq++;
-		}
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -358,131 +298,64 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
-	vbrd_logtype_main = rte_log_register_type_and_pick_level("vbrd.main", RTE_LOG_INFO);
-	if (rte_lcore_count() != (unsigned)cfg.workers.nb_cores + 1) {
-		fprintf(stderr, "vbrd: EAL has %u lcores, need %d workers + 1 main\n",
-			rte_lcore_count(), cfg.workers.nb_cores);
+	/* Every feature's init, in dependency order (core/module.h). */
+	if (modules_init(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vbrd: %s\n", err);
 		goto fail_eal;
 	}
-
-	ret = pkt_meta_register();
-	if (ret < 0) {
-		fprintf(stderr, "vbrd: cannot register mbuf dynfield: %s\n", strerror(-ret));
-		goto fail_eal;
-	}
-	unsigned nbw = (unsigned)cfg.workers.nb_cores;
-	dp.pool = create_pool(&cfg, nbw);
-	if (dp.pool == NULL) {
-		fprintf(stderr, "vbrd: cannot create mempool: %s (raise eal.memory_mb?)\n",
-			rte_strerror(rte_errno));
-		goto fail_eal;
-	}
-	dp.indirect_pool = rte_pktmbuf_pool_create("indirect", 8191, 256, 0, 0, rte_socket_id());
-	if (dp.indirect_pool == NULL) {
-		fprintf(stderr, "vbrd: cannot create the indirect mempool: %s\n",
-			rte_strerror(rte_errno));
-		goto fail_eal;
-	}
-	size_t rcu_sz = rte_rcu_qsbr_get_memsize(nbw);
-	dp.rcu = rte_zmalloc("rcu", rcu_sz, RTE_CACHE_LINE_SIZE);
-	dp.to_control = rte_ring_create("to_control", 4096, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	if (dp.rcu == NULL || dp.to_control == NULL || rte_rcu_qsbr_init(dp.rcu, nbw) != 0 ||
-	    neigh_init(dp.rcu) != 0) {
-		fprintf(stderr, "vbrd: out of memory at start-up\n");
-		goto fail_eal;
-	}
-
-	for (int i = 0; i < cfg.nb_ports; i++) {
-		ret = port_setup(&cfg.ports[i], (uint16_t)nbw, dp.pool, &app.ports[i], err,
-				 sizeof(err));
-		if (ret < 0) {
-			fprintf(stderr, "\nvbrd: %s:%d: %s\n", cfg.file, cfg.ports[i].line, err);
-			goto fail_ports;
-		}
-		app.nb_ports++;
-		app.port_ids[i] = app.ports[i].id;
-		dp.nb_port_ids = RTE_MAX(dp.nb_port_ids, (uint16_t)(app.ports[i].id + 1));
-		dp.rx_ipv4_cksum[app.ports[i].id] = app.ports[i].rx_ipv4_cksum;
-	}
-
 	struct fwd_state *st;
-	ret = fwd_state_build(&cfg, app.port_ids, NULL, &st, err, sizeof(err));
+	ret = fwd_state_build(&cfg, port_ids(), NULL, &st, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "vbrd: %s\n", err);
-		goto fail_ports;
+		goto fail_modules;
 	}
 	fwd_state_publish(st, dp.rcu);
-	control_state_changed(st);
-
-	ret = setup_workers(&st->cfg);
-	if (ret < 0) {
-		fprintf(stderr, "vbrd: cannot set up workers: %s\n", strerror(-ret));
-		goto fail_ports;
-	}
+	modules_state_published(st);
 
 	if (ev_init() < 0) {
 		fprintf(stderr, "vbrd: cannot create the event loop\n");
-		goto fail_ports;
+		goto fail_modules;
 	}
 	sig_handler.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	sig_handler.cb = on_signal;
 	if (sig_handler.fd < 0 || ev_add(&sig_handler, EPOLLIN) < 0) {
 		fprintf(stderr, "vbrd: signalfd: %s\n", strerror(errno));
-		goto fail_ports;
+		goto fail_modules;
 	}
-	show_register();
+	/* Workers run, commands and telemetry are registered; then the socket
+	 * opens, so the first client finds every command. */
+	if (modules_start(err, sizeof(err)) < 0) {
+		fprintf(stderr, "vbrd: %s\n", err);
+		goto fail_modules;
+	}
 	ret = ctl_init(app.socket);
 	if (ret < 0) {
 		fprintf(stderr, "vbrd: control socket %s: %s\n", app.socket,
 			ret == -EADDRINUSE ? "another vbrd answers there" : strerror(-ret));
-		goto fail_ports;
+		goto fail_modules;
 	}
-	ctl_telemetry_export("show stats", "/vbrd/stats", "vbrd packet and drop counters");
-	ctl_telemetry_export("show ports", "/vbrd/ports", "vbrd ports and their counters");
-	ctl_telemetry_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
-	ctl_telemetry_export("show neighbors", "/vbrd/neighbors", "vbrd neighbor table");
-	ctl_telemetry_export("show mempool", "/vbrd/mempool", "vbrd packet mempool use");
-
-	for (unsigned i = 0; i < nbw; i++)
-		rte_eal_remote_launch(worker_main, &dp.workers[i], dp.workers[i].lcore);
 
 	printf("vbrd: running: %d ports, %d interfaces, %u workers, control socket %s\n",
-	       app.nb_ports, st->nb_ifaces, nbw, app.socket);
+	       port_count(), st->nb_ifaces, dp.nb_workers, app.socket);
 	fflush(stdout);
 
-	uint64_t last_timer = 0;
 	unsigned busy = 0;
 	while (!quit) {
 		ev_run_once(busy ? 0 : 1);
-		busy = control_poll() == 64;
-		uint64_t now = control_now_ms();
-		if (now - last_timer >= 10) {
-			control_timers(now);
-			last_timer = now;
-		}
+		busy = modules_poll(control_now_ms());
 	}
 
 	LOG(NOTICE, "stopping");
-	atomic_store(&dp.stop, true);
-	rte_eal_mp_wait_lcore();
 	ctl_telemetry_fini();
 	ctl_fini();
-	control_fini();
-	for (unsigned i = 0; i < nbw; i++) {
-		void *m = NULL;
-		while (rte_ring_dequeue(dp.workers[i].inject, &m) == 0)
-			rte_pktmbuf_free(m);
-	}
-	for (int i = 0; i < app.nb_ports; i++)
-		port_close(&app.ports[i]);
+	modules_fini();
 	fwd_state_free(atomic_exchange(&fwd_current, NULL));
 	ev_fini();
 	rte_eal_cleanup();
 	return 0;
 
-fail_ports:
-	for (int i = 0; i < app.nb_ports; i++)
-		port_close(&app.ports[i]);
+fail_modules:
+	modules_fini();
 fail_eal:
 	config_free(&cfg);
 	rte_eal_cleanup();

@@ -13,6 +13,9 @@
 
 #include "pipeline/control.h"
 #include "app/ctl.h"
+#include "app/ctl_telemetry.h"
+#include "core/module.h"
+#include "pipeline/port.h"
 #include "pipeline/fwd.h"
 #include "pipeline/nd.h"
 #include "pipeline/neigh.h"
@@ -112,8 +115,8 @@ static int show_ports(int argc, const char *const *argv, json_t **data, char *er
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
-	for (int i = 0; i < app.nb_ports; i++) {
-		const struct vbrd_port *p = &app.ports[i];
+	for (int i = 0; i < port_count(); i++) {
+		const struct vbrd_port *p = port_get(i);
 		struct rte_eth_stats es = { 0 };
 		struct rte_eth_link link = { 0 };
 
@@ -421,7 +424,7 @@ static int path_set(int argc, const char *const *argv, json_t **data, char *err,
 	return -ENOENT;
 }
 
-void show_register(void)
+static int show_start(void)
 {
 	ctl_register("show paths", "path groups, their paths and the active one", show_paths);
 	ctl_register("show tunnels", "VXLAN/GENEVE tunnels and their counters", show_tunnels);
@@ -438,4 +441,18 @@ void show_register(void)
 	ctl_register("show arp", "ARP counters", show_arp);
 	ctl_register("show nd", "IPv6 Neighbor Discovery counters", show_nd);
 	ctl_register("reload", "re-read the config file; a bad file changes nothing", do_reload);
+	ctl_telemetry_export("show stats", "/vbrd/stats", "vbrd packet and drop counters");
+	ctl_telemetry_export("show drops", "/vbrd/drops", "vbrd drop reasons and their counts");
+	ctl_telemetry_export("show ports", "/vbrd/ports", "vbrd ports and their counters");
+	ctl_telemetry_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
+	ctl_telemetry_export("show neighbors", "/vbrd/neighbors", "vbrd neighbor table");
+	ctl_telemetry_export("show mempool", "/vbrd/mempool", "vbrd packet mempool use");
+	return 0;
 }
+
+static struct vbrd_module show_module = {
+	.name = "show",
+	.depends_on = (const char *const[]){ "workers", "neighbor", NULL },
+	.start = show_start,
+};
+VBRD_MODULE(show_module);

@@ -37,7 +37,4 @@ extern struct vbrd_app app;
  */
 int vbrd_reload(char *err, size_t errlen);
 
-/** Register the `show ...` and `reload` control commands (app/show.c). */
-void show_register(void);
-
 #endif

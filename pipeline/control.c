@@ -7,6 +7,7 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 
+#include "core/module.h"
 #include "pipeline/control.h"
 #include "pipeline/l2.h"
 #include "pipeline/meta.h"
@@ -383,7 +384,7 @@ void control_state_changed(const struct fwd_state *st)
 	}
 }
 
-void control_fini(void)
+static void control_fini(void)
 {
 	void *m = NULL;
 
@@ -397,3 +398,26 @@ void control_fini(void)
 	while (rte_ring_dequeue(dp.to_control, &m) == 0)
 		rte_pktmbuf_free(m);
 }
+
+static int control_init(const struct vbrd_config *cfg)
+{
+	(void)cfg;
+	return neigh_init(dp.rcu);
+}
+
+static void control_timer(uint64_t now_ms)
+{
+	control_timers(now_ms);
+}
+
+static struct vbrd_module control_module = {
+	.name = "neighbor",
+	.depends_on = (const char *const[]){ "dataplane", NULL },
+	.init = control_init,
+	.poll = control_poll,
+	.timer = control_timer,
+	.timer_ms = 10,
+	.state_published = control_state_changed,
+	.fini = control_fini,
+};
+VBRD_MODULE(control_module);

@@ -62,9 +62,6 @@ void neigh_flush_held(struct neigh *n);
 /** Queue a fully built frame for transmission on @p port (via worker 0). */
 void control_tx(struct rte_mbuf *m, uint16_t port);
 
-/** Free every held packet (shutdown). */
-void control_fini(void);
-
 /** Monotonic clock, ms. */
 uint64_t control_now_ms(void);
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <rte_common.h>
 
-#include "pipeline/drop.h"
+#include "core/drop.h"
 
 #define VBRD_MAX_IFACE_SLOTS 256
 

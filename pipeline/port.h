@@ -66,4 +66,13 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 /** Stop and close a port. */
 void port_close(struct vbrd_port *p);
 
+/** Number of ports the port module set up (config order). */
+int port_count(void);
+
+/** Port @p i in config order (0..port_count()-1), or NULL. */
+const struct vbrd_port *port_get(int i);
+
+/** DPDK port id of config port i, for i < port_count(). */
+const uint16_t *port_ids(void);
+
 #endif

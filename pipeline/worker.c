@@ -51,8 +51,6 @@ DROP_REASON(drop_unknown_ethertype, "eth", "unknown_ethertype",
 DROP_REASON(drop_unknown_vlan, "eth", "unknown_vlan", "no interface for this port and VLAN");
 DROP_REASON(drop_not_for_us, "eth", "not_for_us", "unicast frame to another MAC");
 
-struct dataplane dp;
-
 void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	struct tx_buffer *b = &w->tx[port];

@@ -40,7 +40,7 @@ build() { # TARGET
 		# CRC's CPU-feature probe is in librte_eal (no EAL init needed).
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" $(pkg-config --cflags libdpdk) \
-			"$here/fuzz_parse.c" "$src/pipeline/parse.c" "$src/pipeline/drop.c" -o "$out/fuzz_parse" \
+			"$here/fuzz_parse.c" "$src/pipeline/parse.c" "$src/core/drop.c" -o "$out/fuzz_parse" \
 			$(pkg-config --libs libdpdk) ;;
 	config)
 		# -fno-sanitize=nonnull-attribute: give_msgs() in app/config.c calls

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/drop.h"
+#include "core/drop.h"
 
 static struct drop_reason *reasons[VBRD_DROP_MAX];
 static unsigned nb_reasons;
