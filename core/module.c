@@ -53,7 +53,8 @@ static int visit(struct vbrd_module *m, char *mark, struct vbrd_module **out, un
 	for (const char *const *d = m->depends_on; d && *d; d++) {
 		struct vbrd_module *dep = module_find(*d);
 		if (dep == NULL) {
-			snprintf(err, errlen, "module %s depends on unknown module %s", m->name, *d);
+			snprintf(err, errlen, "module %s depends on unknown module %s", m->name,
+				 *d);
 			return -ENOENT;
 		}
 		int ret = visit(dep, mark, out, n, err, errlen);
@@ -75,7 +76,8 @@ int modules_sort(char *err, size_t errlen)
 	struct vbrd_module *byname[VBRD_MODULE_MAX];
 	memcpy(byname, modules, sizeof(*modules) * nb_modules);
 	for (unsigned i = 1; i < nb_modules; i++)
-		for (unsigned j = i; j > 0 && strcmp(byname[j - 1]->name, byname[j]->name) > 0; j--) {
+		for (unsigned j = i; j > 0 && strcmp(byname[j - 1]->name, byname[j]->name) > 0;
+		     j--) {
 			struct vbrd_module *t = byname[j];
 			byname[j] = byname[j - 1];
 			byname[j - 1] = t;
@@ -100,7 +102,8 @@ int modules_init(const struct vbrd_config *cfg, char *err, size_t errlen)
 	for (unsigned i = 0; i < nb_modules; i++) {
 		struct vbrd_module *m = modules[i];
 		if (m->init && (ret = m->init(cfg)) < 0) {
-			snprintf(err, errlen, "module %s: init failed: %s", m->name, strerror(-ret));
+			snprintf(err, errlen, "module %s: init failed: %s", m->name,
+				 strerror(-ret));
 			modules_fini();
 			return ret;
 		}
@@ -141,7 +144,8 @@ int modules_start(char *err, size_t errlen)
 		struct vbrd_module *m = modules[i];
 		int ret;
 		if (m->initialised && m->start && (ret = m->start()) < 0) {
-			snprintf(err, errlen, "module %s: start failed: %s", m->name, strerror(-ret));
+			snprintf(err, errlen, "module %s: start failed: %s", m->name,
+				 strerror(-ret));
 			return ret;
 		}
 	}

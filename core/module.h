@@ -62,18 +62,18 @@ struct vbrd_module {
 	void (*fini)(void);
 
 	/* set by the registry */
-	uint16_t id;          /* registration index */
-	uint64_t next_timer;  /* ms */
-	int initialised;      /* init ran and succeeded */
+	uint16_t id;         /* registration index */
+	uint64_t next_timer; /* ms */
+	int initialised;     /* init ran and succeeded */
 };
 
 /** Add @p m to the table (VBRD_MODULE's constructor). Aborts on a duplicate or a full table. */
 void module_register(struct vbrd_module *m);
 
-#define VBRD_MODULE(m)                                                                             \
-	__attribute__((constructor)) static void m##_register(void)                                \
-	{                                                                                          \
-		module_register(&m);                                                               \
+#define VBRD_MODULE(m)                                              \
+	__attribute__((constructor)) static void m##_register(void) \
+	{                                                           \
+		module_register(&m);                                \
 	}
 
 /**

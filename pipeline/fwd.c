@@ -10,6 +10,7 @@
 
 #include "pipeline/fwd.h"
 #include "pipeline/neigh.h"
+#include "pipeline/local.h"
 #include "pipeline/tunnel.h"
 #include "pipeline/fwd6.h"
 
@@ -97,6 +98,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	if (st == NULL)
 		goto fail_msg;
 	st->generation = ++generation;
+	local_state_init(st);
 	st->loaded_at = time(NULL);
 
 	st->nb_ifaces = cfg->nb_ifaces;

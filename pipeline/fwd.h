@@ -43,6 +43,9 @@
 
 #define FWD_NO_PORT 0xffff
 
+#define FWD_LOCAL_UDP_MAX 32 /* UDP ports served on own addresses */
+struct local_service;
+
 /** An interface as the data path uses it. */
 struct fwd_iface {
 	char name[CFG_NAME_MAX];
@@ -144,6 +147,12 @@ struct fwd_state {
 	int nb_path_groups;
 	struct fwd_path_group *path_groups;
 	time_t loaded_at;
+	/* UDP ports served on own addresses (pipeline/local.h), few: scanned */
+	uint16_t nb_udp;
+	struct {
+		uint16_t port; /* host order */
+		const struct local_service *svc;
+	} udp[FWD_LOCAL_UDP_MAX];
 };
 
 /**

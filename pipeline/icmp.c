@@ -7,6 +7,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "pipeline/local.h"
 #include "pipeline/icmp.h"
 #include "pipeline/l2.h"
 
@@ -149,4 +150,29 @@ void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mb
 	w->stats.iface[in->slot].tx_packets++;
 	w->stats.iface[in->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
 	worker_tx(w, in->port, m);
+}
+
+/* Echo requests to an own address (RFC 792); other ICMP to us is not served. */
+static void icmp_local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			     const struct local_pkt *lp)
+{
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, lp->l4_off);
+
+	if (lp->fragment || lp->l4_len < 8 || l4[0] != ICMP_ECHO_REQUEST) {
+		worker_drop(w, m, &drop_unsupported_local);
+		return;
+	}
+	/* RFC 792: a reply built on a bad checksum would carry it on */
+	if (unlikely(m->nb_segs == 1 && inet_checksum(l4, lp->l4_len) != 0)) {
+		worker_drop(w, m, &drop_icmp_bad_checksum);
+		return;
+	}
+	icmp_echo_reply(w, st, m, &st->ifaces[lp->iface], lp->l2, lp->ip4);
+}
+
+static const struct local_service icmp_service = { "icmp", icmp_local_input };
+
+__attribute__((constructor)) static void icmp_register(void)
+{
+	local_proto_register(AF_INET, IPPROTO_ICMP, &icmp_service);
 }

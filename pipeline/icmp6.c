@@ -5,6 +5,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
+#include "pipeline/local.h"
 #include "pipeline/icmp.h"
 #include "pipeline/icmp6.h"
 #include "pipeline/ip6.h"
@@ -103,11 +104,37 @@ void icmp6_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifa
 	memcpy(ic + 2, &ck, 2);
 	/* Same interface, same L2 length: only the MACs change. */
 	if (ip6_l2_write(m, l2->l2_len, in, &back) < 0) {
-		worker_drop(w, m, &drop_truncated);
+		worker_drop(w, m, &drop_no_headroom);
 		return;
 	}
 	w->stats.local++;
 	w->stats.iface[in->slot].tx_packets++;
 	w->stats.iface[in->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
 	worker_tx(w, in->port, m);
+}
+
+/* Echo requests to an own address (RFC 4443 §4.1); nothing else is served. */
+static void icmp6_local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			      const struct local_pkt *lp)
+{
+	const struct pkt_ipv6 *ip = lp->ip6;
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, lp->l4_off);
+
+	if (ip->l4_off != IPV6_HDR_LEN || lp->l4_len < 8 || l4[0] != ICMP6_ECHO_REQUEST ||
+	    l4[1] != 0) {
+		worker_drop(w, m, &drop_unsupported_local);
+		return;
+	}
+	if (unlikely(icmp6_checksum(ip->src, ip->dst, l4, lp->l4_len) != 0)) {
+		worker_drop(w, m, &drop_icmp_bad_checksum);
+		return;
+	}
+	icmp6_echo_reply(w, m, &st->ifaces[lp->iface], lp->l2, ip);
+}
+
+static const struct local_service icmp6_service = { "icmpv6", icmp6_local_input };
+
+__attribute__((constructor)) static void icmp6_register(void)
+{
+	local_proto_register(AF_INET6, IPPROTO_ICMPV6_NUM, &icmp6_service);
 }

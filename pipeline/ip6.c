@@ -10,6 +10,7 @@
 #include "pipeline/icmp6.h"
 #include "pipeline/ip6.h"
 #include "pipeline/l2.h"
+#include "pipeline/local.h"
 #include "pipeline/tunnel.h"
 #include "pipeline/neigh.h"
 #include "pipeline/control.h"
@@ -28,33 +29,29 @@ static inline bool addr6_is_zero(const uint8_t *a)
 	return (x[0] | x[1]) == 0;
 }
 
-/* An echo request to an own address (RFC 4443 §4.1); nothing else is served. */
+/* To an own address: hand it to the service of its protocol or port. */
 static void local_input6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			 const struct fwd_iface *in, const struct ip6_ctx *c)
+			 const struct ip6_ctx *c)
 {
 	const struct pkt_ipv6 *ip = &c->ip;
-	uint32_t len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off;
-	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, c->l2.l2_len + ip->l4_off);
-
-	if (ip->proto == IPPROTO_ICMPV6_NUM && ip->l4_off == IPV6_HDR_LEN && len >= 8 &&
-	    l4[0] == ICMP6_ECHO_REQUEST && l4[1] == 0) {
-		if (unlikely(icmp6_checksum(ip->src, ip->dst, l4, len) != 0)) {
-			worker_drop(w, m, &drop_icmp_bad_checksum);
-			return;
-		}
-		icmp6_echo_reply(w, m, in, &c->l2, ip);
-		return;
-	}
-	if (ip->proto == IPPROTO_UDP && !ip->fragment && !c->decapped && st->nb_tunnels &&
-	    tunnel_decap(w, st, m, AF_INET6, ip->src, c->l2.l2_len + ip->l4_off, len, ip->dport,
-			 (uint8_t)((rte_be_to_cpu_32(
-					    rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
-								    c->l2.l2_len)
-						    ->vtc_flow) >>
-				    20) &
-				   0x3)))
-		return;
-	worker_drop(w, m, &drop_unsupported_local);
+	const struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+							       c->l2.l2_len);
+	struct local_pkt lp = {
+		.family = AF_INET6,
+		.l2 = &c->l2,
+		.ip6 = ip,
+		.src = ip->src,
+		.iface = c->iface,
+		.proto = ip->proto,
+		.ecn = (uint8_t)((rte_be_to_cpu_32(h->vtc_flow) >> 20) & 0x3),
+		.fragment = ip->fragment,
+		.decapped = c->decapped,
+		.l4_off = c->l2.l2_len + ip->l4_off,
+		.l4_len = IPV6_HDR_LEN + ip->payload_len - ip->l4_off,
+		.sport = ip->sport,
+		.dport = ip->dport,
+	};
+	local_input(w, st, m, &lp);
 }
 
 void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -134,7 +131,7 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	if (ipv6_is_link_local(ip->dst)) {
 		/* RFC 4291 §2.5.6: link-local destinations are never forwarded. */
 		if (memcmp(ip->dst, in->ll6, 16) == 0) {
-			local_input6(w, st, m, in, c);
+			local_input6(w, st, m, c);
 			return;
 		}
 		why = &drop_martian;
@@ -155,7 +152,7 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 	uint32_t kind = FIB_NH_KIND(fibnh);
 
 	if (kind == FIB_KIND_LOCAL) {
-		local_input6(w, st, m, in, c);
+		local_input6(w, st, m, c);
 		return;
 	}
 	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && kind != FIB_KIND_PATHGRP) {

@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "pipeline/local.h"
 #include "pipeline/tunnel.h"
 
 static void put16(uint8_t *p, uint16_t v)
@@ -123,6 +124,9 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		t->remote = ct->remote;
 		memcpy(t->inner_mac, ct->inner_mac, 6);
 		t->iface = (uint16_t)(cfg->nb_ifaces + i);
+		int ret = local_udp_bind(st, t->udp_port, &tunnel_service, err, errlen);
+		if (ret < 0)
+			return ret;
 
 		snprintf(fi->name, sizeof(fi->name), "%s", ct->name);
 		fi->port = FWD_NO_PORT;

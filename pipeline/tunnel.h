@@ -70,17 +70,8 @@ void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbu
 		    const struct pkt_l2 *l2, const struct pkt_ipv6 *ip, const struct fwd_iface *in,
 		    const struct fwd_path_group *g);
 
-/**
- * Data path: a UDP packet to an own address. When its destination port is
- * a tunnel's, validate the tunnel header, find the tunnel by (remote, VNI),
- * apply RFC 6040 ECN decapsulation, strip the outer headers and route the
- * inner packet as received on the tunnel interface.
- *
- * @return true when consumed (decapsulated or dropped), false when the port
- *         is not a tunnel port (the caller goes on)
- */
-bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		  const struct pkt_ctx *c);
+/** The local UDP service that decapsulates; bound to each tunnel's port. */
+extern const struct local_service tunnel_service;
 
 /**
  * Data path, any outer family: decapsulate the UDP datagram at @p l4_off.

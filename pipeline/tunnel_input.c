@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 
 #include "pipeline/parse.h"
+#include "pipeline/local.h"
 #include "pipeline/tunnel.h"
 
 DROP_REASON(drop_tunnel_truncated, "tunnel", "tunnel_truncated",
@@ -154,15 +155,14 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	return true;
 }
 
-bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		  const struct pkt_ctx *c)
+/* The UDP service of every tunnel port (bound by tunnel_state_build()). */
+static void tunnel_local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			       const struct local_pkt *lp)
 {
-	const struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
-								c->l2.l2_len);
-
-	if (st->nb_tunnels == 0 || c->ip.fragment)
-		return false;
-	return tunnel_decap(w, st, m, AF_INET, &c->ip.src, c->l2.l2_len + c->ip.hdr_len,
-			    (uint32_t)(c->ip.total_len - c->ip.hdr_len), c->ip.dport,
-			    ih->type_of_service & ECN_MASK);
+	/* never decapsulated twice: a tunnel inside a tunnel is not served */
+	if (lp->decapped || !tunnel_decap(w, st, m, lp->family, lp->src, lp->l4_off, lp->l4_len,
+					  lp->dport, lp->ecn))
+		worker_drop(w, m, &drop_unsupported_local);
 }
+
+const struct local_service tunnel_service = { "tunnel", tunnel_local_input };

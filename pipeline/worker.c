@@ -17,6 +17,7 @@
 #include "pipeline/icmp.h"
 #include "pipeline/ip6.h"
 #include "pipeline/l2.h"
+#include "pipeline/local.h"
 #include "pipeline/tunnel.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
@@ -159,26 +160,28 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 	}
 }
 
-static void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			const struct fwd_iface *in, const struct pkt_ctx *c)
+/* To an own address: hand it to the service of its protocol or port. */
+static void ip4_local(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		      const struct pkt_ctx *c)
 {
-	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-						    c->l2.l2_len + c->ip.hdr_len);
-
-	if (c->ip.proto == IPPROTO_ICMP && !c->ip.fragment &&
-	    c->ip.total_len >= c->ip.hdr_len + 8 && l4[0] == ICMP_ECHO_REQUEST) {
-		/* RFC 792: a reply built on a bad checksum would carry it on */
-		if (unlikely(m->nb_segs == 1 &&
-			     inet_checksum(l4, (uint32_t)(c->ip.total_len - c->ip.hdr_len)) != 0)) {
-			worker_drop(w, m, &drop_icmp_bad_checksum);
-			return;
-		}
-		icmp_echo_reply(w, st, m, in, &c->l2, &c->ip);
-		return;
-	}
-	if (c->ip.proto == IPPROTO_UDP && !c->decapped && tunnel_input(w, st, m, c))
-		return;
-	worker_drop(w, m, &drop_unsupported_local);
+	const struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								c->l2.l2_len);
+	struct local_pkt lp = {
+		.family = AF_INET,
+		.l2 = &c->l2,
+		.ip4 = &c->ip,
+		.src = &c->ip.src,
+		.iface = c->iface,
+		.proto = c->ip.proto,
+		.ecn = ih->type_of_service & 0x3,
+		.fragment = c->ip.fragment,
+		.decapped = c->decapped,
+		.l4_off = c->l2.l2_len + c->ip.hdr_len,
+		.l4_len = (uint32_t)(c->ip.total_len - c->ip.hdr_len),
+		.sport = c->ip.sport,
+		.dport = c->ip.dport,
+	};
+	local_input(w, st, m, &lp);
 }
 
 void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -188,7 +191,7 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	uint32_t kind = FIB_NH_KIND(fibnh), idx = FIB_NH_INDEX(fibnh);
 
 	if (kind == FIB_KIND_LOCAL) {
-		local_input(w, st, m, in, c);
+		ip4_local(w, st, m, c);
 		return;
 	}
 	if (unlikely(kind == FIB_KIND_BCAST)) {

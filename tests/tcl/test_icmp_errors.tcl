@@ -51,6 +51,17 @@ interfaces = (
         assert_match "*mtu 1400*" [lab_exec h1 ip route get 10.0.2.2]
     }
 
+    test {UDP to an own address on a port nobody serves: port unreachable, udp_port_unreachable counts it} {
+        set before [drops udp_port_unreachable]
+        set refused [udp_probe h1 10.0.1.1 9999 3]
+        assert_equal $refused 3 "datagrams answered with port unreachable"
+        wait_for_condition 20 100 {[drops udp_port_unreachable] - $before == 3} else {
+            fail "udp_port_unreachable grew by [expr {[drops udp_port_unreachable] - $before}], want 3"
+        }
+        # and to the address of the other interface, reached across vbrd
+        assert_equal [udp_probe h1 10.0.2.1 4789 1] 1 "no tunnel here: 4789 is closed too"
+    }
+
     test {a DF packet of exactly the egress MTU passes} {
         # 1372 + 8 (ICMP) + 20 (IPv4) = 1400 bytes
         assert_ping h1 10.0.2.2 3 -M do -s 1372

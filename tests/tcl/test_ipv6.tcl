@@ -58,6 +58,14 @@ routes = (
         assert_morethan [expr {[stat local] - $before}] 2
     }
 
+    test {UDP to an own IPv6 address on a closed port: port unreachable (RFC 4443 §3.1 code 4)} {
+        set before [drops udp_port_unreachable]
+        assert_equal [udp_probe h1 2001:db8:1::1 9999 2] 2 "datagrams answered with port unreachable"
+        wait_for_condition 20 100 {[drops udp_port_unreachable] - $before == 2} else {
+            fail "udp_port_unreachable grew by [expr {[drops udp_port_unreachable] - $before}], want 2"
+        }
+    }
+
     test {h1 pings h2 through vbrd; both hosts are learnt by Neighbor Discovery} {
         set before [stat forwarded]
         assert_ping h1 2001:db8:2::2 3

@@ -33,7 +33,12 @@
 #include "app/config.h"
 #include "pipeline/fwd.h"
 #include "pipeline/neigh.h"
+#include "pipeline/local.h"
 #include "pipeline/parse.h"
+#include "pipeline/tunnel.h"
+
+/* The tunnel's data-path service is not linked here; only its binding is. */
+const struct local_service tunnel_service = { "tunnel", NULL };
 
 static uint16_t port_ids[2]; /* DPDK port ids of net_null0, net_null1 */
 

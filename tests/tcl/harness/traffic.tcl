@@ -116,3 +116,30 @@ proc vlan_host_ping {host vid src gw dst count} {
     }
     return [list $sent $got]
 }
+
+# udp_probe HOST ADDR PORT ?COUNT?: send COUNT one-byte UDP datagrams from
+# HOST to ADDR:PORT on a connected socket, a few ms apart; return how many
+# of them drew an ICMP port unreachable (the kernel reports it as
+# ECONNREFUSED on the next call, RFC 1122 §4.1.3.3).
+proc udp_probe {host addr port {count 1}} {
+    set py {
+import socket, sys, time
+addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+refused = 0
+for i in range(n):
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.settimeout(1.0)
+    s.connect((addr, port))
+    s.send(b'x')
+    try:
+        s.recv(16)
+    except ConnectionRefusedError:
+        refused += 1
+    except socket.timeout:
+        pass
+    s.close()
+print(refused)
+}
+    return [string trim [lab_exec $host python3 -c $py $addr $port $count]]
+}

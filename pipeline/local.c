@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Local delivery, control side: the registrations and per-state bindings (see local.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "pipeline/local.h"
+
+const struct local_service *local_protos[2][256]; /* [AF_INET6?][proto] */
+static uint16_t fixed_nb;
+static struct {
+	uint16_t port;
+	const struct local_service *svc;
+} fixed[FWD_LOCAL_UDP_MAX];
+
+void local_proto_register(int family, uint8_t proto, const struct local_service *svc)
+{
+	const struct local_service **slot = &local_protos[family == AF_INET6][proto];
+
+	if (*slot != NULL || proto == IPPROTO_UDP) {
+		fprintf(stderr, "vbrd: local protocol %u registered twice (%s)\n", proto,
+			svc->name);
+		abort();
+	}
+	*slot = svc;
+}
+
+void local_udp_register(uint16_t port, const struct local_service *svc)
+{
+	for (uint16_t i = 0; i < fixed_nb; i++)
+		if (fixed[i].port == port)
+			goto clash;
+	if (fixed_nb == FWD_LOCAL_UDP_MAX)
+		goto clash;
+	fixed[fixed_nb].port = port;
+	fixed[fixed_nb++].svc = svc;
+	return;
+clash:
+	fprintf(stderr, "vbrd: UDP port %u for %s: taken or table full\n", port, svc->name);
+	abort();
+}
+
+void local_state_init(struct fwd_state *st)
+{
+	st->nb_udp = fixed_nb;
+	for (uint16_t i = 0; i < fixed_nb; i++) {
+		st->udp[i].port = fixed[i].port;
+		st->udp[i].svc = fixed[i].svc;
+	}
+}
+
+int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc,
+		   char *err, size_t errlen)
+{
+	for (uint16_t i = 0; i < st->nb_udp; i++) {
+		if (st->udp[i].port != port)
+			continue;
+		if (st->udp[i].svc == svc)
+			return 0; /* several tunnels share a port: one binding */
+		snprintf(err, errlen, "UDP port %u is taken by %s", port, st->udp[i].svc->name);
+		return -EADDRINUSE;
+	}
+	if (st->nb_udp == FWD_LOCAL_UDP_MAX) {
+		snprintf(err, errlen, "more than %d local UDP ports", FWD_LOCAL_UDP_MAX);
+		return -ENOSPC;
+	}
+	st->udp[st->nb_udp].port = port;
+	st->udp[st->nb_udp++].svc = svc;
+	return 0;
+}
+
