@@ -14,7 +14,7 @@
 #include "pipeline/nd.h"
 #include "pipeline/neigh.h"
 #include "pipeline/parse.h"
-#include "pipeline/worker.h"
+#include "pipeline/ip4.h"
 
 DROP_REASON(drop_arp_unresolved, "neighbor", "arp_unresolved", "next hop did not answer ARP");
 DROP_REASON(drop_arp_hold_full, "neighbor", "arp_hold_full",

@@ -12,7 +12,7 @@
 
 #include "pipeline/fwd.h"
 #include "pipeline/parse.h"
-#include "pipeline/worker.h"
+#include "pipeline/ip4.h"
 
 #define ICMP_ECHO_REPLY    0
 #define ICMP_DEST_UNREACH  3

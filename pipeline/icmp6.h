@@ -14,7 +14,7 @@
 #include "pipeline/fwd.h"
 #include "pipeline/parse.h"
 #include "pipeline/parse6.h"
-#include "pipeline/worker.h"
+#include "pipeline/output.h"
 
 /**
  * Turn an echo request (type 128) to an own address into its reply (type

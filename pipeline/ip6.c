@@ -11,7 +11,7 @@
 #include "pipeline/ip6.h"
 #include "pipeline/l2.h"
 #include "pipeline/local.h"
-#include "pipeline/tunnel.h"
+#include "pipeline/nh_kind.h"
 #include "pipeline/neigh.h"
 #include "pipeline/control.h"
 
@@ -155,7 +155,7 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 		local_input6(w, st, m, c);
 		return;
 	}
-	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && kind != FIB_KIND_PATHGRP) {
+	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && fwd_nh_kinds[kind] == NULL) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
 		worker_drop(w, m, &drop_no_route);
 		return;
@@ -172,8 +172,8 @@ static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte
 		worker_drop(w, m, &drop_ttl_expired);
 		return;
 	}
-	if (kind == FIB_KIND_PATHGRP) {
-		tunnel_output6(w, st, m, &c->l2, ip, in, &st->path_groups[FIB_NH_INDEX(fibnh)]);
+	if (fwd_nh_kinds[kind] != NULL) {
+		fwd_nh_kinds[kind]->output6(w, st, m, c, FIB_NH_INDEX(fibnh));
 		return;
 	}
 	uint32_t idx = fwd_nexthop_select(st, fibnh,

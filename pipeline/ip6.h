@@ -21,7 +21,7 @@
 #include "pipeline/meta.h"
 #include "pipeline/parse.h"
 #include "pipeline/parse6.h"
-#include "pipeline/worker.h"
+#include "pipeline/ip4.h"
 
 /** Facts about one IPv6 packet of a burst. */
 struct ip6_ctx {

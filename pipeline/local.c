@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "pipeline/local.h"
+#include "pipeline/nh_kind.h"
 
 const struct local_service *local_protos[2][256]; /* [AF_INET6?][proto] */
 static uint16_t fixed_nb;
@@ -51,8 +52,8 @@ void local_state_init(struct fwd_state *st)
 	}
 }
 
-int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc,
-		   char *err, size_t errlen)
+int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc, char *err,
+		   size_t errlen)
 {
 	for (uint16_t i = 0; i < st->nb_udp; i++) {
 		if (st->udp[i].port != port)
@@ -71,3 +72,17 @@ int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_servi
 	return 0;
 }
 
+/* ---- next-hop kinds of features (nh_kind.h) ---------------------------- */
+
+const struct fwd_nh_kind *fwd_nh_kinds[FIB_KIND_MAX];
+
+void fwd_nh_kind_register(unsigned kind, const struct fwd_nh_kind *k)
+{
+	if (kind >= FIB_KIND_MAX || kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP ||
+	    kind == FIB_KIND_LOCAL || kind == FIB_KIND_NONE || kind == FIB_KIND_BCAST ||
+	    fwd_nh_kinds[kind] != NULL) {
+		fprintf(stderr, "vbrd: next-hop kind %u for %s: taken\n", kind, k->name);
+		abort();
+	}
+	fwd_nh_kinds[kind] = k;
+}

@@ -52,8 +52,8 @@ struct local_pkt {
  * A local service. The handler owns @p m: it answers, forwards, keeps or
  * drops it (counting the drop under a reason of its own).
  */
-typedef void (*local_handler_t)(struct worker *w, const struct fwd_state *st,
-				struct rte_mbuf *m, const struct local_pkt *lp);
+typedef void (*local_handler_t)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+				const struct local_pkt *lp);
 
 struct local_service {
 	const char *name; /* "vxlan", "bfd": shown in errors about port clashes */
@@ -80,8 +80,8 @@ void local_udp_register(uint16_t port, const struct local_service *svc);
  * @return 0, -EADDRINUSE (another service has it, or the same one
  *         with another port set), -ENOSPC (LOCAL_UDP_MAX ports bound)
  */
-int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc,
-		   char *err, size_t errlen);
+int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc, char *err,
+		   size_t errlen);
 
 /** Copy the fixed registrations into a new state (fwd_state_build calls it first). */
 void local_state_init(struct fwd_state *st);

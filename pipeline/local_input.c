@@ -6,7 +6,7 @@
 #include "pipeline/icmp.h"
 #include "pipeline/icmp6.h"
 #include "pipeline/local.h"
-#include "pipeline/worker.h"
+#include "pipeline/ip4.h"
 
 DROP_REASON(drop_udp_port_unreachable, "local", "udp_port_unreachable",
 	    "UDP to an own address on a port no service listens on (ICMP port unreachable sent)");

@@ -13,7 +13,7 @@
 #include "pipeline/nd.h"
 #include "pipeline/neigh.h"
 #include "pipeline/parse6.h"
-#include "pipeline/worker.h"
+#include "pipeline/output.h"
 
 #define ND_MSG_LEN 32 /* NS/NA (24 bytes) + one link-layer address option (8) */
 

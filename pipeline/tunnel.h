@@ -19,7 +19,7 @@
 
 #include "pipeline/fwd.h"
 #include "pipeline/parse6.h"
-#include "pipeline/worker.h"
+#include "pipeline/ip4.h"
 
 DROP_REASON_DECLARE(drop_tunnel_truncated);
 DROP_REASON_DECLARE(drop_tunnel_bad_header);

@@ -15,6 +15,7 @@
 #include "pipeline/icmp6.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
+#include "pipeline/nh_kind.h"
 #include "pipeline/tunnel.h"
 
 static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -152,4 +153,27 @@ void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbu
 
 	h->hop_limits--;
 	encap_one(w, st, m, l2->l2_len, p, flow_hash_ipv6(ip), tclass, RTE_ETHER_TYPE_IPV6);
+}
+
+static void path_group_output4(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			       struct pkt_ctx *c, uint32_t idx)
+{
+	tunnel_output(w, st, m, c, &st->path_groups[idx]);
+}
+
+static void path_group_output6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			       const struct ip6_ctx *c, uint32_t idx)
+{
+	tunnel_output6(w, st, m, &c->l2, &c->ip, &st->ifaces[c->iface], &st->path_groups[idx]);
+}
+
+static const struct fwd_nh_kind path_group_kind = {
+	.name = "path_group",
+	.output4 = path_group_output4,
+	.output6 = path_group_output6,
+};
+
+__attribute__((constructor)) static void path_group_kind_register(void)
+{
+	fwd_nh_kind_register(FIB_KIND_PATHGRP, &path_group_kind);
 }

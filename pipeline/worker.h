@@ -29,19 +29,6 @@
 DROP_REASON_DECLARE(drop_unknown_ethertype);
 DROP_REASON_DECLARE(drop_unknown_vlan);
 DROP_REASON_DECLARE(drop_not_for_us);
-DROP_REASON_DECLARE(drop_ttl_expired);
-DROP_REASON_DECLARE(drop_no_route);
-DROP_REASON_DECLARE(drop_mtu_exceeded);
-DROP_REASON_DECLARE(drop_unsupported_local);
-DROP_REASON_DECLARE(drop_martian);
-DROP_REASON_DECLARE(drop_directed_broadcast);
-DROP_REASON_DECLARE(drop_frag_failed);
-DROP_REASON_DECLARE(drop_ipv6_multicast);
-DROP_REASON_DECLARE(drop_icmp_bad_checksum);
-DROP_REASON_DECLARE(drop_tx_full);
-DROP_REASON_DECLARE(drop_control_ring_full);
-DROP_REASON_DECLARE(drop_no_mbuf);
-DROP_REASON_DECLARE(drop_no_headroom);
 
 struct tx_buffer {
 	uint16_t n;
@@ -94,64 +81,11 @@ extern struct dataplane dp;
 /** lcore entry point; @p arg is the struct worker. Returns 0 when dp.stop is set. */
 int worker_main(void *arg);
 
-/** Buffer @p m for transmission on @p port by @p w (flushed at the end of the burst). */
-void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
-
-/**
- * Route an IPv4 packet whose FIB lookup gave @p fibnh: deliver locally,
- * answer with an ICMP error, or rewrite and queue it (RFC 1812 §5.2).
- */
-void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		 struct pkt_ctx *c, uint64_t fibnh);
-
-/**
- * Send an IPv4 packet vbrd originates (an echo reply or ICMP error about
- * traffic that came out of a tunnel) by route, as if received on @p iface:
- * @p m starts with 14 spare bytes for the L2 header, then the IPv4 header.
- */
-void ip4_output_local(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		      uint16_t iface);
-
 /**
  * Input of a frame that came out of tunnel interface @p iface: starts at
  * the inner Ethernet header, is validated and routed like a received one.
  */
 void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			   uint16_t iface);
-
-/** TTL decrement with the incremental checksum update of RFC 1624 §3. */
-static inline void ip4_ttl_decrement(struct rte_ipv4_hdr *ih)
-{
-	uint32_t sum = (uint32_t)ih->hdr_checksum + rte_cpu_to_be_16(0x0100);
-
-	ih->time_to_live--;
-	ih->hdr_checksum = (uint16_t)(sum + (sum >> 16));
-}
-
-/**
- * Hand @p m to the control thread (a ring: never blocks; a full ring drops
- * it as control_ring_full). @p nh is the next hop to resolve: a uint32_t in
- * host order for PUNT_RESOLVE, 16 bytes for PUNT_RESOLVE6, else NULL.
- */
-void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
-		 uint16_t vlan, const void *nh);
-
-/**
- * Send a routed packet out of @p out: its @p in_l2 leading bytes (0, 14 or
- * 18) become @p out's L2 header, it is counted as forwarded and on @p out,
- * then queued, or punted while next hop @p gw resolves (@p mac 0).
- *
- * @param mac     next hop MAC, neigh.h encoding; 0 = unresolved
- * @param family  AF_INET (@p gw a uint32_t, host order) or AF_INET6 (16 bytes)
- */
-void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
-		   const struct fwd_iface *out, uint64_t mac, int family, const void *gw);
-
-/** Count and free a packet dropped for @p why. */
-static inline void worker_drop(struct worker *w, struct rte_mbuf *m, const struct drop_reason *why)
-{
-	w->stats.drops[why->id]++;
-	rte_pktmbuf_free(m);
-}
 
 #endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Next-hop kinds that features own. A FIB entry's value carries a kind
+ * (fwd.h FIB_KIND_*): direct and ECMP next hops, local and broadcast
+ * addresses are the core's; a route to a path group (the tunnel feature)
+ * or, later, a failover group resolves through the feature that registered
+ * its kind, so IPv4 and IPv6 forwarding never name the feature.
+ */
+#ifndef VBRD_NH_KIND_H
+#define VBRD_NH_KIND_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "pipeline/fwd.h"
+#include "pipeline/ip4.h"
+#include "pipeline/ip6.h"
+
+#define FIB_KIND_MAX 8 /* FIB_NH_KIND() is 3 bits */
+
+/** How packets routed to a next hop of this kind leave (data path). */
+struct fwd_nh_kind {
+	const char *name; /* "path_group" */
+	/**
+	 * An IPv4 packet whose TTL is checked (not yet decremented) and whose
+	 * route gave this kind with index @p idx; the handler owns @p m.
+	 */
+	void (*output4)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			struct pkt_ctx *c, uint32_t idx);
+	/** The same for IPv6 (hop limit checked, not decremented). */
+	void (*output6)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			const struct ip6_ctx *c, uint32_t idx);
+};
+
+/** Kinds by number; NULL for the core's own and unused ones. */
+extern const struct fwd_nh_kind *fwd_nh_kinds[FIB_KIND_MAX];
+
+/**
+ * Give FIB kind @p kind to a feature (from a constructor). Aborts when the
+ * kind is the core's (NEXTHOP, ECMP, LOCAL, NONE, BCAST) or taken.
+ */
+void fwd_nh_kind_register(unsigned kind, const struct fwd_nh_kind *k);
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The output layer: the one egress point every stage sends through (TX
+ * buffering per port, per-interface TX counters, the L2 header of routed
+ * packets) and the punt to the control thread. The egress scheduler of
+ * the QoS feature sits here.
+ */
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_ethdev.h>
+
+#include "pipeline/l2.h"
+#include "pipeline/meta.h"
+#include "pipeline/neigh.h"
+#include "pipeline/output.h"
+
+DROP_REASON(drop_tx_full, "output", "tx_full", "TX queue full");
+DROP_REASON(drop_control_ring_full, "output", "control_ring_full", "control thread ring full");
+DROP_REASON(drop_no_mbuf, "output", "no_mbuf", "mempool empty while building a reply");
+DROP_REASON(drop_no_headroom, "output", "no_headroom",
+	    "no room in front of the packet for its new L2 or outer headers");
+
+
+void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct tx_buffer *b = &w->tx[port];
+
+	if (unlikely(b->n == WORKER_TXB)) {
+		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
+		for (uint16_t i = sent; i < b->n; i++)
+			worker_drop(w, b->pkts[i], &drop_tx_full);
+		w->stats.tx_packets += sent;
+		b->n = 0;
+	}
+	b->pkts[b->n++] = m;
+}
+
+void worker_tx_flush(struct worker *w)
+{
+	for (uint16_t port = 0; port < dp.nb_port_ids; port++) {
+		struct tx_buffer *b = &w->tx[port];
+		if (b->n == 0)
+			continue;
+		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
+		for (uint16_t i = sent; i < b->n; i++)
+			worker_drop(w, b->pkts[i], &drop_tx_full);
+		w->stats.tx_packets += sent;
+		b->n = 0;
+	}
+}
+
+void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
+		 uint16_t vlan, const void *nh)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+
+	pm->punt = kind;
+	pm->port = port;
+	pm->vlan = vlan;
+	if (kind == PUNT_RESOLVE)
+		pm->nh_ip = *(const uint32_t *)nh;
+	else if (kind == PUNT_RESOLVE6)
+		memcpy(pm->nh_ip6, nh, 16);
+	if (rte_ring_enqueue(dp.to_control, m) != 0) {
+		worker_drop(w, m, &drop_control_ring_full);
+		return;
+	}
+	w->stats.to_control++;
+}
+
+void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
+		   const struct fwd_iface *out, uint64_t mac, int family, const void *gw)
+{
+	struct rte_ether_addr dmac;
+
+	neigh_mac_to_ether(mac, &dmac);
+	if (unlikely(l2_rewrite(m, in_l2, out, &dmac,
+				family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6) <
+		     0)) {
+		worker_drop(w, m, &drop_no_headroom);
+		return;
+	}
+	w->stats.iface[out->slot].tx_packets++;
+	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.forwarded++;
+	if (unlikely(mac == 0)) {
+		/* the control thread holds it and writes the MAC once resolved */
+		worker_punt(w, m, family == AF_INET ? PUNT_RESOLVE : PUNT_RESOLVE6, out->port,
+			    out->vlan, gw);
+		return;
+	}
+	worker_tx(w, out->port, m);
+}
+

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The output layer (output.c): every packet bound for a port leaves
+ * through worker_tx(), every packet for the control thread through
+ * worker_punt(), every dropped one through worker_drop().
+ */
+#ifndef VBRD_OUTPUT_H
+#define VBRD_OUTPUT_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "core/drop.h"
+#include "pipeline/fwd.h"
+#include "pipeline/meta.h"
+#include "pipeline/worker.h"
+
+DROP_REASON_DECLARE(drop_tx_full);
+DROP_REASON_DECLARE(drop_control_ring_full);
+DROP_REASON_DECLARE(drop_no_mbuf);
+DROP_REASON_DECLARE(drop_no_headroom);
+
+/**
+ * The egress point: buffer @p m for transmission on @p port by @p w; the
+ * buffer goes to rte_eth_tx_burst() when full and at the end of each turn
+ * of the poll loop (worker_tx_flush()). A full TX queue drops as tx_full.
+ */
+void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
+
+/** Transmit every buffered packet of @p w (end of a poll-loop turn). */
+void worker_tx_flush(struct worker *w);
+
+/**
+ * Hand @p m to the control thread (a ring: never blocks; a full ring drops
+ * it as control_ring_full). @p nh is the next hop to resolve: a uint32_t in
+ * host order for PUNT_RESOLVE, 16 bytes for PUNT_RESOLVE6, else NULL.
+ */
+void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint16_t port,
+		 uint16_t vlan, const void *nh);
+
+/**
+ * Send a routed packet out of @p out: its @p in_l2 leading bytes (0, 14 or
+ * 18) become @p out's L2 header, it is counted as forwarded and on @p out,
+ * then queued, or punted while next hop @p gw resolves (@p mac 0).
+ *
+ * @param mac     next hop MAC, neigh.h encoding; 0 = unresolved
+ * @param family  AF_INET (@p gw a uint32_t, host order) or AF_INET6 (16 bytes)
+ */
+void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
+		   const struct fwd_iface *out, uint64_t mac, int family, const void *gw);
+
+/** Count and free a packet dropped for @p why. */
+static inline void worker_drop(struct worker *w, struct rte_mbuf *m, const struct drop_reason *why)
+{
+	w->stats.drops[why->id]++;
+	rte_pktmbuf_free(m);
+}
+
+#endif
