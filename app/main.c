@@ -21,7 +21,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "app/config.h"
+#include "core/config.h"
 #include "pipeline/control.h"
 #include "app/ctl.h"
 #include "app/ctl_telemetry.h"
@@ -151,74 +151,6 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	argv[argc] = NULL;
 #undef ARG
 	return argc;
-}
-
-static void join_errors(const struct config_errors *errs, char *err, size_t errlen)
-{
-	size_t used = 0;
-
-	err[0] = '\0';
-	for (int i = 0; i < errs->count && used < errlen; i++)
-		used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? "\n" : "",
-					 errs->msgs[i]);
-}
-
-static int ports_same(const struct vbrd_config *a, const struct vbrd_config *b, char *err,
-		      size_t errlen)
-{
-	bool same = a->nb_ports == b->nb_ports;
-
-	for (int i = 0; same && i < a->nb_ports; i++)
-		same = strcmp(a->ports[i].name, b->ports[i].name) == 0 &&
-		       strcmp(a->ports[i].devargs, b->ports[i].devargs) == 0 &&
-		       a->ports[i].rx_queues == b->ports[i].rx_queues &&
-		       a->ports[i].mtu == b->ports[i].mtu;
-	if (!same) {
-		snprintf(err, errlen,
-			 "%s:%d: ports cannot change while vbrd runs "
-			 "(they are EAL devices): restart vbrd to apply",
-			 b->file, b->nb_ports ? b->ports[0].line : 1);
-		return -EPERM;
-	}
-	if (a->workers.nb_cores != b->workers.nb_cores ||
-	    memcmp(a->workers.cores, b->workers.cores, sizeof(a->workers.cores)) != 0) {
-		snprintf(err, errlen, "%s: workers cannot change while vbrd runs: restart vbrd",
-			 b->file);
-		return -EPERM;
-	}
-	return 0;
-}
-
-int vbrd_reload(char *err, size_t errlen)
-{
-	struct fwd_state *cur = atomic_load(&fwd_current), *st;
-	struct config_errors errs = { 0 };
-	struct vbrd_config cfg;
-	int ret;
-
-	ret = config_load(app.config_file, &cfg, &errs);
-	if (ret < 0) {
-		join_errors(&errs, err, errlen);
-		config_errors_free(&errs);
-		goto fail;
-	}
-	ret = ports_same(&cur->cfg, &cfg, err, errlen);
-	if (ret == 0)
-		ret = fwd_state_build(&cfg, port_ids(), cur, &st, err, errlen);
-	if (ret < 0) {
-		config_free(&cfg);
-		goto fail;
-	}
-	fwd_state_publish(st, dp.rcu);
-	modules_state_published(st);
-	app.reloads++;
-	LOG(NOTICE, "reloaded %s (generation %" PRIu64 ")", app.config_file, st->generation);
-	return 0;
-fail:
-	app.reload_failures++;
-	snprintf(app.last_reload_error, sizeof(app.last_reload_error), "%s", err);
-	LOG(ERR, "reload of %s rejected, running config kept:\n%s", app.config_file, err);
-	return ret;
 }
 
 static struct ev_handler sig_handler;

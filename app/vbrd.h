@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "app/config.h"
+#include "core/config.h"
 #include "pipeline/port.h"
 
 struct vbrd_app {

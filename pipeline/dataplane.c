@@ -11,7 +11,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "app/config.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "core/module.h"
 #include "pipeline/meta.h"

@@ -19,7 +19,7 @@
 #include <rte_fib6.h>
 #include <rte_rcu_qsbr.h>
 
-#include "app/config.h"
+#include "core/config.h"
 #include "pipeline/counters.h"
 
 #define FWD_NO_IFACE 0xffff

@@ -35,7 +35,6 @@ DROP_REASON(drop_ipv6_multicast, "ip", "ipv6_multicast",
 DROP_REASON(drop_icmp_bad_checksum, "ip", "icmp_bad_checksum",
 	    "ICMP or ICMPv6 message to an own address with a wrong checksum");
 
-
 /* RFC 1812 §5.3.7 / §4.2.2.11: addresses that are never forwarded. */
 static inline bool martian(uint32_t src, uint32_t dst)
 {
@@ -198,4 +197,3 @@ void ip4_output_local(struct worker *w, const struct fwd_state *st, struct rte_m
 	rte_fib_lookup_bulk(st->fib, &c.ip.dst, &nh, 1);
 	ip4_forward(w, st, m, &c, nh);
 }
-

@@ -21,7 +21,6 @@ DROP_REASON(drop_no_mbuf, "output", "no_mbuf", "mempool empty while building a r
 DROP_REASON(drop_no_headroom, "output", "no_headroom",
 	    "no room in front of the packet for its new L2 or outer headers");
 
-
 void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	struct tx_buffer *b = &w->tx[port];
@@ -92,4 +91,3 @@ void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
 	}
 	worker_tx(w, out->port, m);
 }
-

@@ -12,7 +12,7 @@
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
-#include "app/config.h"
+#include "core/config.h"
 
 struct vbrd_port {
 	char name[CFG_NAME_MAX];

@@ -171,7 +171,7 @@ int worker_main(void *arg)
 
 		for (uint16_t q = 0; q < w->nb_rxq; q++) {
 			uint16_t n = rte_eth_rx_burst(w->rxq[q].port, w->rxq[q].queue, pkts,
-						      (uint16_t)w->burst);
+						      (uint16_t)st->cfg.workers.burst);
 			if (n) {
 				process_burst(w, st, pkts, n);
 				total += n;
@@ -179,13 +179,15 @@ int worker_main(void *arg)
 		}
 		drain_inject(w);
 		worker_tx_flush(w);
+		/* st may be freed once this worker reports quiescence: read first */
+		uint32_t idle_sleep_us = st->cfg.workers.idle_sleep_us;
 		rte_rcu_qsbr_quiescent(dp.rcu, w->id);
 
 		/* On a lab machine shared with hosts and tools, an idle worker
 		 * backs off (grows to idle_sleep_us) instead of spinning. */
-		if (total == 0 && w->idle_sleep_us) {
+		if (total == 0 && idle_sleep_us) {
 			if (++idle > 64) {
-				struct timespec ts = { 0, (long)w->idle_sleep_us * 1000 };
+				struct timespec ts = { 0, (long)idle_sleep_us * 1000 };
 				rte_rcu_qsbr_thread_offline(dp.rcu, w->id);
 				nanosleep(&ts, NULL);
 				rte_rcu_qsbr_thread_online(dp.rcu, w->id);

@@ -43,8 +43,6 @@ struct worker {
 		uint16_t port, queue;
 	} rxq[WORKER_MAX_RXQ];
 	struct rte_ring *inject; /* control → wire, via this worker (SP/SC) */
-	uint32_t burst;          /* packets per rx_burst */
-	uint32_t idle_sleep_us;  /* µs, 0 = busy-poll */
 	/* ICMP error rate limit: token bucket (RFC 1812 §4.3.2.8) */
 	uint64_t icmp_tokens; /* tokens × tsc_hz (fixed point) */
 	uint64_t icmp_last_tsc;
@@ -77,6 +75,13 @@ struct dataplane {
 };
 
 extern struct dataplane dp;
+
+/**
+ * Sum of every worker's and the control thread's counters into @p s
+ * (control side; each worker's own struct is read without locks, so a sum
+ * taken while traffic flows is a snapshot within one burst).
+ */
+void worker_stats_sum(struct worker_stats *s);
 
 /** lcore entry point; @p arg is the struct worker. Returns 0 when dp.stop is set. */
 int worker_main(void *arg);

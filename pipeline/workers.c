@@ -10,7 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "app/config.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "core/module.h"
 #include "pipeline/port.h"
@@ -35,8 +35,6 @@ static int workers_init(const struct vbrd_config *cfg)
 
 		w->id = i;
 		w->lcore = i + 1;
-		w->burst = cfg->workers.burst;
-		w->idle_sleep_us = cfg->workers.idle_sleep_us;
 		w->icmp_rate = RTE_MAX(1u, cfg->icmp.rate_pps / nbw);
 		w->icmp_depth = RTE_MAX(1u, cfg->icmp.burst / nbw);
 		w->tx = rte_zmalloc("txbuf", sizeof(struct tx_buffer) * dp.nb_port_ids,

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app/config.h"
+#include "core/config.h"
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
 #define CHECK(c)                                                                                  \

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "app/config.h"
+#include "core/config.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

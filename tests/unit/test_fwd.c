@@ -30,7 +30,7 @@
 #include <rte_ethdev.h>
 #include <rte_fib.h>
 
-#include "app/config.h"
+#include "core/config.h"
 #include "pipeline/fwd.h"
 #include "pipeline/neigh.h"
 #include "pipeline/local.h"

@@ -148,6 +148,16 @@ struct cfg_neighbor {
 	int line;
 };
 
+#define CFG_MAX_SECTIONS 32 /* config sections the registry holds (core/config_read.h) */
+
+/** A setting a reload cannot apply, with its value when loaded (cfg_restart()). */
+struct cfg_restart_setting {
+	char path[96]; /* "workers.cores", "ports.p1.devargs" */
+	char value[CFG_DEVARGS_MAX];
+	char file[CFG_PATH_MAX]; /* where it was set (the loaded file when defaulted) */
+	int line;                /* 0 when defaulted */
+};
+
 /** The whole configuration. Arrays are heap-allocated; free with config_free(). */
 struct vbrd_config {
 	char file[CFG_PATH_MAX];     /* path it was loaded from */
@@ -197,6 +207,10 @@ struct vbrd_config {
 		bool hugepages;     /* use hugepages when the system has them; default true */
 		uint32_t memory_mb; /* EAL memory with --no-huge, MiB; default 1024 */
 	} eal;
+
+	int nb_restart; /* settings a reload cannot apply (core/config_read.h cfg_restart()) */
+	struct cfg_restart_setting *restart;
+	void *sections[CFG_MAX_SECTIONS]; /* data of feature sections, by section id */
 };
 
 /**
@@ -261,5 +275,11 @@ int config_port_index(const struct vbrd_config *cfg, const char *name);
 
 /** Index of the interface named @p name, or -1. */
 int config_iface_index(const struct vbrd_config *cfg, const char *name);
+
+/** Index of the tunnel named @p name, or -1. */
+int config_tunnel_index(const struct vbrd_config *cfg, const char *name);
+
+/** Index of the path group named @p name, or -1. */
+int config_path_group_index(const struct vbrd_config *cfg, const char *name);
 
 #endif

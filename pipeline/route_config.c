@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Config section "routes": static routes with one or several (ECMP) next
+ * hops, or to a path group (live).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "core/config.h"
+#include "core/config_read.h"
+
+/*
+ * One next hop: gateway string @vs (setting @s), optional interface setting
+ * @is. @pfx is the route prefix, or NULL when it was invalid.
+ */
+static void load_nexthop(struct cfg_reader *ld, struct cfg_route *r, const struct cfg_prefix *pfx,
+			 const config_setting_t *s, const config_setting_t *is)
+{
+	struct vbrd_config *cfg = ld->cfg;
+	struct cfg_nexthop nh = { .iface = -1 };
+	char a[INET6_ADDRSTRLEN];
+	const char *v, *ifname = NULL;
+	int i, found, own;
+
+	if (cfg_string_value(ld, s, &v) != CFG_VAL_OK)
+		return;
+	if (is != NULL) {
+		if (cfg_string_value(ld, is, &ifname) != CFG_VAL_OK)
+			return;
+		if ((nh.iface = config_iface_index(cfg, ifname)) < 0) {
+			cfg_err(ld, is, "unknown interface '%s'", ifname);
+			return;
+		}
+	}
+	if (config_parse_addr(v, &nh.via) != 0) {
+		cfg_err(ld, s, "'%s' is not a valid IPv4 or IPv6 address", v);
+		return;
+	}
+	if (pfx != NULL && nh.via.family != pfx->addr.family) {
+		cfg_err(ld, s, "%s is %s but the prefix is %s", v, cfg_family_name(nh.via.family),
+			cfg_family_name(pfx->addr.family));
+		return;
+	}
+	for (i = 0; i < r->nb_nexthops; i++)
+		if (cfg_addr_equal(&r->nexthops[i].via, &nh.via) &&
+		    (nh.iface < 0 || r->nexthops[i].iface == nh.iface)) {
+			cfg_err(ld, s, "duplicate next hop %s", v);
+			return;
+		}
+
+	found = cfg_find_connected(cfg, &nh.via, nh.iface, &own);
+	if (own >= 0) {
+		cfg_err(ld, s, "%s is an address of interface '%s' itself", v,
+			cfg->ifaces[own].name);
+		return;
+	}
+	if (cfg_is_link_local6(&nh.via)) {
+		/* A link-local gateway lies on every link: only the interface says which. */
+		if (nh.iface < 0) {
+			cfg_err(ld, s, "link-local gateway %s needs an 'interface' (use next_hops)",
+				v);
+			return;
+		}
+		found = nh.iface;
+	}
+	if (found < 0 && !(ifname ? ld->iface_bad[nh.iface] : cfg_any_iface_bad(ld))) {
+		if (ifname)
+			cfg_err(ld, s, "%s is not in a connected subnet of interface '%s'",
+				config_format_addr(&nh.via, a, sizeof(a)), ifname);
+		else
+			cfg_err(ld, s, "%s is not in a connected subnet",
+				config_format_addr(&nh.via, a, sizeof(a)));
+		return;
+	}
+	nh.iface = found;
+	r->nexthops[r->nb_nexthops++] = nh;
+}
+
+/* `via = "A"` or `via = [ "A", "B" ]`. */
+static void load_via(struct cfg_reader *ld, struct cfg_route *r, const struct cfg_prefix *pfx,
+		     const config_setting_t *via)
+{
+	int i, n;
+
+	if (config_setting_type(via) == CONFIG_TYPE_STRING) {
+		load_nexthop(ld, r, pfx, via, NULL);
+		return;
+	}
+	if (!cfg_is_sequence(via)) {
+		cfg_err(ld, via, "expected a string or an array [ ... ] of strings, got %s",
+			cfg_type_name(via));
+		return;
+	}
+	n = config_setting_length(via);
+	if (n < 1 || n > CFG_MAX_ECMP) {
+		cfg_err(ld, via, "%d next hops, expected 1..%d", n, CFG_MAX_ECMP);
+		n = n > CFG_MAX_ECMP ? CFG_MAX_ECMP : 0;
+	}
+	for (i = 0; i < n; i++)
+		load_nexthop(ld, r, pfx, config_setting_get_elem(via, i), NULL);
+}
+
+/* `next_hops = ( { via = "A"; interface = "lan0"; }, ... )`. */
+static void load_next_hops(struct cfg_reader *ld, struct cfg_route *r, const struct cfg_prefix *pfx,
+			   const config_setting_t *list)
+{
+	static const char *const keys[] = { "via", "interface", NULL };
+	int i, n;
+
+	if (config_setting_type(list) != CONFIG_TYPE_LIST) {
+		cfg_err(ld, list, "expected a list ( { via = ...; }, ... ), got %s",
+			cfg_type_name(list));
+		return;
+	}
+	n = config_setting_length(list);
+	if (n < 1 || n > CFG_MAX_ECMP) {
+		cfg_err(ld, list, "%d next hops, expected 1..%d", n, CFG_MAX_ECMP);
+		n = n > CFG_MAX_ECMP ? CFG_MAX_ECMP : 0;
+	}
+	for (i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(list, i), *via;
+
+		if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+			cfg_err(ld, g, "expected a group { ... }, got %s", cfg_type_name(g));
+			continue;
+		}
+		cfg_check_members(ld, g, keys);
+		via = config_setting_get_member(g, "via");
+		if (via == NULL) {
+			cfg_err_missing(ld, g, "via");
+			continue;
+		}
+		load_nexthop(ld, r, pfx, via, config_setting_get_member(g, "interface"));
+	}
+}
+
+static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx)
+{
+	static const char *const keys[] = { "prefix", "via", "next_hops", "path_group", NULL };
+	struct vbrd_config *cfg = ld->cfg;
+	struct cfg_route *r = &cfg->routes[idx];
+	const config_setting_t *pg = config_setting_get_member(s, "path_group");
+	const config_setting_t *ps = config_setting_get_member(s, "prefix");
+	const config_setting_t *via = config_setting_get_member(s, "via");
+	const config_setting_t *nhs = config_setting_get_member(s, "next_hops");
+	const struct cfg_prefix *pfx = NULL;
+	char path[128], p1[INET6_ADDRSTRLEN + 4];
+	const char *v;
+
+	r->line = cfg_line(s);
+	r->path_group = -1;
+	cfg_check_members(ld, s, keys);
+
+	if (ps == NULL) {
+		cfg_err_missing(ld, s, "prefix");
+	} else if (cfg_string_value(ld, ps, &v) == CFG_VAL_OK) {
+		if (config_parse_prefix(v, &r->prefix) != 0) {
+			cfg_err(ld, ps,
+				"'%s' is not a valid PREFIX/LENGTH (IPv4 /0..32, IPv6 /0..128)", v);
+		} else {
+			struct cfg_prefix net = { .addr = cfg_prefix_network(&r->prefix),
+						  .len = r->prefix.len };
+
+			if (!cfg_addr_equal(&net.addr, &r->prefix.addr)) {
+				cfg_err(ld, ps, "%s has host bits set (did you mean %s?)", v,
+					config_format_prefix(&net, p1, sizeof(p1)));
+				r->prefix = net;
+			}
+			pfx = &r->prefix;
+		}
+	}
+	if (pg != NULL && (via != NULL || nhs != NULL))
+		cfg_err_at(ld, pg, "%s: 'path_group' excludes 'via' and 'next_hops'",
+		       cfg_path(s, path, sizeof(path)));
+	else if (pg != NULL) {
+		if (cfg_string_value(ld, pg, &v) == CFG_VAL_OK &&
+		    (r->path_group = config_path_group_index(cfg, v)) < 0)
+			cfg_err(ld, pg, "unknown path group '%s'", v);
+	} else if (via != NULL && nhs != NULL)
+		cfg_err_at(ld, nhs, "%s: 'via' and 'next_hops' are mutually exclusive",
+		       cfg_path(s, path, sizeof(path)));
+	else if (via != NULL)
+		load_via(ld, r, pfx, via);
+	else if (nhs != NULL)
+		load_next_hops(ld, r, pfx, nhs);
+	else
+		cfg_err_at(ld, s, "%s: missing required setting 'via' (or 'next_hops', 'path_group')",
+		       cfg_path(s, path, sizeof(path)));
+}
+
+/* Route order for finding duplicates: by prefix, then by line. */
+static int route_cmp(const void *a, const void *b)
+{
+	const struct cfg_route *x = *(const struct cfg_route *const *)a;
+	const struct cfg_route *y = *(const struct cfg_route *const *)b;
+	int c;
+
+	if (x->prefix.addr.family != y->prefix.addr.family)
+		return x->prefix.addr.family - y->prefix.addr.family;
+	if (x->prefix.addr.family == AF_INET)
+		c = x->prefix.addr.v4 < y->prefix.addr.v4 ? -1
+							  : x->prefix.addr.v4 > y->prefix.addr.v4;
+	else
+		c = memcmp(x->prefix.addr.v6, y->prefix.addr.v6, 16);
+	if (c == 0)
+		c = (int)x->prefix.len - (int)y->prefix.len;
+	return c != 0 ? c : x->line - y->line;
+}
+
+/*
+ * Duplicate prefixes, found by sorting (O(n log n): a full table of
+ * hundreds of thousands of routes must load in well under a second).
+ */
+static int check_duplicate_routes(struct cfg_reader *ld)
+{
+	struct vbrd_config *cfg = ld->cfg;
+	const struct cfg_route **v;
+	char p[INET6_ADDRSTRLEN + 4];
+	int n = 0;
+
+	v = malloc(sizeof(*v) * (size_t)(cfg->nb_routes + 1));
+	if (v == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->nb_routes; i++)
+		if (cfg->routes[i].prefix.addr.family) /* skip routes whose prefix was invalid */
+			v[n++] = &cfg->routes[i];
+	qsort(v, (size_t)n, sizeof(*v), route_cmp);
+	for (int i = 1, first = 0; i < n; i++) {
+		if (v[i]->prefix.len == v[first]->prefix.len &&
+		    cfg_addr_equal(&v[i]->prefix.addr, &v[first]->prefix.addr)) {
+			char text[256];
+			snprintf(text, sizeof(text), "duplicate route %s (first at line %d)",
+				 config_format_prefix(&v[i]->prefix, p, sizeof(p)), v[first]->line);
+			cfg_msg(ld, ld->file, v[i]->line, text);
+		} else {
+			first = i;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static void bad_route(struct cfg_reader *ld, const config_setting_t *s, int idx)
+{
+	ld->cfg->routes[idx].line = cfg_line(s);
+	ld->cfg->routes[idx].path_group = -1;
+}
+
+static int load_routes(struct cfg_reader *ld, const config_setting_t *root)
+{
+	static const struct cfg_list_spec spec = {
+		"routes", 0, 0, false, sizeof(struct cfg_route), load_route, bad_route,
+	};
+	int rc = cfg_load_list(ld, root, &spec, (void **)&ld->cfg->routes, &ld->cfg->nb_routes);
+
+	return rc < 0 ? rc : check_duplicate_routes(ld);
+}
+
+static int routes_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
+{
+	(void)cfg;
+	return load_routes(ld, root);
+}
+
+static void routes_free(struct vbrd_config *cfg)
+{
+	free(cfg->routes);
+}
+
+static struct config_section routes_section = {
+	.name = "routes",
+	.after = (const char *const[]){ "interfaces", "tunnels", NULL },
+	.load = routes_load,
+	.free = routes_free,
+};
+CONFIG_SECTION(routes_section);
