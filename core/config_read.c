@@ -110,8 +110,8 @@ char *cfg_path(const config_setting_t *s, char *buf, size_t len)
 
 /* Record "FILE:LINE: text" at setting @s (NULL: about the whole file). */
 __attribute__((format(printf, 3, 4))) void cfg_err_at(struct cfg_reader *ld,
-							 const config_setting_t *s, const char *fmt,
-							 ...)
+						      const config_setting_t *s, const char *fmt,
+						      ...)
 {
 	char text[CFG_MSG_MAX];
 	va_list ap;
@@ -123,9 +123,8 @@ __attribute__((format(printf, 3, 4))) void cfg_err_at(struct cfg_reader *ld,
 }
 
 /* Record "FILE:LINE: PATH: text" at setting @s. */
-__attribute__((format(printf, 3, 4))) void cfg_err(struct cfg_reader *ld,
-							  const config_setting_t *s,
-							  const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) void cfg_err(struct cfg_reader *ld, const config_setting_t *s,
+						   const char *fmt, ...)
 {
 	char text[CFG_MSG_MAX], path[128];
 	va_list ap;
@@ -145,7 +144,7 @@ void cfg_err_missing(struct cfg_reader *ld, const config_setting_t *grp, const c
 		cfg_err_at(ld, NULL, "missing required setting '%s'", name);
 	else
 		cfg_err_at(ld, grp, "%s: missing required setting '%s'",
-		       cfg_path(grp, path, sizeof(path)), name);
+			   cfg_path(grp, path, sizeof(path)), name);
 }
 
 static int msg_cmp(const void *a, const void *b)
@@ -208,7 +207,7 @@ static bool is_int(const config_setting_t *s)
 
 /* Integer value of @s in min..max. */
 int cfg_int_value(struct cfg_reader *ld, const config_setting_t *s, long long min, long long max,
-		     long long *out)
+		  long long *out)
 {
 	long long v;
 
@@ -226,7 +225,7 @@ int cfg_int_value(struct cfg_reader *ld, const config_setting_t *s, long long mi
 }
 
 int cfg_get_u32(struct cfg_reader *ld, const config_setting_t *grp, const char *name, long long min,
-		   long long max, uint32_t *out)
+		long long max, uint32_t *out)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	long long v;
@@ -241,7 +240,7 @@ int cfg_get_u32(struct cfg_reader *ld, const config_setting_t *grp, const char *
 }
 
 int cfg_get_u16(struct cfg_reader *ld, const config_setting_t *grp, const char *name, long long min,
-		   long long max, uint16_t *out)
+		long long max, uint16_t *out)
 {
 	uint32_t v;
 	int rc = cfg_get_u32(ld, grp, name, min, max, &v);
@@ -276,7 +275,7 @@ int cfg_string_value(struct cfg_reader *ld, const config_setting_t *s, const cha
 }
 
 int cfg_get_string(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
-		      const char **out)
+		   const char **out)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 
@@ -285,7 +284,7 @@ int cfg_get_string(struct cfg_reader *ld, const config_setting_t *grp, const cha
 
 /* Copy a non-empty string setting that must fit in @size bytes with its NUL. */
 int cfg_get_text(struct cfg_reader *ld, const config_setting_t *grp, const char *name, char *buf,
-		    size_t size)
+		 size_t size)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	const char *v;
@@ -321,7 +320,7 @@ static bool valid_name(const char *v)
 }
 
 int cfg_get_name(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
-		    char buf[CFG_NAME_MAX], int *line)
+		 char buf[CFG_NAME_MAX], int *line)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	const char *v;
@@ -345,7 +344,7 @@ int cfg_get_name(struct cfg_reader *ld, const config_setting_t *grp, const char 
 
 /* Member @name of @grp if it is of type @type; NULL (and an error) otherwise. */
 const config_setting_t *cfg_get_typed(struct cfg_reader *ld, const config_setting_t *grp,
-					 const char *name, int type)
+				      const char *name, int type)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 
@@ -500,8 +499,8 @@ bool cfg_is_link_local6(const struct cfg_addr *a)
  * spec->one, every other element is reported and handed to spec->bad.
  * Returns 0 or -ENOMEM.
  */
-int cfg_load_list(struct cfg_reader *ld, const config_setting_t *root, const struct cfg_list_spec *spec,
-		     void **arr, int *nb)
+int cfg_load_list(struct cfg_reader *ld, const config_setting_t *root,
+		  const struct cfg_list_spec *spec, void **arr, int *nb)
 {
 	const config_setting_t *list = cfg_get_typed(ld, root, spec->name, CONFIG_TYPE_LIST);
 	int n;
@@ -576,8 +575,7 @@ const char *cfg_unusable_addr(const struct cfg_addr *a)
  * interface @only when it is >= 0. Returns the index, or -1; *own is set when
  * @a is one of the interface's own addresses.
  */
-int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only,
-			  int *own)
+int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only, int *own)
 {
 	int i, j, best = -1, best_len = -1;
 
@@ -612,7 +610,7 @@ bool cfg_any_iface_bad(const struct cfg_reader *ld)
 
 /* Required address setting @name of @grp. */
 int cfg_get_addr(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
-		    struct cfg_addr *out)
+		 struct cfg_addr *out)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	const char *v;
@@ -736,7 +734,8 @@ int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, struct 
 		return 0;
 	}
 	if (!cfg_is_sequence(many)) {
-		cfg_err(ld, many, "expected an array [ ... ] of strings, got %s", cfg_type_name(many));
+		cfg_err(ld, many, "expected an array [ ... ] of strings, got %s",
+			cfg_type_name(many));
 		*bad = true;
 		return 0;
 	}
@@ -808,7 +807,8 @@ static void sections_sort(void)
 				const struct config_section *dep = section_find(*a);
 				ready = dep == NULL || done[dep->id];
 			}
-			if (ready && (pick < 0 || strcmp(sections[i]->name, sections[pick]->name) < 0))
+			if (ready &&
+			    (pick < 0 || strcmp(sections[i]->name, sections[pick]->name) < 0))
 				pick = (int)i;
 		}
 		if (pick < 0) {
@@ -831,7 +831,8 @@ static void check_top_level(struct cfg_reader *ld, const config_setting_t *root)
 
 	for (unsigned i = 0; i < nb_sections; i++) {
 		keys[n++] = sections[i]->name;
-		for (const char *const *a = sections[i]->also; a && *a && n < 3 * CFG_MAX_SECTIONS; a++)
+		for (const char *const *a = sections[i]->also; a && *a && n < 3 * CFG_MAX_SECTIONS;
+		     a++)
 			keys[n++] = *a;
 	}
 	keys[n] = NULL;
@@ -898,11 +899,12 @@ int config_restart_diff(const struct vbrd_config *cur, const struct vbrd_config 
 			continue;
 		changed++;
 		if (used < errlen)
-			used += (size_t)snprintf(
-				err + used, errlen - used,
-				"%s%s:%d: %s: changed from %s%s%s to '%s': restart vbrd to apply it",
-				used ? "\n" : "", n->file, n->line, n->path, c ? "'" : "",
-				c ? c->value : "(none)", c ? "'" : "", n->value);
+			used += (size_t)snprintf(err + used, errlen - used,
+						 "%s%s:%d: %s: changed from %s%s%s to '%s': "
+						 "restart vbrd to apply it",
+						 used ? "\n" : "", n->file, n->line, n->path,
+						 c ? "'" : "", c ? c->value : "(none)",
+						 c ? "'" : "", n->value);
 	}
 	/* settings of the running file that the new one no longer has (a port removed) */
 	for (int i = 0; i < cur->nb_restart; i++) {
@@ -911,9 +913,10 @@ int config_restart_diff(const struct vbrd_config *cur, const struct vbrd_config 
 			continue;
 		changed++;
 		if (used < errlen)
-			used += (size_t)snprintf(err + used, errlen - used,
-						 "%s%s: %s: removed (was '%s'): restart vbrd to apply it",
-						 used ? "\n" : "", next->file, c->path, c->value);
+			used += (size_t)snprintf(
+				err + used, errlen - used,
+				"%s%s: %s: removed (was '%s'): restart vbrd to apply it",
+				used ? "\n" : "", next->file, c->path, c->value);
 	}
 	return changed ? -EPERM : 0;
 }

@@ -58,9 +58,9 @@ enum { CFG_VAL_BAD = -1, CFG_VAL_ABSENT = 0, CFG_VAL_OK = 1 };
 
 /** A feature's top-level settings. Define with CONFIG_SECTION(). */
 struct config_section {
-	const char *name;              /* top-level setting it owns, e.g. "tunnels" */
-	const char *const *also;       /* further top-level names it owns; NULL-terminated */
-	const char *const *after;      /* sections whose results it reads; NULL-terminated */
+	const char *name;         /* top-level setting it owns, e.g. "tunnels" */
+	const char *const *also;  /* further top-level names it owns; NULL-terminated */
+	const char *const *after; /* sections whose results it reads; NULL-terminated */
 	/**
 	 * Load the section from @p root (whether or not its settings are
 	 * present: defaults are the loader's). Problems are reported with
@@ -76,10 +76,10 @@ struct config_section {
 /** Add @p s to the registry (CONFIG_SECTION's constructor); aborts on a duplicate. */
 void config_section_register(struct config_section *s);
 
-#define CONFIG_SECTION(var)                                                                        \
-	__attribute__((constructor)) static void var##_register(void)                              \
-	{                                                                                          \
-		config_section_register(&var);                                                     \
+#define CONFIG_SECTION(var)                                           \
+	__attribute__((constructor)) static void var##_register(void) \
+	{                                                             \
+		config_section_register(&var);                        \
 	}
 
 /** Data a section kept with config_section_set(), or NULL. */
@@ -98,16 +98,16 @@ void config_section_set(struct vbrd_config *cfg, const struct config_section *s,
  * @param path  dotted name as the user writes it: "workers.cores", "ports.p1.devargs"
  */
 __attribute__((format(printf, 4, 5))) void cfg_restart(struct cfg_reader *rd,
-						       const config_setting_t *s,
-						       const char *path, const char *fmt, ...);
+						       const config_setting_t *s, const char *path,
+						       const char *fmt, ...);
 
 /**
  * Compare the restart settings of the running @p cur and a newly loaded @p next.
  * @param err  every changed setting, one "FILE:LINE: ..." line each
  * @return 0 when none changed, -EPERM otherwise
  */
-int config_restart_diff(const struct vbrd_config *cur, const struct vbrd_config *next,
-			char *err, size_t errlen);
+int config_restart_diff(const struct vbrd_config *cur, const struct vbrd_config *next, char *err,
+			size_t errlen);
 
 /* ---- messages -------------------------------------------------------------- */
 
@@ -123,9 +123,8 @@ __attribute__((format(printf, 3, 4))) void cfg_err_at(struct cfg_reader *ld,
 						      ...);
 
 /** Record "FILE:LINE: PATH: text" at setting @p s. */
-__attribute__((format(printf, 3, 4))) void cfg_err(struct cfg_reader *ld,
-						   const config_setting_t *s, const char *fmt,
-						   ...);
+__attribute__((format(printf, 3, 4))) void cfg_err(struct cfg_reader *ld, const config_setting_t *s,
+						   const char *fmt, ...);
 
 /** Record @p text as "FILE:LINE: text" (LINE 0: "FILE: text"), for an object, not a setting. */
 void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text);
@@ -137,8 +136,7 @@ void cfg_err_missing(struct cfg_reader *ld, const config_setting_t *grp, const c
 const char *cfg_type_name(const config_setting_t *s);
 
 /** Report every member of group @p grp not in the NULL-terminated @p keys. */
-void cfg_check_members(struct cfg_reader *ld, const config_setting_t *grp,
-		       const char *const *keys);
+void cfg_check_members(struct cfg_reader *ld, const config_setting_t *grp, const char *const *keys);
 
 /* ---- typed getters: each returns CFG_VAL_OK, CFG_VAL_ABSENT (out untouched:
  * the caller's default stays) or CFG_VAL_BAD (reported) ------------------- */
@@ -148,12 +146,12 @@ int cfg_int_value(struct cfg_reader *ld, const config_setting_t *s, long long mi
 		  long long *out);
 
 /** Member @p name of @p grp as an integer within [@p min, @p max]. */
-int cfg_get_u32(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
-		long long min, long long max, uint32_t *out);
+int cfg_get_u32(struct cfg_reader *ld, const config_setting_t *grp, const char *name, long long min,
+		long long max, uint32_t *out);
 
 /** As cfg_get_u32(), for a 16-bit field. */
-int cfg_get_u16(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
-		long long min, long long max, uint16_t *out);
+int cfg_get_u16(struct cfg_reader *ld, const config_setting_t *grp, const char *name, long long min,
+		long long max, uint16_t *out);
 
 /** Member @p name of @p grp as a boolean. */
 int cfg_get_bool(struct cfg_reader *ld, const config_setting_t *grp, const char *name, bool *out);
@@ -240,8 +238,7 @@ const char *cfg_unusable_addr(const struct cfg_addr *a);
  * interface that has @p a as its own address, else -1.
  * @return interface index or -1
  */
-int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only,
-		       int *own);
+int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only, int *own);
 
 /** True when some interface had an address error (routes then skip gateway checks). */
 bool cfg_any_iface_bad(const struct cfg_reader *ld);

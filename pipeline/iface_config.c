@@ -40,8 +40,8 @@ static void load_iface(struct cfg_reader *ld, const config_setting_t *s, int idx
 	for (j = 0; ifc->name[0] && j < idx; j++)
 		if (strcmp(cfg->ifaces[j].name, ifc->name) == 0) {
 			cfg_err_at(ld, config_setting_get_member(s, "name"),
-			       "duplicate interface name '%s' (first at line %d)", ifc->name,
-			       ld->iface_name_line[j]);
+				   "duplicate interface name '%s' (first at line %d)", ifc->name,
+				   ld->iface_name_line[j]);
 			ifc->name[0] = '\0';
 			break;
 		}
@@ -64,15 +64,17 @@ static void load_iface(struct cfg_reader *ld, const config_setting_t *s, int idx
 			if (o->port != ifc->port || o->vlan != ifc->vlan)
 				continue;
 			if (ifc->vlan)
-				cfg_err_at(ld, config_setting_get_member(s, "vlan"),
-				       "duplicate interface on port '%s' VLAN %u (first at line "
-				       "%d: '%s')",
-				       port, ifc->vlan, o->line, o->name);
+				cfg_err_at(
+					ld, config_setting_get_member(s, "vlan"),
+					"duplicate interface on port '%s' VLAN %u (first at line "
+					"%d: '%s')",
+					port, ifc->vlan, o->line, o->name);
 			else
-				cfg_err_at(ld, s,
-				       "duplicate untagged interface on port '%s' (first at line "
-				       "%d: '%s')",
-				       port, o->line, o->name);
+				cfg_err_at(
+					ld, s,
+					"duplicate untagged interface on port '%s' (first at line "
+					"%d: '%s')",
+					port, o->line, o->name);
 			break;
 		}
 	}

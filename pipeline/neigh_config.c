@@ -56,8 +56,8 @@ static void load_neighbor(struct cfg_reader *ld, const config_setting_t *s, int 
 	}
 	if (nb->iface < 0)
 		return;
-	if (cfg_find_connected(cfg, &nb->addr, nb->iface, &own) < 0 && !cfg_is_link_local6(&nb->addr) &&
-	    !ld->iface_bad[nb->iface]) {
+	if (cfg_find_connected(cfg, &nb->addr, nb->iface, &own) < 0 &&
+	    !cfg_is_link_local6(&nb->addr) && !ld->iface_bad[nb->iface]) {
 		cfg_err(ld, as, "%s is not in a connected subnet of interface '%s'",
 			config_format_addr(&nb->addr, a, sizeof(a)), ifname);
 		return;
@@ -69,9 +69,10 @@ static void load_neighbor(struct cfg_reader *ld, const config_setting_t *s, int 
 	for (j = 0; j < idx; j++)
 		if (cfg->neighbors[j].iface == nb->iface &&
 		    cfg_addr_equal(&cfg->neighbors[j].addr, &nb->addr)) {
-			cfg_err_at(ld, as, "duplicate neighbor %s on interface '%s' (first at line %d)",
-			       config_format_addr(&nb->addr, a, sizeof(a)), ifname,
-			       cfg->neighbors[j].line);
+			cfg_err_at(ld, as,
+				   "duplicate neighbor %s on interface '%s' (first at line %d)",
+				   config_format_addr(&nb->addr, a, sizeof(a)), ifname,
+				   cfg->neighbors[j].line);
 			break;
 		}
 }

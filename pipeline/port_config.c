@@ -36,8 +36,8 @@ static void load_port(struct cfg_reader *ld, const config_setting_t *s, int idx)
 	for (j = 0; p->name[0] && j < idx; j++)
 		if (strcmp(cfg->ports[j].name, p->name) == 0) {
 			cfg_err_at(ld, config_setting_get_member(s, "name"),
-			       "duplicate port name '%s' (first at line %d)", p->name,
-			       ld->port_name_line[j]);
+				   "duplicate port name '%s' (first at line %d)", p->name,
+				   ld->port_name_line[j]);
 			p->name[0] = '\0'; /* references resolve to the first one */
 			break;
 		}
@@ -82,10 +82,10 @@ static int ports_load(struct cfg_reader *ld, const config_setting_t *root, struc
 		if (used < sizeof(names))
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
 						 i ? "," : "", p->name);
-#define RESTART(key, fmt, v)                                                                       \
-	do {                                                                                       \
-		snprintf(path, sizeof(path), "ports.%s." key, p->name);                            \
-		cfg_restart(ld, s ? config_setting_get_member(s, key) : NULL, path, fmt, v);       \
+#define RESTART(key, fmt, v)                                                                 \
+	do {                                                                                 \
+		snprintf(path, sizeof(path), "ports.%s." key, p->name);                      \
+		cfg_restart(ld, s ? config_setting_get_member(s, key) : NULL, path, fmt, v); \
 	} while (0)
 		RESTART("devargs", "%s", p->devargs);
 		RESTART("rx_queues", "%u", p->rx_queues);

@@ -175,21 +175,22 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 	}
 	if (pg != NULL && (via != NULL || nhs != NULL))
 		cfg_err_at(ld, pg, "%s: 'path_group' excludes 'via' and 'next_hops'",
-		       cfg_path(s, path, sizeof(path)));
+			   cfg_path(s, path, sizeof(path)));
 	else if (pg != NULL) {
 		if (cfg_string_value(ld, pg, &v) == CFG_VAL_OK &&
 		    (r->path_group = config_path_group_index(cfg, v)) < 0)
 			cfg_err(ld, pg, "unknown path group '%s'", v);
 	} else if (via != NULL && nhs != NULL)
 		cfg_err_at(ld, nhs, "%s: 'via' and 'next_hops' are mutually exclusive",
-		       cfg_path(s, path, sizeof(path)));
+			   cfg_path(s, path, sizeof(path)));
 	else if (via != NULL)
 		load_via(ld, r, pfx, via);
 	else if (nhs != NULL)
 		load_next_hops(ld, r, pfx, nhs);
 	else
-		cfg_err_at(ld, s, "%s: missing required setting 'via' (or 'next_hops', 'path_group')",
-		       cfg_path(s, path, sizeof(path)));
+		cfg_err_at(ld, s,
+			   "%s: missing required setting 'via' (or 'next_hops', 'path_group')",
+			   cfg_path(s, path, sizeof(path)));
 }
 
 /* Route order for finding duplicates: by prefix, then by line. */

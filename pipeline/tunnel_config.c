@@ -57,11 +57,11 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 		for (int j = 0; j < idx; j++)
 			if (strcmp(cfg->tunnels[j].name, t->name) == 0)
 				cfg_err_at(ld, config_setting_get_member(s, "name"),
-				       "duplicate tunnel name '%s' (first at line %d)", t->name,
-				       cfg->tunnels[j].line);
+					   "duplicate tunnel name '%s' (first at line %d)", t->name,
+					   cfg->tunnels[j].line);
 		if (config_iface_index(cfg, t->name) >= 0)
 			cfg_err_at(ld, config_setting_get_member(s, "name"),
-			       "tunnel name '%s' is already an interface name", t->name);
+				   "tunnel name '%s' is already an interface name", t->name);
 	}
 	rc = cfg_get_string(ld, s, "type", &v);
 	if (rc == CFG_VAL_ABSENT)
@@ -82,7 +82,8 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 	cfg_get_u16(ld, s, "mtu", CFG_MTU_MIN, CFG_MTU_MAX, &t->mtu);
 	static const uint8_t def_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	memcpy(t->inner_mac, def_mac, 6);
-	if (cfg_get_string(ld, s, "inner_mac", &v) == CFG_VAL_OK && cfg_parse_mac(v, t->inner_mac) != 0)
+	if (cfg_get_string(ld, s, "inner_mac", &v) == CFG_VAL_OK &&
+	    cfg_parse_mac(v, t->inner_mac) != 0)
 		cfg_err(ld, config_setting_get_member(s, "inner_mac"),
 			"'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", v);
 
@@ -123,9 +124,9 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 			if (cfg_addr_equal(&cfg->tunnels[j].remote, &t->remote) &&
 			    cfg->tunnels[j].vni == t->vni && cfg->tunnels[j].type == t->type)
 				cfg_err_at(ld, config_setting_get_member(s, "remote"),
-				       "tunnel to the same remote with the same VNI %u as '%s' "
-				       "(line %d): decapsulation could not tell them apart",
-				       t->vni, cfg->tunnels[j].name, cfg->tunnels[j].line);
+					   "tunnel to the same remote with the same VNI %u as '%s' "
+					   "(line %d): decapsulation could not tell them apart",
+					   t->vni, cfg->tunnels[j].name, cfg->tunnels[j].line);
 	}
 
 	/* Inner addresses, checked as an interface's: usable, and no other
@@ -134,7 +135,8 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 	cfg_load_addresses(ld, s, t->addrs, &t->nb_addrs, CFG_MAX_ADDRS, false, &bad);
 }
 
-static void load_path(struct cfg_reader *ld, const config_setting_t *s, struct cfg_path_group *g, int k)
+static void load_path(struct cfg_reader *ld, const config_setting_t *s, struct cfg_path_group *g,
+		      int k)
 {
 	static const char *const keys[] = { "name",  "tunnel", "interface", "via",
 					    "plane", "tier",   "cost",      NULL };
@@ -154,9 +156,10 @@ static void load_path(struct cfg_reader *ld, const config_setting_t *s, struct c
 	else if (rc == CFG_VAL_OK)
 		for (int j = 0; j < k; j++)
 			if (strcmp(g->paths[j].name, p->name) == 0)
-				cfg_err_at(ld, config_setting_get_member(s, "name"),
-				       "duplicate path name '%s' in group '%s' (first at line %d)",
-				       p->name, g->name, g->paths[j].line);
+				cfg_err_at(
+					ld, config_setting_get_member(s, "name"),
+					"duplicate path name '%s' in group '%s' (first at line %d)",
+					p->name, g->name, g->paths[j].line);
 	rc = cfg_get_string(ld, s, "tunnel", &v);
 	if (rc == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, "tunnel");
@@ -215,8 +218,8 @@ static void load_path_group(struct cfg_reader *ld, const config_setting_t *s, in
 		for (int j = 0; j < idx; j++)
 			if (strcmp(cfg->path_groups[j].name, g->name) == 0)
 				cfg_err_at(ld, config_setting_get_member(s, "name"),
-				       "duplicate path group name '%s' (first at line %d)", g->name,
-				       cfg->path_groups[j].line);
+					   "duplicate path group name '%s' (first at line %d)",
+					   g->name, cfg->path_groups[j].line);
 	ps = cfg_get_typed(ld, s, "paths", CONFIG_TYPE_LIST);
 	if (config_setting_get_member(s, "paths") == NULL) {
 		cfg_err_missing(ld, s, "paths");
@@ -271,7 +274,7 @@ static int load_tunnels(struct cfg_reader *ld, const config_setting_t *root)
 
 	return rc < 0 ? rc
 		      : cfg_load_list(ld, root, &groups, (void **)&cfg->path_groups,
-				  &cfg->nb_path_groups);
+				      &cfg->nb_path_groups);
 }
 
 static int tunnels_load(struct cfg_reader *ld, const config_setting_t *root,

@@ -112,7 +112,8 @@ static int tunnel_start(void)
 {
 	ctl_register("show paths", "path groups, their paths and the active one", show_paths);
 	ctl_register("show tunnels", "VXLAN/GENEVE tunnels and their counters", show_tunnels);
-	ctl_register("path set", "path set GROUP PATH: make PATH the group's active path", path_set);
+	ctl_register("path set", "path set GROUP PATH: make PATH the group's active path",
+		     path_set);
 	return 0;
 }
 

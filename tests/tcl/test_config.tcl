@@ -117,4 +117,43 @@ start_vbrd [list conf $good] {
         assert_equal [dict get [vbrctl show config] generation] [expr {$gen + 1}]
         assert_ping h1 10.20.0.1 3
     }
+
+    # Each setting is live or needs a restart; none is silently ignored.
+    foreach {what text setting} {
+        {mempool.mbufs} {mempool = { mbufs = 4095; };} mempool.mbufs
+        {icmp.rate_pps} {icmp = { rate_pps = 7; };} icmp.rate_pps
+        {eal.memory_mb} {eal = { memory_mb = 600; };} eal.memory_mb
+        {workers.cores} {workers = { cores = [ 0 ]; idle_sleep_us = 50; };} workers.cores
+        {a port's rx_desc} {} ports.p1.rx_desc
+        {a port's devargs} {} ports.p2.devargs
+    } {
+        test "a reload that changes $what is refused, naming it; the running config stays" {
+            set gen [dict get [vbrctl show config] generation]
+            set conf $good
+            if {$text ne ""} {
+                set conf "$text\n$good"
+            } elseif {$setting eq "ports.p1.rx_desc"} {
+                set conf [string map {{devargs = "net_af_packet0,iface=@h1@";} {devargs = "net_af_packet0,iface=@h1@"; rx_desc = 512;}} $good]
+            } else {
+                set conf [string map {net_af_packet1,iface=@h2@ net_af_packet1,iface=@h2@,qpairs=1} $good]
+            }
+            vbrd_rewrite_config $conf
+            lassign [vbrctl_raw reload] rc out
+            assert_equal $rc 1 "vbrctl reload exit status; output: $out"
+            assert_match "*[vbrd_conf]:*$setting: changed from *restart vbrd to apply it*" $out
+            assert_equal [dict get [vbrctl show config] generation] $gen "generation after a refused reload"
+            assert_ping h1 10.20.0.1 2
+        }
+    }
+
+    test {workers.burst and workers.idle_sleep_us are live: a reload applies them} {
+        set gen [dict get [vbrctl show config] generation]
+        vbrd_rewrite_config "workers = { cores = \[ 1 \]; idle_sleep_us = 20; burst = 8; };\n$good"
+        set r [vbrctl reload]
+        assert_equal [dict get $r generation] [expr {$gen + 1}]
+        assert_ping h1 10.20.0.1 3
+        vbrd_rewrite_config $good
+        vbrctl reload
+    }
 }
+

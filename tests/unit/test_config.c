@@ -323,6 +323,10 @@ static const struct err_case cases[] = {
 	{ "tunnel-local-neighbor.conf", 4,
 	  "tunnels[0].local: 10.0.1.2 lies in the subnet of interface 'lan0' but is not its "
 	  "address" },
+	{ "tunnel-addr-taken.conf", 4,
+	  "tunnels[0].address: address 10.0.1.1 is already on interface 'lan0' (line 2)" },
+	{ "tunnel-addr-twice.conf", 5,
+	  "tunnels[0].addresses[1]: address 172.16.0.1 is already on tunnel 't2' (line 4)" },
 	{ "tunnel-type.conf", 4, "tunnels[0].type: unknown tunnel type 'gre' (vxlan or geneve)" },
 	{ "path-group-unknown.conf", 5, "routes[0].path_group: unknown path group 'nope'" },
 	{ "path-via-subnet.conf",
@@ -536,8 +540,10 @@ int main(void)
 		ERROR_TEST(28),
 		ERROR_TEST(29),
 		ERROR_TEST(30),
+		ERROR_TEST(31),
+		ERROR_TEST(32),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 31, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 33, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
