@@ -357,15 +357,39 @@ void control_timers(uint64_t now_ms)
 	}
 }
 
+/* Whether entry @p n has no place in @p st: its (port, VLAN) has no
+ * interface any more, or it is static and st's configuration dropped it. */
+static bool neigh_gone(const struct fwd_state *st, const struct neigh *n)
+{
+	if (iface_of(st, n->key.port, n->key.vlan) == NULL)
+		return true;
+	return n->state == NEIGH_STATIC && fwd_static_neigh(st, n->key.port, n->key.vlan,
+							    (int)n->key.family, &n->key.ip) == NULL;
+}
+
 void control_state_changed(const struct fwd_state *st)
 {
+	struct neigh *victims[256];
+	unsigned nb = 0;
+
+	/* Entries the new state keeps are left alone: their MAC stays valid
+	 * throughout, and fwd_state_build() already gave st's next hops the
+	 * MACs of its static and learned neighbors. Removing and re-adding
+	 * them would make workers see MAC 0 and punt the traffic of a kept
+	 * neighbor to this thread for the length of an RCU grace period. */
 	for (unsigned i = 0; i < neigh_tbl.high; i++) {
 		struct neigh *n = &neigh_tbl.entries[i];
-		if (!n->in_use)
+
+		if (!n->in_use || !neigh_gone(st, n))
 			continue;
-		if (iface_of(st, n->key.port, n->key.vlan) == NULL || n->state == NEIGH_STATIC)
-			neigh_remove(n);
+		victims[nb++] = n;
+		if (nb == RTE_DIM(victims)) {
+			neigh_remove_batch(victims, nb);
+			nb = 0;
+		}
 	}
+	neigh_remove_batch(victims, nb);
+
 	for (int i = 0; i < st->cfg.nb_neighbors; i++) {
 		const struct cfg_neighbor *cn = &st->cfg.neighbors[i];
 		const struct fwd_iface *fi = &st->ifaces[cn->iface];
@@ -379,7 +403,11 @@ void control_state_changed(const struct fwd_state *st)
 		if (n == NULL)
 			continue;
 		memcpy(mac.addr_bytes, cn->mac, 6);
+		if (n->state == NEIGH_STATIC && atomic_load(&n->mac) == neigh_ether_to_mac(&mac))
+			continue; /* unchanged */
+		/* new, its MAC changed, or a learned entry the config now fixes */
 		neigh_set_mac(n, &mac, NEIGH_STATIC);
+		n->updated_ms = 0;
 		neigh_flush_held(n);
 	}
 }

@@ -45,8 +45,15 @@ unsigned control_poll(void);
 void control_timers(uint64_t now_ms);
 
 /**
- * Apply a newly published state: install its static neighbors and forget
- * neighbors on (port, VLAN) pairs that no longer have an interface.
+ * Apply a newly published state to the neighbor table: install static
+ * neighbors that are new or whose MAC changed (held packets leave at once),
+ * remove static entries the configuration dropped and every entry on a
+ * (port, VLAN) that no longer has an interface (one RCU grace period per
+ * 256 entries). Entries the state keeps — static ones unchanged, learned
+ * ones on kept interfaces — are not touched: their MAC, state and age stay,
+ * and no packet to them is punted because of the reload.
+ *
+ * @param st  the state just published with fwd_state_publish()
  */
 void control_state_changed(const struct fwd_state *st);
 

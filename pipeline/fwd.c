@@ -252,9 +252,10 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	if (ret < 0)
 		goto fail;
 
-	fwd_neigh_fill(st);
 	st->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
+	/* after the move: the fill reads the static neighbors of st->cfg */
+	fwd_neigh_fill(st);
 	*out = st;
 	return 0;
 
@@ -325,6 +326,50 @@ void fwd_neigh_changed(struct fwd_state *st, uint16_t port, uint16_t vlan, int f
 	}
 }
 
+/* Whether static neighbor @p cn of @p st is (port, VLAN, family, address). */
+static bool static_neigh_is(const struct fwd_state *st, const struct cfg_neighbor *cn,
+			    uint16_t port, uint16_t vlan, int family, const void *addr)
+{
+	const struct fwd_iface *fi = &st->ifaces[cn->iface];
+
+	if (fi->port != port || fi->vlan != vlan || cn->addr.family != family)
+		return false;
+	if (family == AF_INET)
+		return cn->addr.v4 == *(const uint32_t *)addr;
+	return memcmp(cn->addr.v6, addr, 16) == 0;
+}
+
+const struct cfg_neighbor *fwd_static_neigh(const struct fwd_state *st, uint16_t port,
+					    uint16_t vlan, int family, const void *addr)
+{
+	for (int i = 0; i < st->cfg.nb_neighbors; i++)
+		if (static_neigh_is(st, &st->cfg.neighbors[i], port, vlan, family, addr))
+			return &st->cfg.neighbors[i];
+	return NULL;
+}
+
+uint64_t fwd_neigh_mac(const struct fwd_state *st, uint16_t port, uint16_t vlan, int family,
+		       const void *addr)
+{
+	const struct cfg_neighbor *cn = fwd_static_neigh(st, port, vlan, family, addr);
+
+	if (cn != NULL) {
+		struct rte_ether_addr mac;
+
+		memcpy(mac.addr_bytes, cn->mac, RTE_ETHER_ADDR_LEN);
+		return neigh_ether_to_mac(&mac);
+	}
+	struct neigh_key k = family == AF_INET6 ? neigh_key6(port, vlan, addr)
+						: neigh_key4(port, vlan, *(const uint32_t *)addr);
+	const struct neigh *n = neigh_find_key(&k);
+
+	/* A static entry that st's configuration no longer has is removed once
+	 * st is published (control_state_changed): st never uses its MAC. */
+	if (n == NULL || n->state == NEIGH_STATIC)
+		return 0;
+	return atomic_load_explicit(&n->mac, memory_order_acquire);
+}
+
 void fwd_neigh_fill(struct fwd_state *st)
 {
 	for (int i = 0; i < st->nb_nexthops; i++) {
@@ -333,16 +378,17 @@ void fwd_neigh_fill(struct fwd_state *st)
 		uint64_t mac = 0;
 
 		if (nh->family == AF_INET6)
-			mac = neigh_lookup6(fi->port, fi->vlan, nh->gw6);
+			mac = fwd_neigh_mac(st, fi->port, fi->vlan, AF_INET6, nh->gw6);
 		else if (nh->gw != 0)
-			mac = neigh_lookup(fi->port, fi->vlan, nh->gw);
+			mac = fwd_neigh_mac(st, fi->port, fi->vlan, AF_INET, &nh->gw);
 		atomic_store(&nh->mac, mac);
 	}
 	for (int i = 0; i < st->nb_paths; i++) {
 		struct fwd_path *p = &st->paths[i];
 		const struct fwd_iface *fi = &st->ifaces[p->iface];
-		atomic_store(&p->mac, p->via.family == AF_INET
-					      ? neigh_lookup(fi->port, fi->vlan, p->via.v4)
-					      : neigh_lookup6(fi->port, fi->vlan, p->via.v6));
+		const void *via = p->via.family == AF_INET ? (const void *)&p->via.v4
+							   : (const void *)p->via.v6;
+
+		atomic_store(&p->mac, fwd_neigh_mac(st, fi->port, fi->vlan, p->via.family, via));
 	}
 }

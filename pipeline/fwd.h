@@ -220,7 +220,37 @@ struct fwd_path_group *fwd_path_group_find(const struct fwd_state *st, const cha
 void fwd_neigh_changed(struct fwd_state *st, uint16_t port, uint16_t vlan, int family,
 		       const void *addr, uint64_t mac);
 
-/** Fill every cached gateway MAC of @p st from the neighbor table (before publishing). */
+/**
+ * The static neighbor (`neighbors = ...` of @p st's configuration) that is
+ * (port, VLAN, family, address), or NULL. Parameters as fwd_neigh_mac().
+ */
+const struct cfg_neighbor *fwd_static_neigh(const struct fwd_state *st, uint16_t port,
+					    uint16_t vlan, int family, const void *addr);
+
+/**
+ * The MAC a new state's next hops to neighbor (port, VLAN, family, address)
+ * start with: the static neighbor of @p st's own configuration when it has
+ * one, else the MAC the neighbor table holds for a neighbor it learned (ARP,
+ * ND) — never that of a static entry @p st's configuration dropped (it is
+ * removed once @p st is published, control_state_changed()).
+ *
+ * @param st      a state being built (its cfg set), or a published one
+ * @param port    DPDK port id of the neighbor's interface
+ * @param vlan    its VLAN id, 0 = untagged
+ * @param family  AF_INET or AF_INET6
+ * @param addr    IPv4 address (uint32_t, host order) or IPv6 (16 bytes, network order)
+ * @return        MAC in neigh.h encoding, 0 when unresolved
+ */
+uint64_t fwd_neigh_mac(const struct fwd_state *st, uint16_t port, uint16_t vlan, int family,
+		       const void *addr);
+
+/**
+ * Fill every cached gateway MAC of @p st (fwd_neigh_mac()) before it is
+ * published, so that a reload which keeps a neighbor keeps forwarding to it
+ * from the first packet: no next hop of the new state starts unresolved
+ * for a neighbor that is static in its configuration or already learned.
+ * Called by fwd_state_build() once st->cfg is set.
+ */
 void fwd_neigh_fill(struct fwd_state *st);
 
 /** Interface index owning address @p ip (host order) as connected subnet, or -1. */

@@ -480,6 +480,81 @@ static void new_interface_fresh_slot(void **state)
 	fwd_state_free(b);
 }
 
+/* conf_main with static neighbors: 10.0.1.2 (IPv4) and 2001:db8:100::2 (IPv6). */
+static const char conf_static[] = PORTS IFACES_3
+	"routes = (\n" ROUTES_BODY ");\n"
+	"neighbors = (\n"
+	"  { interface = \"lan0\"; address = \"10.0.1.2\"; mac = \"02:00:00:00:00:0c\"; },\n"
+	"  { interface = \"line100\"; address = \"2001:db8:100::2\"; mac = \"02:00:00:00:00:0d\"; "
+	"}\n"
+	");\n";
+
+static uint64_t mac_of(uint8_t last)
+{
+	struct rte_ether_addr e = { .addr_bytes = { 0x02, 0, 0, 0, 0, last } };
+
+	return neigh_ether_to_mac(&e);
+}
+
+static int nexthop6_of(const struct fwd_state *st, const char *ifname, const uint8_t *gw6)
+{
+	int want = iface_index(st, ifname);
+
+	for (int i = 0; i < st->nb_nexthops; i++)
+		if (st->nexthops[i].family == AF_INET6 && st->nexthops[i].iface == want &&
+		    memcmp(st->nexthops[i].gw6, gw6, 16) == 0)
+			return i;
+	fail_msg("no IPv6 next hop on %s", ifname);
+	return -1;
+}
+
+/*
+ * A state is published with its next hops' MACs in place (reloads must not
+ * punt traffic to kept neighbors): static neighbors of its own config, and
+ * neighbors the table learned; not a static entry its config dropped.
+ */
+static void nexthop_macs_at_build(void **state)
+{
+	(void)state;
+	static const uint8_t gw6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00, [15] = 2 };
+	struct rte_ether_addr e;
+	struct neigh *learned, *dropped;
+
+	/* 10.100.0.2 learned by ARP; 10.200.0.2 static in an older config */
+	learned = neigh_get(port_ids[1], 100, IP4(10, 100, 0, 2));
+	dropped = neigh_get(port_ids[1], 200, IP4(10, 200, 0, 2));
+	assert_non_null(learned);
+	assert_non_null(dropped);
+	neigh_mac_to_ether(mac_of(0x0a), &e);
+	neigh_learn(learned, &e, 1000);
+	neigh_mac_to_ether(mac_of(0x0b), &e);
+	neigh_set_mac(dropped, &e, NEIGH_STATIC);
+
+	struct fwd_state *st = build(conf_static, NULL);
+	assert_int_equal(st->nexthops[nexthop_of(st, "lan0", IP4(10, 0, 1, 2))].mac, mac_of(0x0c));
+	assert_int_equal(st->nexthops[nexthop_of(st, "line100", IP4(10, 100, 0, 2))].mac,
+			 mac_of(0x0a));
+	assert_int_equal(st->nexthops[nexthop_of(st, "line200", IP4(10, 200, 0, 2))].mac, 0);
+	assert_int_equal(st->nexthops[nexthop6_of(st, "line100", gw6)].mac, mac_of(0x0d));
+	/* connected next hops look the destination up per packet */
+	assert_int_equal(st->nexthops[nexthop_of(st, "lan0", 0)].mac, 0);
+	assert_non_null(
+		fwd_static_neigh(st, port_ids[0], 0, AF_INET, &(uint32_t){ IP4(10, 0, 1, 2) }));
+	assert_null(
+		fwd_static_neigh(st, port_ids[1], 200, AF_INET, &(uint32_t){ IP4(10, 200, 0, 2) }));
+	fwd_state_free(st);
+
+	/* without the static entries, only the learned MAC remains */
+	st = build(conf_main, NULL);
+	assert_int_equal(st->nexthops[nexthop_of(st, "lan0", IP4(10, 0, 1, 2))].mac, 0);
+	assert_int_equal(st->nexthops[nexthop_of(st, "line100", IP4(10, 100, 0, 2))].mac,
+			 mac_of(0x0a));
+	fwd_state_free(st);
+
+	neigh_invalidate(learned, NEIGH_FAILED);
+	neigh_invalidate(dropped, NEIGH_FAILED);
+}
+
 /*
  * test_fwd [--only PATTERN | --skip PATTERN]: run only, or all but, the
  * tests whose names match (cmocka test filter). meson.build uses this to
@@ -498,6 +573,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(duplicate_gateways_shared),
 		cmocka_unit_test(slots_survive_rebuild),
 		cmocka_unit_test(new_interface_fresh_slot),
+		cmocka_unit_test(nexthop_macs_at_build),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--only") == 0) {
