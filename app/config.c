@@ -14,6 +14,7 @@
  * file is valid: a caller never sees a half-loaded configuration.
  */
 #include "app/config.h"
+#include "app/config_include.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1702,6 +1703,11 @@ static int give_msgs(struct loader *ld, struct config_errors *errs)
 	return ld->nomem ? -ENOMEM : 0;
 }
 
+static void include_problem(void *ld, const char *file, int line, const char *text)
+{
+	add_msg(ld, file, line, text);
+}
+
 int config_load(const char *path, struct vbrd_config *cfg, struct config_errors *errs)
 {
 	struct vbrd_config tmp = { 0 };
@@ -1719,6 +1725,10 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 		return -EINVAL;
 
 	config_init(&lc);
+	/* Refuse what would make libconfig exit or block (config_include.h). */
+	rc = config_include_check(path, include_problem, &ld);
+	if (rc < 0)
+		goto out;
 	f = fopen(path, "r");
 	if (f == NULL) {
 		rc = -errno;
@@ -1736,7 +1746,8 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 		goto out_close;
 	}
 	strcpy(tmp.file, path);
-	/* @include "x.conf" is relative to the including file, not to the cwd. */
+	/* @include "x.conf" is relative to the top file's directory, not to the
+	 * cwd (config_include_check() resolves it the same way). */
 	if ((slash = strrchr(path, '/')) != NULL) {
 		char dir[CFG_PATH_MAX];
 

@@ -48,7 +48,7 @@ build() { # TARGET
 		# C11 §7.22.5, harmless in glibc). Drop this flag once it is guarded.
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" -fno-sanitize=nonnull-attribute $(pkg-config --cflags libconfig) \
-			"$here/fuzz_config.c" "$src/app/config.c" -o "$out/fuzz_config" \
+			"$here/fuzz_config.c" "$src/app/config.c" "$src/app/config_include.c" -o "$out/fuzz_config" \
 			$(pkg-config --libs libconfig) ;;
 	esac
 }
