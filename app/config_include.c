@@ -311,8 +311,8 @@ static void scan_includes(struct scan *s, const char *file, const char *buf, siz
 			while (i < len && buf[i] != '\n')
 				i++;
 		} else if (c == '/' && i + 1 < len && buf[i + 1] == '*') {
-			for (i += 2; i < len && !(buf[i] == '*' && i + 1 < len && buf[i + 1] == '/');
-			     i++)
+			/* a block comment: to the first star-slash, or the end */
+			for (i += 2; i + 1 < len && !(buf[i] == '*' && buf[i + 1] == '/'); i++)
 				line += buf[i] == '\n';
 			i += 2;
 		} else {
