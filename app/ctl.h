@@ -33,8 +33,22 @@ typedef int (*ctl_handler_t)(int argc, const char *const *argv, json_t **data, c
 
 /**
  * Register @p fn for the command words @p cmd ("show routes", "reload").
- * @param help  one line shown by "vbrctl help"
- * @return 0, -EEXIST if already registered, -ENOMEM
+ *
+ * The help line declares the arguments the command takes: when it starts
+ * with the command words, then argument words, then ':', as in
+ * "path set GROUP PATH: make PATH the group's active path", the command takes
+ * exactly those (NAME required, [NAME] optional, NAME... one or more,
+ * [NAME...] any number; NAME in upper case). Any other help line ("show
+ * routes", "ARP counters") declares none. A request with fewer or more
+ * arguments than declared is answered with -EINVAL and "CMD: unexpected
+ * argument 'x' (usage: USAGE)" or "CMD: missing argument (usage: USAGE)"
+ * before @p fn is called, so a handler sees only counts it declared.
+ *
+ * @param cmd   command words, separated by blanks
+ * @param help  one line shown by "vbrctl help", optionally with the usage
+ * @param fn    the handler
+ * @return 0, -EEXIST if already registered, -EINVAL (no words, no handler),
+ *         -ENOMEM
  */
 int ctl_register(const char *cmd, const char *help, ctl_handler_t fn);
 
