@@ -63,6 +63,30 @@ int ctl_init(const char *path);
 #define CTL_MAX_REQUEST 65536
 
 /**
+ * Clients served at once. One more connection evicts the client that has
+ * been idle longest (see ctl.c), so a full table never locks vbrctl out.
+ */
+#define CTL_MAX_CLIENTS 64
+
+/** Default idle timeout of a client, ms: see ctl_set_idle_timeout(). */
+#define CTL_IDLE_TIMEOUT_MS 5000
+
+/** Longest idle timeout ctl_set_idle_timeout() accepts, ms (one hour). */
+#define CTL_IDLE_TIMEOUT_MAX_MS 3600000u
+
+/**
+ * Set the idle timeout: a client that sends no complete request for @p ms
+ * (and has no reply pending) is closed; one that leaves a pending reply
+ * unread for 6 x @p ms is closed too. Checked every @p ms / 10 (10..500 ms),
+ * so a client is closed up to that much later. ctl_fini() restores
+ * CTL_IDLE_TIMEOUT_MS.
+ *
+ * @param ms  timeout in milliseconds, 1..CTL_IDLE_TIMEOUT_MAX_MS
+ * @return 0, -EINVAL out of range, or -errno from timerfd_settime()
+ */
+int ctl_set_idle_timeout(unsigned ms);
+
+/**
  * Run the handler whose command words are the longest prefix of @p argv,
  * in-process (the socket server and the telemetry bridge use this).
  *
@@ -88,7 +112,10 @@ int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t
  */
 int ctl_dispatch(const char *request_line, char **reply_line);
 
-/** Close the socket and every client, unlink the path, forget handlers. */
+/**
+ * Close the socket and every client, unlink the path, forget handlers,
+ * restore the default idle timeout.
+ */
 void ctl_fini(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -706,6 +708,170 @@ static void test_socket_large_reply(void **state)
 	close(fd);
 }
 
+static uint64_t test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* True when the server closed @p fd (EOF or reset, nothing left to read). */
+static bool peer_closed(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* Read and drop whatever is pending on @p fd. */
+static void drain(int fd)
+{
+	char buf[4096];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/*
+ * An idle client, and one that sent half a request, are closed after the idle
+ * timeout; a client that keeps asking is not.
+ */
+static void test_socket_idle_timeout(void **state)
+{
+	const char *req = "{\"argv\":[\"help\"]}\n";
+	uint64_t t0, idle_closed = 0, partial_closed = 0, last_req = 0;
+	int idle, partial, busy;
+
+	(void)state;
+	assert_int_equal(ctl_set_idle_timeout(0), -EINVAL);
+	assert_int_equal(ctl_set_idle_timeout(300), 0);
+	assert_int_equal(ctl_init(sock_path), 0);
+	t0 = test_now_ms();
+	idle = client_connect();
+	partial = client_connect();
+	busy = client_connect();
+	client_send(partial, "{\"argv\":", 8);
+	while (test_now_ms() - t0 < 5000 &&
+	       (idle_closed == 0 || partial_closed == 0 || test_now_ms() - t0 < 900)) {
+		uint64_t now = test_now_ms();
+
+		ev_run_once(5);
+		if (now - last_req >= 30) {
+			client_send(busy, req, strlen(req));
+			last_req = now;
+		}
+		drain(busy);
+		if (idle_closed == 0 && peer_closed(idle))
+			idle_closed = test_now_ms();
+		if (partial_closed == 0 && peer_closed(partial))
+			partial_closed = test_now_ms();
+	}
+	assert_true(idle_closed != 0);
+	assert_true(partial_closed != 0);
+	assert_true(idle_closed - t0 >= 300);
+	assert_true(partial_closed - t0 >= 300);
+	assert_false(peer_closed(busy)); /* 900 ms and more, but never idle */
+	close(idle);
+	close(partial);
+	close(busy);
+}
+
+/*
+ * A client whose reply is still being written is not idle: it may take
+ * longer than the idle timeout to read it. One that reads none of it for
+ * CTL_STALL_FACTOR (6) idle timeouts is closed.
+ */
+static void test_socket_reply_not_idle(void **state)
+{
+	const char *req = "{\"argv\":[\"huge\"]}\n";
+	uint64_t t0;
+	char *out, *nl;
+	size_t len;
+	json_t *r;
+	int slow, stalled;
+
+	(void)state;
+	assert_int_equal(ctl_register("huge", "a big table", h_huge), 0);
+	assert_int_equal(ctl_set_idle_timeout(200), 0);
+	assert_int_equal(ctl_init(sock_path), 0);
+	slow = client_connect();
+	stalled = client_connect();
+	client_send(slow, req, strlen(req));
+	client_send(stalled, req, strlen(req));
+	/* 2.5 idle timeouts without reading: the reply is pending, not idle */
+	for (t0 = test_now_ms(); test_now_ms() - t0 < 500;)
+		ev_run_once(5);
+	out = client_recv(slow, 1, &len);
+	nl = strchr(out, '\n');
+	assert_non_null(nl);
+	r = json_loadb(out, nl - out, 0, NULL);
+	assert_non_null(r);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "data"), "rows")),
+			 50000);
+	json_decref(r);
+	free(out);
+	/* the other never reads: closed after 6 x 200 ms of no progress */
+	for (t0 = test_now_ms(); test_now_ms() - t0 < 3000;)
+		ev_run_once(5);
+	out = client_recv(stalled, 1, &len);
+	assert_null(strchr(out, '\n')); /* only part of the reply, then EOF */
+	assert_true(peer_closed(stalled));
+	free(out);
+	close(slow);
+	close(stalled);
+}
+
+/*
+ * CTL_MAX_CLIENTS idle connections do not lock the operator out: a new
+ * client evicts the one idle longest and gets its answer.
+ */
+static void test_socket_full_evicts_idle(void **state)
+{
+	const char *req = "{\"argv\":[\"show\",\"routes\"]}\n";
+	int fds[CTL_MAX_CLIENTS], op, late, i, n;
+	char *out;
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(ctl_init(sock_path), 0);
+	for (i = 0; i < CTL_MAX_CLIENTS; i++) {
+		fds[i] = client_connect();
+		ev_run_once(0); /* accept it: the listen backlog is short */
+	}
+	for (i = 0; i < 10; i++)
+		ev_run_once(1);
+	/* client 1 asks something: now client 2 is the second idlest */
+	client_send(fds[1], req, strlen(req));
+	free(client_recv(fds[1], 1, NULL));
+
+	op = client_connect();
+	client_send(op, req, strlen(req));
+	out = client_recv(op, 1, NULL);
+	r = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+	assert_non_null(r);
+	assert_true(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	free(out);
+	assert_true(peer_closed(fds[0])); /* the longest idle made room */
+	for (i = 1, n = 0; i < CTL_MAX_CLIENTS; i++)
+		n += peer_closed(fds[i]);
+	assert_int_equal(n, 0);
+
+	/* one more: client 2 goes, client 1 (active since) stays */
+	late = client_connect();
+	for (i = 0; i < 10; i++)
+		ev_run_once(1);
+	assert_true(peer_closed(fds[2]));
+	assert_false(peer_closed(fds[1]));
+	assert_false(peer_closed(late));
+	for (i = 0; i < CTL_MAX_CLIENTS; i++)
+		close(fds[i]);
+	close(op);
+	close(late);
+}
+
 /* ---- renderer ---------------------------------------------------------------- */
 
 /* Render reply @p reply; @return what went to out (or err) as a new string. */
@@ -844,6 +1010,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_socket_oversize, setup_socket,
 						teardown_socket),
 		cmocka_unit_test_setup_teardown(test_socket_large_reply, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_idle_timeout, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_reply_not_idle, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_full_evicts_idle, setup_socket,
 						teardown_socket),
 		cmocka_unit_test(test_render_table),
 		cmocka_unit_test(test_render_scalars_and_block),
