@@ -11,6 +11,18 @@
  * still sending requests stops being read once CTL_OUT_HIGH bytes of replies
  * are pending, so one client cannot grow the daemon's memory without bound.
  *
+ * The operator must always get in (CTL_MAX_CLIENTS in ctl.h):
+ *  - a client idle for the idle timeout (no complete request, no reply being
+ *    written) is closed; one whose reply is pending but who reads none of it
+ *    for CTL_STALL_FACTOR times the idle timeout is closed too. A timerfd in
+ *    the event loop checks every idle timeout / 10 (at most 500 ms).
+ *  - when CTL_MAX_CLIENTS are connected, a new client evicts the one whose
+ *    last activity (accept, complete request, reply bytes written) is the
+ *    oldest, preferring clients that have no reply pending. A fresh client
+ *    sends its request at once, so it is the last to be evicted: shutting
+ *    the operator out takes CTL_MAX_CLIENTS new connections between its
+ *    connect() and its request being read.
+ *
  * Commands and their dispatch live in ctl_cmd.c. No DPDK here.
  */
 #include <errno.h>
@@ -24,14 +36,17 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/ctl.h"
 #include "app/ctl_priv.h"
 #include "app/evloop.h"
 
-#define CTL_MAX_CLIENTS     64         /* connections served at once */
+#define CTL_STALL_FACTOR    6          /* idle timeouts a pending reply may go unread */
+#define CTL_TICK_MAX_MS     500        /* longest interval between idle checks */
 #define CTL_OUT_HIGH        (1u << 20) /* bytes of unread replies before we stop reading */
 #define CTL_READS_PER_EVENT 16         /* read() calls per wakeup (fairness) */
 #define CTL_DRAIN_MAX       (1u << 20) /* bytes discarded after an oversize request */
@@ -46,12 +61,14 @@ struct ctl_client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off, out_cap;
-	uint32_t events; /* what epoll watches now */
-	bool eof;        /* peer shut down its sending side */
-	bool closing;    /* write what is pending, then close */
-	bool shut;       /* closing, reply written: draining input */
-	size_t drained;  /* bytes discarded while draining */
-	bool dead;       /* close now (I/O error) */
+	uint32_t events;     /* what epoll watches now */
+	bool eof;            /* peer shut down its sending side */
+	bool closing;        /* write what is pending, then close */
+	bool shut;           /* closing, reply written: draining input */
+	size_t drained;      /* bytes discarded while draining */
+	bool dead;           /* close now (I/O error) */
+	uint64_t active_ms;  /* CLOCK_MONOTONIC of the last activity */
+	uint64_t active_seq; /* order of the last activity among clients */
 };
 
 static struct {
@@ -60,9 +77,29 @@ static struct {
 	int reserve_fd; /* spare fd to shed connections on EMFILE */
 	int nclients;
 	LIST_HEAD(, ctl_client) clients;
-} ctl_srv = { .h = { .fd = -1 }, .reserve_fd = -1 };
+	struct ev_handler timer; /* timerfd: idle checks */
+	unsigned idle_ms;        /* idle timeout, ms */
+	uint64_t seq;            /* last active_seq given */
+} ctl_srv = {
+	.h = { .fd = -1 }, .reserve_fd = -1, .timer = { .fd = -1 }, .idle_ms = CTL_IDLE_TIMEOUT_MS
+};
 
 /* ---- clients ------------------------------------------------------------- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The client did something that makes it not idle. */
+static void client_active(struct ctl_client *c)
+{
+	c->active_ms = now_ms();
+	c->active_seq = ++ctl_srv.seq;
+}
 
 static void client_cb(struct ev_handler *h, uint32_t events);
 
@@ -108,6 +145,7 @@ static void client_request(struct ctl_client *c, const char *line, size_t len)
 
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
+	client_active(c);
 	ctl_eval(line, len, &reply);
 	if (reply == NULL || client_queue(c, reply) < 0)
 		c->dead = true; /* out of memory: drop the client, keep the daemon */
@@ -166,6 +204,8 @@ static void client_flush(struct ctl_client *c)
 				c->dead = true;
 			return;
 		}
+		if (n > 0)
+			client_active(c);
 		c->out_off += n;
 	}
 	c->out_off = c->out_len = 0;
@@ -281,6 +321,80 @@ static void client_cb(struct ev_handler *h, uint32_t events)
 	client_update(c);
 }
 
+/* ---- idle clients ---------------------------------------------------------- */
+
+/* Idle past its timeout: nothing asked, or a pending reply left unread. */
+static bool client_expired(const struct ctl_client *c, uint64_t now)
+{
+	uint64_t limit = ctl_srv.idle_ms;
+
+	if (client_pending(c) > 0)
+		limit *= CTL_STALL_FACTOR;
+	return now - c->active_ms >= limit;
+}
+
+static void timer_cb(struct ev_handler *h, uint32_t events)
+{
+	struct ctl_client *c, *next;
+	uint64_t ticks, now = now_ms();
+
+	(void)events;
+	while (read(h->fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+		;
+	for (c = LIST_FIRST(&ctl_srv.clients); c != NULL; c = next) {
+		next = LIST_NEXT(c, link);
+		if (client_expired(c, now))
+			client_close(c);
+	}
+}
+
+/* Check every idle timeout / 10, between 10 and CTL_TICK_MAX_MS ms. */
+static int timer_arm(void)
+{
+	unsigned tick = ctl_srv.idle_ms / 10;
+	struct itimerspec its;
+
+	if (tick < 10)
+		tick = 10;
+	if (tick > CTL_TICK_MAX_MS)
+		tick = CTL_TICK_MAX_MS;
+	its.it_interval.tv_sec = tick / 1000;
+	its.it_interval.tv_nsec = (long)(tick % 1000) * 1000000;
+	its.it_value = its.it_interval;
+	return timerfd_settime(ctl_srv.timer.fd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+int ctl_set_idle_timeout(unsigned ms)
+{
+	if (ms == 0 || ms > CTL_IDLE_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	ctl_srv.idle_ms = ms;
+	return ctl_srv.timer.fd >= 0 ? timer_arm() : 0;
+}
+
+/*
+ * The client to close for a new one when the table is full: the oldest last
+ * activity, among those with no reply pending if there are any.
+ */
+static struct ctl_client *longest_idle(void)
+{
+	struct ctl_client *c, *best = NULL;
+
+	LIST_FOREACH(c, &ctl_srv.clients, link)
+	{
+		bool busy = client_pending(c) > 0, best_busy;
+
+		if (best == NULL) {
+			best = c;
+			continue;
+		}
+		best_busy = client_pending(best) > 0;
+		if ((!busy && best_busy) || (busy == best_busy && c->active_seq < best->active_seq))
+			best = c;
+	}
+	return best;
+}
+
 /* ---- listening socket ---------------------------------------------------- */
 
 /* EMFILE: accept with the spare fd freed, close at once, take it back. */
@@ -311,10 +425,8 @@ static void srv_cb(struct ev_handler *h, uint32_t events)
 				srv_shed_one();
 			return; /* EAGAIN, or an error for that one peer */
 		}
-		if (ctl_srv.nclients >= CTL_MAX_CLIENTS) {
-			close(fd);
-			continue;
-		}
+		if (ctl_srv.nclients >= CTL_MAX_CLIENTS)
+			client_close(longest_idle()); /* the operator always gets in */
 		c = calloc(1, sizeof(*c));
 		if (c != NULL)
 			c->in = malloc(CTL_MAX_REQUEST + 1);
@@ -327,6 +439,7 @@ static void srv_cb(struct ev_handler *h, uint32_t events)
 		c->h.fd = fd;
 		c->h.cb = client_cb;
 		c->events = EPOLLIN;
+		client_active(c);
 		if (ev_add(&c->h, c->events) < 0) {
 			free(c->in);
 			free(c);
@@ -431,9 +544,23 @@ int ctl_init(const char *path)
 	snprintf(ctl_srv.path, sizeof(ctl_srv.path), "%s", path);
 	LIST_INIT(&ctl_srv.clients);
 	ctl_srv.nclients = 0;
+	ctl_srv.timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ctl_srv.timer.cb = timer_cb;
+	if (ctl_srv.timer.fd < 0)
+		rc = -errno;
+	else if ((rc = timer_arm()) == 0)
+		rc = ev_add(&ctl_srv.timer, EPOLLIN);
+	if (rc < 0)
+		goto err_timer;
 	ctl_srv.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return 0;
 
+err_timer:
+	if (ctl_srv.timer.fd >= 0)
+		close(ctl_srv.timer.fd);
+	ctl_srv.timer.fd = -1;
+	ev_del(&ctl_srv.h);
+	ctl_srv.h.fd = -1;
 err_unlink:
 	unlink(path);
 err_close:
@@ -452,6 +579,12 @@ void ctl_fini(void)
 		unlink(ctl_srv.path);
 		ctl_srv.path[0] = '\0';
 	}
+	if (ctl_srv.timer.fd >= 0) {
+		ev_del(&ctl_srv.timer);
+		close(ctl_srv.timer.fd);
+		ctl_srv.timer.fd = -1;
+	}
+	ctl_srv.idle_ms = CTL_IDLE_TIMEOUT_MS;
 	if (ctl_srv.reserve_fd >= 0)
 		close(ctl_srv.reserve_fd);
 	ctl_srv.reserve_fd = -1;

@@ -33,8 +33,22 @@ typedef int (*ctl_handler_t)(int argc, const char *const *argv, json_t **data, c
 
 /**
  * Register @p fn for the command words @p cmd ("show routes", "reload").
- * @param help  one line shown by "vbrctl help"
- * @return 0, -EEXIST if already registered, -ENOMEM
+ *
+ * The help line declares the arguments the command takes: when it starts
+ * with the command words, then argument words, then ':', as in
+ * "path set GROUP PATH: make PATH the group's active path", the command takes
+ * exactly those (NAME required, [NAME] optional, NAME... one or more,
+ * [NAME...] any number; NAME in upper case). Any other help line ("show
+ * routes", "ARP counters") declares none. A request with fewer or more
+ * arguments than declared is answered with -EINVAL and "CMD: unexpected
+ * argument 'x' (usage: USAGE)" or "CMD: missing argument (usage: USAGE)"
+ * before @p fn is called, so a handler sees only counts it declared.
+ *
+ * @param cmd   command words, separated by blanks
+ * @param help  one line shown by "vbrctl help", optionally with the usage
+ * @param fn    the handler
+ * @return 0, -EEXIST if already registered, -EINVAL (no words, no handler),
+ *         -ENOMEM
  */
 int ctl_register(const char *cmd, const char *help, ctl_handler_t fn);
 
@@ -47,6 +61,30 @@ int ctl_init(const char *path);
 
 /** Longest request line accepted, bytes (newline excluded). */
 #define CTL_MAX_REQUEST 65536
+
+/**
+ * Clients served at once. One more connection evicts the client that has
+ * been idle longest (see ctl.c), so a full table never locks vbrctl out.
+ */
+#define CTL_MAX_CLIENTS 64
+
+/** Default idle timeout of a client, ms: see ctl_set_idle_timeout(). */
+#define CTL_IDLE_TIMEOUT_MS 5000
+
+/** Longest idle timeout ctl_set_idle_timeout() accepts, ms (one hour). */
+#define CTL_IDLE_TIMEOUT_MAX_MS 3600000u
+
+/**
+ * Set the idle timeout: a client that sends no complete request for @p ms
+ * (and has no reply pending) is closed; one that leaves a pending reply
+ * unread for 6 x @p ms is closed too. Checked every @p ms / 10 (10..500 ms),
+ * so a client is closed up to that much later. ctl_fini() restores
+ * CTL_IDLE_TIMEOUT_MS.
+ *
+ * @param ms  timeout in milliseconds, 1..CTL_IDLE_TIMEOUT_MAX_MS
+ * @return 0, -EINVAL out of range, or -errno from timerfd_settime()
+ */
+int ctl_set_idle_timeout(unsigned ms);
 
 /**
  * Run the handler whose command words are the longest prefix of @p argv,
@@ -74,7 +112,10 @@ int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t
  */
 int ctl_dispatch(const char *request_line, char **reply_line);
 
-/** Close the socket and every client, unlink the path, forget handlers. */
+/**
+ * Close the socket and every client, unlink the path, forget handlers,
+ * restore the default idle timeout.
+ */
 void ctl_fini(void);
 
 #endif

@@ -2,12 +2,16 @@
 /*
  * Control commands: the registry of handlers, dispatch of a request to the
  * handler with the longest matching command words, and the built-in "help".
+ * The number of arguments is checked here, from the usage a command's help
+ * line declares (ctl_register() in ctl.h), and every error message leaves
+ * valid UTF-8 (JSON strings must be), even when cut to its buffer.
  * The socket server (ctl.c) and the telemetry bridge (ctl_telemetry.c) both
  * come through here; so do the unit tests, with no socket at all.
  *
  * No DPDK here: the unit tests link this file with jansson alone.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@
 #define CTL_MAX_WORDS   64  /* words in one request's argv */
 #define CTL_ERRLEN      512 /* handler error message buffer, bytes */
 #define CTL_UNKNOWN_MAX 200 /* bytes of an unknown command echoed back */
+#define CTL_ARG_MAX     64  /* bytes of an unexpected argument echoed back */
 
 /* One registered command. */
 struct ctl_cmd {
@@ -25,8 +30,110 @@ struct ctl_cmd {
 	char **words;
 	int nwords;
 	char *help;
+	char *usage;  /* "path set GROUP PATH": the command and its arguments */
+	int min_args; /* arguments after the command words */
+	int max_args; /* -1: no limit */
 	ctl_handler_t fn;
 };
+
+/* ---- UTF-8 (RFC 3629) ------------------------------------------------------ */
+
+/*
+ * Length of the well-formed UTF-8 sequence at @p s (RFC 3629 §4: no overlong
+ * form, no surrogate, at most U+10FFFF; what jansson accepts), or 0.
+ * @p left is the number of bytes available at @p s.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t left)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (left < n)
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) ||  /* overlong */
+	    (s[0] == 0xed && s[1] >= 0xa0) || /* U+D800..U+DFFF */
+	    (s[0] == 0xf0 && s[1] < 0x90) ||  /* overlong */
+	    (s[0] == 0xf4 && s[1] >= 0x90))   /* above U+10FFFF */
+		return 0;
+	return n;
+}
+
+/* True when @p s (@p left bytes, to the end of the string) is a cut sequence. */
+static bool utf8_cut_tail(const unsigned char *s, size_t left)
+{
+	size_t need, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		return false;
+	if (left >= need)
+		return false;
+	for (i = 1; i < left; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * Make the NUL-terminated @p s valid UTF-8 in place: a sequence cut at the
+ * end (snprintf() into a short buffer) is removed, any other ill-formed byte
+ * becomes '?'.
+ */
+static void utf8_fix(char *s)
+{
+	unsigned char *u = (unsigned char *)s;
+	size_t len = strlen(s), i = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq(u + i, len - i);
+
+		if (n > 0) {
+			i += n;
+		} else if (utf8_cut_tail(u + i, len - i)) {
+			u[i] = '\0';
+			return;
+		} else {
+			u[i++] = '?';
+		}
+	}
+}
+
+/*
+ * Copy at most @p max bytes of @p s to @p buf (@p cap bytes, NUL included),
+ * never cutting a character. @return true when @p s was cut.
+ */
+static bool copy_cut(char *buf, size_t cap, const char *s, size_t max)
+{
+	size_t len = strlen(s);
+
+	if (max >= cap)
+		max = cap - 1;
+	if (len <= max) {
+		memcpy(buf, s, len + 1);
+		return false;
+	}
+	memcpy(buf, s, max);
+	buf[max] = '\0';
+	utf8_fix(buf);
+	return true;
+}
 
 static struct ctl_cmd *ctl_cmds;
 static int ctl_ncmds;
@@ -42,6 +149,7 @@ static void cmd_free(struct ctl_cmd *c)
 	free(c->words);
 	free(c->cmd);
 	free(c->help);
+	free(c->usage);
 }
 
 /* Split @p s on blanks into @p words (malloc'd). @return count or -errno. */
@@ -101,6 +209,84 @@ static int cmd_find_exact(char **words, int nwords)
 	return -1;
 }
 
+/*
+ * One argument word of a usage: NAME, [NAME] (optional), NAME... (one or
+ * more), [NAME...] (any number); NAME is upper case, digits, '_' and '-'.
+ * @return true when @p w (@p len bytes) is one; @p min and @p max (-1: no
+ * limit) grow by what it takes.
+ */
+static bool usage_word(const char *w, size_t len, int *min, int *max)
+{
+	bool opt = false, more = false, upper = false;
+	size_t i;
+
+	if (len >= 2 && w[0] == '[' && w[len - 1] == ']') {
+		opt = true;
+		w++;
+		len -= 2;
+	}
+	if (len > 3 && memcmp(w + len - 3, "...", 3) == 0) {
+		more = true;
+		len -= 3;
+	}
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (w[i] >= 'A' && w[i] <= 'Z')
+			upper = true;
+		else if (!(w[i] >= '0' && w[i] <= '9') && w[i] != '_' && w[i] != '-')
+			return false;
+	}
+	if (!upper)
+		return false;
+	if (!opt)
+		(*min)++;
+	if (more)
+		*max = -1;
+	else if (*max >= 0)
+		(*max)++;
+	return true;
+}
+
+/*
+ * The arguments @p c takes, declared by its help line: "path set GROUP PATH:
+ * make PATH the active path" takes two, "show routes [PREFIX]: ..." zero or
+ * one. A help line that is not the command words, argument words and a ':'
+ * declares none: the command takes no arguments.
+ * @return 0 or -ENOMEM
+ */
+static int cmd_parse_usage(struct ctl_cmd *c)
+{
+	size_t len = strlen(c->cmd);
+	const char *p = c->help + len;
+	int min = 0, max = 0;
+
+	if (strncmp(c->help, c->cmd, len) != 0 || (*p != ' ' && *p != ':'))
+		goto none;
+	for (;;) {
+		size_t wlen;
+
+		while (*p == ' ')
+			p++;
+		if (*p == ':')
+			break;
+		wlen = strcspn(p, " :");
+		if (wlen == 0 || !usage_word(p, wlen, &min, &max))
+			goto none;
+		p += wlen;
+	}
+	while (p > c->help + len && p[-1] == ' ')
+		p--;
+	c->usage = strndup(c->help, p - c->help);
+	c->min_args = min;
+	c->max_args = max;
+	return c->usage != NULL ? 0 : -ENOMEM;
+none:
+	c->usage = strdup(c->cmd);
+	c->min_args = c->max_args = 0;
+	return c->usage != NULL ? 0 : -ENOMEM;
+}
+
 static int cmd_help(int argc, const char *const *argv, json_t **data, char *err, size_t errlen);
 static int ctl_builtins(void);
 
@@ -138,6 +324,9 @@ static int cmd_add(const char *cmd, const char *help, ctl_handler_t fn)
 			strcat(c.cmd, " ");
 		strcat(c.cmd, c.words[i]);
 	}
+	rc = cmd_parse_usage(&c);
+	if (rc < 0)
+		goto err;
 	tmp = realloc(ctl_cmds, (ctl_ncmds + 1) * sizeof(*tmp));
 	if (tmp == NULL) {
 		rc = -ENOMEM;
@@ -185,11 +374,7 @@ static int cmd_help(int argc, const char *const *argv, json_t **data, char *err,
 	json_t *obj, *arr;
 	int i;
 
-	(void)argv;
-	if (argc > 0) {
-		snprintf(err, errlen, "usage: help");
-		return -EINVAL;
-	}
+	(void)argc, (void)argv; /* none: checked by ctl_call() */
 	sorted = calloc(ctl_ncmds, sizeof(*sorted));
 	obj = json_object();
 	arr = json_array();
@@ -221,6 +406,27 @@ err_nomem:
 
 /* ---- dispatch ------------------------------------------------------------ */
 
+/* -EINVAL with a usage message when @p nargs arguments do not fit @p c. */
+static int check_args(const struct ctl_cmd *c, int nargs, const char *const *args, char *err,
+		      size_t errlen)
+{
+	char arg[CTL_ARG_MAX + 1];
+	bool cut;
+
+	if (nargs < c->min_args) {
+		snprintf(err, errlen, "%s: missing argument (usage: %s)", c->cmd, c->usage);
+	} else if (c->max_args >= 0 && nargs > c->max_args) {
+		cut = copy_cut(arg, sizeof(arg), args[c->max_args], CTL_ARG_MAX);
+		snprintf(err, errlen, "%s: unexpected argument '%s%s' (usage: %s)", c->cmd, arg,
+			 cut ? "..." : "", c->usage);
+	} else {
+		return 0;
+	}
+	if (errlen > 0)
+		utf8_fix(err);
+	return -EINVAL;
+}
+
 int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	int best = -1, best_words = 0, i, j, rc;
@@ -247,25 +453,37 @@ int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t
 		}
 	}
 	if (best < 0) {
+		char words[CTL_UNKNOWN_MAX + 1];
 		size_t off = 0;
+		bool cut = false;
 
-		/* unknown command 'foo bar' (try 'help') */
-		off = snprintf(err, errlen, "unknown command '");
-		for (i = 0; i < argc && off < errlen; i++) {
-			int room = CTL_UNKNOWN_MAX - (int)off;
-
-			if (room <= 0)
+		/* unknown command 'foo bar' (try 'help'), cut at CTL_UNKNOWN_MAX bytes */
+		words[0] = '\0';
+		for (i = 0; i < argc && !cut; i++) {
+			if (i > 0 && off == CTL_UNKNOWN_MAX) {
+				cut = true;
 				break;
-			off += snprintf(err + off, errlen - off, "%s%.*s", i > 0 ? " " : "", room,
-					argv[i]);
+			}
+			if (i > 0)
+				words[off++] = ' ';
+			cut = copy_cut(words + off, sizeof(words) - off, argv[i],
+				       CTL_UNKNOWN_MAX - off);
+			off += strlen(words + off);
 		}
-		if (off < errlen)
-			snprintf(err + off, errlen - off, "' (try 'help')");
+		snprintf(err, errlen, "unknown command '%s%s' (try 'help')", words,
+			 cut ? "..." : "");
+		if (errlen > 0)
+			utf8_fix(err);
 		return -ENOENT;
 	}
+	rc = check_args(&ctl_cmds[best], argc - best_words, argv + best_words, err, errlen);
+	if (rc < 0)
+		return rc;
 	rc = ctl_cmds[best].fn(argc - best_words, argv + best_words, data, err, errlen);
-	if (errlen > 0)
+	if (errlen > 0) {
 		err[errlen - 1] = '\0';
+		utf8_fix(err); /* the handler's message may be cut inside a character */
+	}
 	if (rc < 0) {
 		json_decref(*data);
 		*data = NULL;
@@ -288,8 +506,12 @@ char *ctl_reply_error(const char *msg)
 	json_t *r = json_pack("{s:b, s:s}", "ok", 0, "error", msg);
 	char *s;
 
-	if (r == NULL) /* msg not valid UTF-8: say so rather than nothing */
-		r = json_pack("{s:b, s:s}", "ok", 0, "error", "error message is not valid UTF-8");
+	if (r == NULL && (s = strdup(msg)) != NULL) {
+		/* not valid UTF-8: send what is, with '?' for the bad bytes */
+		utf8_fix(s);
+		r = json_pack("{s:b, s:s}", "ok", 0, "error", s);
+		free(s);
+	}
 	if (r == NULL)
 		return NULL;
 	s = json_dumps(r, JSON_COMPACT);

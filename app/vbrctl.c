@@ -168,7 +168,7 @@ static ssize_t recv_line(int fd, char **line, int64_t deadline)
 			continue;
 		}
 		if (n == 0) {
-			rc = -ECONNRESET; /* closed before a whole reply */
+			rc = -ECONNRESET; /* closed before a whole reply: said as such by main() */
 			goto err;
 		}
 		nl = memchr(buf + len, '\n', n);
@@ -286,6 +286,14 @@ int main(int argc, char **argv)
 		len = recv_line(fd, &reply, deadline);
 	if (len == -ETIMEDOUT) {
 		fprintf(stderr, "vbrctl: no reply from %s within %ld ms\n", sock, timeout_ms);
+		goto out;
+	}
+	if (len == -EPIPE || len == -ECONNRESET) {
+		/* EOF, a reset, or EPIPE on send: vbrd dropped us before answering */
+		fprintf(stderr,
+			"vbrctl: vbrd closed the connection on %s without answering "
+			"(stopping, or flooded with control connections?)\n",
+			sock);
 		goto out;
 	}
 	if (len < 0) {

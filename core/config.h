@@ -232,14 +232,21 @@ struct config_errors {
  * Messages are sorted by line. Problems about the whole file (cannot open,
  * missing top-level setting) have no line: "FILE: message".
  *
+ * Before libconfig reads anything, the file and each of its @include files
+ * must be a readable regular file, all of them together at most
+ * CFG_INCLUDE_MAX_BYTES, nested at most CFG_INCLUDE_MAX_DEPTH deep
+ * (config_include.h): a bad include is "FILE:LINE: @include ...: problem".
+ *
  * @param path  file to read
  * @param cfg   filled on success; zeroed and left empty on failure
  * @param errs  receives "FILE:LINE: message" for each error, sorted by line;
  *              it is overwritten (not freed first), so pass a zeroed or
  *              freed one; free with config_errors_free(). May be NULL.
- * @return      0, or -EINVAL when the file has errors, -ENOENT/-EACCES/-EISDIR
- *              when it cannot be read, -ENOMEM (errs has a message in every
- *              case but -ENOMEM)
+ * @return      0, or -EINVAL when the file has errors (a bad include, or a
+ *              top file that is not a regular file, among them),
+ *              -ENOENT/-EACCES/-EISDIR/-EIO when it cannot be read, -EFBIG
+ *              when it is larger than CFG_INCLUDE_MAX_BYTES, -ENOMEM (errs
+ *              has a message in every case but -ENOMEM)
  */
 int config_load(const char *path, struct vbrd_config *cfg, struct config_errors *errs);
 

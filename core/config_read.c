@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "core/config.h"
+#include "core/config_include.h"
 #include "core/config_read.h"
 
 #define CFG_MSG_MAX 512 /* bytes of one message, before FILE:LINE */
@@ -944,6 +945,11 @@ static int give_msgs(struct cfg_reader *ld, struct config_errors *errs)
 	return ld->nomem ? -ENOMEM : 0;
 }
 
+static void include_problem(void *ld, const char *file, int line, const char *text)
+{
+	cfg_msg(ld, file, line, text);
+}
+
 int config_load(const char *path, struct vbrd_config *cfg, struct config_errors *errs)
 {
 	struct vbrd_config tmp = { 0 };
@@ -961,6 +967,10 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 		return -EINVAL;
 
 	config_init(&lc);
+	/* Refuse what would make libconfig exit or block (config_include.h). */
+	rc = config_include_check(path, include_problem, &ld);
+	if (rc < 0)
+		goto out;
 	f = fopen(path, "r");
 	if (f == NULL) {
 		rc = -errno;
@@ -978,7 +988,8 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 		goto out_close;
 	}
 	strcpy(tmp.file, path);
-	/* @include "x.conf" is relative to the including file, not to the cwd. */
+	/* @include "x.conf" is relative to the top file's directory, not to the
+	 * cwd (config_include_check() resolves it the same way). */
 	if ((slash = strrchr(path, '/')) != NULL) {
 		char dir[CFG_PATH_MAX];
 

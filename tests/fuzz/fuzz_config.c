@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: arbitrary bytes as a vbrd configuration file through
- * config_load() (app/config.c, libconfig underneath).
+ * config_load() (core/config_read.c and the section loaders, libconfig underneath).
  *
  * The input is written to a file in a private directory (on tmpfs) (an @include in it
  * resolves there, and finds nothing). Besides memory errors and leaks

@@ -8,9 +8,13 @@
 #      and the mempool returns to idle;
 #   2. hostile control-socket clients (garbage, oversize and deeply nested
 #      JSON, more connections than served, half-closed and reset sockets)
-#      get errors or are closed, and vbrctl keeps working;
+#      get errors or are closed, and vbrctl keeps working; 70 idle clients
+#      do not lock vbrctl out and are closed after the idle timeout; extra
+#      words are usage errors; error text stays UTF-8; a reload of a file
+#      that includes a directory, a FIFO or /proc/self/mem is refused;
 #   3. `vbrd --check-config` on hostile files (empty, binary, deep nesting,
-#      include loops, huge numbers) exits 2 with FILE:LINE messages, fast;
+#      include loops, huge numbers, FIFO/directory/unreadable includes)
+#      exits 2 with FILE:LINE messages, fast;
 #   4. a SIGHUP storm and bad-file reloads during a fast ping lose nothing.
 #
 # The frames are built here (no scapy): each `frames_*` proc returns a list
@@ -345,8 +349,8 @@ for i in range(100):
     except OSError: break
 for s in held: s.close()
 # half-closed: the request, then EOF; the reply must still come. vbrd may
-# not have reaped the closed clients yet (it serves 64 at once and refuses
-# more by closing): wait, bounded, until it has room again.
+# not have reaped the closed clients yet (it serves 64 at once; a new one
+# evicts the longest idle): retry, bounded, if it is closed on.
 for attempt in range(50):
     try:
         s = conn(); s.sendall(b'{"argv":["show","stats"]}\n'); s.shutdown(socket.SHUT_WR)
@@ -385,6 +389,135 @@ print("OK")
         wait_for_condition 50 100 {[llength [glob -nocomplain /proc/[vbrd_pid]/fd/*]] <= $fds0} else {
             fail "vbrd holds [llength [glob -nocomplain /proc/[vbrd_pid]/fd/*]] fds, $fds0 before"
         }
+    }
+
+    test {64 idle control connections: vbrctl still gets in at once, vbrd closes idle ones after 5 s} {
+        # 70 idle clients (more than the 64 served), each timing when vbrd
+        # closes it; meanwhile an operator's vbrctl must be answered.
+        set py [file join [lab_rundir] ctl_idle.py]
+        _lab_write $py {
+import json, select, socket, sys, time
+path, n = sys.argv[1], int(sys.argv[2])
+def conn():
+    deadline = time.time() + 5
+    while True:
+        s = socket.socket(socket.AF_UNIX); s.settimeout(5)
+        try:
+            s.connect(path); return s
+        except BlockingIOError:
+            s.close()
+            if time.time() > deadline: raise
+            time.sleep(0.01)
+socks, t_conn = [], []
+for i in range(n):
+    socks.append(conn()); t_conn.append(time.monotonic())
+print("READY", flush=True)
+closed = [None] * n
+deadline = time.monotonic() + 20
+while None in closed and time.monotonic() < deadline:
+    still = [s for i, s in enumerate(socks) if closed[i] is None]
+    for s in select.select(still, [], [], 0.2)[0]:
+        i = socks.index(s)
+        try: d = s.recv(1)
+        except OSError: d = b""
+        if not d: closed[i] = round(time.monotonic() - t_conn[i], 3)
+print(json.dumps(closed), flush=True)
+}
+        set n 70
+        set pid [lab_spawn - python3 $py [vbrd_socket] $n]
+        wait_for_condition 100 100 {[string match "*READY*" [lab_spawn_output $pid]]} else {
+            fail "the idle clients did not connect: [lab_spawn_output $pid]"
+        }
+        set t0 [clock milliseconds]
+        lassign [vbrctl_raw show stats] rc out
+        set ms [expr {[clock milliseconds] - $t0}]
+        if {$rc != 0} { lab_kill $pid } ;# do not hold the slots for the next tests
+        assert_equal $rc 0 "vbrctl -j show stats with $n idle clients: $out"
+        note "vbrctl -j show stats answered in $ms ms with $n idle clients connected"
+        assert_lessthan $ms 3000
+        if {![lab_wait_exit $pid 30000]} { fail "the idle client script did not finish" }
+        set closed [json::json2dict [lindex [split [string trim [lab_spawn_output $pid]] "\n"] end]]
+        set late 0
+        set never 0
+        set max 0
+        foreach t $closed {
+            if {$t eq "null"} { incr never; continue }
+            if {$t >= 4.5} { incr late }
+            if {$t > $max} { set max $t }
+        }
+        note "idle clients: $late closed by the idle timeout, [expr {$n - $late - $never}] evicted earlier, $never never, last after $max s"
+        assert_equal $never 0 "idle clients vbrd never closed (of $n)"
+        # 64 served, one evicted for vbrctl: 63 stay until the timeout
+        assert_morethan $late 59 "idle clients closed by the timeout (5 s)"
+        assert_lessthan $max 15
+    }
+
+    test {a command given extra words is a usage error: vbrctl reload x exits 1} {
+        set gen0 [dict get [vbrctl show config] generation]
+        lassign [vbrctl_raw reload x] rc out
+        assert_equal $rc 1 "vbrctl reload x: $out"
+        assert_match "*reload: unexpected argument 'x' (usage: reload)*" $out
+        assert_equal [dict get [vbrctl show config] generation] $gen0 "generation after reload x"
+        lassign [vbrctl_raw show stats now] rc out
+        assert_equal $rc 1 "vbrctl show stats now: $out"
+        assert_match "*(usage: show stats)*" $out
+        lassign [vbrctl_raw path set onlygroup] rc out
+        assert_equal $rc 1 "vbrctl path set onlygroup: $out"
+        assert_match "*missing argument (usage: path set GROUP PATH)*" $out
+    }
+
+    test {an unknown command of multi-byte characters gets an error in valid UTF-8} {
+        set py [file join [lab_rundir] ctl_utf8.py]
+        _lab_write $py {
+import json, socket, sys
+for ch in ["\u00e9", "\u20ac", "\U0001f600"]:
+    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[1])
+    s.sendall(json.dumps({"argv": [ch * 300]}).encode() + b"\n")
+    raw = b""
+    while not raw.endswith(b"\n"):
+        d = s.recv(65536)
+        if not d: break
+        raw += d
+    s.close()
+    try:
+        err = json.loads(raw.decode("utf-8", errors="strict"))["error"]
+    except Exception as e:
+        print("NOT-UTF8-JSON", repr(raw[:300]), e); sys.exit(1)
+    echo = err[len("unknown command '"):err.find("...' (try 'help')")]
+    if not err.startswith("unknown command '" + ch * 10) or set(echo) != {ch}:
+        print("BAD-MESSAGE", repr(err)); sys.exit(1)
+print("OK")
+}
+        lassign [lab_run - python3 $py [vbrd_socket]] rc out
+        assert_equal $rc 0 "utf-8 client: $out"
+    }
+
+    test {a reload of a file including a directory, a FIFO or /proc/self/mem is refused with FILE:LINE; vbrd keeps answering} {
+        # @include names are relative to the config file's directory
+        set d [lab_rundir]
+        file mkdir [file join $d inc.d]
+        exec mkfifo [file join $d inc.fifo]
+        file link -symbolic [file join $d inc.mem] /proc/self/mem
+        set good [_lab_read [vbrd_conf]]
+        set line [expr {[regexp -all "\n" $good] + 1}]
+        set gen0 [dict get [vbrctl show config] generation]
+        foreach {name what} {inc.d "a directory, not a regular file"
+                             inc.fifo "a FIFO, not a regular file"
+                             inc.mem "cannot read: Input/output error"} {
+            _lab_write [vbrd_conf] "$good@include \"$name\"\n"
+            set t0 [clock milliseconds]
+            lassign [vbrctl_raw reload] rc out
+            set ms [expr {[clock milliseconds] - $t0}]
+            assert_equal $rc 1 "reload with @include \"$name\": $out"
+            assert_match "*[vbrd_conf]:$line: @include \"$name\" (*): $what*" $out
+            assert_lessthan $ms 5000
+            assert_true {![lab_exited [vbrd_pid]]} "vbrd exited on a reload with @include \"$name\""
+            assert_equal [dict get [vbrctl show config] generation] $gen0 "generation"
+        }
+        _lab_write [vbrd_conf] $good
+        lassign [vbrctl_raw reload] rc out
+        assert_equal $rc 0 "reload of the good file again: $out"
+        assert_equal [dict get [vbrctl show config] generation] [expr {$gen0 + 1}] "generation"
     }
 }
 
@@ -432,6 +565,60 @@ test {--check-config on hostile files: exit 2, FILE:LINE messages, no hang} {
             lappend problems "$name: no FILE:LINE or FILE: message in: $out"
         }
     }
+    if {[llength $problems]} { fail [join $problems "\n"] }
+}
+
+test {--check-config returns at once with FILE:LINE on a FIFO, directory or /proc/self/mem include, and on a FIFO file} {
+    set dir [file join [lab_rundir] include-conf]
+    file mkdir [file join $dir conf.d]
+    exec mkfifo [file join $dir pipe] [file join $dir top.fifo]
+    file link -symbolic [file join $dir mem] /proc/self/mem
+    set head "ports = ( \{ name = \"p\"; devargs = \"net_null0\"; \} );\n"
+    set cases [list \
+        fifo-inc.conf pipe "a FIFO, not a regular file" \
+        dir-inc.conf conf.d "a directory, not a regular file" \
+        mem-inc.conf mem "cannot read: Input/output error"]
+    set problems {}
+    foreach {name inc what} $cases {
+        set f [file join $dir $name]
+        _lab_write $f "$head@include \"$inc\"\n"
+        set t0 [clock milliseconds]
+        lassign [vbrd_run --check-config $f] rc out
+        set ms [expr {[clock milliseconds] - $t0}]
+        set want "$f:2: @include \"$inc\" ([file join $dir $inc]): $what"
+        if {$rc != 2 || $ms > 5000 || [string trim $out] ne $want} {
+            lappend problems "$name: exit $rc after $ms ms: $out (want exit 2: $want)"
+        }
+    }
+    set f [file join $dir top.fifo]
+    lassign [vbrd_run --check-config $f] rc out
+    if {$rc != 2 || [string trim $out] ne "$f: a FIFO, not a regular file"} {
+        lappend problems "top.fifo: exit $rc: $out"
+    }
+    if {[llength $problems]} { fail [join $problems "\n"] }
+}
+
+test {vbrctl says that vbrd closed the connection when it does, not "Broken pipe"} {
+    # A stand-in for a daemon that closes every connection at once.
+    set sock [file join [lab_rundir] closer.sock]
+    set py [file join [lab_rundir] closer.py]
+    _lab_write $py {
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16)
+while True:
+    c, _ = s.accept(); c.close()
+}
+    set pid [lab_spawn - -lifetime 60 python3 $py $sock]
+    wait_for_condition 50 100 {[file exists $sock]} else { fail "the stand-in did not start" }
+    set problems {}
+    for {set i 0} {$i < 5} {incr i} {
+        set code [catch {exec timeout 10 $::vbrd::ctl_bin -s $sock show stats 2>@1} out opts]
+        set rc [expr {$code ? [lindex [dict get $opts -errorcode] 2] : 0}]
+        if {$rc != 2 || ![string match "*vbrd closed the connection on $sock without answering*" $out]} {
+            lappend problems "exit $rc: $out"
+        }
+    }
+    lab_kill $pid
     if {[llength $problems]} { fail [join $problems "\n"] }
 }
 

@@ -13,11 +13,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/config.h"
+#include "core/config_include.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -391,6 +402,327 @@ static void missing_file(void **state)
 	config_errors_free(&errs);
 }
 
+/* ---- @include pre-scan (app/config_include.c) -------------------------------- */
+
+/*
+ * libconfig 1.5 calls exit(2) on a directory or unreadable include and blocks
+ * on a FIFO: config_load() runs in a child here, so that such a regression
+ * fails one test with a reason instead of ending or hanging the whole binary.
+ */
+#define LOAD_TIMEOUT_S 5
+
+static char inc_dir[64]; /* a fresh directory per test */
+
+static int setup_inc_dir(void **state)
+{
+	(void)state;
+	snprintf(inc_dir, sizeof(inc_dir), "/tmp/vbrd-test-inc-XXXXXX");
+	assert_non_null(mkdtemp(inc_dir));
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int teardown_inc_dir(void **state)
+{
+	(void)state;
+	nftw(inc_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* inc_dir/NAME, in a static buffer (one of 4 in turn). */
+static const char *inc_path(const char *name)
+{
+	static char bufs[4][256];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", inc_dir, name);
+	return b;
+}
+
+static void inc_write(const char *name, const char *text)
+{
+	FILE *f = fopen(inc_path(name), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static const char minimal_text[] =
+	"ports = ( { name = \"p0\"; devargs = \"net_null0\"; } );\n"
+	"interfaces = ( { name = \"lan0\"; port = \"p0\"; address = \"10.0.0.1/8\"; } );\n";
+
+/*
+ * config_load(@p path) in a child process that must return within
+ * LOAD_TIMEOUT_S; its messages come back in @p errs.
+ * @return config_load()'s return value
+ */
+static int load_guarded(const char *path, struct config_errors *errs)
+{
+	char *buf = NULL, *p;
+	size_t len = 0, cap = 0;
+	int fds[2], status, rc, i;
+	bool stuck = false;
+	pid_t pid;
+	time_t t0 = time(NULL);
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct vbrd_config cfg;
+		struct config_errors e = { 0 };
+		FILE *out = fdopen(fds[1], "w");
+
+		close(fds[0]);
+		alarm(LOAD_TIMEOUT_S);
+		rc = config_load(path, &cfg, &e);
+		fprintf(out, "%d", rc);
+		for (i = 0; i < e.count; i++)
+			fprintf(out, "%c%s", '\0', e.msgs[i]);
+		fclose(out);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 1000) == 0 && time(NULL) - t0 > LOAD_TIMEOUT_S + 2) {
+			stuck = true; /* the alarm should have ended the child long ago */
+			break;
+		}
+		if (cap - len < 4096) {
+			cap = cap ? 2 * cap : 65536;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		n = read(fds[0], buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fds[0]);
+	if (stuck)
+		kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		fail_msg("config_load(%s) did not return within %d s (blocked on a FIFO?)", path,
+			 LOAD_TIMEOUT_S);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("config_load(%s) ended the process (status 0x%x; libconfig's scanner "
+			 "calls exit(2) on a read error)",
+			 path, status);
+	assert_non_null(buf);
+	buf[len] = '\0';
+	rc = atoi(buf);
+	*errs = (struct config_errors){ 0 };
+	for (p = buf + strlen(buf); p < buf + len; p += strlen(p)) {
+		errs->msgs = realloc(errs->msgs, (errs->count + 1) * sizeof(char *));
+		assert_non_null(errs->msgs);
+		errs->msgs[errs->count++] = strdup(++p);
+	}
+	free(buf);
+	return rc;
+}
+
+/* Load inc_dir/top.conf holding @p text: one error at @p line with @p phrase. */
+static void assert_include_error(const char *text, int line, const char *phrase)
+{
+	struct config_errors errs = { 0 };
+	const char *top = inc_path("top.conf");
+
+	inc_write("top.conf", text);
+	assert_int_equal(load_guarded(top, &errs), -EINVAL);
+	if (errs.count != 1)
+		config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, top, line, phrase), 0);
+	config_errors_free(&errs);
+}
+
+static void include_directory(void **state)
+{
+	(void)state;
+	assert_int_equal(mkdir(inc_path("conf.d"), 0755), 0);
+	assert_include_error("instance = \"x\";\n@include \"conf.d\"\n", 2,
+			     "@include \"conf.d\" (");
+	assert_include_error("instance = \"x\";\n@include \"conf.d\"\n", 2,
+			     "conf.d): a directory, not a regular file");
+	/* an empty name is the include directory itself */
+	assert_include_error("@include \"\"\n", 1, "a directory, not a regular file");
+}
+
+static void include_fifo(void **state)
+{
+	time_t t0 = time(NULL);
+
+	(void)state;
+	assert_int_equal(mkfifo(inc_path("pipe"), 0644), 0);
+	assert_include_error("# nobody writes to it\n  @include \"pipe\"\n", 2,
+			     "a FIFO, not a regular file");
+	assert_true(time(NULL) - t0 <= 2);
+}
+
+/* Unreadable for root too: /proc/self/mem fails read() with EIO. */
+static void include_unreadable(void **state)
+{
+	(void)state;
+	assert_int_equal(symlink("/proc/self/mem", inc_path("mem.conf")), 0);
+	assert_include_error("@include \"mem.conf\"\n", 1, "cannot read: Input/output error");
+	/* the same file by a relative path out of the include directory */
+	assert_include_error("\n@include \"../../proc/self/mem\"\n", 2,
+			     "cannot read: Input/output error");
+	assert_int_equal(symlink("/dev/zero", inc_path("zero.conf")), 0);
+	assert_include_error("@include \"zero.conf\"\n", 1,
+			     "a character device, not a regular file");
+	assert_include_error("@include \"no-such.conf\"\n", 1,
+			     "cannot open: No such file or directory");
+}
+
+/* The top file itself: refused the same way, with no line. */
+static void top_file_not_regular(void **state)
+{
+	struct config_errors errs = { 0 };
+
+	(void)state;
+	assert_int_equal(mkfifo(inc_path("top.fifo"), 0644), 0);
+	assert_int_equal(load_guarded(inc_path("top.fifo"), &errs), -EINVAL);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, inc_path("top.fifo"), 0, "a FIFO, not a regular file"), 0);
+	config_errors_free(&errs);
+
+	assert_int_equal(load_guarded("/proc/self/mem", &errs), -EIO);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, "/proc/self/mem", 0, "cannot read: Input/output error"),
+			 0);
+	config_errors_free(&errs);
+
+	assert_int_equal(load_guarded(inc_dir, &errs), -EISDIR);
+	assert_int_equal(find_msg(&errs, inc_dir, 0, "a directory, not a regular file"), 0);
+	config_errors_free(&errs);
+}
+
+/* Includes of includes; a bad one deep down names its own file and line. */
+static void include_nested(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+
+	(void)state;
+	/* Every NAME is relative to the top file's directory (libconfig 1.5). */
+	assert_int_equal(mkdir(inc_path("sub"), 0755), 0);
+	inc_write("sub/ports.conf", "@include \"sub/leaf.conf\"\n");
+	inc_write("sub/leaf.conf", minimal_text);
+	inc_write("top.conf", "instance = \"nested\";\n@include \"sub/ports.conf\"\n");
+	assert_int_equal(load_guarded(inc_path("top.conf"), &errs), 0);
+	assert_int_equal(errs.count, 0);
+	assert_int_equal(config_load(inc_path("top.conf"), &cfg, NULL), 0);
+	assert_string_equal(cfg.instance, "nested");
+	assert_int_equal(cfg.nb_ports, 1);
+	config_free(&cfg);
+
+	assert_int_equal(mkfifo(inc_path("sub/fifo"), 0644), 0);
+	inc_write("sub/leaf.conf", "# a leaf\n\n@include \"sub/fifo\"\n");
+	assert_int_equal(load_guarded(inc_path("top.conf"), &errs), -EINVAL);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, inc_path("sub/leaf.conf"), 3, "a FIFO"), 0);
+	config_errors_free(&errs);
+}
+
+/*
+ * @include in a comment or a string is not one, for libconfig as here: the
+ * FIFO is never opened (libconfig would block on it) and the only message is
+ * the checker's about the odd instance name that holds the string.
+ */
+static void include_not_followed(void **state)
+{
+	struct config_errors errs = { 0 };
+	const char *top = inc_path("top.conf");
+
+	(void)state;
+	assert_int_equal(mkfifo(inc_path("fifo"), 0644), 0);
+	inc_write("body.conf", minimal_text);
+	inc_write("top.conf", "/*\n@include \"fifo\"\n*/\n"
+			      "# @include \"fifo\"\n"
+			      "// @include \"fifo\"\n"
+			      "instance = \"a\n@include \\\"fifo\\\"\n\";\n"
+			      "\t @include \"body.conf\" # the real one\n");
+	assert_int_equal(load_guarded(top, &errs), -EINVAL);
+	if (errs.count != 1)
+		config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(
+		find_msg(&errs, top, 6, "instance: 'a\n@include \"fifo\"\n' is not a valid"), 0);
+	config_errors_free(&errs);
+}
+
+static void include_loop_and_depth(void **state)
+{
+	struct config_errors errs = { 0 };
+	char name[32], text[64];
+	int i;
+
+	(void)state;
+	assert_include_error("@include \"top.conf\"\n", 1, "include loop");
+	inc_write("b.conf", "\n@include \"top.conf\"\n");
+	inc_write("top.conf", "@include \"b.conf\"\n");
+	assert_int_equal(load_guarded(inc_path("top.conf"), &errs), -EINVAL);
+	assert_int_equal(errs.count, 1);
+	assert_int_equal(find_msg(&errs, inc_path("b.conf"), 2, "include loop"), 0);
+	config_errors_free(&errs);
+
+	/* CFG_INCLUDE_MAX_DEPTH nested includes load (libconfig allows as many)... */
+	for (i = 1; i <= CFG_INCLUDE_MAX_DEPTH; i++) {
+		snprintf(name, sizeof(name), "d%d.conf", i);
+		snprintf(text, sizeof(text), "@include \"d%d.conf\"\n", i + 1);
+		inc_write(name, text);
+	}
+	snprintf(name, sizeof(name), "d%d.conf", CFG_INCLUDE_MAX_DEPTH);
+	inc_write(name, minimal_text);
+	assert_int_equal(load_guarded(inc_path("d1.conf"), &errs), 0);
+	config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, 0);
+	/* ...one more is refused, at the include that goes too deep */
+	snprintf(text, sizeof(text), "@include \"d%d.conf\"\n", CFG_INCLUDE_MAX_DEPTH + 1);
+	inc_write(name, text);
+	snprintf(name, sizeof(name), "d%d.conf", CFG_INCLUDE_MAX_DEPTH + 1);
+	inc_write(name, minimal_text);
+	inc_write("top.conf", "@include \"d1.conf\"\n");
+	assert_int_equal(load_guarded(inc_path("top.conf"), &errs), -EINVAL);
+	assert_int_equal(errs.count, 1);
+	snprintf(name, sizeof(name), "d%d.conf", CFG_INCLUDE_MAX_DEPTH);
+	assert_int_equal(find_msg(&errs, inc_path(name), 1, "nested deeper than"), 0);
+	config_errors_free(&errs);
+}
+
+/* Sparse files: the size bound counts every file together. */
+static void include_size_bound(void **state)
+{
+	const char *big = inc_path("big.conf");
+	int fd;
+
+	(void)state;
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, CFG_INCLUDE_MAX_BYTES + 1), 0);
+	close(fd);
+	assert_include_error("@include \"big.conf\"\n", 1, "larger than 16 MiB");
+
+	fd = open(big, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, CFG_INCLUDE_MAX_BYTES / 2 + 1), 0);
+	close(fd);
+	assert_include_error("@include \"big.conf\"\n@include \"big.conf\"\n", 2,
+			     "the configuration and its includes are larger than 16 MiB");
+}
+
 /* ---- address and prefix parsing ----------------------------------------------- */
 
 static void parse_prefixes(void **state)
@@ -506,6 +838,19 @@ int main(void)
 		cmocka_unit_test(shipped_configs),
 		cmocka_unit_test(several_errors),
 		cmocka_unit_test(missing_file),
+		cmocka_unit_test_setup_teardown(include_directory, setup_inc_dir, teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(include_fifo, setup_inc_dir, teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(include_unreadable, setup_inc_dir,
+						teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(top_file_not_regular, setup_inc_dir,
+						teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(include_nested, setup_inc_dir, teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(include_not_followed, setup_inc_dir,
+						teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(include_loop_and_depth, setup_inc_dir,
+						teardown_inc_dir),
+		cmocka_unit_test_setup_teardown(include_size_bound, setup_inc_dir,
+						teardown_inc_dir),
 		cmocka_unit_test(parse_prefixes),
 		cmocka_unit_test(parse_addrs),
 		cmocka_unit_test(prefix_contains),

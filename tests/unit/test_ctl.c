@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -84,8 +86,9 @@ static int h_nodata(int argc, const char *const *argv, json_t **data, char *err,
 static int setup_cmds(void **state)
 {
 	(void)state;
-	assert_int_equal(ctl_register("show", "generic show", h_show), 0);
-	assert_int_equal(ctl_register("show routes", "the FIB", h_show_routes), 0);
+	assert_int_equal(ctl_register("show", "show [WHAT...]: generic show", h_show), 0);
+	assert_int_equal(
+		ctl_register("show routes", "show routes [PREFIX]: the FIB", h_show_routes), 0);
 	assert_int_equal(ctl_register("reload", "reload the config", h_fail), 0);
 	assert_int_equal(ctl_register("busy", "fails without a message", h_fail_silent), 0);
 	assert_int_equal(ctl_register("nodata", "returns no data", h_nodata), 0);
@@ -281,7 +284,7 @@ static void test_help(void **state)
 		assert_true(json_is_string(json_object_get(e, "help")));
 	}
 	assert_string_equal(json_string_value(json_object_get(json_array_get(cmds, 5), "help")),
-			    "the FIB");
+			    "show routes [PREFIX]: the FIB");
 	json_decref(r);
 }
 
@@ -295,6 +298,178 @@ static void test_ctl_call(void **state)
 	assert_int_equal(ctl_call(2, argv, &data, err, sizeof(err)), 0);
 	assert_string_equal(json_string_value(json_object_get(data, "handler")), "show routes");
 	json_decref(data);
+}
+
+/* ---- arguments declared by the help line ------------------------------------- */
+
+static int h_args(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return reply_args("args", argc, argv, data);
+}
+
+static int setup_arg_cmds(void **state)
+{
+	setup_cmds(state);
+	assert_int_equal(ctl_register("pair", "pair A B: two words", h_args), 0);
+	assert_int_equal(ctl_register("opt", "opt [N]: zero or one", h_args), 0);
+	assert_int_equal(ctl_register("many", "many WORD...: one or more", h_args), 0);
+	assert_int_equal(ctl_register("any", "any [WORD...]: any number", h_args), 0);
+	assert_int_equal(ctl_register("odd", "odd thing: lower case is not an argument", h_args),
+			 0);
+	assert_int_equal(ctl_register("other", "pair A: not this command's usage", h_args), 0);
+	return 0;
+}
+
+/* Dispatch @p req; it must fail with -EINVAL and exactly @p want. */
+static void assert_usage_error(const char *req, const char *want)
+{
+	json_t *r = dispatch(req, -EINVAL);
+
+	assert_string_equal(reply_error(r), want);
+	json_decref(r);
+}
+
+/* Dispatch @p req; it must reach h_args with @p nargs arguments. */
+static void assert_args_ok(const char *req, size_t nargs)
+{
+	json_t *r = dispatch(req, 0), *d = json_object_get(r, "data");
+
+	assert_string_equal(json_string_value(json_object_get(d, "handler")), "args");
+	assert_int_equal(json_array_size(json_object_get(d, "args")), nargs);
+	json_decref(r);
+}
+
+static void test_extra_args(void **state)
+{
+	(void)state;
+	/* a command whose help declares no arguments rejects any */
+	assert_usage_error("{\"argv\": [\"reload\", \"x\"]}",
+			   "reload: unexpected argument 'x' (usage: reload)");
+	assert_usage_error("{\"argv\": [\"nodata\", \"x\", \"y\"]}",
+			   "nodata: unexpected argument 'x' (usage: nodata)");
+	assert_usage_error("{\"argv\": [\"help\", \"me\"]}",
+			   "help: unexpected argument 'me' (usage: help)");
+	assert_usage_error("{\"argv\": [\"odd\", \"thing\"]}",
+			   "odd: unexpected argument 'thing' (usage: odd)");
+	assert_usage_error("{\"argv\": [\"other\", \"A\"]}",
+			   "other: unexpected argument 'A' (usage: other)");
+	/* the rest, exactly as declared */
+	assert_args_ok("{\"argv\": [\"pair\", \"a\", \"b\"]}", 2);
+	assert_usage_error("{\"argv\": [\"pair\", \"a\"]}",
+			   "pair: missing argument (usage: pair A B)");
+	assert_usage_error("{\"argv\": [\"pair\", \"a\", \"b\", \"c\"]}",
+			   "pair: unexpected argument 'c' (usage: pair A B)");
+	assert_args_ok("{\"argv\": [\"opt\"]}", 0);
+	assert_args_ok("{\"argv\": [\"opt\", \"1\"]}", 1);
+	assert_usage_error("{\"argv\": [\"opt\", \"1\", \"2\"]}",
+			   "opt: unexpected argument '2' (usage: opt [N])");
+	assert_usage_error("{\"argv\": [\"many\"]}",
+			   "many: missing argument (usage: many WORD...)");
+	assert_args_ok("{\"argv\": [\"many\", \"a\", \"b\", \"c\"]}", 3);
+	assert_args_ok("{\"argv\": [\"any\"]}", 0);
+	assert_args_ok("{\"argv\": [\"any\", \"a\", \"b\"]}", 2);
+}
+
+/* ---- UTF-8 in error messages ------------------------------------------------- */
+
+/* @p n copies of @p ch in a new string. */
+static char *repeat(const char *ch, int n)
+{
+	size_t len = strlen(ch);
+	char *s = malloc(len * n + 1);
+	int i;
+
+	assert_non_null(s);
+	for (i = 0; i < n; i++)
+		memcpy(s + i * len, ch, len);
+	s[len * n] = '\0';
+	return s;
+}
+
+/*
+ * An unknown command of many multi-byte characters is echoed cut at a
+ * character boundary, not turned into an invalid (hence dropped) message.
+ */
+static void test_unknown_utf8(void **state)
+{
+	static const char *const chars[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(chars) / sizeof(chars[0]); i++) {
+		size_t clen = strlen(chars[i]), elen;
+		char *word = repeat(chars[i], 300), req[2048];
+		const char *e, *echo, *end;
+		json_t *r;
+
+		snprintf(req, sizeof(req), "{\"argv\": [\"%s\"]}", word);
+		r = dispatch(req, -ENOENT); /* dispatch() parsed it: valid UTF-8 */
+		e = reply_error(r);
+		assert_non_null(e);
+		assert_int_equal(strncmp(e, "unknown command '", 17), 0);
+		end = strstr(e, "...' (try 'help')");
+		assert_non_null(end);
+		echo = e + 17;
+		elen = end - echo;
+		assert_true(elen >= 150 && elen <= 200);
+		assert_int_equal(elen % clen, 0);
+		assert_int_equal(strncmp(echo, word, elen), 0);
+		json_decref(r);
+		free(word);
+	}
+
+	/* many words: cut inside one word, at a character boundary too */
+	{
+		char *w = repeat("\xc3\xa9", 30), req[4096];
+		json_t *r;
+
+		snprintf(req, sizeof(req), "{\"argv\": [\"%s\", \"%s\", \"%s\", \"%s\", \"%s\"]}",
+			 w, w, w, w, w);
+		r = dispatch(req, -ENOENT);
+		assert_non_null(strstr(reply_error(r), "...' (try 'help')"));
+		json_decref(r);
+		free(w);
+	}
+}
+
+/* A handler message as long as its buffer, of multi-byte characters. */
+static int h_long_err(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	char *s = repeat("\xc3\xbc", 1000); /* 2000 bytes of 'u with diaeresis' */
+
+	(void)argc, (void)argv, (void)data;
+	snprintf(err, errlen, "%s", s); /* 511 bytes of a 512-byte buffer: cut inside one */
+	free(s);
+	return -EINVAL;
+}
+
+static int h_bad_bytes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	(void)argc, (void)argv, (void)data;
+	snprintf(err, errlen, "bad \xff byte, cut \xe2\x82 sequence, lone \x80 continuation");
+	return -EINVAL;
+}
+
+static void test_handler_error_utf8(void **state)
+{
+	const char *e;
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(ctl_register("longerr", "a long message", h_long_err), 0);
+	assert_int_equal(ctl_register("badbytes", "ill-formed message", h_bad_bytes), 0);
+	r = dispatch("{\"argv\": [\"longerr\"]}", -EINVAL);
+	e = reply_error(r);
+	assert_true(strlen(e) > 400);
+	assert_int_equal(strlen(e) % 2, 0); /* whole characters only */
+	assert_int_equal(strncmp(e, "\xc3\xbc\xc3\xbc", 4), 0);
+	json_decref(r);
+
+	r = dispatch("{\"argv\": [\"badbytes\"]}", -EINVAL);
+	assert_string_equal(reply_error(r), "bad ? byte, cut ?? sequence, lone ? continuation");
+	json_decref(r);
 }
 
 /* ---- socket server ------------------------------------------------------------- */
@@ -533,6 +708,170 @@ static void test_socket_large_reply(void **state)
 	close(fd);
 }
 
+static uint64_t test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* True when the server closed @p fd (EOF or reset, nothing left to read). */
+static bool peer_closed(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* Read and drop whatever is pending on @p fd. */
+static void drain(int fd)
+{
+	char buf[4096];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/*
+ * An idle client, and one that sent half a request, are closed after the idle
+ * timeout; a client that keeps asking is not.
+ */
+static void test_socket_idle_timeout(void **state)
+{
+	const char *req = "{\"argv\":[\"help\"]}\n";
+	uint64_t t0, idle_closed = 0, partial_closed = 0, last_req = 0;
+	int idle, partial, busy;
+
+	(void)state;
+	assert_int_equal(ctl_set_idle_timeout(0), -EINVAL);
+	assert_int_equal(ctl_set_idle_timeout(300), 0);
+	assert_int_equal(ctl_init(sock_path), 0);
+	t0 = test_now_ms();
+	idle = client_connect();
+	partial = client_connect();
+	busy = client_connect();
+	client_send(partial, "{\"argv\":", 8);
+	while (test_now_ms() - t0 < 5000 &&
+	       (idle_closed == 0 || partial_closed == 0 || test_now_ms() - t0 < 900)) {
+		uint64_t now = test_now_ms();
+
+		ev_run_once(5);
+		if (now - last_req >= 30) {
+			client_send(busy, req, strlen(req));
+			last_req = now;
+		}
+		drain(busy);
+		if (idle_closed == 0 && peer_closed(idle))
+			idle_closed = test_now_ms();
+		if (partial_closed == 0 && peer_closed(partial))
+			partial_closed = test_now_ms();
+	}
+	assert_true(idle_closed != 0);
+	assert_true(partial_closed != 0);
+	assert_true(idle_closed - t0 >= 300);
+	assert_true(partial_closed - t0 >= 300);
+	assert_false(peer_closed(busy)); /* 900 ms and more, but never idle */
+	close(idle);
+	close(partial);
+	close(busy);
+}
+
+/*
+ * A client whose reply is still being written is not idle: it may take
+ * longer than the idle timeout to read it. One that reads none of it for
+ * CTL_STALL_FACTOR (6) idle timeouts is closed.
+ */
+static void test_socket_reply_not_idle(void **state)
+{
+	const char *req = "{\"argv\":[\"huge\"]}\n";
+	uint64_t t0;
+	char *out, *nl;
+	size_t len;
+	json_t *r;
+	int slow, stalled;
+
+	(void)state;
+	assert_int_equal(ctl_register("huge", "a big table", h_huge), 0);
+	assert_int_equal(ctl_set_idle_timeout(200), 0);
+	assert_int_equal(ctl_init(sock_path), 0);
+	slow = client_connect();
+	stalled = client_connect();
+	client_send(slow, req, strlen(req));
+	client_send(stalled, req, strlen(req));
+	/* 2.5 idle timeouts without reading: the reply is pending, not idle */
+	for (t0 = test_now_ms(); test_now_ms() - t0 < 500;)
+		ev_run_once(5);
+	out = client_recv(slow, 1, &len);
+	nl = strchr(out, '\n');
+	assert_non_null(nl);
+	r = json_loadb(out, nl - out, 0, NULL);
+	assert_non_null(r);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "data"), "rows")),
+			 50000);
+	json_decref(r);
+	free(out);
+	/* the other never reads: closed after 6 x 200 ms of no progress */
+	for (t0 = test_now_ms(); test_now_ms() - t0 < 3000;)
+		ev_run_once(5);
+	out = client_recv(stalled, 1, &len);
+	assert_null(strchr(out, '\n')); /* only part of the reply, then EOF */
+	assert_true(peer_closed(stalled));
+	free(out);
+	close(slow);
+	close(stalled);
+}
+
+/*
+ * CTL_MAX_CLIENTS idle connections do not lock the operator out: a new
+ * client evicts the one idle longest and gets its answer.
+ */
+static void test_socket_full_evicts_idle(void **state)
+{
+	const char *req = "{\"argv\":[\"show\",\"routes\"]}\n";
+	int fds[CTL_MAX_CLIENTS], op, late, i, n;
+	char *out;
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(ctl_init(sock_path), 0);
+	for (i = 0; i < CTL_MAX_CLIENTS; i++) {
+		fds[i] = client_connect();
+		ev_run_once(0); /* accept it: the listen backlog is short */
+	}
+	for (i = 0; i < 10; i++)
+		ev_run_once(1);
+	/* client 1 asks something: now client 2 is the second idlest */
+	client_send(fds[1], req, strlen(req));
+	free(client_recv(fds[1], 1, NULL));
+
+	op = client_connect();
+	client_send(op, req, strlen(req));
+	out = client_recv(op, 1, NULL);
+	r = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+	assert_non_null(r);
+	assert_true(json_is_true(json_object_get(r, "ok")));
+	json_decref(r);
+	free(out);
+	assert_true(peer_closed(fds[0])); /* the longest idle made room */
+	for (i = 1, n = 0; i < CTL_MAX_CLIENTS; i++)
+		n += peer_closed(fds[i]);
+	assert_int_equal(n, 0);
+
+	/* one more: client 2 goes, client 1 (active since) stays */
+	late = client_connect();
+	for (i = 0; i < 10; i++)
+		ev_run_once(1);
+	assert_true(peer_closed(fds[2]));
+	assert_false(peer_closed(fds[1]));
+	assert_false(peer_closed(late));
+	for (i = 0; i < CTL_MAX_CLIENTS; i++)
+		close(fds[i]);
+	close(op);
+	close(late);
+}
+
 /* ---- renderer ---------------------------------------------------------------- */
 
 /* Render reply @p reply; @return what went to out (or err) as a new string. */
@@ -661,6 +1000,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handler_no_data, setup_cmds, teardown_cmds),
 		cmocka_unit_test_setup_teardown(test_help, setup_cmds, teardown_cmds),
 		cmocka_unit_test_setup_teardown(test_ctl_call, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_extra_args, setup_arg_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_unknown_utf8, setup_cmds, teardown_cmds),
+		cmocka_unit_test_setup_teardown(test_handler_error_utf8, setup_cmds, teardown_cmds),
 		cmocka_unit_test_setup_teardown(test_socket_roundtrip, setup_socket,
 						teardown_socket),
 		cmocka_unit_test_setup_teardown(test_socket_stale_and_busy, setup_socket,
@@ -668,6 +1010,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_socket_oversize, setup_socket,
 						teardown_socket),
 		cmocka_unit_test_setup_teardown(test_socket_large_reply, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_idle_timeout, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_reply_not_idle, setup_socket,
+						teardown_socket),
+		cmocka_unit_test_setup_teardown(test_socket_full_evicts_idle, setup_socket,
 						teardown_socket),
 		cmocka_unit_test(test_render_table),
 		cmocka_unit_test(test_render_scalars_and_block),

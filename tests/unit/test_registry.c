@@ -133,7 +133,8 @@ static void section_loads_and_owns_its_setting(void **state)
 	assert_int_equal(errs.count, 2);
 	bool range = false, unknown = false;
 	for (int i = 0; i < errs.count; i++) {
-		range |= strstr(errs.msgs[i], ":3: example.rate: 420 is out of range 1..100") != NULL;
+		range |= strstr(errs.msgs[i], ":3: example.rate: 420 is out of range 1..100") !=
+			 NULL;
 		unknown |= strstr(errs.msgs[i], ":3: unknown setting 'example.colour'") != NULL;
 	}
 	assert_true(range && unknown);
