@@ -42,8 +42,8 @@
 #include <unistd.h>
 
 #include "app/ctl.h"
-#include "app/ctl_priv.h"
-#include "app/evloop.h"
+#include "core/ctl_priv.h"
+#include "core/evloop.h"
 
 #define CTL_STALL_FACTOR    6          /* idle timeouts a pending reply may go unread */
 #define CTL_TICK_MAX_MS     500        /* longest interval between idle checks */

@@ -49,7 +49,7 @@
 
 #include "app/ctl.h"
 #include "app/ctl_telemetry.h"
-#include "app/evloop.h"
+#include "core/evloop.h"
 
 #define TEL_MAX_EXPORTS 32
 #define TEL_TIMEOUT_MS  1000 /* how long a telemetry client waits, ms */
@@ -175,12 +175,31 @@ static void tel_name(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
+/*
+ * DPDK 22.11's telemetry JSON writer escapes bytes above 0x7f as if they
+ * were control characters ("§" comes out as "\\v\\-", which no JSON
+ * parser reads). Strings go out as ASCII: each UTF-8 sequence becomes "?".
+ */
+static const char *tel_ascii(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < len; p++) {
+		if (*p < 0x80)
+			out[o++] = (char)*p;
+		else if ((*p & 0xc0) != 0x80) /* the lead byte of a sequence */
+			out[o++] = '?';
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* A scalar as text (for string arrays and joined lists). */
 static void scalar_text(char *buf, size_t size, const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_STRING:
-		snprintf(buf, size, "%s", json_string_value(v));
+		tel_ascii(json_string_value(v), buf, size);
 		break;
 	case JSON_INTEGER:
 		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -220,7 +239,8 @@ static void dict_add_scalar(struct rte_tel_data *d, const char *name, const json
 	} else if (json_is_boolean(v)) {
 		rte_tel_data_add_dict_u64(d, name, json_is_true(v));
 	} else if (json_is_string(v)) {
-		rte_tel_data_add_dict_string(d, name, json_string_value(v));
+		scalar_text(text, sizeof(text), v);
+		rte_tel_data_add_dict_string(d, name, text);
 	} else if (json_is_real(v)) {
 		scalar_text(text, sizeof(text), v);
 		rte_tel_data_add_dict_string(d, name, text);
@@ -434,7 +454,8 @@ static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	if (r->rc < 0) {
 		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_string(d, "error", r->err);
+		char text[RTE_TEL_MAX_STRING_LEN];
+		rte_tel_data_add_dict_string(d, "error", tel_ascii(r->err, text, sizeof(text)));
 	} else {
 		json_to_tel(r->result, d);
 	}

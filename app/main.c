@@ -25,7 +25,7 @@
 #include "pipeline/control.h"
 #include "app/ctl.h"
 #include "app/ctl_telemetry.h"
-#include "app/evloop.h"
+#include "core/evloop.h"
 #include "pipeline/fwd.h"
 #include "core/log.h"
 #include "core/module.h"
@@ -260,6 +260,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vbrd: %s\n", err);
 		goto fail_modules;
 	}
+	ret = ctl_export_foreach(ctl_telemetry_export);
+	if (ret < 0)
+		fprintf(stderr, "vbrd: telemetry endpoints not exported: %s\n", strerror(-ret));
 	ret = ctl_init(app.socket);
 	if (ret < 0) {
 		fprintf(stderr, "vbrd: control socket %s: %s\n", app.socket,

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <time.h>
 
-#include "app/ctl.h"
+#include "core/ctl.h"
 #include "app/vbrd.h"
 #include "core/config_read.h"
 #include "core/log.h"

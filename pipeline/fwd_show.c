@@ -9,8 +9,7 @@
 
 #include <rte_ether.h>
 
-#include "app/ctl.h"
-#include "app/ctl_telemetry.h"
+#include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/fwd.h"
 #include "pipeline/worker.h"
@@ -122,7 +121,7 @@ static int fwd_show_start(void)
 {
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
 	ctl_register("show routes", "connected, local and static routes", show_routes);
-	ctl_telemetry_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
+	ctl_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
 	return 0;
 }
 

@@ -9,8 +9,7 @@
 
 #include <rte_ether.h>
 
-#include "app/ctl.h"
-#include "app/ctl_telemetry.h"
+#include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/control.h"
 #include "pipeline/nd.h"
@@ -92,7 +91,7 @@ static int neigh_show_start(void)
 	ctl_register("show neighbors", "neighbor table (ARP and IPv6 ND)", show_neighbors);
 	ctl_register("show arp", "ARP counters", show_arp);
 	ctl_register("show nd", "IPv6 Neighbor Discovery counters", show_nd);
-	ctl_telemetry_export("show neighbors", "/vbrd/neighbors", "vbrd neighbor table");
+	ctl_export("show neighbors", "/vbrd/neighbors", "vbrd neighbor table");
 	return 0;
 }
 

@@ -9,8 +9,7 @@
 
 #include <rte_ethdev.h>
 
-#include "app/ctl.h"
-#include "app/ctl_telemetry.h"
+#include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/port.h"
 
@@ -53,7 +52,7 @@ static int show_ports(int argc, const char *const *argv, json_t **data, char *er
 static int port_show_start(void)
 {
 	ctl_register("show ports", "DPDK ports and their counters", show_ports);
-	ctl_telemetry_export("show ports", "/vbrd/ports", "vbrd ports and their counters");
+	ctl_export("show ports", "/vbrd/ports", "vbrd ports and their counters");
 	return 0;
 }
 

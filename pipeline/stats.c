@@ -12,8 +12,7 @@
 
 #include <rte_mempool.h>
 
-#include "app/ctl.h"
-#include "app/ctl_telemetry.h"
+#include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/control.h"
 #include "pipeline/worker.h"
@@ -106,9 +105,9 @@ static int stats_start(void)
 	ctl_register("show stats", "packet, drop-reason and ICMP counters", show_stats);
 	ctl_register("show drops", "every drop reason: its count, feature and meaning", show_drops);
 	ctl_register("show mempool", "packet buffer use", show_mempool);
-	ctl_telemetry_export("show stats", "/vbrd/stats", "vbrd packet and drop counters");
-	ctl_telemetry_export("show drops", "/vbrd/drops", "vbrd drop reasons and their counts");
-	ctl_telemetry_export("show mempool", "/vbrd/mempool", "vbrd packet mempool use");
+	ctl_export("show stats", "/vbrd/stats", "vbrd packet and drop counters");
+	ctl_export("show drops", "/vbrd/drops", "vbrd drop reasons and their counts");
+	ctl_export("show mempool", "/vbrd/mempool", "vbrd packet mempool use");
 	return 0;
 }
 

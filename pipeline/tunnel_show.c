@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "app/ctl.h"
+#include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/tunnel.h"
 #include "pipeline/worker.h"

@@ -61,4 +61,28 @@ interfaces = (
         assert_morethan [dict get $sum packets] 1000 "datagrams sent"
         assert_lessthan $lost 1.0 "UDP loss %"
     }
+
+    test {DPDK telemetry serves the same counters as vbrctl (/vbrd/stats, /vbrd/drops)} {
+        regexp {instance = "([^"]+)"} [_lab_read [vbrd_conf]] -> inst
+        set sock /var/run/dpdk/$inst/dpdk_telemetry.v2
+        assert_true {[file exists $sock]} "telemetry socket $sock"
+        set py {
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+json.loads(s.recv(65536))
+out = {}
+for cmd in sys.argv[2:]:
+    s.send(cmd.encode())
+    out[cmd] = json.loads(s.recv(1 << 20))[cmd]
+print(json.dumps(out))
 }
+        set before [stat rx_packets]
+        assert_ping h1 10.0.2.2 2
+        set got [exec python3 -c $py $sock /vbrd/stats /vbrd/drops]
+        regexp {"rx_packets": (\d+)} $got -> tel_rx
+        assert_true {$tel_rx >= $before + 4} "telemetry rx_packets $tel_rx, vbrctl said $before before 4 more"
+        assert_match {*"reason": "udp_port_unreachable"*} $got
+    }
+}
+

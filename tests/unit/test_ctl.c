@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 #include "app/ctl.h"
-#include "app/evloop.h"
+#include "core/evloop.h"
 #include "app/render.h"
 
 /* ---- dummy handlers -------------------------------------------------------- */

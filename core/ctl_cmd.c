@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "app/ctl.h"
-#include "app/ctl_priv.h"
+#include "core/ctl_priv.h"
 
 #define CTL_MAX_WORDS   64  /* words in one request's argv */
 #define CTL_ERRLEN      512 /* handler error message buffer, bytes */
@@ -614,6 +614,47 @@ int ctl_dispatch(const char *request_line, char **reply_line)
 	return ctl_eval(request_line, len, reply_line);
 }
 
+/* ---- telemetry endpoints ------------------------------------------------- */
+
+#define CTL_MAX_EXPORTS 64
+
+static struct {
+	char *cmd, *path, *help;
+} exports[CTL_MAX_EXPORTS];
+static int nb_exports;
+
+int ctl_export(const char *cmd, const char *tel_path, const char *help)
+{
+	if (cmd == NULL || tel_path == NULL || tel_path[0] != '/' || strlen(tel_path) >= 64)
+		return -EINVAL;
+	for (int i = 0; i < nb_exports; i++)
+		if (strcmp(exports[i].path, tel_path) == 0)
+			return -EEXIST;
+	if (nb_exports == CTL_MAX_EXPORTS)
+		return -ENOSPC;
+	exports[nb_exports].cmd = strdup(cmd);
+	exports[nb_exports].path = strdup(tel_path);
+	exports[nb_exports].help = strdup(help ? help : "");
+	if (!exports[nb_exports].cmd || !exports[nb_exports].path || !exports[nb_exports].help) {
+		free(exports[nb_exports].cmd);
+		free(exports[nb_exports].path);
+		free(exports[nb_exports].help);
+		return -ENOMEM;
+	}
+	nb_exports++;
+	return 0;
+}
+
+int ctl_export_foreach(int (*fn)(const char *cmd, const char *tel_path, const char *help))
+{
+	for (int i = 0; i < nb_exports; i++) {
+		int rc = fn(exports[i].cmd, exports[i].path, exports[i].help);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 void ctl_registry_clear(void)
 {
 	int i;
@@ -623,4 +664,10 @@ void ctl_registry_clear(void)
 	free(ctl_cmds);
 	ctl_cmds = NULL;
 	ctl_ncmds = 0;
+	for (i = 0; i < nb_exports; i++) {
+		free(exports[i].cmd);
+		free(exports[i].path);
+		free(exports[i].help);
+	}
+	nb_exports = 0;
 }

@@ -12,7 +12,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "app/evloop.h"
+#include "core/evloop.h"
 
 /* Events handled per epoll_wait(); more simply wait for the next call. */
 #define EV_MAX_EVENTS 32
