@@ -9,7 +9,7 @@
 BUILD   ?= build
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build run test unit bench clean format format-check
+.PHONY: all deps build run test unit bench clean format format-check docs
 
 all: build
 
@@ -50,3 +50,10 @@ format:
 
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: ok"
+
+# The drop-reason table of app/README.md, from the code (a test compares them).
+docs: build
+	@awk -v table="$$($(BUILD)/app/vbrd --drop-reasons)" \
+		'/<!-- drop-reasons: begin/ { print; print table; skip = 1; next } \
+		 /<!-- drop-reasons: end/ { skip = 0 } !skip' app/README.md > app/README.md.new && \
+		mv app/README.md.new app/README.md && echo "docs: app/README.md drop reasons updated"

@@ -22,6 +22,7 @@
 #include <rte_mbuf.h>
 
 #include "core/config.h"
+#include "core/drop.h"
 #include "pipeline/control.h"
 #include "app/ctl.h"
 #include "app/ctl_telemetry.h"
@@ -44,9 +45,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: vbrd -c FILE [-- EAL options]\n"
 		"       vbrd --check-config FILE\n"
+		"       vbrd --drop-reasons\n"
 		"\n"
 		"  -c, --config FILE        configuration (libconfig), see conf/README.md\n"
 		"      --check-config FILE  validate FILE, print FILE:LINE: errors, exit 0 or 2\n"
+		"      --drop-reasons       print every drop reason as a Markdown table, exit 0\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Signals: SIGHUP reloads the config file, SIGTERM/SIGINT stop cleanly.\n");
@@ -66,6 +69,31 @@ static int check_config(const char *file)
 	printf("%s: ok (%d ports, %d interfaces, %d routes)\n", file, cfg.nb_ports, cfg.nb_ifaces,
 	       cfg.nb_routes);
 	config_free(&cfg);
+	return 0;
+}
+
+/* The drop reasons every linked feature registered (app/README.md holds this table). */
+static int print_drop_reasons(void)
+{
+	const struct drop_reason *v[VBRD_DROP_MAX];
+	unsigned n = drop_reason_count();
+
+	/* by feature, then name: independent of link order */
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = i;
+		v[i] = drop_reason_get(i);
+		for (; j > 0; j--) {
+			int c = strcmp(v[j - 1]->feature, v[j]->feature);
+			if (c < 0 || (c == 0 && strcmp(v[j - 1]->name, v[j]->name) < 0))
+				break;
+			const struct drop_reason *t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	}
+	printf("| reason | feature | meaning |\n|---|---|---|\n");
+	for (unsigned i = 0; i < n; i++)
+		printf("| `%s` | %s | %s |\n", v[i]->name, v[i]->feature, v[i]->help);
 	return 0;
 }
 
@@ -174,6 +202,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", required_argument, NULL, 'C' },
+		{ "drop-reasons", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -190,6 +219,8 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			return check_config(optarg);
+		case 'D':
+			return print_drop_reasons();
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -59,6 +59,15 @@ routes = (
 );
 }
 
+test {app/README.md lists exactly the drop reasons the code registers} {
+    lassign [vbrd_run --drop-reasons] rc table
+    assert_equal $rc 0 "vbrd --drop-reasons: $table"
+    set readme [_lab_read app/README.md]
+    regexp {<!-- drop-reasons: begin[^\n]*\n(.*?)<!-- drop-reasons: end} $readme -> doc
+    assert_equal [string trim $doc] [string trim $table] "README table (make docs rewrites it)"
+    assert_morethan [regexp -all -line {^\| `} $table] 30 "reasons listed"
+}
+
 test {--check-config passes a good file} {
     set f [lab_file good.conf]
     vbrd_write_config $f $good check [file join [lab_rundir] check.sock]
