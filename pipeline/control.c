@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -9,9 +11,9 @@
 
 #include "core/module.h"
 #include "pipeline/control.h"
+#include "pipeline/nd.h"
 #include "pipeline/l2.h"
 #include "pipeline/meta.h"
-#include "pipeline/nd.h"
 #include "pipeline/neigh.h"
 #include "pipeline/parse.h"
 #include "pipeline/ip4.h"
@@ -27,30 +29,6 @@ DROP_REASON(drop_nd_hold_full, "neighbor", "nd_hold_full",
 	    "too many packets waiting for one IPv6 neighbor");
 DROP_REASON(drop_bad_nd, "neighbor", "bad_nd",
 	    "Neighbor Discovery message failing RFC 4861 §7.1 checks");
-
-struct arp_stats arp_stats;
-struct worker_stats control_stats;
-
-uint64_t control_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-void control_drop(struct rte_mbuf *m, const struct drop_reason *why)
-{
-	control_stats.drops[why->id]++;
-	rte_pktmbuf_free(m);
-}
-
-void control_tx(struct rte_mbuf *m, uint16_t port)
-{
-	pkt_meta(m)->port = port;
-	if (rte_ring_enqueue(dp.workers[0].inject, m) != 0)
-		control_drop(m, &drop_tx_full);
-}
 
 static const struct fwd_iface *iface_of(const struct fwd_state *st, uint16_t port, uint16_t vlan)
 {
@@ -146,21 +124,6 @@ static void neigh_probe(const struct fwd_state *st, struct neigh *n, uint64_t no
 	}
 	n->probes++;
 	n->next_probe_ms = now_ms + st->cfg.neighbor.retry_ms;
-}
-
-void neigh_flush_held(struct neigh *n)
-{
-	struct rte_ether_addr mac;
-
-	neigh_mac_to_ether(atomic_load(&n->mac), &mac);
-	for (uint16_t i = 0; i < n->nb_held; i++) {
-		struct rte_mbuf *m = n->held[i];
-		rte_ether_addr_copy(&mac, &rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
-		arp_stats.resolved_sent++;
-		control_tx(m, n->key.port);
-	}
-	neigh_tbl.held_total -= n->nb_held;
-	n->nb_held = 0;
 }
 
 static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
@@ -263,6 +226,24 @@ static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
 		neigh_probe(st, n, now, false);
 }
 
+static control_punt_fn punt_handlers[PUNT_MAX];
+
+void control_punt_register(enum punt_kind kind, control_punt_fn fn)
+{
+	if (kind >= PUNT_MAX || punt_handlers[kind] != NULL) {
+		fprintf(stderr, "vbrd: punt kind %d registered twice\n", kind);
+		abort();
+	}
+	punt_handlers[kind] = fn;
+}
+
+__attribute__((constructor)) static void control_punts(void)
+{
+	control_punt_register(PUNT_ARP, arp_input);
+	control_punt_register(PUNT_RESOLVE, resolve_input);
+	control_punt_register(PUNT_RESOLVE6, resolve_input);
+}
+
 unsigned control_poll(void)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
@@ -270,20 +251,11 @@ unsigned control_poll(void)
 	unsigned n = rte_ring_dequeue_burst(dp.to_control, (void **)pkts, RTE_DIM(pkts), NULL);
 
 	for (unsigned i = 0; i < n; i++) {
-		switch (pkt_meta(pkts[i])->punt) {
-		case PUNT_ARP:
-			arp_input(st, pkts[i]);
-			break;
-		case PUNT_RESOLVE:
-		case PUNT_RESOLVE6:
-			resolve_input(st, pkts[i]);
-			break;
-		case PUNT_ND:
-			nd_input(st, pkts[i]);
-			break;
-		default:
+		uint8_t kind = pkt_meta(pkts[i])->punt;
+		if (kind < PUNT_MAX && punt_handlers[kind] != NULL)
+			punt_handlers[kind](st, pkts[i]);
+		else
 			control_drop(pkts[i], &drop_unsupported_local);
-		}
 	}
 	return n;
 }
@@ -427,9 +399,16 @@ static void control_fini(void)
 		rte_pktmbuf_free(m);
 }
 
+/* The running state's cached next-hop and path MACs follow the table. */
+static void neigh_changed(uint16_t port, uint16_t vlan, int family, const void *addr, uint64_t mac)
+{
+	fwd_neigh_changed(atomic_load(&fwd_current), port, vlan, family, addr, mac);
+}
+
 static int control_init(const struct vbrd_config *cfg)
 {
 	(void)cfg;
+	neigh_on_change(neigh_changed);
 	return neigh_init(dp.rcu);
 }
 

@@ -13,6 +13,7 @@
 
 #include "pipeline/counters.h"
 #include "pipeline/fwd.h"
+#include "pipeline/meta.h"
 
 struct neigh;
 
@@ -32,6 +33,15 @@ struct arp_stats {
 extern struct arp_stats arp_stats;
 /** Drops counted on the control thread (same reasons as the workers'). */
 extern struct worker_stats control_stats;
+
+/** A control-thread handler of punted packets of one kind; it owns @p m. */
+typedef void (*control_punt_fn)(const struct fwd_state *st, struct rte_mbuf *m);
+
+/**
+ * Handle punts of @p kind (pkt_meta.punt) with @p fn (from a constructor):
+ * ARP and resolution here, Neighbor Discovery in nd.c. Aborts when taken.
+ */
+void control_punt_register(enum punt_kind kind, control_punt_fn fn);
 
 /** Process up to a burst of packets punted by workers. @return how many. */
 unsigned control_poll(void);

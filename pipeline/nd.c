@@ -235,3 +235,8 @@ void nd_input(const struct fwd_state *st, struct rte_mbuf *m)
 		na_input(pm, ic, len);
 	rte_pktmbuf_free(m);
 }
+
+__attribute__((constructor)) static void nd_punt_register(void)
+{
+	control_punt_register(PUNT_ND, nd_input);
+}

@@ -6,7 +6,6 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
-#include "pipeline/fwd.h"
 #include "pipeline/neigh.h"
 
 struct neigh_table neigh_tbl;
@@ -215,8 +214,15 @@ const char *neigh_state_name(enum neigh_state st)
 }
 
 /* Tell the running state's next hops and paths (their MAC caches). */
+static neigh_change_fn change_fn;
+
+void neigh_on_change(neigh_change_fn fn)
+{
+	change_fn = fn;
+}
+
 static void neigh_sync(const struct neigh *n, uint64_t mac)
 {
-	fwd_neigh_changed(atomic_load(&fwd_current), n->key.port, n->key.vlan, (int)n->key.family,
-			  &n->key.ip, mac);
+	if (change_fn != NULL)
+		change_fn(n->key.port, n->key.vlan, (int)n->key.family, &n->key.ip, mac);
 }

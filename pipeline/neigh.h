@@ -105,6 +105,17 @@ extern struct neigh_table neigh_tbl;
  */
 int neigh_init(struct rte_rcu_qsbr *rcu);
 
+/**
+ * Called on the control thread whenever a neighbor's MAC changes (learnt,
+ * changed, invalidated: @p mac 0), so that caches of it (next hops, paths)
+ * follow. @p addr is a uint32_t in host order (AF_INET) or 16 bytes.
+ */
+typedef void (*neigh_change_fn)(uint16_t port, uint16_t vlan, int family, const void *addr,
+				uint64_t mac);
+
+/** Set the one listener of MAC changes (the forwarding state's caches). */
+void neigh_on_change(neigh_change_fn fn);
+
 /** Data path: MAC of a resolved neighbor, or 0 (unresolved or unknown). */
 static inline uint64_t neigh_lookup_key(const struct neigh_key *k)
 {
