@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <libconfig.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1060,22 +1061,37 @@ void config_errors_print(const struct config_errors *errs, FILE *out)
 		fprintf(out, "%s\n", errs->msgs[i]);
 }
 
-int config_port_index(const struct vbrd_config *cfg, const char *name)
-{
-	int i;
+_Static_assert(offsetof(struct cfg_port, name) == 0 && offsetof(struct cfg_iface, name) == 0 &&
+		       offsetof(struct cfg_tunnel, name) == 0 &&
+		       offsetof(struct cfg_path_group, name) == 0,
+	       "index_by_name() reads the name at the start of each element");
 
-	for (i = 0; name != NULL && name[0] && i < cfg->nb_ports; i++)
-		if (strcmp(cfg->ports[i].name, name) == 0)
+/* Index of the element of @p arr (@p nb of @p size bytes, a name first) named @p name. */
+static int index_by_name(const void *arr, int nb, size_t size, const char *name)
+{
+	for (int i = 0; name != NULL && name[0] && i < nb; i++)
+		if (strcmp((const char *)arr + (size_t)i * size, name) == 0)
 			return i;
 	return -1;
 }
 
+int config_port_index(const struct vbrd_config *cfg, const char *name)
+{
+	return index_by_name(cfg->ports, cfg->nb_ports, sizeof(*cfg->ports), name);
+}
+
 int config_iface_index(const struct vbrd_config *cfg, const char *name)
 {
-	int i;
+	return index_by_name(cfg->ifaces, cfg->nb_ifaces, sizeof(*cfg->ifaces), name);
+}
 
-	for (i = 0; name != NULL && name[0] && i < cfg->nb_ifaces; i++)
-		if (strcmp(cfg->ifaces[i].name, name) == 0)
-			return i;
-	return -1;
+int config_tunnel_index(const struct vbrd_config *cfg, const char *name)
+{
+	return index_by_name(cfg->tunnels, cfg->nb_tunnels, sizeof(*cfg->tunnels), name);
+}
+
+int config_path_group_index(const struct vbrd_config *cfg, const char *name)
+{
+	return index_by_name(cfg->path_groups, cfg->nb_path_groups, sizeof(*cfg->path_groups),
+			     name);
 }

@@ -52,4 +52,3 @@ void neigh_flush_held(struct neigh *n)
 	neigh_tbl.held_total -= n->nb_held;
 	n->nb_held = 0;
 }
-

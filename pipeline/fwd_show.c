@@ -11,14 +11,9 @@
 
 #include "core/ctl.h"
 #include "core/module.h"
+#include "pipeline/l2.h"
 #include "pipeline/fwd.h"
 #include "pipeline/worker.h"
-
-static char *fmt_mac(const struct rte_ether_addr *a, char *buf)
-{
-	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, a);
-	return buf;
-}
 
 static char *fmt_prefix(const struct cfg_prefix *p, char *buf, size_t len)
 {
@@ -52,10 +47,11 @@ static int show_interfaces(int argc, const char *const *argv, json_t **data, cha
 				  fi->port == FWD_NO_PORT
 					  ? ""
 					  : st->cfg.ports[st->cfg.ifaces[i].port].name,
-				  "vlan", fi->vlan, "mac", fmt_mac(&fi->mac, mac), "mtu", fi->mtu,
-				  "addresses", addrs, "rx_packets", (json_int_t)c->rx_packets,
-				  "rx_bytes", (json_int_t)c->rx_bytes, "tx_packets",
-				  (json_int_t)c->tx_packets, "tx_bytes", (json_int_t)c->tx_bytes));
+				  "vlan", fi->vlan, "mac", l2_mac_str(&fi->mac, mac), "mtu",
+				  fi->mtu, "addresses", addrs, "rx_packets",
+				  (json_int_t)c->rx_packets, "rx_bytes", (json_int_t)c->rx_bytes,
+				  "tx_packets", (json_int_t)c->tx_packets, "tx_bytes",
+				  (json_int_t)c->tx_bytes));
 	}
 	*data = json_pack("{s:o}", "interfaces", arr);
 	return 0;

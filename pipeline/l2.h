@@ -71,4 +71,11 @@ static inline int l2_rewrite(struct rte_mbuf *m, uint16_t in_l2, const struct fw
 	return 0;
 }
 
+/** "aa:bb:cc:dd:ee:ff" of @p a into @p buf (RTE_ETHER_ADDR_FMT_SIZE bytes); returns @p buf. */
+static inline char *l2_mac_str(const struct rte_ether_addr *a, char *buf)
+{
+	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, a);
+	return buf;
+}
+
 #endif

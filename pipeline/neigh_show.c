@@ -11,15 +11,10 @@
 
 #include "core/ctl.h"
 #include "core/module.h"
+#include "pipeline/l2.h"
 #include "pipeline/control.h"
 #include "pipeline/nd.h"
 #include "pipeline/neigh.h"
-
-static char *fmt_mac(const struct rte_ether_addr *a, char *buf)
-{
-	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, a);
-	return buf;
-}
 
 static int show_neighbors(int argc, const char *const *argv, json_t **data, char *err,
 			  size_t errlen)
@@ -44,7 +39,7 @@ static int show_neighbors(int argc, const char *const *argv, json_t **data, char
 		if (v) {
 			struct rte_ether_addr e;
 			neigh_mac_to_ether(v, &e);
-			fmt_mac(&e, mac);
+			l2_mac_str(&e, mac);
 		}
 		struct cfg_addr a = { .family = (int)n->key.family };
 		if (n->key.family == AF_INET)

@@ -11,13 +11,8 @@
 
 #include "core/ctl.h"
 #include "core/module.h"
+#include "pipeline/l2.h"
 #include "pipeline/port.h"
-
-static char *fmt_mac(const struct rte_ether_addr *a, char *buf)
-{
-	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, a);
-	return buf;
-}
 
 static int show_ports(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
@@ -37,8 +32,8 @@ static int show_ports(int argc, const char *const *argv, json_t **data, char *er
 			json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:I, s:I, s:I, "
 				  "s:I, s:I, s:I, s:I}",
 				  "name", p->name, "id", p->id, "driver", p->driver, "devargs",
-				  p->devargs, "mac", fmt_mac(&p->mac, mac), "mtu", p->mtu, "link",
-				  link.link_status ? "up" : "down", "rx_queues", p->nb_rxq,
+				  p->devargs, "mac", l2_mac_str(&p->mac, mac), "mtu", p->mtu,
+				  "link", link.link_status ? "up" : "down", "rx_queues", p->nb_rxq,
 				  "tx_queues", p->nb_txq, "rx_packets", (json_int_t)es.ipackets,
 				  "rx_bytes", (json_int_t)es.ibytes, "tx_packets",
 				  (json_int_t)es.opackets, "tx_bytes", (json_int_t)es.obytes,

@@ -22,22 +22,6 @@ const char *config_tier_name(enum cfg_tier t)
 	return (unsigned)t < 3 ? names[t] : "?";
 }
 
-int config_tunnel_index(const struct vbrd_config *cfg, const char *name)
-{
-	for (int i = 0; i < cfg->nb_tunnels; i++)
-		if (strcmp(cfg->tunnels[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-int config_path_group_index(const struct vbrd_config *cfg, const char *name)
-{
-	for (int i = 0; i < cfg->nb_path_groups; i++)
-		if (strcmp(cfg->path_groups[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
 static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
 	static const char *const keys[] = { "name",      "type",      "vni", "local",
