@@ -14,6 +14,8 @@ DROP_REASON(drop_bad_ihl, "parse", "bad_ihl", "IPv4 header length below 5 words"
 DROP_REASON(drop_bad_checksum, "parse", "bad_checksum", "IPv4 header checksum wrong");
 DROP_REASON(drop_bad_length, "parse", "bad_length",
 	    "IP total length larger than the frame or below the header");
+DROP_REASON(drop_frag_oversize, "parse", "frag_oversize",
+	    "IPv4 fragment whose offset x 8 plus payload ends past 65535 bytes (RFC 791 §3.2)");
 
 static inline uint16_t rd16(const uint8_t *p)
 {
@@ -94,6 +96,13 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
 		return false;
 	}
 	uint16_t frag = rd16(p + 6);
+	/* RFC 791 §3.2: a datagram holds at most 65535 bytes, so no fragment
+	 * may end past that; one that does cannot be reassembled, and
+	 * re-fragmenting it would wrap the 13-bit offset into the flags. */
+	if ((uint32_t)(frag & 0x1fff) * 8 + (uint32_t)(total - hlen) > 65535) {
+		*why = &drop_frag_oversize;
+		return false;
+	}
 	out->hdr_len = hlen;
 	out->total_len = total;
 	out->ttl = p[8];

@@ -24,6 +24,7 @@ DROP_REASON_DECLARE(drop_bad_version);
 DROP_REASON_DECLARE(drop_bad_ihl);
 DROP_REASON_DECLARE(drop_bad_checksum);
 DROP_REASON_DECLARE(drop_bad_length);
+DROP_REASON_DECLARE(drop_frag_oversize);
 
 /** What parse_l2() learns from an Ethernet frame. */
 struct pkt_l2 {
@@ -63,7 +64,9 @@ struct pkt_ipv4 {
  * (drop_bad_version), IHL >= 5 (drop_bad_ihl), the whole header present
  * (drop_truncated), total length within [IHL*4, len] (drop_bad_length),
  * header checksum (drop_bad_checksum, skipped when @p csum_ok is true:
- * the NIC verified it).
+ * the NIC verified it), fragment offset × 8 + payload (total length minus
+ * header) at most 65535 bytes, the largest datagram (drop_frag_oversize,
+ * RFC 791 §3.2).
  *
  * @param p        start of the IPv4 header
  * @param len      bytes from @p p to the end of the frame

@@ -76,19 +76,6 @@ proc inner_frame {} {
     return "[binary format H* 020000000001][binary format H* 020000000002][be16 0x0800]$p"
 }
 
-# Write FRAMES (byte strings) to a pcap file (libpcap format, LINKTYPE_ETHERNET).
-proc write_pcap {file frames} {
-    set fd [open $file wb]
-    puts -nonewline $fd [binary format issiiii 0xa1b2c3d4 2 4 0 0 65535 1]
-    set t 0
-    foreach f $frames {
-        set n [string length $f]
-        puts -nonewline $fd [binary format iiii 1 [incr t] $n $n]
-        puts -nonewline $fd $f
-    }
-    close $fd
-}
-
 # --- the hostile frames, each with the reason vbrd must drop it for --------
 
 proc frames_l2 {} {

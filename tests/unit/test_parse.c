@@ -320,15 +320,71 @@ static void ipv4_flags(void **state)
 	assert_false(ip.df);
 	assert_true(ip.fragment);
 
-	s.frag = 0x2000 | 0x1fff; /* MF, largest offset */
+	s.frag = 0x1fff; /* largest offset: 65528 + 7 bytes ends at 65535 */
+	s.total = 27;
 	ipv4_build(b, &s);
-	ip = ipv4_ok(b, 28, false);
+	ip = ipv4_ok(b, 27, false);
 	assert_true(ip.fragment);
+	s.total = 28;
 
 	s.frag = 0x8000; /* reserved bit alone: neither DF nor a fragment */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_false(ip.df);
+	assert_false(ip.fragment);
+}
+
+/*
+ * RFC 791 §3.2: a datagram is at most 65535 bytes, so a fragment whose
+ * offset × 8 plus payload ends past that is refused (re-fragmenting it
+ * would wrap the 13-bit offset into the flag bits).
+ */
+static void ipv4_fragment_past_64k(void **state)
+{
+	static uint8_t b[1500];
+	struct ip_spec s = ip_default();
+	struct pkt_ipv4 ip;
+
+	(void)state;
+	/* offset 8100 (64800 bytes) + 1380 bytes of payload: ends at 66180 */
+	s.frag = 0x2000 | 8100;
+	s.total = 1400;
+	ipv4_build(b, &s);
+	assert_ptr_equal(ipv4_drop(b, 1400, false), &drop_frag_oversize);
+	assert_ptr_equal(ipv4_drop(b, 1400, true), &drop_frag_oversize);
+
+	/* the last fragment of the largest datagram: ends at exactly 65535 */
+	s.frag = 8100;
+	s.total = (uint16_t)(20 + 65535 - 64800);
+	ipv4_build(b, &s);
+	ip = ipv4_ok(b, s.total, false);
+	assert_true(ip.fragment);
+
+	/* one byte more: 65536 */
+	s.total++;
+	ipv4_build(b, &s);
+	assert_ptr_equal(ipv4_drop(b, s.total, false), &drop_frag_oversize);
+
+	/* largest offset with 8 bytes: 65528 + 8; DF set does not change it */
+	s.frag = 0x4000 | 0x1fff;
+	s.total = 28;
+	ipv4_build(b, &s);
+	assert_ptr_equal(ipv4_drop(b, 28, false), &drop_frag_oversize);
+
+	/* IP options count as header, not payload: 60-byte header, 7 bytes */
+	s.ihl = 15;
+	s.frag = 0x1fff;
+	s.total = 67;
+	ipv4_build(b, &s);
+	ip = ipv4_ok(b, 67, false);
+	assert_int_equal(ip.hdr_len, 60);
+
+	/* an unfragmented datagram of the largest size passes */
+	static uint8_t big[65535];
+	s = ip_default();
+	s.total = 65535;
+	ipv4_build(big, &s);
+	ip = ipv4_ok(big, 65535, false);
 	assert_false(ip.fragment);
 }
 
@@ -761,6 +817,7 @@ int main(void)
 		cmocka_unit_test(ipv4_basic),
 		cmocka_unit_test(ipv4_options_accepted),
 		cmocka_unit_test(ipv4_flags),
+		cmocka_unit_test(ipv4_fragment_past_64k),
 		cmocka_unit_test(ipv4_ports_first_fragment_only),
 		cmocka_unit_test(ipv4_ports_need_four_bytes),
 		cmocka_unit_test(ipv4_ports_only_udp_tcp),
