@@ -11,6 +11,7 @@
 #define VBRD_FWD_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -143,6 +144,13 @@ struct fwd_state {
 	struct fwd_path *paths;
 	int nb_path_groups;
 	struct fwd_path_group *path_groups;
+	/* Every connected subnet's directed broadcast { prefix, -1 } and its
+	 * obsolete form, the network address { prefix, 0 } (RFC 1812
+	 * §4.2.3.1, §5.3.5), for every IPv4 prefix of length <= 30 of every
+	 * interface (tunnel interfaces too): host order, sorted, no
+	 * duplicates. Read by fwd_is_subnet_broadcast(). */
+	int nb_bcast4;
+	uint32_t *bcast4;
 	time_t loaded_at;
 };
 
@@ -216,5 +224,30 @@ void fwd_neigh_fill(struct fwd_state *st);
 
 /** Interface index owning address @p ip (host order) as connected subnet, or -1. */
 int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip);
+
+/**
+ * Whether @p ip is a connected subnet's directed broadcast or network
+ * address (st->bcast4, built with the state): an address that names no
+ * single host, so never the destination of an ICMP error (RFC 1812
+ * §4.3.2.7, §5.3.7). /31 (RFC 3021) and /32 prefixes have none. Binary
+ * search, for the data path.
+ *
+ * @param st  the forwarding state
+ * @param ip  IPv4 address, host order
+ * @return    true when @p ip is in st->bcast4
+ */
+static inline bool fwd_is_subnet_broadcast(const struct fwd_state *st, uint32_t ip)
+{
+	int lo = 0, hi = st->nb_bcast4;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (st->bcast4[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nb_bcast4 && st->bcast4[lo] == ip;
+}
 
 #endif
