@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <rte_ether.h>
@@ -224,6 +225,24 @@ void fwd_neigh_fill(struct fwd_state *st);
 
 /** Interface index owning address @p ip (host order) as connected subnet, or -1. */
 int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip);
+
+/**
+ * Whether IPv4 address @p ip lies in prefix @p p, which may be of either
+ * family (an IPv6 prefix contains no IPv4 address). The family is checked
+ * before the mask is built: a 32-bit shift by 32 minus an IPv6 length
+ * (up to 128) would be by a negative amount, undefined (C11 §6.5.7).
+ *
+ * @param p   an interface address and its prefix length, bits
+ * @param ip  IPv4 address, host order
+ * @return    true when @p p is IPv4 and @p ip has its first p->len bits
+ */
+static inline bool fwd_prefix4_contains(const struct cfg_prefix *p, uint32_t ip)
+{
+	if (p->addr.family != AF_INET || p->len > 32)
+		return false;
+	uint32_t mask = p->len ? ~0u << (32 - p->len) : 0;
+	return ((p->addr.v4 ^ ip) & mask) == 0;
+}
 
 /**
  * Whether @p ip is a connected subnet's directed broadcast or network

@@ -85,8 +85,17 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 
 uint32_t flow_hash_ipv6(const struct pkt_ipv6 *ip)
 {
-	uint32_t h = rte_hash_crc(ip->src, 16, 0x5bd1e995);
-	h = rte_hash_crc(ip->dst, 16, h);
+	uint64_t a[4];
+
+	/* struct pkt_ipv6 is only 4-byte aligned (in arrays of struct ip6_ctx,
+	 * every other src sits at 4 mod 8): rte_hash_crc() would load 8 bytes
+	 * at a time from a misaligned address. Copy, then hash the same words. */
+	memcpy(a, ip->src, 16);
+	memcpy(a + 2, ip->dst, 16);
+	uint32_t h = rte_hash_crc_8byte(a[0], 0x5bd1e995);
+	h = rte_hash_crc_8byte(a[1], h);
+	h = rte_hash_crc_8byte(a[2], h);
+	h = rte_hash_crc_8byte(a[3], h);
 	h = rte_hash_crc_4byte((uint32_t)ip->sport << 16 | ip->dport, h);
 	h = rte_hash_crc_4byte((uint32_t)ip->proto << 24 | ip->flow_label, h);
 	return h ^ (h >> 16);

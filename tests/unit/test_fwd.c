@@ -327,6 +327,37 @@ static void subnet_broadcasts(void **state)
 	fwd_state_free(st);
 }
 
+/*
+ * ARP input asks whether a sender is on one of the interface's subnets,
+ * whose addresses may be IPv6: an IPv6 prefix holds no IPv4 address, and
+ * its length (up to 128) must never reach the 32-bit mask's shift (a
+ * negative shift is undefined; this file is built with UBSan's shift
+ * check, fatal).
+ */
+static void prefix4_contains(void **state)
+{
+	struct cfg_prefix p;
+
+	(void)state;
+	assert_int_equal(config_parse_prefix("2001:db8:1::1/64", &p), 0);
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_false(fwd_prefix4_contains(&p, 0));
+	assert_int_equal(config_parse_prefix("::/0", &p), 0);
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_int_equal(config_parse_prefix("2001:db8::1/128", &p), 0);
+	assert_false(fwd_prefix4_contains(&p, IP4(32, 1, 13, 184)));
+
+	assert_int_equal(config_parse_prefix("10.0.1.1/24", &p), 0);
+	assert_true(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_true(fwd_prefix4_contains(&p, IP4(10, 0, 1, 255)));
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 2, 1)));
+	assert_int_equal(config_parse_prefix("10.0.1.1/32", &p), 0);
+	assert_true(fwd_prefix4_contains(&p, IP4(10, 0, 1, 1)));
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_int_equal(config_parse_prefix("0.0.0.0/0", &p), 0);
+	assert_true(fwd_prefix4_contains(&p, IP4(192, 0, 2, 1)));
+}
+
 static void own_addresses_local(void **state)
 {
 	(void)state;
@@ -556,6 +587,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(interfaces_built),
 		cmocka_unit_test(connected_subnets),
 		cmocka_unit_test(subnet_broadcasts),
+		cmocka_unit_test(prefix4_contains),
 		cmocka_unit_test(own_addresses_local),
 		cmocka_unit_test(unknown_destination),
 		cmocka_unit_test(longest_prefix_wins),
