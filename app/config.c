@@ -1164,9 +1164,10 @@ static int get_addr(struct loader *ld, const config_setting_t *grp, const char *
 
 static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = { "name",      "type",      "vni", "local",
-					    "remote",    "udp_port",  "mtu", "address",
-					    "addresses", "inner_mac", NULL };
+	static const char *const keys[] = {
+		"udp_zero_checksum6", "name", "type",    "vni",       "local",     "remote",
+		"udp_port",           "mtu",  "address", "addresses", "inner_mac", NULL
+	};
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_tunnel *t = &cfg->tunnels[idx];
 	const char *v;
@@ -1204,6 +1205,7 @@ static void load_tunnel(struct loader *ld, const config_setting_t *s, int idx)
 	t->udp_port = t->type == CFG_TUNNEL_GENEVE ? 6081 : 4789;
 	get_u16(ld, s, "udp_port", 1, 65535, &t->udp_port);
 	get_u16(ld, s, "mtu", CFG_MTU_MIN, CFG_MTU_MAX, &t->mtu);
+	get_bool(ld, s, "udp_zero_checksum6", &t->udp_zero_checksum6);
 	static const uint8_t def_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	memcpy(t->inner_mac, def_mac, 6);
 	if (get_string(ld, s, "inner_mac", &v) == VAL_OK && parse_mac(v, t->inner_mac) != 0)

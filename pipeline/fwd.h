@@ -88,6 +88,7 @@ struct fwd_tunnel {
 	uint16_t iface;    /* its interface in fwd_state.ifaces */
 	struct cfg_addr local, remote;
 	uint8_t inner_mac[6];
+	bool udp_zero_checksum6; /* accept a zero outer UDP checksum over IPv6 (RFC 6935 §5) */
 };
 
 #define FWD_PATH_HDR_MAX 96

@@ -46,13 +46,13 @@ static void local_input6(struct worker *w, const struct fwd_state *st, struct rt
 		return;
 	}
 	if (ip->proto == IPPROTO_UDP && !ip->fragment && !c->decapped && st->nb_tunnels &&
-	    tunnel_decap(w, st, m, AF_INET6, ip->src, c->l2.l2_len + ip->l4_off, len, ip->dport,
-			 (uint8_t)((rte_be_to_cpu_32(
-					    rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
-								    c->l2.l2_len)
-						    ->vtc_flow) >>
-				    20) &
-				   0x3)))
+	    tunnel_decap(
+		    w, st, m, AF_INET6, ip->src, ip->dst, c->l2.l2_len + ip->l4_off, len, ip->dport,
+		    (uint8_t)((rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(
+							m, const struct rte_ipv6_hdr *, c->l2.l2_len)
+							->vtc_flow) >>
+			       20) &
+			      0x3)))
 		return;
 	worker_drop(w, m, &drop_unsupported_local);
 }

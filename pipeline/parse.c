@@ -134,3 +134,31 @@ uint16_t inet_checksum(const void *p, uint32_t len)
 	uint16_t s = rte_raw_cksum(p, len);
 	return (uint16_t)~s;
 }
+
+/* Sum of the RFC 768 pseudo-header: source, destination, zero, protocol 17, UDP length. */
+static uint32_t udp4_pseudo_sum(uint32_t src, uint32_t dst, uint32_t len)
+{
+	uint8_t ph[12] = {
+		(uint8_t)(src >> 24), (uint8_t)(src >> 16), (uint8_t)(src >> 8),
+		(uint8_t)src,         (uint8_t)(dst >> 24), (uint8_t)(dst >> 16),
+		(uint8_t)(dst >> 8),  (uint8_t)dst,         0,
+		IPPROTO_UDP,          (uint8_t)(len >> 8),  (uint8_t)len,
+	};
+
+	return __rte_raw_cksum(ph, sizeof(ph), 0);
+}
+
+uint16_t udp4_checksum(uint32_t src, uint32_t dst, const void *udp, uint32_t len)
+{
+	uint32_t sum = __rte_raw_cksum(udp, len, udp4_pseudo_sum(src, dst, len));
+	uint16_t c = (uint16_t)~__rte_raw_cksum_reduce(sum);
+
+	return c == 0 ? 0xffff : c; /* RFC 768: a computed 0 is sent as all ones */
+}
+
+bool udp4_checksum_ok(uint32_t src, uint32_t dst, const void *udp, uint32_t len)
+{
+	/* the sum over a datagram whose checksum is right is all ones (-0) */
+	return __rte_raw_cksum_reduce(__rte_raw_cksum(udp, len, udp4_pseudo_sum(src, dst, len))) ==
+	       0xffff;
+}

@@ -91,4 +91,30 @@ uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip);
  */
 uint16_t inet_checksum(const void *p, uint32_t len);
 
+/**
+ * UDP checksum over IPv4 (RFC 768): one's complement sum of the
+ * pseudo-header (source, destination, zero, protocol 17, UDP length) and
+ * the datagram, complemented. A result of 0 is returned as 0xffff, its
+ * equivalent in one's complement: 0 in the field means "no checksum".
+ *
+ * @param src, dst  IPv4 addresses, host order
+ * @param udp       the UDP datagram, header first, its checksum field 0
+ * @param len       its length, bytes (the UDP length field's value)
+ * @return          the value to store in the checksum field (network order,
+ *                  as rte_raw_cksum() sums: store it with memcpy), never 0
+ */
+uint16_t udp4_checksum(uint32_t src, uint32_t dst, const void *udp, uint32_t len);
+
+/**
+ * Verify the non-zero checksum of a received UDP datagram over IPv4
+ * (RFC 768). The caller decides what a zero checksum field means (over
+ * IPv4: none was sent).
+ *
+ * @param src, dst  IPv4 addresses, host order
+ * @param udp       the UDP datagram as received, header first
+ * @param len       its length, bytes (the UDP length field's value)
+ * @return          true when the checksum is right
+ */
+bool udp4_checksum_ok(uint32_t src, uint32_t dst, const void *udp, uint32_t len);
+
 #endif

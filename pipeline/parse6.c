@@ -101,11 +101,11 @@ uint32_t flow_hash_ipv6(const struct pkt_ipv6 *ip)
 	return h ^ (h >> 16);
 }
 
-uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp, uint32_t len)
+/* Sum of the RFC 8200 §8.1 pseudo-header: src, dst, 32-bit length, 3 zero bytes, next header. */
+static uint32_t pseudo6_sum(const uint8_t *src, const uint8_t *dst, uint32_t len, uint8_t nh)
 {
 	uint8_t ph[40];
 
-	/* RFC 8200 §8.1 pseudo-header: src, dst, 32-bit length, 3 zero bytes, next header */
 	memcpy(ph, src, 16);
 	memcpy(ph + 16, dst, 16);
 	ph[32] = (uint8_t)(len >> 24);
@@ -113,10 +113,30 @@ uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp
 	ph[34] = (uint8_t)(len >> 8);
 	ph[35] = (uint8_t)len;
 	ph[36] = ph[37] = ph[38] = 0;
-	ph[39] = IPPROTO_ICMPV6_NUM;
-	uint32_t sum = __rte_raw_cksum(ph, sizeof(ph), 0);
-	sum = __rte_raw_cksum(icmp, len, sum);
+	ph[39] = nh;
+	return __rte_raw_cksum(ph, sizeof(ph), 0);
+}
+
+uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp, uint32_t len)
+{
+	uint32_t sum = __rte_raw_cksum(icmp, len, pseudo6_sum(src, dst, len, IPPROTO_ICMPV6_NUM));
+
 	return (uint16_t)~__rte_raw_cksum_reduce(sum);
+}
+
+uint16_t udp6_checksum(const uint8_t *src, const uint8_t *dst, const void *udp, uint32_t len)
+{
+	uint32_t sum = __rte_raw_cksum(udp, len, pseudo6_sum(src, dst, len, IPPROTO_UDP));
+	uint16_t c = (uint16_t)~__rte_raw_cksum_reduce(sum);
+
+	return c == 0 ? 0xffff : c; /* RFC 768: a computed 0 is sent as all ones */
+}
+
+bool udp6_checksum_ok(const uint8_t *src, const uint8_t *dst, const void *udp, uint32_t len)
+{
+	/* the sum over a datagram whose checksum is right is all ones (-0) */
+	return __rte_raw_cksum_reduce(__rte_raw_cksum(
+		       udp, len, pseudo6_sum(src, dst, len, IPPROTO_UDP))) == 0xffff;
 }
 
 /* Every option has a non-zero length and ends inside the message (§7.1.1). */

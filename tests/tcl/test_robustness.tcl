@@ -52,6 +52,29 @@ proc udp {sport dport payload} {
     return "[be16 $sport][be16 $dport][be16 [expr {8 + [string length $payload]}]][be16 0]$payload"
 }
 
+# UDP datagram with its checksum over the pseudo-header of SRC -> DST
+# (IPv4 RFC 768, or IPv6 RFC 8200 §8.1 when SRC has a colon). CSUM: good
+# (a computed 0 goes out as 0xffff), bad (good one with bits flipped,
+# never 0) or zero (none).
+proc udp_csum {src dst sport dport payload csum} {
+    set u [udp $sport $dport $payload]
+    set n [string length $u]
+    if {[string first : $src] >= 0} {
+        set ph "[ip6 $src][ip6 $dst][be32 $n][binary format x3c 17]"
+    } else {
+        set ph "[ip4 $src][ip4 $dst][binary format xc 17][be16 $n]"
+    }
+    set c [inet_csum "$ph$u"]
+    if {$c == 0} { set c 0xffff }
+    switch -- $csum {
+        good {}
+        bad  { set c [expr {$c ^ 0x5a5a}] }
+        zero { set c 0 }
+        default { error "udp_csum: good, bad or zero" }
+    }
+    return "[string range $u 0 5][be16 $c][string range $u 8 end]"
+}
+
 # ICMPv6 message with a correct checksum over the RFC 8200 §8.1 pseudo-header.
 proc icmp6 {src dst body} {
     set ph "[ip6 $src][ip6 $dst][be32 [string length $body]][binary format x3c 58]"
@@ -198,6 +221,32 @@ proc frames_tunnel {} {
     lappend out bad_checksum [apply $to_us 10.0.0.2 [vxlan 0x08 1000 $bad]]
     set bad [string range $in 0 11][be16 0x0806][string repeat a 28]
     lappend out unknown_ethertype [apply $to_us 10.0.0.2 [vxlan 0x08 1000 $bad]]
+
+    # The outer UDP checksum (RFC 768, RFC 8200 §8.1, RFC 6935/6936). A
+    # frame that passes the checks carries an inner martian, so that it
+    # is dropped (as martian) only after decapsulation.
+    set martian [string range $in 0 13][ipv4 127.0.0.1 198.19.1.1 [udp 1 2 pp]]
+    set ck4 {{src csum vni inner} {
+        eth 0x0800 [ipv4 $src 10.0.0.1 [udp_csum $src 10.0.0.1 50000 4789 [vxlan 0x08 $vni $inner] $csum]]
+    }}
+    set ck6 {{src csum vni inner} {
+        eth 0x86dd [ipv6 $src 2001:db8:1::1 17 [udp_csum $src 2001:db8:1::1 50000 4789 [vxlan 0x08 $vni $inner] $csum]]
+    }}
+    lappend out tunnel_bad_checksum [apply $ck4 10.0.0.2 bad 1000 $in]
+    lappend out martian [apply $ck4 10.0.0.2 good 1000 $martian]
+    # t6 (2001:db8:1::3, VNI 3000): checksum required
+    lappend out tunnel_bad_checksum [apply $ck6 2001:db8:1::3 bad 3000 $in]
+    lappend out martian [apply $ck6 2001:db8:1::3 good 3000 $martian]
+    lappend out tunnel_zero_checksum6 [apply $ck6 2001:db8:1::3 zero 3000 $in]
+    # t6z (2001:db8:1::4, VNI 3001): udp_zero_checksum6 = true
+    lappend out martian [apply $ck6 2001:db8:1::4 zero 3001 $martian]
+    lappend out tunnel_bad_checksum [apply $ck6 2001:db8:1::4 bad 3001 $in]
+    # a UDP length past the IP payload; one below it (the rest is padding)
+    set u [udp 50000 4789 [vxlan 0x08 1000 $in]]
+    set long "[string range $u 0 3][be16 [expr {[string length $u] + 1}]][string range $u 6 end]"
+    lappend out tunnel_truncated [eth 0x0800 [ipv4 10.0.0.2 10.0.0.1 $long]]
+    set u [udp 50000 4789 [vxlan 0x08 1000 $martian]]
+    lappend out martian [eth 0x0800 [ipv4 10.0.0.2 10.0.0.1 "[string range $u 0 3][be16 [string length $u]][string range $u 6 end]\0\0\0\0"]]
     return $out
 }
 
@@ -231,7 +280,10 @@ neighbors = (
 );
 tunnels = (
   { name = "tv"; type = "vxlan"; vni = 1000; local = "10.0.0.1"; remote = "10.0.0.2"; address = "10.99.0.1/30"; },
-  { name = "tg"; type = "geneve"; vni = 2000; local = "10.0.0.1"; remote = "10.0.0.3"; address = "10.98.0.1/30"; }
+  { name = "tg"; type = "geneve"; vni = 2000; local = "10.0.0.1"; remote = "10.0.0.3"; address = "10.98.0.1/30"; },
+  { name = "t6"; type = "vxlan"; vni = 3000; local = "2001:db8:1::1"; remote = "2001:db8:1::3"; },
+  { name = "t6z"; type = "vxlan"; vni = 3001; local = "2001:db8:1::1"; remote = "2001:db8:1::4";
+    udp_zero_checksum6 = true; }
 );
 }} {
     test "every one of the $nframes hostile frames is received" {
@@ -246,8 +298,8 @@ tunnels = (
         set st [vbrctl show stats]
         set wrong {}
         dict for {r n} $expect {
-            set got [dict get $st drops $r]
-            if {$got != $n} { lappend wrong "$r: $got, want $n" }
+            set got [expr {[dict exists $st drops $r] ? [dict get $st drops $r] : "(no such reason)"}]
+            if {$got ne $n} { lappend wrong "$r: $got, want $n" }
         }
         dict for {r n} [dict get $st drops] {
             if {$n != 0 && ![dict exists $expect $r]} { lappend wrong "$r: $n, want 0" }

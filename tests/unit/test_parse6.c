@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the IPv6 parsers (pipeline/parse6.c): parse_ipv6,
- * flow_hash_ipv6, icmp6_checksum, nd_validate, nd_find_lladdr and the
+ * flow_hash_ipv6, icmp6_checksum, udp6_checksum, nd_validate, nd_find_lladdr and the
  * address-class helpers of parse6.h.
  *
  * Packets are built here byte by byte, with a textbook checksum
@@ -280,6 +280,74 @@ static void test_icmp6_checksum(void **state)
 	}
 }
 
+/* ---- udp6_checksum, udp6_checksum_ok ------------------------------------- */
+
+/* RFC 8200 §8.1 with next header 17, the textbook way (as ref_icmp6_checksum). */
+static uint16_t ref_udp6_checksum(const uint8_t *src, const uint8_t *dst, const uint8_t *udp,
+				  uint32_t len)
+{
+	uint32_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < 16; i += 2)
+		sum += (uint32_t)(src[i] << 8 | src[i + 1]) + (uint32_t)(dst[i] << 8 | dst[i + 1]);
+	sum += len >> 16;
+	sum += len & 0xffff;
+	sum += IPPROTO_UDP;
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)udp[i] << 8 | udp[i + 1];
+	if (len & 1)
+		sum += (uint32_t)udp[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void test_udp6_checksum(void **state)
+{
+	uint8_t u[8 + 45];
+
+	(void)state;
+	for (uint32_t len = 8; len <= sizeof(u); len++) { /* odd lengths too */
+		memset(u, 0, sizeof(u));
+		put16(u, 49152);
+		put16(u + 2, 4789);
+		put16(u + 4, (uint16_t)len);
+		for (uint32_t i = 8; i < len; i++)
+			u[i] = (uint8_t)(i * 29 + 1);
+		uint16_t ck = udp6_checksum(SRC, DST, u, len);
+		uint8_t want[2];
+		put16(want, ref_udp6_checksum(SRC, DST, u, len));
+		assert_memory_equal(&ck, want, 2);
+		memcpy(u + 6, &ck, 2);
+		assert_true(udp6_checksum_ok(SRC, DST, u, len));
+		u[len - 1] ^= 0x80;
+		assert_false(udp6_checksum_ok(SRC, DST, u, len));
+		u[len - 1] ^= 0x80;
+		/* the pseudo-header counts: another destination fails */
+		assert_false(udp6_checksum_ok(SRC, SRC, u, len));
+	}
+}
+
+/* RFC 768: a computed 0 goes out as 0xffff, never as 0 ("none", RFC 6936). */
+static void test_udp6_checksum_zero_is_ffff(void **state)
+{
+	uint8_t u[8 + 10] = { 0 };
+	uint16_t ck;
+
+	(void)state;
+	put16(u, 49152);
+	put16(u + 2, 4789);
+	put16(u + 4, sizeof(u));
+	/* the last word is the complement of the sum of the rest */
+	put16(u + sizeof(u) - 2, ref_udp6_checksum(SRC, DST, u, sizeof(u)));
+	assert_int_equal(ref_udp6_checksum(SRC, DST, u, sizeof(u)), 0);
+	assert_int_equal(udp6_checksum(SRC, DST, u, sizeof(u)), 0xffff);
+	ck = 0xffff;
+	memcpy(u + 6, &ck, 2);
+	assert_true(udp6_checksum_ok(SRC, DST, u, sizeof(u)));
+}
+
 /* ---- nd_validate, nd_find_lladdr ----------------------------------------- */
 
 /* A Neighbor Solicitation for DST from @p src with (when @p slla) a source link-layer option. */
@@ -431,6 +499,8 @@ int main(void)
 		cmocka_unit_test(test_flow_hash),
 		cmocka_unit_test(test_flow_hash_misaligned),
 		cmocka_unit_test(test_icmp6_checksum),
+		cmocka_unit_test(test_udp6_checksum),
+		cmocka_unit_test(test_udp6_checksum_zero_is_ffff),
 		cmocka_unit_test(test_nd_validate_ns),
 		cmocka_unit_test(test_nd_validate_na),
 		cmocka_unit_test(test_nd_find_lladdr),
