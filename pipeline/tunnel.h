@@ -25,6 +25,7 @@ DROP_REASON_DECLARE(drop_tunnel_truncated);
 DROP_REASON_DECLARE(drop_tunnel_bad_header);
 DROP_REASON_DECLARE(drop_tunnel_bad_checksum);
 DROP_REASON_DECLARE(drop_tunnel_zero_checksum6);
+DROP_REASON_DECLARE(drop_tunnel_critical_option);
 DROP_REASON_DECLARE(drop_tunnel_unknown_remote);
 DROP_REASON_DECLARE(drop_tunnel_bad_vni);
 DROP_REASON_DECLARE(drop_ecn_not_ect);
@@ -93,7 +94,8 @@ bool tunnel_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
  * field within 30..@p l4_len bytes (tunnel_truncated; bytes past the UDP
  * length are padding); a non-zero UDP checksum right (tunnel_bad_checksum,
  * RFC 768, RFC 8200 §8.1); VXLAN I flag, GENEVE version 0, O clear,
- * protocol 0x6558 (tunnel_bad_header);
+ * protocol 0x6558 (tunnel_bad_header); GENEVE C bit clear
+ * (tunnel_critical_option, RFC 8926 §3.4, §3.5: vbrd knows no option);
  * a tunnel with this remote (tunnel_unknown_remote) and VNI
  * (tunnel_bad_vni); over IPv6, a zero checksum only on a tunnel with
  * udp_zero_checksum6 (tunnel_zero_checksum6, RFC 6935 §5, RFC 6936 §5);

@@ -24,6 +24,8 @@ DROP_REASON(drop_tunnel_bad_checksum, "tunnel", "tunnel_bad_checksum",
 DROP_REASON(drop_tunnel_zero_checksum6, "tunnel", "tunnel_zero_checksum6",
 	    "zero UDP checksum over IPv6 on a tunnel without udp_zero_checksum6 "
 	    "(RFC 6935 §5, RFC 6936 §5)");
+DROP_REASON(drop_tunnel_critical_option, "tunnel", "tunnel_critical_option",
+	    "GENEVE C bit set: a critical option vbrd does not understand (RFC 8926 §3.4, §3.5)");
 DROP_REASON(drop_tunnel_unknown_remote, "tunnel", "tunnel_unknown_remote",
 	    "tunnel packet from an address no tunnel has as remote");
 DROP_REASON(drop_tunnel_bad_vni, "tunnel", "tunnel_bad_vni",
@@ -139,6 +141,13 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		/* RFC 8926 §3.4: version 0; O (control) packets are not data */
 		if ((th[0] >> 6) != 0 || (th[1] & 0x80) || rd16(th + 2) != 0x6558) {
 			worker_drop(w, m, &drop_tunnel_bad_header);
+			return true;
+		}
+		/* RFC 8926 §3.4, §3.5: C set means a critical option is present;
+		 * vbrd understands no option, so it must not forward the packet.
+		 * With C clear, options may be skipped unread (Opt Len). */
+		if (th[1] & 0x40) {
+			worker_drop(w, m, &drop_tunnel_critical_option);
 			return true;
 		}
 		hdr_len += (uint32_t)(th[0] & 0x3f) * 4;

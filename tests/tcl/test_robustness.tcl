@@ -247,6 +247,13 @@ proc frames_tunnel {} {
     lappend out tunnel_truncated [eth 0x0800 [ipv4 10.0.0.2 10.0.0.1 $long]]
     set u [udp 50000 4789 [vxlan 0x08 1000 $martian]]
     lappend out martian [eth 0x0800 [ipv4 10.0.0.2 10.0.0.1 "[string range $u 0 3][be16 [string length $u]][string range $u 6 end]\0\0\0\0"]]
+    # GENEVE (RFC 8926 §3.4): C bit set (critical option present), with
+    # and without the option itself; a non-critical option is skipped
+    set opt "[be16 0x0103][binary format cc 0x80 1][be32 0]"
+    lappend out tunnel_critical_option [apply $to_us 10.0.0.3 "\x02\x40[string range $gen 2 end]$opt$in" 6081]
+    lappend out tunnel_critical_option [apply $to_us 10.0.0.3 "\x00\x40[string range $gen 2 end]$in" 6081]
+    set opt "[be16 0x0103][binary format cc 0x00 1][be32 0]"
+    lappend out martian [apply $to_us 10.0.0.3 "\x02\x00[string range $gen 2 end]$opt$martian" 6081]
     return $out
 }
 
