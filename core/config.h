@@ -111,8 +111,10 @@ struct cfg_tunnel {
 	uint16_t mtu;           /* inner MTU, bytes; 0 = underlay MTU minus overhead */
 	int nb_addrs;
 	struct cfg_prefix addrs[CFG_MAX_ADDRS]; /* inner addresses of the tunnel interface */
-	uint8_t inner_mac[6]; /* inner destination MAC (a Linux VXLAN device's MAC);
+	uint8_t inner_mac[6];    /* inner destination MAC (a Linux VXLAN device's MAC);
 	                          * default 02:00:00:00:00:01 */
+	bool udp_zero_checksum6; /* over IPv6, accept a zero outer UDP checksum
+	                          * (RFC 6935 §5, RFC 6936 §5); default false */
 	int line;
 };
 

@@ -45,14 +45,12 @@ static bool iface_owns(const struct fwd_iface *fi, uint32_t ip)
 	return false;
 }
 
+/* Whether @p ip is in one of @p fi's IPv4 subnets (its IPv6 ones are skipped). */
 static bool iface_on_subnet(const struct fwd_iface *fi, uint32_t ip)
 {
-	for (int a = 0; a < fi->nb_addrs; a++) {
-		const struct cfg_prefix *p = &fi->addrs[a];
-		uint32_t mask = p->len ? ~0u << (32 - p->len) : 0;
-		if (p->addr.family == AF_INET && ((p->addr.v4 ^ ip) & mask) == 0)
+	for (int a = 0; a < fi->nb_addrs; a++)
+		if (fwd_prefix4_contains(&fi->addrs[a], ip))
 			return true;
-	}
 	return false;
 }
 
@@ -95,12 +93,9 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 /* Source address for an ARP request: ours in the target's subnet. */
 static uint32_t arp_source_for(const struct fwd_iface *fi, uint32_t target)
 {
-	for (int a = 0; a < fi->nb_addrs; a++) {
-		const struct cfg_prefix *p = &fi->addrs[a];
-		uint32_t mask = p->len ? ~0u << (32 - p->len) : 0;
-		if (p->addr.family == AF_INET && ((p->addr.v4 ^ target) & mask) == 0)
-			return p->addr.v4;
-	}
+	for (int a = 0; a < fi->nb_addrs; a++)
+		if (fwd_prefix4_contains(&fi->addrs[a], target))
+			return fi->addrs[a].addr.v4;
 	return fi->addr4;
 }
 

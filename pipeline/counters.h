@@ -35,6 +35,8 @@ struct worker_stats {
 	uint64_t fragments;            /* IPv4 fragments generated */
 	uint64_t drops[VBRD_DROP_MAX]; /* by drop_reason.id */
 	struct iface_counters iface[VBRD_MAX_IFACE_SLOTS];
+	/* ICMP errors not sent: the source was a broadcast address (RFC 1812 §4.3.2.7) */
+	uint64_t icmp_suppressed_broadcast;
 } __rte_cache_aligned;
 
 #endif

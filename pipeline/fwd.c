@@ -75,6 +75,48 @@ static int assign_slots(struct fwd_state *st, const struct fwd_state *prev)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * st->bcast4: the network and broadcast address of every IPv4 prefix of
+ * length <= 30 on every interface (physical and tunnel), sorted and
+ * without duplicates, so that the data path asks with a binary search.
+ */
+static int bcast4_build(struct fwd_state *st)
+{
+	int n = 0;
+
+	for (int i = 0; i < st->nb_ifaces; i++)
+		n += 2 * st->ifaces[i].nb_addrs;
+	st->bcast4 = calloc((size_t)n + 1, sizeof(*st->bcast4));
+	if (st->bcast4 == NULL)
+		return -ENOMEM;
+	n = 0;
+	for (int i = 0; i < st->nb_ifaces; i++) {
+		const struct fwd_iface *fi = &st->ifaces[i];
+		for (int a = 0; a < fi->nb_addrs; a++) {
+			const struct cfg_prefix *p = &fi->addrs[a];
+			if (p->addr.family != AF_INET || p->len > 30)
+				continue;
+			uint32_t net = p->addr.v4 & prefix_mask(p->len);
+			st->bcast4[n++] = net;
+			st->bcast4[n++] = net | ~prefix_mask(p->len);
+		}
+	}
+	qsort(st->bcast4, (size_t)n, sizeof(*st->bcast4), cmp_u32);
+	int k = 0;
+	for (int j = 0; j < n; j++)
+		if (k == 0 || st->bcast4[k - 1] != st->bcast4[j])
+			st->bcast4[k++] = st->bcast4[j];
+	st->nb_bcast4 = k;
+	return 0;
+}
+
 static int nexthop_index(struct fwd_state *st, uint16_t iface, uint32_t gw)
 {
 	for (int i = 0; i < st->nb_nexthops; i++)
@@ -146,6 +188,9 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 		snprintf(err, errlen, "more than %d interfaces", VBRD_MAX_IFACE_SLOTS);
 		goto fail;
 	}
+	ret = bcast4_build(st);
+	if (ret < 0)
+		goto fail_msg;
 
 	/* At most one next hop per route gateway plus one per connected subnet. */
 	int max_nh = nb_addrs + cfg->nb_routes * CFG_MAX_ECMP + 1;
@@ -278,6 +323,7 @@ void fwd_state_free(struct fwd_state *st)
 	free(st->iface_by_vlan);
 	free(st->nexthops);
 	free(st->ecmp);
+	free(st->bcast4);
 	tunnel_state_free(st);
 	config_free(&st->cfg);
 	free(st);

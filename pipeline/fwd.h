@@ -11,7 +11,9 @@
 #define VBRD_FWD_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <rte_ether.h>
@@ -89,6 +91,7 @@ struct fwd_tunnel {
 	uint16_t iface;    /* its interface in fwd_state.ifaces */
 	struct cfg_addr local, remote;
 	uint8_t inner_mac[6];
+	bool udp_zero_checksum6; /* accept a zero outer UDP checksum over IPv6 (RFC 6935 §5) */
 };
 
 #define FWD_PATH_HDR_MAX 96
@@ -146,6 +149,13 @@ struct fwd_state {
 	struct fwd_path *paths;
 	int nb_path_groups;
 	struct fwd_path_group *path_groups;
+	/* Every connected subnet's directed broadcast { prefix, -1 } and its
+	 * obsolete form, the network address { prefix, 0 } (RFC 1812
+	 * §4.2.3.1, §5.3.5), for every IPv4 prefix of length <= 30 of every
+	 * interface (tunnel interfaces too): host order, sorted, no
+	 * duplicates. Read by fwd_is_subnet_broadcast(). */
+	int nb_bcast4;
+	uint32_t *bcast4;
 	time_t loaded_at;
 	/* UDP ports served on own addresses (pipeline/local.h), few: scanned */
 	uint16_t nb_udp;
@@ -255,5 +265,48 @@ void fwd_neigh_fill(struct fwd_state *st);
 
 /** Interface index owning address @p ip (host order) as connected subnet, or -1. */
 int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip);
+
+/**
+ * Whether IPv4 address @p ip lies in prefix @p p, which may be of either
+ * family (an IPv6 prefix contains no IPv4 address). The family is checked
+ * before the mask is built: a 32-bit shift by 32 minus an IPv6 length
+ * (up to 128) would be by a negative amount, undefined (C11 §6.5.7).
+ *
+ * @param p   an interface address and its prefix length, bits
+ * @param ip  IPv4 address, host order
+ * @return    true when @p p is IPv4 and @p ip has its first p->len bits
+ */
+static inline bool fwd_prefix4_contains(const struct cfg_prefix *p, uint32_t ip)
+{
+	if (p->addr.family != AF_INET || p->len > 32)
+		return false;
+	uint32_t mask = p->len ? ~0u << (32 - p->len) : 0;
+	return ((p->addr.v4 ^ ip) & mask) == 0;
+}
+
+/**
+ * Whether @p ip is a connected subnet's directed broadcast or network
+ * address (st->bcast4, built with the state): an address that names no
+ * single host, so never the destination of an ICMP error (RFC 1812
+ * §4.3.2.7, §5.3.7). /31 (RFC 3021) and /32 prefixes have none. Binary
+ * search, for the data path.
+ *
+ * @param st  the forwarding state
+ * @param ip  IPv4 address, host order
+ * @return    true when @p ip is in st->bcast4
+ */
+static inline bool fwd_is_subnet_broadcast(const struct fwd_state *st, uint32_t ip)
+{
+	int lo = 0, hi = st->nb_bcast4;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (st->bcast4[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nb_bcast4 && st->bcast4[lo] == ip;
+}
 
 #endif

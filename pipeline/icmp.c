@@ -62,8 +62,16 @@ void icmp_error(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m
 		return;
 	if (is_icmp_error(m, l2, ip) || in->addr4 == 0)
 		return;
-	if ((ip->src >> 28) == 0xe || ip->src == 0xffffffff || (ip->dst >> 28) == 0xe)
+	if ((ip->src >> 28) == 0xe || (ip->dst >> 28) == 0xe)
 		return;
+	/* RFC 1812 §4.3.2.7, §5.3.7: nor to a source that names no single
+	 * host: the limited broadcast, or a connected subnet's directed
+	 * broadcast or network address (§4.2.2.11, §4.2.3.1), whichever
+	 * subnet, not only the one the packet came from. */
+	if (unlikely(ip->src == 0xffffffff || fwd_is_subnet_broadcast(st, ip->src))) {
+		w->stats.icmp_suppressed_broadcast++;
+		return;
+	}
 	if (!icmp_allow(w))
 		return;
 

@@ -50,8 +50,11 @@ void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mb
 /**
  * Send an ICMP error about @p m back towards its source, out of @p in
  * (RFC 1812 §4.3.2: quote as much of the datagram as fits in 576 bytes;
- * never about an ICMP error, a non-first fragment, or a broadcast/multicast
- * source or destination; at most icmp.rate_pps per second).
+ * never about an ICMP error, a non-first fragment, or a multicast source
+ * or destination; at most icmp.rate_pps per second). Never to a source
+ * that is the limited broadcast or any connected subnet's directed
+ * broadcast or network address (RFC 1812 §4.3.2.7, §5.3.7): those are
+ * counted as icmp_suppressed_broadcast.
  *
  * Errors about traffic that came out of a tunnel are routed back
  * (ip4_output_local), not sent out of an interface.

@@ -83,6 +83,7 @@ static void ip4_local(struct worker *w, const struct fwd_state *st, struct rte_m
 		.l2 = &c->l2,
 		.ip4 = &c->ip,
 		.src = &c->ip.src,
+		.dst = &c->ip.dst,
 		.iface = c->iface,
 		.proto = c->ip.proto,
 		.ecn = ih->type_of_service & 0x3,

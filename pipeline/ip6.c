@@ -41,6 +41,7 @@ static void local_input6(struct worker *w, const struct fwd_state *st, struct rt
 		.l2 = &c->l2,
 		.ip6 = ip,
 		.src = ip->src,
+		.dst = ip->dst,
 		.iface = c->iface,
 		.proto = ip->proto,
 		.ecn = (uint8_t)((rte_be_to_cpu_32(h->vtc_flow) >> 20) & 0x3),

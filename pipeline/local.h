@@ -38,6 +38,7 @@ struct local_pkt {
 	const struct pkt_ipv4 *ip4; /* AF_INET: the parsed header, else NULL */
 	const struct pkt_ipv6 *ip6; /* AF_INET6: the parsed header, else NULL */
 	const void *src;            /* source address: uint32_t host order, or 16 bytes */
+	const void *dst;            /* destination address, likewise */
 	uint16_t iface;             /* ingress interface, index into fwd_state.ifaces */
 	uint8_t proto;              /* IP protocol / next header of the L4 payload */
 	uint8_t ecn;                /* ECN bits of the IP header (RFC 3168) */

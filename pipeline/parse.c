@@ -14,6 +14,8 @@ DROP_REASON(drop_bad_ihl, "parse", "bad_ihl", "IPv4 header length below 5 words"
 DROP_REASON(drop_bad_checksum, "parse", "bad_checksum", "IPv4 header checksum wrong");
 DROP_REASON(drop_bad_length, "parse", "bad_length",
 	    "IP total length larger than the frame or below the header");
+DROP_REASON(drop_frag_oversize, "parse", "frag_oversize",
+	    "IPv4 fragment whose offset x 8 plus payload ends past 65535 bytes (RFC 791 §3.2)");
 
 static inline uint16_t rd16(const uint8_t *p)
 {
@@ -94,6 +96,13 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
 		return false;
 	}
 	uint16_t frag = rd16(p + 6);
+	/* RFC 791 §3.2: a datagram holds at most 65535 bytes, so no fragment
+	 * may end past that; one that does cannot be reassembled, and
+	 * re-fragmenting it would wrap the 13-bit offset into the flags. */
+	if ((uint32_t)(frag & 0x1fff) * 8 + (uint32_t)(total - hlen) > 65535) {
+		*why = &drop_frag_oversize;
+		return false;
+	}
 	out->hdr_len = hlen;
 	out->total_len = total;
 	out->ttl = p[8];
@@ -124,4 +133,32 @@ uint16_t inet_checksum(const void *p, uint32_t len)
 {
 	uint16_t s = rte_raw_cksum(p, len);
 	return (uint16_t)~s;
+}
+
+/* Sum of the RFC 768 pseudo-header: source, destination, zero, protocol 17, UDP length. */
+static uint32_t udp4_pseudo_sum(uint32_t src, uint32_t dst, uint32_t len)
+{
+	uint8_t ph[12] = {
+		(uint8_t)(src >> 24), (uint8_t)(src >> 16), (uint8_t)(src >> 8),
+		(uint8_t)src,         (uint8_t)(dst >> 24), (uint8_t)(dst >> 16),
+		(uint8_t)(dst >> 8),  (uint8_t)dst,         0,
+		IPPROTO_UDP,          (uint8_t)(len >> 8),  (uint8_t)len,
+	};
+
+	return __rte_raw_cksum(ph, sizeof(ph), 0);
+}
+
+uint16_t udp4_checksum(uint32_t src, uint32_t dst, const void *udp, uint32_t len)
+{
+	uint32_t sum = __rte_raw_cksum(udp, len, udp4_pseudo_sum(src, dst, len));
+	uint16_t c = (uint16_t)~__rte_raw_cksum_reduce(sum);
+
+	return c == 0 ? 0xffff : c; /* RFC 768: a computed 0 is sent as all ones */
+}
+
+bool udp4_checksum_ok(uint32_t src, uint32_t dst, const void *udp, uint32_t len)
+{
+	/* the sum over a datagram whose checksum is right is all ones (-0) */
+	return __rte_raw_cksum_reduce(__rte_raw_cksum(udp, len, udp4_pseudo_sum(src, dst, len))) ==
+	       0xffff;
 }

@@ -24,6 +24,7 @@ DROP_REASON_DECLARE(drop_bad_version);
 DROP_REASON_DECLARE(drop_bad_ihl);
 DROP_REASON_DECLARE(drop_bad_checksum);
 DROP_REASON_DECLARE(drop_bad_length);
+DROP_REASON_DECLARE(drop_frag_oversize);
 
 /** What parse_l2() learns from an Ethernet frame. */
 struct pkt_l2 {
@@ -63,7 +64,9 @@ struct pkt_ipv4 {
  * (drop_bad_version), IHL >= 5 (drop_bad_ihl), the whole header present
  * (drop_truncated), total length within [IHL*4, len] (drop_bad_length),
  * header checksum (drop_bad_checksum, skipped when @p csum_ok is true:
- * the NIC verified it).
+ * the NIC verified it), fragment offset × 8 + payload (total length minus
+ * header) at most 65535 bytes, the largest datagram (drop_frag_oversize,
+ * RFC 791 §3.2).
  *
  * @param p        start of the IPv4 header
  * @param len      bytes from @p p to the end of the frame
@@ -87,5 +90,31 @@ uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip);
  * the value to store in a checksum field (0 when verifying a correct one).
  */
 uint16_t inet_checksum(const void *p, uint32_t len);
+
+/**
+ * UDP checksum over IPv4 (RFC 768): one's complement sum of the
+ * pseudo-header (source, destination, zero, protocol 17, UDP length) and
+ * the datagram, complemented. A result of 0 is returned as 0xffff, its
+ * equivalent in one's complement: 0 in the field means "no checksum".
+ *
+ * @param src, dst  IPv4 addresses, host order
+ * @param udp       the UDP datagram, header first, its checksum field 0
+ * @param len       its length, bytes (the UDP length field's value)
+ * @return          the value to store in the checksum field (network order,
+ *                  as rte_raw_cksum() sums: store it with memcpy), never 0
+ */
+uint16_t udp4_checksum(uint32_t src, uint32_t dst, const void *udp, uint32_t len);
+
+/**
+ * Verify the non-zero checksum of a received UDP datagram over IPv4
+ * (RFC 768). The caller decides what a zero checksum field means (over
+ * IPv4: none was sent).
+ *
+ * @param src, dst  IPv4 addresses, host order
+ * @param udp       the UDP datagram as received, header first
+ * @param len       its length, bytes (the UDP length field's value)
+ * @return          true when the checksum is right
+ */
+bool udp4_checksum_ok(uint32_t src, uint32_t dst, const void *udp, uint32_t len);
 
 #endif

@@ -85,18 +85,27 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 
 uint32_t flow_hash_ipv6(const struct pkt_ipv6 *ip)
 {
-	uint32_t h = rte_hash_crc(ip->src, 16, 0x5bd1e995);
-	h = rte_hash_crc(ip->dst, 16, h);
+	uint64_t a[4];
+
+	/* struct pkt_ipv6 is only 4-byte aligned (in arrays of struct ip6_ctx,
+	 * every other src sits at 4 mod 8): rte_hash_crc() would load 8 bytes
+	 * at a time from a misaligned address. Copy, then hash the same words. */
+	memcpy(a, ip->src, 16);
+	memcpy(a + 2, ip->dst, 16);
+	uint32_t h = rte_hash_crc_8byte(a[0], 0x5bd1e995);
+	h = rte_hash_crc_8byte(a[1], h);
+	h = rte_hash_crc_8byte(a[2], h);
+	h = rte_hash_crc_8byte(a[3], h);
 	h = rte_hash_crc_4byte((uint32_t)ip->sport << 16 | ip->dport, h);
 	h = rte_hash_crc_4byte((uint32_t)ip->proto << 24 | ip->flow_label, h);
 	return h ^ (h >> 16);
 }
 
-uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp, uint32_t len)
+/* Sum of the RFC 8200 §8.1 pseudo-header: src, dst, 32-bit length, 3 zero bytes, next header. */
+static uint32_t pseudo6_sum(const uint8_t *src, const uint8_t *dst, uint32_t len, uint8_t nh)
 {
 	uint8_t ph[40];
 
-	/* RFC 8200 §8.1 pseudo-header: src, dst, 32-bit length, 3 zero bytes, next header */
 	memcpy(ph, src, 16);
 	memcpy(ph + 16, dst, 16);
 	ph[32] = (uint8_t)(len >> 24);
@@ -104,10 +113,30 @@ uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp
 	ph[34] = (uint8_t)(len >> 8);
 	ph[35] = (uint8_t)len;
 	ph[36] = ph[37] = ph[38] = 0;
-	ph[39] = IPPROTO_ICMPV6_NUM;
-	uint32_t sum = __rte_raw_cksum(ph, sizeof(ph), 0);
-	sum = __rte_raw_cksum(icmp, len, sum);
+	ph[39] = nh;
+	return __rte_raw_cksum(ph, sizeof(ph), 0);
+}
+
+uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp, uint32_t len)
+{
+	uint32_t sum = __rte_raw_cksum(icmp, len, pseudo6_sum(src, dst, len, IPPROTO_ICMPV6_NUM));
+
 	return (uint16_t)~__rte_raw_cksum_reduce(sum);
+}
+
+uint16_t udp6_checksum(const uint8_t *src, const uint8_t *dst, const void *udp, uint32_t len)
+{
+	uint32_t sum = __rte_raw_cksum(udp, len, pseudo6_sum(src, dst, len, IPPROTO_UDP));
+	uint16_t c = (uint16_t)~__rte_raw_cksum_reduce(sum);
+
+	return c == 0 ? 0xffff : c; /* RFC 768: a computed 0 is sent as all ones */
+}
+
+bool udp6_checksum_ok(const uint8_t *src, const uint8_t *dst, const void *udp, uint32_t len)
+{
+	/* the sum over a datagram whose checksum is right is all ones (-0) */
+	return __rte_raw_cksum_reduce(__rte_raw_cksum(
+		       udp, len, pseudo6_sum(src, dst, len, IPPROTO_UDP))) == 0xffff;
 }
 
 /* Every option has a non-zero length and ends inside the message (§7.1.1). */

@@ -100,6 +100,33 @@ uint32_t flow_hash_ipv6(const struct pkt_ipv6 *ip);
 uint16_t icmp6_checksum(const uint8_t *src, const uint8_t *dst, const void *icmp, uint32_t len);
 
 /**
+ * UDP checksum over IPv6 (RFC 768, RFC 8200 §8.1): one's complement sum
+ * of the pseudo-header (source, destination, upper-layer length, next
+ * header 17) and the datagram, complemented. A result of 0 is returned as
+ * 0xffff (RFC 768): over IPv6 a zero field means no checksum, which only
+ * tunnels that allow it accept (RFC 6935 §5, RFC 6936 §5).
+ *
+ * @param src, dst  IPv6 addresses, 16 bytes each, network order (dst: the
+ *                  final destination)
+ * @param udp       the UDP datagram, header first, its checksum field 0
+ * @param len       its length, bytes (the UDP length field's value)
+ * @return          the value to store in the checksum field (network order,
+ *                  as rte_raw_cksum() sums: store it with memcpy), never 0
+ */
+uint16_t udp6_checksum(const uint8_t *src, const uint8_t *dst, const void *udp, uint32_t len);
+
+/**
+ * Verify the non-zero checksum of a received UDP datagram over IPv6
+ * (RFC 8200 §8.1). The caller decides about a zero checksum field.
+ *
+ * @param src, dst  IPv6 addresses, 16 bytes each, network order
+ * @param udp       the UDP datagram as received, header first
+ * @param len       its length, bytes (the UDP length field's value)
+ * @return          true when the checksum is right
+ */
+bool udp6_checksum_ok(const uint8_t *src, const uint8_t *dst, const void *udp, uint32_t len);
+
+/**
  * Receive checks of a Neighbor Solicitation or Advertisement (RFC 4861
  * §7.1.1, §7.1.2), except the checksum: hop limit 255, code 0, message at
  * least 24 bytes, target not multicast, every option with a non-zero

@@ -30,6 +30,7 @@ void worker_stats_sum(struct worker_stats *s)
 		s->to_control += ws->to_control;
 		s->icmp_errors += ws->icmp_errors;
 		s->icmp_rate_limited += ws->icmp_rate_limited;
+		s->icmp_suppressed_broadcast += ws->icmp_suppressed_broadcast;
 		s->fragments += ws->fragments;
 		for (unsigned r = 0; r < drop_reason_count(); r++)
 			s->drops[r] += ws->drops[r];
@@ -71,6 +72,8 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 			  (json_int_t)s.icmp_errors, "icmp_rate_limited",
 			  (json_int_t)s.icmp_rate_limited, "fragments", (json_int_t)s.fragments,
 			  "drops", drops, "drops_total", (json_int_t)total, "workers", workers);
+	json_object_set_new(*data, "icmp_suppressed_broadcast",
+			    json_integer((json_int_t)s.icmp_suppressed_broadcast));
 	return 0;
 }
 

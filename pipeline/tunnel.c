@@ -123,6 +123,7 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		t->local = ct->local;
 		t->remote = ct->remote;
 		memcpy(t->inner_mac, ct->inner_mac, 6);
+		t->udp_zero_checksum6 = ct->udp_zero_checksum6;
 		t->iface = (uint16_t)(cfg->nb_ifaces + i);
 		int ret = local_udp_bind(st, t->udp_port, &tunnel_service, err, errlen);
 		if (ret < 0)

@@ -23,6 +23,9 @@
 
 DROP_REASON_DECLARE(drop_tunnel_truncated);
 DROP_REASON_DECLARE(drop_tunnel_bad_header);
+DROP_REASON_DECLARE(drop_tunnel_bad_checksum);
+DROP_REASON_DECLARE(drop_tunnel_zero_checksum6);
+DROP_REASON_DECLARE(drop_tunnel_critical_option);
 DROP_REASON_DECLARE(drop_tunnel_unknown_remote);
 DROP_REASON_DECLARE(drop_tunnel_bad_vni);
 DROP_REASON_DECLARE(drop_ecn_not_ect);
@@ -76,17 +79,31 @@ extern const struct local_service tunnel_service;
 /**
  * Data path, any outer family: decapsulate the UDP datagram at @p l4_off.
  *
+ * Checks, in order (each failure drops the packet under the reason named):
+ * the UDP, tunnel and inner Ethernet headers present and the UDP length
+ * field within 30..@p l4_len bytes (tunnel_truncated; bytes past the UDP
+ * length are padding); a non-zero UDP checksum right (tunnel_bad_checksum,
+ * RFC 768, RFC 8200 §8.1); VXLAN I flag, GENEVE version 0, O clear,
+ * protocol 0x6558 (tunnel_bad_header); GENEVE C bit clear
+ * (tunnel_critical_option, RFC 8926 §3.4, §3.5: vbrd knows no option);
+ * a tunnel with this remote (tunnel_unknown_remote) and VNI
+ * (tunnel_bad_vni); over IPv6, a zero checksum only on a tunnel with
+ * udp_zero_checksum6 (tunnel_zero_checksum6, RFC 6935 §5, RFC 6936 §5);
+ * RFC 6040 §4.2 ECN (ecn_not_ect).
+ *
  * @param family     AF_INET or AF_INET6 (outer)
  * @param src        outer source: uint32_t host order, or 16 bytes network order
+ * @param dst        outer destination, the same way (the checksum's pseudo-header)
  * @param l4_off     bytes from the frame start to the UDP header
- * @param l4_len     bytes of UDP datagram (header included)
+ * @param l4_len     bytes of UDP datagram (header included) the IP header
+ *                   leaves for it
  * @param dport      UDP destination port, host order
  * @param outer_ecn  ECN bits of the outer header (RFC 3168)
  * @return           true when consumed; false when no tunnel uses @p dport
  */
 bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m, int family,
-		  const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
-		  uint8_t outer_ecn);
+		  const void *src, const void *dst, uint32_t l4_off, uint32_t l4_len,
+		  uint16_t dport, uint8_t outer_ecn);
 
 /** Outer UDP source port for a flow (RFC 7348 §5: 49152..65535). */
 static inline uint16_t tunnel_source_port(const struct fwd_path *p, uint32_t flow_hash)

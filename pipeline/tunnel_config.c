@@ -24,9 +24,18 @@ const char *config_tier_name(enum cfg_tier t)
 
 static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = { "name",      "type",      "vni", "local",
-					    "remote",    "udp_port",  "mtu", "address",
-					    "addresses", "inner_mac", NULL };
+	static const char *const keys[] = { "name",
+					    "type",
+					    "vni",
+					    "local",
+					    "remote",
+					    "udp_port",
+					    "mtu",
+					    "address",
+					    "addresses",
+					    "inner_mac",
+					    "udp_zero_checksum6",
+					    NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_tunnel *t = &cfg->tunnels[idx];
 	const char *v;
@@ -64,6 +73,7 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 	t->udp_port = t->type == CFG_TUNNEL_GENEVE ? 6081 : 4789;
 	cfg_get_u16(ld, s, "udp_port", 1, 65535, &t->udp_port);
 	cfg_get_u16(ld, s, "mtu", CFG_MTU_MIN, CFG_MTU_MAX, &t->mtu);
+	cfg_get_bool(ld, s, "udp_zero_checksum6", &t->udp_zero_checksum6);
 	static const uint8_t def_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	memcpy(t->inner_mac, def_mac, 6);
 	if (cfg_get_string(ld, s, "inner_mac", &v) == CFG_VAL_OK &&

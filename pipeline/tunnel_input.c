@@ -12,12 +12,21 @@
 
 #include "pipeline/parse.h"
 #include "pipeline/local.h"
+#include "pipeline/parse6.h"
 #include "pipeline/tunnel.h"
 
 DROP_REASON(drop_tunnel_truncated, "tunnel", "tunnel_truncated",
-	    "UDP/VXLAN/GENEVE/inner Ethernet header cut short");
+	    "UDP/VXLAN/GENEVE/inner Ethernet header cut short (by the packet or by "
+	    "its UDP length), or a UDP length past the IP payload");
 DROP_REASON(drop_tunnel_bad_header, "tunnel", "tunnel_bad_header",
 	    "VXLAN I flag clear, GENEVE version or protocol wrong");
+DROP_REASON(drop_tunnel_bad_checksum, "tunnel", "tunnel_bad_checksum",
+	    "tunnel packet with a wrong non-zero UDP checksum (RFC 768, RFC 8200 §8.1)");
+DROP_REASON(drop_tunnel_zero_checksum6, "tunnel", "tunnel_zero_checksum6",
+	    "zero UDP checksum over IPv6 on a tunnel without udp_zero_checksum6 "
+	    "(RFC 6935 §5, RFC 6936 §5)");
+DROP_REASON(drop_tunnel_critical_option, "tunnel", "tunnel_critical_option",
+	    "GENEVE C bit set: a critical option vbrd does not understand (RFC 8926 §3.4, §3.5)");
 DROP_REASON(drop_tunnel_unknown_remote, "tunnel", "tunnel_unknown_remote",
 	    "tunnel packet from an address no tunnel has as remote");
 DROP_REASON(drop_tunnel_bad_vni, "tunnel", "tunnel_bad_vni",
@@ -78,9 +87,18 @@ static bool ecn_decap(uint8_t *inner, uint32_t avail, uint16_t ethertype, uint8_
 	return true;
 }
 
+/* RFC 768 (over IPv6, RFC 8200 §8.1): the checksum of a datagram whose field is not 0. */
+static bool udp_checksum_ok(int family, const void *src, const void *dst, const uint8_t *udp,
+			    uint32_t len)
+{
+	if (family == AF_INET)
+		return udp4_checksum_ok(*(const uint32_t *)src, *(const uint32_t *)dst, udp, len);
+	return udp6_checksum_ok(src, dst, udp, len);
+}
+
 bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m, int family,
-		  const void *src, uint32_t l4_off, uint32_t l4_len, uint16_t dport,
-		  uint8_t outer_ecn)
+		  const void *src, const void *dst, uint32_t l4_off, uint32_t l4_len,
+		  uint16_t dport, uint8_t outer_ecn)
 {
 	const struct fwd_tunnel *port_match = NULL;
 
@@ -100,6 +118,21 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		worker_drop(w, m, &drop_tunnel_truncated);
 		return true;
 	}
+	/* RFC 768: the datagram is as long as its length field says; what
+	 * follows it in the IP payload is not part of it (nor of the checksum). */
+	uint16_t udp_len = rd16(udp + 4);
+	if (udp_len < 8 + 8 + TUNNEL_INNER_L2 || udp_len > l4_len) {
+		worker_drop(w, m, &drop_tunnel_truncated);
+		return true;
+	}
+	l4_len = udp_len;
+	/* A checksum that is there is checked before anything it covers is
+	 * trusted; a zero one (none) is decided once the tunnel is known. */
+	uint16_t csum = rd16(udp + 6);
+	if (csum != 0 && unlikely(!udp_checksum_ok(family, src, dst, udp, l4_len))) {
+		worker_drop(w, m, &drop_tunnel_bad_checksum);
+		return true;
+	}
 	if (port_match->type == CFG_TUNNEL_VXLAN) {
 		if (!(th[0] & 0x08)) { /* RFC 7348 §5: I flag must be set */
 			worker_drop(w, m, &drop_tunnel_bad_header);
@@ -109,6 +142,13 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		/* RFC 8926 §3.4: version 0; O (control) packets are not data */
 		if ((th[0] >> 6) != 0 || (th[1] & 0x80) || rd16(th + 2) != 0x6558) {
 			worker_drop(w, m, &drop_tunnel_bad_header);
+			return true;
+		}
+		/* RFC 8926 §3.4, §3.5: C set means a critical option is present;
+		 * vbrd understands no option, so it must not forward the packet.
+		 * With C clear, options may be skipped unread (Opt Len). */
+		if (th[1] & 0x40) {
+			worker_drop(w, m, &drop_tunnel_critical_option);
 			return true;
 		}
 		hdr_len += (uint32_t)(th[0] & 0x3f) * 4;
@@ -136,6 +176,12 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 			    known_remote ? &drop_tunnel_bad_vni : &drop_tunnel_unknown_remote);
 		return true;
 	}
+	/* RFC 8200 §8.1: over IPv6 a zero UDP checksum is not allowed, but
+	 * for tunnels configured to accept it (RFC 6935 §5, RFC 6936 §5). */
+	if (csum == 0 && family == AF_INET6 && !t->udp_zero_checksum6) {
+		worker_drop(w, m, &drop_tunnel_zero_checksum6);
+		return true;
+	}
 
 	uint32_t strip = l4_off + 8 + hdr_len;
 	uint8_t *inner_eth = udp + 8 + hdr_len;
@@ -160,8 +206,8 @@ static void tunnel_local_input(struct worker *w, const struct fwd_state *st, str
 			       const struct local_pkt *lp)
 {
 	/* never decapsulated twice: a tunnel inside a tunnel is not served */
-	if (lp->decapped || !tunnel_decap(w, st, m, lp->family, lp->src, lp->l4_off, lp->l4_len,
-					  lp->dport, lp->ecn))
+	if (lp->decapped || !tunnel_decap(w, st, m, lp->family, lp->src, lp->dst, lp->l4_off,
+					  lp->l4_len, lp->dport, lp->ecn))
 		worker_drop(w, m, &drop_unsupported_local);
 }
 

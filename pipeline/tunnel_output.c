@@ -59,10 +59,14 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 		/* flow label from the inner flow (RFC 6438) */
 		ih->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20 | (hash & 0xfffff));
 		ih->payload_len = rte_cpu_to_be_16(udp_len);
-		/* IPv6 needs a real UDP checksum (RFC 8200 §8.1; RFC 6935 zero is opt-in) */
+		/* IPv6 needs a real UDP checksum (RFC 8200 §8.1; RFC 6935 zero is
+		 * opt-in). A computed 0 goes out as 0xffff (RFC 768): a zero field
+		 * would read as "no checksum", which the remote drops (RFC 6936 §5).
+		 * DPDK 22.11's rte_ipv6_udptcp_cksum_mbuf() maps it already for
+		 * UDP; vbrd does not rely on that. */
 		udp->dgram_cksum = 0;
-		udp->dgram_cksum = rte_ipv6_udptcp_cksum_mbuf(m, ih,
-							      (uint16_t)(p->l2_len + p->l3_len));
+		uint16_t ck = rte_ipv6_udptcp_cksum_mbuf(m, ih, (uint16_t)(p->l2_len + p->l3_len));
+		udp->dgram_cksum = ck != 0 ? ck : 0xffff;
 		mac = atomic_load_explicit(&p->mac, memory_order_acquire);
 	}
 

@@ -8,7 +8,8 @@
  * when a parser breaks its documented contract:
  *   - parse_l2: l2_len is 14 or 18 and within the frame; VLAN < 4096;
  *   - parse_ipv4: hdr_len in 20..60 and equal to IHL*4, hdr_len <= total_len
- *     <= the bytes given; the checksum verifies unless csum_ok; ports are 0
+ *     <= the bytes given; the checksum verifies unless csum_ok; no fragment
+ *     ends past 65535 bytes (offset * 8 + payload, RFC 791 §3.2); ports are 0
  *     unless a first-fragment UDP/TCP datagram holds 4 bytes of them;
  *   - inet_checksum agrees with a textbook RFC 1071 sum;
  *   - flow_hash_ipv4 is a function of the 5-tuple only.
@@ -60,7 +61,9 @@ static void check_ipv4(const uint8_t *p, uint32_t len, bool csum_ok)
 
 	if (!parse_ipv4(p, len, csum_ok, &ip, &why)) {
 		CHECK(why == &drop_truncated || why == &drop_bad_version || why == &drop_bad_ihl ||
-		      why == &drop_bad_length || (why == &drop_bad_checksum && !csum_ok));
+		      why == &drop_bad_length || (why == &drop_bad_checksum && !csum_ok) ||
+		      (why == &drop_frag_oversize &&
+		       (rd16(p + 6) & 0x1fff) * 8u + rd16(p + 2) - (p[0] & 0x0fu) * 4 > 65535));
 		return;
 	}
 	CHECK(len >= 20 && (p[0] >> 4) == 4);
@@ -72,6 +75,7 @@ static void check_ipv4(const uint8_t *p, uint32_t len, bool csum_ok)
 	CHECK(ip.ttl == p[8] && ip.proto == p[9]);
 
 	uint16_t frag = rd16(p + 6);
+	CHECK((frag & 0x1fff) * 8u + ip.total_len - ip.hdr_len <= 65535);
 	CHECK(ip.df == ((frag & 0x4000) != 0));
 	CHECK(ip.fragment == ((frag & 0x3fff) != 0));
 	bool ports = (frag & 0x1fff) == 0 && (ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP) &&

@@ -1,10 +1,57 @@
 # ICMP errors vbrd sends for packets it cannot forward (RFC 792, RFC 1812
-# §4.3), each with its drop counter.
+# §4.3), each with its drop counter, and those it must not send.
 #
 #   h1 10.0.1.2 ── lan1 10.0.1.1 [vbrd] 10.0.2.1 lan2 (mtu 1400) ── 10.0.2.2 h2
 
+source [file join [file dirname [file normalize [info script]]] harness frames.tcl]
+
 lab_host h1 10.0.1.2/24 10.0.1.1
 lab_host h2 10.0.2.2/24 10.0.2.1
+
+# rawio.py IFACE WAIT_MS HEX...: send each frame (hex) on IFACE from a raw
+# socket, then print in hex every frame IFACE receives for WAIT_MS ms
+# (frames the host itself sends are left out).
+set rawio [file join [lab_rundir] rawio.py]
+_lab_write $rawio {
+import select, socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((sys.argv[1], 0))
+for h in sys.argv[3:]:
+    s.send(bytes.fromhex(h))
+deadline = time.time() + int(sys.argv[2]) / 1000
+while True:
+    left = deadline - time.time()
+    if left <= 0 or not select.select([s], [], [], left)[0]:
+        break
+    data, addr = s.recvfrom(65535)
+    if addr[2] != socket.PACKET_OUTGOING:
+        print(data.hex())
+}
+
+# A UDP datagram SRC -> DST with TTL 1 in an Ethernet frame from h1 to
+# vbrd's lan1 (UDP checksum 0: none, RFC 768).
+proc ttl1_frame {src dst} {
+    set udp "[be16 40000][be16 33434][be16 16][be16 0]ttl-one!"
+    set h [binary format cc 0x45 0][be16 [expr {20 + [string length $udp]}]][be16 1][be16 0]
+    append h [binary format cc 1 17] [be16 0] [ip4 $src] [ip4 $dst]
+    set h "[string range $h 0 9][be16 [inet_csum $h]][string range $h 12 end]"
+    return "[mac [iface_stat lan1 mac]][mac [lab_mac h1]][be16 0x0800]$h$udp"
+}
+
+# Send FRAMES from h1's eth0 and return the destination addresses of the
+# ICMP Time Exceeded messages h1 received in the next WAIT_MS ms.
+proc time_exceeded_to {wait_ms frames} {
+    set hex [lmap f $frames {binary encode hex $f}]
+    set out {}
+    foreach l [split [string trim [lab_exec h1 /usr/bin/python3 $::rawio eth0 $wait_ms {*}$hex]] "\n"] {
+        set f [binary decode hex $l]
+        binary scan $f @12Su type
+        if {$type != 0x0800 || [string length $f] < 35} continue
+        binary scan $f @23cu@30cucucucu@34cu proto d0 d1 d2 d3 icmp_type
+        if {$proto == 1 && $icmp_type == 11} { lappend out "$d0.$d1.$d2.$d3" }
+    }
+    return $out
+}
 
 start_vbrd {conf {
 ports = (
@@ -60,6 +107,29 @@ interfaces = (
         }
         # and to the address of the other interface, reached across vbrd
         assert_equal [udp_probe h1 10.0.2.1 4789 1] 1 "no tunnel here: 4789 is closed too"
+    }
+
+    test {no time exceeded to a source that is a subnet's broadcast or network address (RFC 1812 §4.3.2.7)} {
+        # TTL 1 from lan2's broadcast and network address (the other
+        # subnet), lan1's own, and last from h1 itself: only that one may
+        # be answered, and it shows that answers do come back.
+        set st0 [vbrctl show stats]
+        set srcs {10.0.2.255 10.0.2.0 10.0.1.255 10.0.1.0 10.0.1.2}
+        set got [time_exceeded_to 1500 [lmap a $srcs {ttl1_frame $a 10.0.2.2}]]
+        note "time exceeded received by h1, to: $got"
+        assert_equal $got {10.0.1.2} "destinations of the time exceeded messages"
+        if {![dict exists $st0 icmp_suppressed_broadcast]} {
+            fail "show stats has no icmp_suppressed_broadcast"
+        }
+        wait_for_condition 20 100 {
+            [drops ttl_expired] - [dict get $st0 drops ttl_expired] >= 5
+        } else {}
+        set st [vbrctl show stats]
+        foreach {k want} {icmp_suppressed_broadcast 4 icmp_errors 1} {
+            assert_equal [expr {[dict get $st $k] - [dict get $st0 $k]}] $want $k
+        }
+        assert_equal [expr {[dict get $st drops ttl_expired] - [dict get $st0 drops ttl_expired]}] 5 \
+            "drops ttl_expired"
     }
 
     test {a DF packet of exactly the egress MTU passes} {

@@ -5,8 +5,9 @@
 #   h1 2001:db8:1::2 ── lan1 2001:db8:1::1 [vbrd] 2001:db8:2::1 lan2 (mtu 1400) ── 2001:db8:2::2 h2
 #                                                      2001:db8:99::/64 via h2 (h2's lo: 2001:db8:99::1)
 #
-# Then: a static neighbor and an unanswered next hop (h3), and ECMP over
-# h2 and h3.
+# Then: a static neighbor and an unanswered next hop (h3), ECMP over h2
+# and h3, and ARP on a dual-stack interface (h4). In a UBSan build
+# (meson -Db_sanitize=undefined) the log of vbrd is checked for reports.
 
 # lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
 # leaves IPv6 off), without duplicate address detection, router
@@ -30,6 +31,17 @@ proc wait_ipv6_ready {host} {
     } else {
         fail "IPv6 address of $host still tentative"
     }
+}
+
+# Whether the vbrd under test was built with UBSan.
+proc vbrd_has_ubsan {} {
+    return [expr {![catch {exec grep -q -a __ubsan_handle_ $::vbrd::bin}]}]
+}
+
+# UBSan reports ("FILE:LINE:COL: runtime error: ...") in the running
+# vbrd's log about a source file matching PATTERN (glob).
+proc ubsan_reports {pattern} {
+    return [lsearch -all -inline -glob [split [vbrd_log] "\n"] "*$pattern*runtime error:*"]
 }
 
 lab_host6 h1 2001:db8:1::2/64 2001:db8:1::1
@@ -247,5 +259,70 @@ for i in range(int(sys.argv[1])):
         note "h2 received $h2, h3 received $h3"
         assert_morethan $h2 [expr {$flows / 4 - 1}] "packets h2 received"
         assert_morethan $h3 [expr {$flows / 4 - 1}] "packets h3 received"
+    }
+
+    test {UBSan reports no misaligned load in the IPv6 flow hash in vbrd's log} {
+        # struct pkt_ipv6 is 4-byte aligned: every other packet of a burst
+        # has its addresses at 4 mod 8, where 8-byte loads are misaligned.
+        if {![vbrd_has_ubsan]} {
+            skip "not a UBSan build ([file tail $::vbrd::bin] has no __ubsan_handle_ symbols)"
+        }
+        set r [concat [ubsan_reports rte_hash_crc.h] [ubsan_reports parse6.c]]
+        if {[llength $r]} { fail "UBSan in vbrd's log:\n[join $r \n]" }
+    }
+}
+
+# ARP on an interface whose first address is IPv6 (dual stack): ARP input
+# checks that the sender is on one of the interface's IPv4 subnets and
+# must skip the IPv6 prefix — building a 32-bit mask from its length 64
+# was a shift by -32 (undefined, C11 §6.5.7). In a build with UBSan
+# (meson -Db_sanitize=undefined) vbrd's log must hold no report about it.
+#
+#   h4 10.0.4.2 ── lan4 2001:db8:4::1/64, 10.0.4.1/24 [vbrd]
+
+lab_host h4 10.0.4.2/24 10.0.4.1
+
+start_vbrd {conf {
+ports = (
+  { name = "p4"; devargs = "net_af_packet0,iface=@h4@"; }
+);
+interfaces = (
+  { name = "lan4"; port = "p4"; addresses = [ "2001:db8:4::1/64", "10.0.4.1/24" ]; }
+);
+}} {
+    test {ARP on an interface with an IPv6 address first: vbrd answers and learns the sender} {
+        set rx0 [dict get [vbrctl show arp] requests_rx]
+        # h4's kernel asks for 10.0.4.1 before its first echo request
+        assert_ping h4 10.0.4.1 2
+        assert_morethan [dict get [vbrctl show arp] requests_rx] $rx0 "show arp requests_rx"
+        set n [neighbor 10.0.4.2]
+        assert_equal [string tolower [dict get $n mac]] [lab_mac h4] "neighbor 10.0.4.2"
+        assert_equal [dict get $n interface] lan4 "neighbor 10.0.4.2 interface"
+    }
+
+    test {an ARP request from an off-subnet sender on it is not learnt} {
+        # From 192.0.2.7, on no subnet of lan4: every prefix is tried.
+        set rx0 [dict get [vbrctl show arp] requests_rx]
+        lab_exec h4 /usr/bin/python3 -c {
+import socket, sys
+mac = bytes.fromhex(open("/sys/class/net/eth0/address").read().strip().replace(":", ""))
+arp = bytes.fromhex("0001080006040001") + mac + socket.inet_aton("192.0.2.7") + \
+    b"\0" * 6 + socket.inet_aton("10.0.4.1")
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+s.send(b"\xff" * 6 + mac + b"\x08\x06" + arp)
+}
+        wait_for_condition 20 100 {[dict get [vbrctl show arp] requests_rx] > $rx0} else {
+            fail "vbrd did not count the ARP request"
+        }
+        assert_equal [neighbor 192.0.2.7] {} "neighbor entry for 192.0.2.7"
+    }
+
+    test {UBSan reports nothing about ARP input (control.c) in vbrd's log} {
+        if {![vbrd_has_ubsan]} {
+            skip "not a UBSan build ([file tail $::vbrd::bin] has no __ubsan_handle_ symbols)"
+        }
+        set r [ubsan_reports control.c]
+        if {[llength $r]} { fail "UBSan in vbrd's log:\n[join $r \n]" }
     }
 }

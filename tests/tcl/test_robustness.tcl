@@ -56,6 +56,29 @@ proc udp {sport dport payload} {
     return "[be16 $sport][be16 $dport][be16 [expr {8 + [string length $payload]}]][be16 0]$payload"
 }
 
+# UDP datagram with its checksum over the pseudo-header of SRC -> DST
+# (IPv4 RFC 768, or IPv6 RFC 8200 §8.1 when SRC has a colon). CSUM: good
+# (a computed 0 goes out as 0xffff), bad (good one with bits flipped,
+# never 0) or zero (none).
+proc udp_csum {src dst sport dport payload csum} {
+    set u [udp $sport $dport $payload]
+    set n [string length $u]
+    if {[string first : $src] >= 0} {
+        set ph "[ip6 $src][ip6 $dst][be32 $n][binary format x3c 17]"
+    } else {
+        set ph "[ip4 $src][ip4 $dst][binary format xc 17][be16 $n]"
+    }
+    set c [inet_csum "$ph$u"]
+    if {$c == 0} { set c 0xffff }
+    switch -- $csum {
+        good {}
+        bad  { set c [expr {$c ^ 0x5a5a}] }
+        zero { set c 0 }
+        default { error "udp_csum: good, bad or zero" }
+    }
+    return "[string range $u 0 5][be16 $c][string range $u 8 end]"
+}
+
 # ICMPv6 message with a correct checksum over the RFC 8200 §8.1 pseudo-header.
 proc icmp6 {src dst body} {
     set ph "[ip6 $src][ip6 $dst][be32 [string length $body]][binary format x3c 58]"
@@ -78,19 +101,6 @@ proc vxlan {flags vni inner} {
 proc inner_frame {} {
     set p [ipv4 10.99.0.2 198.19.1.1 [udp 7 9 xxxxxxxxxx]]
     return "[binary format H* 020000000001][binary format H* 020000000002][be16 0x0800]$p"
-}
-
-# Write FRAMES (byte strings) to a pcap file (libpcap format, LINKTYPE_ETHERNET).
-proc write_pcap {file frames} {
-    set fd [open $file wb]
-    puts -nonewline $fd [binary format issiiii 0xa1b2c3d4 2 4 0 0 65535 1]
-    set t 0
-    foreach f $frames {
-        set n [string length $f]
-        puts -nonewline $fd [binary format iiii 1 [incr t] $n $n]
-        puts -nonewline $fd $f
-    }
-    close $fd
 }
 
 # --- the hostile frames, each with the reason vbrd must drop it for --------
@@ -215,6 +225,39 @@ proc frames_tunnel {} {
     lappend out bad_checksum [apply $to_us 10.0.0.2 [vxlan 0x08 1000 $bad]]
     set bad [string range $in 0 11][be16 0x0806][string repeat a 28]
     lappend out unknown_ethertype [apply $to_us 10.0.0.2 [vxlan 0x08 1000 $bad]]
+
+    # The outer UDP checksum (RFC 768, RFC 8200 §8.1, RFC 6935/6936). A
+    # frame that passes the checks carries an inner martian, so that it
+    # is dropped (as martian) only after decapsulation.
+    set martian [string range $in 0 13][ipv4 127.0.0.1 198.19.1.1 [udp 1 2 pp]]
+    set ck4 {{src csum vni inner} {
+        eth 0x0800 [ipv4 $src 10.0.0.1 [udp_csum $src 10.0.0.1 50000 4789 [vxlan 0x08 $vni $inner] $csum]]
+    }}
+    set ck6 {{src csum vni inner} {
+        eth 0x86dd [ipv6 $src 2001:db8:1::1 17 [udp_csum $src 2001:db8:1::1 50000 4789 [vxlan 0x08 $vni $inner] $csum]]
+    }}
+    lappend out tunnel_bad_checksum [apply $ck4 10.0.0.2 bad 1000 $in]
+    lappend out martian [apply $ck4 10.0.0.2 good 1000 $martian]
+    # t6 (2001:db8:1::3, VNI 3000): checksum required
+    lappend out tunnel_bad_checksum [apply $ck6 2001:db8:1::3 bad 3000 $in]
+    lappend out martian [apply $ck6 2001:db8:1::3 good 3000 $martian]
+    lappend out tunnel_zero_checksum6 [apply $ck6 2001:db8:1::3 zero 3000 $in]
+    # t6z (2001:db8:1::4, VNI 3001): udp_zero_checksum6 = true
+    lappend out martian [apply $ck6 2001:db8:1::4 zero 3001 $martian]
+    lappend out tunnel_bad_checksum [apply $ck6 2001:db8:1::4 bad 3001 $in]
+    # a UDP length past the IP payload; one below it (the rest is padding)
+    set u [udp 50000 4789 [vxlan 0x08 1000 $in]]
+    set long "[string range $u 0 3][be16 [expr {[string length $u] + 1}]][string range $u 6 end]"
+    lappend out tunnel_truncated [eth 0x0800 [ipv4 10.0.0.2 10.0.0.1 $long]]
+    set u [udp 50000 4789 [vxlan 0x08 1000 $martian]]
+    lappend out martian [eth 0x0800 [ipv4 10.0.0.2 10.0.0.1 "[string range $u 0 3][be16 [string length $u]][string range $u 6 end]\0\0\0\0"]]
+    # GENEVE (RFC 8926 §3.4): C bit set (critical option present), with
+    # and without the option itself; a non-critical option is skipped
+    set opt "[be16 0x0103][binary format cc 0x80 1][be32 0]"
+    lappend out tunnel_critical_option [apply $to_us 10.0.0.3 "\x02\x40[string range $gen 2 end]$opt$in" 6081]
+    lappend out tunnel_critical_option [apply $to_us 10.0.0.3 "\x00\x40[string range $gen 2 end]$in" 6081]
+    set opt "[be16 0x0103][binary format cc 0x00 1][be32 0]"
+    lappend out martian [apply $to_us 10.0.0.3 "\x02\x00[string range $gen 2 end]$opt$martian" 6081]
     return $out
 }
 
@@ -248,7 +291,10 @@ neighbors = (
 );
 tunnels = (
   { name = "tv"; type = "vxlan"; vni = 1000; local = "10.0.0.1"; remote = "10.0.0.2"; address = "10.99.0.1/30"; },
-  { name = "tg"; type = "geneve"; vni = 2000; local = "10.0.0.1"; remote = "10.0.0.3"; address = "10.98.0.1/30"; }
+  { name = "tg"; type = "geneve"; vni = 2000; local = "10.0.0.1"; remote = "10.0.0.3"; address = "10.98.0.1/30"; },
+  { name = "t6"; type = "vxlan"; vni = 3000; local = "2001:db8:1::1"; remote = "2001:db8:1::3"; },
+  { name = "t6z"; type = "vxlan"; vni = 3001; local = "2001:db8:1::1"; remote = "2001:db8:1::4";
+    udp_zero_checksum6 = true; }
 );
 }} {
     test "every one of the $nframes hostile frames is received" {
@@ -263,8 +309,8 @@ tunnels = (
         set st [vbrctl show stats]
         set wrong {}
         dict for {r n} $expect {
-            set got [dict get $st drops $r]
-            if {$got != $n} { lappend wrong "$r: $got, want $n" }
+            set got [expr {[dict exists $st drops $r] ? [dict get $st drops $r] : "(no such reason)"}]
+            if {$got ne $n} { lappend wrong "$r: $got, want $n" }
         }
         dict for {r n} [dict get $st drops] {
             if {$n != 0 && ![dict exists $expect $r]} { lappend wrong "$r: $n, want 0" }

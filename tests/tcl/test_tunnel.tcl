@@ -243,14 +243,18 @@ foreach opts {{type geneve inner6 1} {type vxlan outer 6 inner6 1}} {
 # --- what decapsulation refuses ---
 
 # Send COUNT crafted frames from line1's namespace (interface ifa: the wire
-# towards the edge) to DST_MAC, outer IPv4 SRC -> DST, UDP DPORT, whose UDP
-# payload is KIND: "vxlan VNI" (a VXLAN header and an inner IPv4/ICMP frame
-# to 10.1.1.2) or "short N" (N bytes of zeros).
-proc craft_send {dst_mac src dst dport kind count} {
+# towards the edge) to DST_MAC, outer SRC -> DST (IPv4, or IPv6 when SRC
+# has a colon), UDP DPORT, whose UDP payload is KIND: "vxlan VNI" (a VXLAN
+# header and an inner IPv4/ICMP frame to 10.1.1.2) or "short N" (N bytes
+# of zeros). CSUM is the outer UDP checksum: zero (none, the default),
+# good (RFC 768 / RFC 8200 §8.1; a computed 0 is sent as 0xffff) or bad
+# (the good one with bits flipped).
+proc craft_send {dst_mac src dst dport kind count {csum zero}} {
     set py {
 import socket, struct, sys
-mac, src, dst, dport, kind, arg, count = sys.argv[1:8]
+mac, src, dst, dport, kind, arg, count, ck = sys.argv[1:9]
 dport, arg, count = int(dport), int(arg), int(count)
+v6 = ":" in src
 def csum(b):
     if len(b) % 2: b += b"\0"
     s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
@@ -260,6 +264,9 @@ def ip4(src, dst, proto, payload):
     h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, 64, proto, 0,
                     socket.inet_aton(src), socket.inet_aton(dst))
     return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
+def ip6(src, dst, proto, payload):
+    return struct.pack("!IHBB", 0x60000000, len(payload), proto, 64) + \
+        socket.inet_pton(socket.AF_INET6, src) + socket.inet_pton(socket.AF_INET6, dst) + payload
 if kind == "vxlan":
     icmp = struct.pack("!BBHHH", 8, 0, 0, 1, 1) + b"x" * 16
     icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
@@ -268,7 +275,16 @@ if kind == "vxlan":
 else:
     payload = b"\0" * arg
 udp = struct.pack("!HHHH", 50000, dport, 8 + len(payload), 0) + payload
-frame = bytes.fromhex(mac.replace(":", "")) + b"\x02\x00\x00\xaa\xbb\xcc" + b"\x08\x00" + ip4(src, dst, 17, udp)
+if v6:
+    ph = socket.inet_pton(socket.AF_INET6, src) + socket.inet_pton(socket.AF_INET6, dst) + \
+        struct.pack("!IxxxB", len(udp), 17)
+else:
+    ph = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!xBH", 17, len(udp))
+c = csum(ph + udp) or 0xffff
+c = {"zero": 0, "good": c, "bad": c ^ 0x5a5a}[ck]
+udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+l3 = b"\x86\xdd" + ip6(src, dst, 17, udp) if v6 else b"\x08\x00" + ip4(src, dst, 17, udp)
+frame = bytes.fromhex(mac.replace(":", "")) + b"\x02\x00\x00\xaa\xbb\xcc" + l3
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("ifa", 0))
 for i in range(count):
@@ -276,7 +292,7 @@ for i in range(count):
 print("sent", count)
 }
     lassign $kind k arg
-    return [lab_exec line1 /usr/bin/python3 -c $py $dst_mac $src $dst $dport $k $arg $count]
+    return [lab_exec line1 /usr/bin/python3 -c $py $dst_mac $src $dst $dport $k $arg $count $csum]
 }
 
 # Wait until edge's drop counter REASON grew from BEFORE by at least N; return the growth.
@@ -285,6 +301,42 @@ proc edge_drop_growth {reason before n} {
         [on_vbrd edge [list drops $reason]] - $before >= $n
     } else {}
     return [expr {[on_vbrd edge [list drops $reason]] - $before}]
+}
+
+# Decapsulation and the outer UDP checksum (RFC 768, RFC 8200 §8.1): from
+# the known remote SRC to the edge's tunnel address DST, COUNT crafted
+# VXLAN packets each with a good, a bad and (over IPv4) no checksum.
+proc crafted_checksum_tests {src dst count} {
+    set fam [expr {[string first : $src] >= 0 ? "IPv6" : "IPv4"}]
+    test "$fam outer: a wrong UDP checksum is dropped as tunnel_bad_checksum, nothing reaches h1" {
+        set mac [on_vbrd edge {iface_stat line1 mac}]
+        set known [dict exists [twosite_vbrctl edge show stats] drops tunnel_bad_checksum]
+        set b0 [expr {$known ? [on_vbrd edge {drops tunnel_bad_checksum}] : 0}]
+        set h1_0 [dict get [lab_link_stats h1] rx_packets]
+        set rx0 [lindex [dict get [tunnel_counters] edge] 0]
+        craft_send $mac $src $dst 4789 {vxlan 1000} $count bad
+        wait_for_condition 30 100 {
+            ($known && [on_vbrd edge {drops tunnel_bad_checksum}] - $b0 >= $count) ||
+            [dict get [lab_link_stats h1] rx_packets] - $h1_0 >= $count
+        } else {}
+        assert_lessthan [expr {[dict get [lab_link_stats h1] rx_packets] - $h1_0}] 2 "frames h1 received"
+        assert_lessthan [expr {[lindex [dict get [tunnel_counters] edge] 0] - $rx0}] 2 "edge tunnel rx_packets growth"
+        if {!$known} { fail "show stats has no drops.tunnel_bad_checksum" }
+        set d [expr {[on_vbrd edge {drops tunnel_bad_checksum}] - $b0}]
+        note "sent $count with a bad checksum: tunnel_bad_checksum +$d"
+        assert_equal $d $count "tunnel_bad_checksum growth"
+    }
+
+    test "$fam outer: the same packets with a right UDP checksum are decapsulated to h1" {
+        set mac [on_vbrd edge {iface_stat line1 mac}]
+        set h1_0 [dict get [lab_link_stats h1] rx_packets]
+        craft_send $mac $src $dst 4789 {vxlan 1000} $count good
+        wait_for_condition 30 100 {
+            [dict get [lab_link_stats h1] rx_packets] - $h1_0 >= $count
+        } else {
+            fail "h1 received [expr {[dict get [lab_link_stats h1] rx_packets] - $h1_0}] of $count decapsulated echo requests; edge drops {[nonzero_drops edge]}"
+        }
+    }
 }
 
 start_twosite {type vxlan} {
@@ -336,9 +388,72 @@ start_twosite {type vxlan} {
         assert_range [expr {[lindex [dict get [tunnel_counters] edge] 0] - $rx0}] $n [expr {$n + 2}] "edge tunnel rx_packets growth"
     }
 
+    crafted_checksum_tests 192.168.100.2 192.168.100.1 $n
+
     test {vbrd still forwards through the tunnel afterwards} {
         assert_ping h1 10.2.2.2 5
         set got [flows_received 10.2.2.2 50]
         assert_morethan $got 48 "UDP datagrams h2 received of 50"
+    }
+}
+
+# --- what decapsulation refuses, outer IPv6 (RFC 8200 §8.1, RFC 6935, RFC 6936) ---
+
+start_twosite {type vxlan outer 6} {
+    if {![have_nd]} {
+        test {outer IPv6: the UDP checksum is checked} {
+            skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
+        }
+    } else {
+        set n 7
+        test {outer IPv6: the edge reaches h2 through the tunnel (setup)} {
+            assert_ping h1 10.2.2.2 2
+        }
+
+        crafted_checksum_tests 2001:db8:ff::2 2001:db8:ff::1 $n
+
+        test {outer IPv6: a zero UDP checksum is dropped as tunnel_zero_checksum6 on a tunnel without udp_zero_checksum6} {
+            set mac [on_vbrd edge {iface_stat line1 mac}]
+            set z0 [expr {[dict exists [twosite_vbrctl edge show stats] drops tunnel_zero_checksum6]
+                          ? [on_vbrd edge {drops tunnel_zero_checksum6}] : 0}]
+            set h1_0 [dict get [lab_link_stats h1] rx_packets]
+            craft_send $mac 2001:db8:ff::2 2001:db8:ff::1 4789 {vxlan 1000} $n zero
+            wait_for_condition 30 100 {
+                [dict exists [twosite_vbrctl edge show stats] drops tunnel_zero_checksum6] &&
+                [on_vbrd edge {drops tunnel_zero_checksum6}] - $z0 >= $n
+            } else {}
+            assert_lessthan [expr {[dict get [lab_link_stats h1] rx_packets] - $h1_0}] 2 "frames h1 received"
+            if {![dict exists [twosite_vbrctl edge show stats] drops tunnel_zero_checksum6]} {
+                fail "show stats has no drops.tunnel_zero_checksum6"
+            }
+            assert_equal [expr {[on_vbrd edge {drops tunnel_zero_checksum6}] - $z0}] $n \
+                "tunnel_zero_checksum6 growth"
+        }
+
+        test {outer IPv6: after a reload with udp_zero_checksum6 = true the zero UDP checksum is accepted} {
+            set text [string map {"vni = 1000;" "vni = 1000; udp_zero_checksum6 = true;"} \
+                          [twosite_conf edge {type vxlan outer 6}]]
+            set gen [on_vbrd edge {vbrd_rewrite_config $text; dict get [vbrctl reload] generation}]
+            note "edge config generation $gen"
+            set mac [on_vbrd edge {iface_stat line1 mac}]
+            set z0 [on_vbrd edge {drops tunnel_zero_checksum6}]
+            set h1_0 [dict get [lab_link_stats h1] rx_packets]
+            craft_send $mac 2001:db8:ff::2 2001:db8:ff::1 4789 {vxlan 1000} $n zero
+            wait_for_condition 30 100 {
+                [dict get [lab_link_stats h1] rx_packets] - $h1_0 >= $n
+            } else {
+                fail "h1 received [expr {[dict get [lab_link_stats h1] rx_packets] - $h1_0}] of $n decapsulated echo requests; edge drops {[nonzero_drops edge]}"
+            }
+            assert_equal [expr {[on_vbrd edge {drops tunnel_zero_checksum6}] - $z0}] 0 \
+                "tunnel_zero_checksum6 growth"
+            # the setting does not turn the check of a checksum that is there off
+            set b0 [on_vbrd edge {drops tunnel_bad_checksum}]
+            craft_send $mac 2001:db8:ff::2 2001:db8:ff::1 4789 {vxlan 1000} $n bad
+            assert_equal [edge_drop_growth tunnel_bad_checksum $b0 $n] $n "tunnel_bad_checksum growth"
+        }
+
+        test {outer IPv6: vbrd still forwards through the tunnel afterwards} {
+            assert_ping h1 10.2.2.2 5
+        }
     }
 }

@@ -283,6 +283,22 @@ static void shipped_configs(void **state)
 	}
 }
 
+/* RFC 6935 §5 / RFC 6936 §5: a zero UDP checksum over IPv6 is opt-in, per tunnel. */
+static void tunnel_udp_zero_checksum6(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+
+	(void)state;
+	assert_int_equal(config_load("configs/tunnel-zero-csum6.conf", &cfg, &errs), 0);
+	assert_int_equal(errs.count, 0);
+	assert_int_equal(cfg.nb_tunnels, 3);
+	assert_false(cfg.tunnels[0].udp_zero_checksum6); /* the default */
+	assert_true(cfg.tunnels[1].udp_zero_checksum6);
+	assert_false(cfg.tunnels[2].udp_zero_checksum6);
+	config_free(&cfg);
+}
+
 /* ---- one mistake per file ------------------------------------------------- */
 
 struct err_case {
@@ -354,6 +370,8 @@ static const struct err_case cases[] = {
 	  "routes[0].via: link-local gateway fe80::1 needs an 'interface'" },
 	{ "dup-address.conf", 5,
 	  "interfaces[1].addresses[1]: address 10.0.1.1 is already on interface 'lan0' (line 3)" },
+	{ "tunnel-zero-csum6-type.conf", 5,
+	  "tunnels[0].udp_zero_checksum6: expected a boolean (true/false), got an integer" },
 };
 
 /* A file with several mistakes reports every one, sorted by line. */
@@ -835,6 +853,7 @@ int main(void)
 	struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_full_config),
 		cmocka_unit_test(defaults),
+		cmocka_unit_test(tunnel_udp_zero_checksum6),
 		cmocka_unit_test(shipped_configs),
 		cmocka_unit_test(several_errors),
 		cmocka_unit_test(missing_file),
@@ -887,8 +906,9 @@ int main(void)
 		ERROR_TEST(30),
 		ERROR_TEST(31),
 		ERROR_TEST(32),
+		ERROR_TEST(33),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 33, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 34, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

@@ -262,6 +262,107 @@ static void connected_subnets(void **state)
 	fwd_state_free(st);
 }
 
+/*
+ * RFC 1812 §4.3.2.7: no ICMP error to a source that names no single host.
+ * The state holds every connected subnet's broadcast and network address
+ * (all interfaces, tunnels included; none for /31 and /32), sorted.
+ */
+static void subnet_broadcasts(void **state)
+{
+	(void)state;
+	struct fwd_state *st = build(
+		PORTS "interfaces = (\n"
+		      "  { name = \"lan0\"; port = \"p0\";\n"
+		      "    addresses = [ \"2001:db8:1::1/64\", \"10.0.1.1/24\",\n"
+		      "                  \"192.0.2.1/31\", \"192.0.2.9/32\" ]; },\n"
+		      "  { name = \"line100\"; port = \"p1\"; vlan = 100;\n"
+		      "    addresses = [ \"10.100.0.1/16\", \"10.100.7.1/24\" ]; },\n"
+		      "  { name = \"line200\"; port = \"p1\"; vlan = 200;\n"
+		      "    address = \"198.51.100.5/30\"; }\n"
+		      ");\n"
+		      "tunnels = ( { name = \"t0\"; type = \"vxlan\"; vni = 7;\n"
+		      "  local = \"10.100.0.1\"; remote = \"10.100.0.2\";\n"
+		      "  address = \"10.99.0.1/30\"; } );\n",
+		NULL);
+	static const uint32_t yes[] = {
+		IP4(10, 0, 1, 0),       IP4(10, 0, 1, 255),   IP4(10, 100, 0, 0),
+		IP4(10, 100, 255, 255), IP4(10, 100, 7, 0),   IP4(10, 100, 7, 255),
+		IP4(198, 51, 100, 4),   IP4(198, 51, 100, 7), IP4(10, 99, 0, 0),
+		IP4(10, 99, 0, 3),
+	};
+	static const uint32_t no[] = {
+		IP4(10, 0, 1, 1),
+		IP4(10, 0, 1, 2),
+		IP4(10, 0, 1, 254),
+		IP4(10, 0, 0, 255),
+		IP4(10, 0, 2, 0),
+		IP4(192, 0, 2, 0),
+		IP4(192, 0, 2, 1),
+		IP4(192, 0, 2, 9),
+		IP4(192, 0, 2, 8),
+		IP4(192, 0, 2, 255),
+		IP4(10, 100, 7, 1),
+		IP4(198, 51, 100, 5),
+		IP4(198, 51, 100, 6),
+		IP4(198, 51, 100, 8),
+		IP4(10, 99, 0, 1),
+		IP4(255, 255, 255, 255),
+		0,
+	};
+
+	/* two per /30 or shorter prefix; 10.100.0.0/16 and /24 share none */
+	assert_int_equal(st->nb_bcast4, 10);
+	for (int i = 1; i < st->nb_bcast4; i++)
+		assert_true(st->bcast4[i - 1] < st->bcast4[i]);
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!fwd_is_subnet_broadcast(st, yes[i]))
+			fail_msg("%08x is a subnet broadcast or network address", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (fwd_is_subnet_broadcast(st, no[i]))
+			fail_msg("%08x is not a subnet broadcast or network address", no[i]);
+	fwd_state_free(st);
+
+	/* IPv6 only: an empty set answers no */
+	st = build(PORTS "interfaces = ( { name = \"lan0\"; port = \"p0\";\n"
+			 "  address = \"2001:db8:1::1/64\"; } );\n",
+		   NULL);
+	assert_int_equal(st->nb_bcast4, 0);
+	assert_false(fwd_is_subnet_broadcast(st, 0));
+	assert_false(fwd_is_subnet_broadcast(st, IP4(10, 0, 1, 255)));
+	fwd_state_free(st);
+}
+
+/*
+ * ARP input asks whether a sender is on one of the interface's subnets,
+ * whose addresses may be IPv6: an IPv6 prefix holds no IPv4 address, and
+ * its length (up to 128) must never reach the 32-bit mask's shift (a
+ * negative shift is undefined; this file is built with UBSan's shift
+ * check, fatal).
+ */
+static void prefix4_contains(void **state)
+{
+	struct cfg_prefix p;
+
+	(void)state;
+	assert_int_equal(config_parse_prefix("2001:db8:1::1/64", &p), 0);
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_false(fwd_prefix4_contains(&p, 0));
+	assert_int_equal(config_parse_prefix("::/0", &p), 0);
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_int_equal(config_parse_prefix("2001:db8::1/128", &p), 0);
+	assert_false(fwd_prefix4_contains(&p, IP4(32, 1, 13, 184)));
+
+	assert_int_equal(config_parse_prefix("10.0.1.1/24", &p), 0);
+	assert_true(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_true(fwd_prefix4_contains(&p, IP4(10, 0, 1, 255)));
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 2, 1)));
+	assert_int_equal(config_parse_prefix("10.0.1.1/32", &p), 0);
+	assert_true(fwd_prefix4_contains(&p, IP4(10, 0, 1, 1)));
+	assert_false(fwd_prefix4_contains(&p, IP4(10, 0, 1, 2)));
+	assert_int_equal(config_parse_prefix("0.0.0.0/0", &p), 0);
+	assert_true(fwd_prefix4_contains(&p, IP4(192, 0, 2, 1)));
+}
+
 static void own_addresses_local(void **state)
 {
 	(void)state;
@@ -565,6 +666,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(interfaces_built),
 		cmocka_unit_test(connected_subnets),
+		cmocka_unit_test(subnet_broadcasts),
+		cmocka_unit_test(prefix4_contains),
 		cmocka_unit_test(own_addresses_local),
 		cmocka_unit_test(unknown_destination),
 		cmocka_unit_test(longest_prefix_wins),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the header parsers (pipeline/parse.c): parse_l2, parse_ipv4,
- * flow_hash_ipv4, inet_checksum.
+ * flow_hash_ipv4, inet_checksum, udp4_checksum.
  *
  * Every frame is built here byte by byte, with its own checksum routine
  * (ref_checksum below), so a test never trusts the code it checks.
@@ -320,15 +320,71 @@ static void ipv4_flags(void **state)
 	assert_false(ip.df);
 	assert_true(ip.fragment);
 
-	s.frag = 0x2000 | 0x1fff; /* MF, largest offset */
+	s.frag = 0x1fff; /* largest offset: 65528 + 7 bytes ends at 65535 */
+	s.total = 27;
 	ipv4_build(b, &s);
-	ip = ipv4_ok(b, 28, false);
+	ip = ipv4_ok(b, 27, false);
 	assert_true(ip.fragment);
+	s.total = 28;
 
 	s.frag = 0x8000; /* reserved bit alone: neither DF nor a fragment */
 	ipv4_build(b, &s);
 	ip = ipv4_ok(b, 28, false);
 	assert_false(ip.df);
+	assert_false(ip.fragment);
+}
+
+/*
+ * RFC 791 §3.2: a datagram is at most 65535 bytes, so a fragment whose
+ * offset × 8 plus payload ends past that is refused (re-fragmenting it
+ * would wrap the 13-bit offset into the flag bits).
+ */
+static void ipv4_fragment_past_64k(void **state)
+{
+	static uint8_t b[1500];
+	struct ip_spec s = ip_default();
+	struct pkt_ipv4 ip;
+
+	(void)state;
+	/* offset 8100 (64800 bytes) + 1380 bytes of payload: ends at 66180 */
+	s.frag = 0x2000 | 8100;
+	s.total = 1400;
+	ipv4_build(b, &s);
+	assert_ptr_equal(ipv4_drop(b, 1400, false), &drop_frag_oversize);
+	assert_ptr_equal(ipv4_drop(b, 1400, true), &drop_frag_oversize);
+
+	/* the last fragment of the largest datagram: ends at exactly 65535 */
+	s.frag = 8100;
+	s.total = (uint16_t)(20 + 65535 - 64800);
+	ipv4_build(b, &s);
+	ip = ipv4_ok(b, s.total, false);
+	assert_true(ip.fragment);
+
+	/* one byte more: 65536 */
+	s.total++;
+	ipv4_build(b, &s);
+	assert_ptr_equal(ipv4_drop(b, s.total, false), &drop_frag_oversize);
+
+	/* largest offset with 8 bytes: 65528 + 8; DF set does not change it */
+	s.frag = 0x4000 | 0x1fff;
+	s.total = 28;
+	ipv4_build(b, &s);
+	assert_ptr_equal(ipv4_drop(b, 28, false), &drop_frag_oversize);
+
+	/* IP options count as header, not payload: 60-byte header, 7 bytes */
+	s.ihl = 15;
+	s.frag = 0x1fff;
+	s.total = 67;
+	ipv4_build(b, &s);
+	ip = ipv4_ok(b, 67, false);
+	assert_int_equal(ip.hdr_len, 60);
+
+	/* an unfragmented datagram of the largest size passes */
+	static uint8_t big[65535];
+	s = ip_default();
+	s.total = 65535;
+	ipv4_build(big, &s);
+	ip = ipv4_ok(big, 65535, false);
 	assert_false(ip.fragment);
 }
 
@@ -646,6 +702,75 @@ static void checksum_matches_reference(void **state)
 	}
 }
 
+/* ---- udp4_checksum, udp4_checksum_ok -------------------------------------- */
+
+/* RFC 768 the textbook way: pseudo-header and datagram as big-endian words. */
+static uint16_t ref_udp4(uint32_t src, uint32_t dst, const uint8_t *udp, size_t len)
+{
+	uint8_t buf[12 + 1500];
+
+	put32(buf, src);
+	put32(buf + 4, dst);
+	buf[8] = 0;
+	buf[9] = IPPROTO_UDP;
+	put16(buf + 10, (uint16_t)len);
+	memcpy(buf + 12, udp, len);
+	return ref_checksum(buf, 12 + len);
+}
+
+/* A UDP datagram 1000 -> 4789 of @p len bytes (>= 8) with some payload. */
+static void udp_build(uint8_t *u, size_t len)
+{
+	put16(u, 1000);
+	put16(u + 2, 4789);
+	put16(u + 4, (uint16_t)len);
+	put16(u + 6, 0);
+	for (size_t i = 8; i < len; i++)
+		u[i] = (uint8_t)(i * 41 + 3);
+}
+
+static void udp4_checksums(void **state)
+{
+	const uint32_t src = 0x0a000001, dst = 0xc0000207;
+	uint8_t u[8 + 51];
+
+	(void)state;
+	for (size_t len = 8; len <= sizeof(u); len++) { /* odd lengths too */
+		uint8_t got[2], want[2];
+
+		udp_build(u, len);
+		store(got, udp4_checksum(src, dst, u, (uint32_t)len));
+		put16(want, ref_udp4(src, dst, u, len));
+		assert_memory_equal(got, want, 2);
+		memcpy(u + 6, got, 2);
+		assert_true(udp4_checksum_ok(src, dst, u, (uint32_t)len));
+		/* a flipped bit anywhere, in the data or the pseudo-header */
+		u[len - 1] ^= 0x10;
+		assert_false(udp4_checksum_ok(src, dst, u, (uint32_t)len));
+		u[len - 1] ^= 0x10;
+		assert_false(udp4_checksum_ok(src ^ 1, dst, u, (uint32_t)len));
+		assert_false(udp4_checksum_ok(src, dst ^ 0x100, u, (uint32_t)len));
+	}
+}
+
+/* RFC 768: a computed 0 is sent as 0xffff (0 in the field means none). */
+static void udp4_checksum_zero_is_ffff(void **state)
+{
+	const uint32_t src = 0x0a000001, dst = 0xc0000207;
+	uint8_t u[8 + 16], ck[2];
+
+	(void)state;
+	udp_build(u, sizeof(u));
+	put16(u + sizeof(u) - 2, 0);
+	/* make the last word the complement of the rest: the sum is then all ones */
+	put16(u + sizeof(u) - 2, ref_udp4(src, dst, u, sizeof(u)));
+	assert_int_equal(ref_udp4(src, dst, u, sizeof(u)), 0);
+	assert_int_equal(udp4_checksum(src, dst, u, sizeof(u)), 0xffff);
+	store(ck, 0xffff);
+	memcpy(u + 6, ck, 2);
+	assert_true(udp4_checksum_ok(src, dst, u, sizeof(u)));
+}
+
 /* ---- flow_hash_ipv4 ------------------------------------------------------ */
 
 static uint32_t xorshift32(uint32_t *x)
@@ -761,6 +886,7 @@ int main(void)
 		cmocka_unit_test(ipv4_basic),
 		cmocka_unit_test(ipv4_options_accepted),
 		cmocka_unit_test(ipv4_flags),
+		cmocka_unit_test(ipv4_fragment_past_64k),
 		cmocka_unit_test(ipv4_ports_first_fragment_only),
 		cmocka_unit_test(ipv4_ports_need_four_bytes),
 		cmocka_unit_test(ipv4_ports_only_udp_tcp),
@@ -773,6 +899,8 @@ int main(void)
 		cmocka_unit_test(checksum_ipv4_header),
 		cmocka_unit_test(checksum_odd_and_empty),
 		cmocka_unit_test(checksum_matches_reference),
+		cmocka_unit_test(udp4_checksums),
+		cmocka_unit_test(udp4_checksum_zero_is_ffff),
 		cmocka_unit_test(flow_hash_stable),
 		cmocka_unit_test(flow_hash_spread),
 		cmocka_unit_test(flow_hash_spread_ports),

@@ -1,5 +1,6 @@
 # Byte-level building blocks for tests that craft their own frames (no
-# scapy): big-endian integers, addresses, the RFC 1071 checksum.
+# scapy): big-endian integers, addresses, the RFC 1071 checksum, and
+# pcap files (what a net_pcap port replays and what it writes).
 
 proc be16 {v} { return [binary format S [expr {$v & 0xffff}]] }
 proc be32 {v} { return [binary format I [expr {$v & 0xffffffff}]] }
@@ -36,4 +37,42 @@ proc inet_csum {bytes} {
     foreach w $words { incr s $w }
     while {$s >> 16} { set s [expr {($s & 0xffff) + ($s >> 16)}] }
     return [expr {~$s & 0xffff}]
+}
+
+# Write FRAMES (byte strings) to a pcap file (libpcap format, LINKTYPE_ETHERNET).
+proc write_pcap {file frames} {
+    set fd [open $file wb]
+    puts -nonewline $fd [binary format issiiii 0xa1b2c3d4 2 4 0 0 65535 1]
+    set t 0
+    foreach f $frames {
+        set n [string length $f]
+        puts -nonewline $fd [binary format iiii 1 [incr t] $n $n]
+        puts -nonewline $fd $f
+    }
+    close $fd
+}
+
+# The frames of a pcap file (libpcap format, either byte order, as DPDK's
+# net_pcap writes it with tx_pcap=FILE), as a list of byte strings; {} when
+# the file is missing or empty. A record cut short at the end (the writer
+# is still at it) is left out.
+proc read_pcap {file} {
+    if {[catch {open $file rb} fd]} { return {} }
+    set data [read $fd]
+    close $fd
+    if {[string length $data] < 24} { return {} }
+    binary scan $data iu magic
+    # 0xa1b2c3d4 (µs) or 0xa1b23c4d (ns) in our byte order, else swapped
+    set le [expr {$magic == 0xa1b2c3d4 || $magic == 0xa1b23c4d}]
+    set fmt [expr {$le ? "iu" : "Iu"}]
+    set out {}
+    set off 24
+    while {$off + 16 <= [string length $data]} {
+        binary scan $data @[expr {$off + 8}]$fmt caplen
+        set end [expr {$off + 16 + $caplen}]
+        if {$end > [string length $data]} { break }
+        lappend out [string range $data [expr {$off + 16}] [expr {$end - 1}]]
+        set off $end
+    }
+    return $out
 }
