@@ -22,6 +22,7 @@
 #                           test around it still ends; the report fails the
 #                           run anyway
 #          print_stacktrace=1
+#          print_summary=1  (not the default for gcc's UBSan: the SUMMARY line)
 #   both   log_path=$SANITIZER_LOGS/report  -> report.PID per process
 #
 # gcc links ASan and UBSan as two libraries that both export
@@ -43,9 +44,10 @@ if ! grep -qs -- '-fsanitize=address' "$BUILD/build.ninja"; then
 fi
 rm -rf "$logs"
 mkdir -p "$logs"
+rm -f "$BUILD/meson-logs/testlog.txt" # searched below: this run's only
 
 export ASAN_OPTIONS="log_path=$logs/report:halt_on_error=1:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-export UBSAN_OPTIONS="log_path=$logs/report:halt_on_error=0:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export UBSAN_OPTIONS="log_path=$logs/report:halt_on_error=0:print_stacktrace=1:print_summary=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export VBRD_TEST_KEEP=1
 
@@ -56,18 +58,20 @@ else
 	./tests/run-tests.sh "$@" || rc=1
 fi
 
-reports=("$logs"/report.*)
-if [ -e "${reports[0]}" ]; then
+# A report is a file in $logs, or UBSan's text in a log (see above: the
+# file holds only its SUMMARY line, and only with print_summary=1).
+reports=()
+for f in "$logs"/report.*; do [ -e "$f" ] && reports+=("$f"); done
+mapfile -t texts < <(grep -rl --include='*.log' --include='testlog.txt' 'runtime error:' \
+	"$rundir" "$BUILD/meson-logs" 2>/dev/null)
+if [ ${#reports[@]} -gt 0 ] || [ ${#texts[@]} -gt 0 ]; then
 	rc=1
-	echo "sanitizers: ${#reports[@]} process(es) reported, files in $logs:"
+	echo "sanitizers: ${#reports[@]} report file(s) in $logs, UBSan text in ${#texts[@]} log(s)"
 	for f in "${reports[@]}"; do
 		echo "==== $f"
 		sed -n '1,80p' "$f"
 	done
-	# UBSan's own text (stderr of each process): the test logs, meson's log
-	texts=$(grep -rl --include='*.log' --include='testlog.txt' 'runtime error:' \
-		"$rundir" "$BUILD/meson-logs" 2>/dev/null)
-	for f in $texts; do
+	for f in "${texts[@]}"; do
 		echo "==== UBSan in $f"
 		grep -A 8 'runtime error:' "$f" | head -n 60
 	done
