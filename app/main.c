@@ -32,6 +32,7 @@
 #include "pipeline/neigh.h"
 #include "pipeline/port.h"
 #include "app/vbrd.h"
+#include "app/watchdog.h"
 #include "pipeline/worker.h"
 
 struct vbrd_app app;
@@ -463,8 +464,15 @@ int main(int argc, char **argv)
 	}
 
 	LOG(NOTICE, "stopping");
-	atomic_store(&dp.stop, true);
+	/* Bounded whatever the workers and PMDs do (app/watchdog.h). */
+	if (watchdog_arm(VBRD_STOP_BOUND_MS) < 0)
+		LOG(WARNING, "cannot start the stop watchdog: stopping is not bounded");
+	watchdog_phase("waiting for the workers");
+	unsigned stop_ms = worker_stop_all();
+	if (stop_ms > WORKER_STOP_POKE_MS)
+		LOG(NOTICE, "workers returned after %u ms", stop_ms);
 	rte_eal_mp_wait_lcore();
+	watchdog_phase("closing the control socket and ports");
 	ctl_telemetry_fini();
 	ctl_fini();
 	control_fini();
@@ -477,7 +485,9 @@ int main(int argc, char **argv)
 		port_close(&app.ports[i]);
 	fwd_state_free(atomic_exchange(&fwd_current, NULL));
 	ev_fini();
+	watchdog_phase("in rte_eal_cleanup()");
 	rte_eal_cleanup();
+	watchdog_disarm();
 	return 0;
 
 fail_ports:
