@@ -6,8 +6,8 @@
 #ifndef VBRD_WATCHDOG_H
 #define VBRD_WATCHDOG_H
 
-#define VBRD_STOP_BOUND_MS 2000 /* from "stopping" to the end of the process */
-#define VBRD_EXIT_STOP_TIMEOUT 3 /* exit status when the watchdog ended vbrd */
+#define VBRD_STOP_BOUND_MS     2000 /* from "stopping" to the end of the process */
+#define VBRD_EXIT_STOP_TIMEOUT 3    /* exit status when the watchdog ended vbrd */
 
 /**
  * Arm the watchdog for the shutdown: a thread that, unless watchdog_disarm()
