@@ -1643,6 +1643,9 @@ static void load_misc(struct loader *ld, const config_setting_t *root)
 	cfg->eal.memory_mb = 1024;
 	g = get_typed(ld, root, "eal", CONFIG_TYPE_GROUP);
 	if (g != NULL) {
+		const config_setting_t *m = config_setting_get_member(g, "memory_mb");
+
+		cfg->eal.line = setting_line(m != NULL ? m : g);
 		check_members(ld, g, ekeys);
 		get_bool(ld, g, "hugepages", &cfg->eal.hugepages);
 		get_u32(ld, g, "memory_mb", 64, 1048576, &cfg->eal.memory_mb);

@@ -28,6 +28,7 @@
 #include "app/evloop.h"
 #include "pipeline/fwd.h"
 #include "app/log.h"
+#include "pipeline/mem.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
 #include "pipeline/port.h"
@@ -57,14 +58,22 @@ static int check_config(const char *file)
 	struct vbrd_config cfg;
 	struct config_errors errs = { 0 };
 	int ret = config_load(file, &cfg, &errs);
+	struct mem_need need;
+	char err[1024];
 
 	if (ret < 0) {
 		config_errors_print(&errs, stderr);
 		config_errors_free(&errs);
 		return 2;
 	}
-	printf("%s: ok (%d ports, %d interfaces, %d routes)\n", file, cfg.nb_ports, cfg.nb_ifaces,
-	       cfg.nb_routes);
+	if (mem_check(&cfg, err, sizeof(err), &need) < 0) {
+		fprintf(stderr, "%s\n", err);
+		config_free(&cfg);
+		return 2;
+	}
+	printf("%s: ok (%d ports, %d interfaces, %d routes; needs %u of %u MiB without "
+	       "hugepages)\n",
+	       file, cfg.nb_ports, cfg.nb_ifaces, cfg.nb_routes, need.total_mb, cfg.eal.memory_mb);
 	config_free(&cfg);
 	return 0;
 }
@@ -153,24 +162,15 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	return argc;
 }
 
-static struct rte_mempool *create_pool(const struct vbrd_config *cfg, unsigned nb_workers)
+/* Sized by pipeline/mem.c, which also counts it against eal.memory_mb. */
+static struct rte_mempool *create_pool(const struct vbrd_config *cfg)
 {
-	uint32_t max_room = RTE_MBUF_DEFAULT_DATAROOM, need = 1024;
+	uint32_t need, n = mem_pool_mbufs(cfg, &need);
 
-	for (int i = 0; i < cfg->nb_ports; i++) {
-		const struct cfg_port *p = &cfg->ports[i];
-		uint32_t rxq = p->rx_queues ? p->rx_queues : nb_workers;
-		max_room = RTE_MAX(max_room, port_mbuf_room(p));
-		need += rxq * p->rx_desc + nb_workers * (p->tx_desc + WORKER_TXB);
-	}
-	need += nb_workers * (WORKER_MAX_BURST + 2 * cfg->mempool.cache);
-	uint32_t n = RTE_MAX(cfg->mempool.mbufs, need);
 	if (n > cfg->mempool.mbufs)
 		LOG(NOTICE, "mempool: %u mbufs configured, %u needed to fill every ring: using %u",
 		    cfg->mempool.mbufs, need, n);
-	/* One segment holds a whole frame: no scattered RX to handle. */
-	uint32_t room = max_room + RTE_PKTMBUF_HEADROOM;
-	return rte_pktmbuf_pool_create("mbufs", n, cfg->mempool.cache, 0, (uint16_t)room,
+	return rte_pktmbuf_pool_create("mbufs", n, cfg->mempool.cache, 0, mem_mbuf_room(cfg),
 				       rte_socket_id());
 }
 
@@ -223,7 +223,9 @@ int vbrd_reload(char *err, size_t errlen)
 		config_errors_free(&errs);
 		goto fail;
 	}
-	ret = ports_same(&cur->cfg, &cfg, err, errlen);
+	ret = mem_check(&cfg, err, errlen, NULL);
+	if (ret == 0)
+		ret = ports_same(&cur->cfg, &cfg, err, errlen);
 	if (ret == 0)
 		ret = fwd_state_build(&cfg, app.port_ids, cur, &st, err, errlen);
 	if (ret < 0) {
@@ -279,7 +281,7 @@ static int setup_workers(const struct vbrd_config *cfg)
 		w->tx = rte_zmalloc("txbuf", sizeof(struct tx_buffer) * dp.nb_port_ids,
 				    RTE_CACHE_LINE_SIZE);
 		snprintf(name, sizeof(name), "inject%u", i);
-		w->inject = rte_ring_create(name, 1024, SOCKET_ID_ANY,
+		w->inject = rte_ring_create(name, MEM_INJECT_RING, SOCKET_ID_ANY,
 					    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (w->tx == NULL || w->inject == NULL)
 			return -ENOMEM;
@@ -336,6 +338,11 @@ int main(int argc, char **argv)
 		config_errors_free(&errs);
 		return 2;
 	}
+	if (mem_check(&cfg, err, sizeof(err), NULL) < 0) {
+		fprintf(stderr, "%s\n", err);
+		config_free(&cfg);
+		return 2;
+	}
 	snprintf(app.config_file, sizeof(app.config_file), "%s", file);
 	snprintf(app.socket, sizeof(app.socket), "%s", cfg.socket);
 	snprintf(app.instance, sizeof(app.instance), "%s", cfg.instance);
@@ -372,13 +379,14 @@ int main(int argc, char **argv)
 		goto fail_eal;
 	}
 	unsigned nbw = (unsigned)cfg.workers.nb_cores;
-	dp.pool = create_pool(&cfg, nbw);
+	dp.pool = create_pool(&cfg);
 	if (dp.pool == NULL) {
 		fprintf(stderr, "vbrd: cannot create mempool: %s (raise eal.memory_mb?)\n",
 			rte_strerror(rte_errno));
 		goto fail_eal;
 	}
-	dp.indirect_pool = rte_pktmbuf_pool_create("indirect", 8191, 256, 0, 0, rte_socket_id());
+	dp.indirect_pool = rte_pktmbuf_pool_create("indirect", MEM_INDIRECT_MBUFS,
+						   MEM_INDIRECT_CACHE, 0, 0, rte_socket_id());
 	if (dp.indirect_pool == NULL) {
 		fprintf(stderr, "vbrd: cannot create the indirect mempool: %s\n",
 			rte_strerror(rte_errno));
@@ -386,7 +394,8 @@ int main(int argc, char **argv)
 	}
 	size_t rcu_sz = rte_rcu_qsbr_get_memsize(nbw);
 	dp.rcu = rte_zmalloc("rcu", rcu_sz, RTE_CACHE_LINE_SIZE);
-	dp.to_control = rte_ring_create("to_control", 4096, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	dp.to_control = rte_ring_create("to_control", MEM_TO_CONTROL_RING, SOCKET_ID_ANY,
+					RING_F_SC_DEQ);
 	if (dp.rcu == NULL || dp.to_control == NULL || rte_rcu_qsbr_init(dp.rcu, nbw) != 0 ||
 	    neigh_init(dp.rcu) != 0) {
 		fprintf(stderr, "vbrd: out of memory at start-up\n");
