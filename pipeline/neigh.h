@@ -36,11 +36,7 @@ enum neigh_state {
 	NEIGH_STATIC,     /* from the config */
 };
 
-/*
- * Hashed as bytes: always build with neigh_key4()/neigh_key6() so padding is
- * zero. 8-byte aligned because rte_hash_crc() reads the key as uint64_t words
- * (an unaligned load is undefined behaviour, which UBSan reports).
- */
+/* Hashed as bytes: always build with neigh_key4()/neigh_key6() so padding is zero. */
 struct neigh_key {
 	uint16_t port;
 	uint16_t vlan;
@@ -49,7 +45,7 @@ struct neigh_key {
 		uint32_t v4;    /* host order */
 		uint8_t v6[16]; /* network order */
 	} ip;
-} __rte_aligned(8);
+};
 
 static inline struct neigh_key neigh_key4(uint16_t port, uint16_t vlan, uint32_t ip)
 {
