@@ -4,12 +4,19 @@
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
 #   make bench  build, then replay pcaps through vbrd and l3fwd
+#   make test-asan   build into build-asan (ASan + UBSan), run unit and
+#               integration tests there; any sanitizer report fails it
+#   make unit-asan   the unit tests only, under the sanitizers
+#   make fuzz   each libFuzzer target for FUZZ_SECONDS (default 30)
 #   make format, make format-check   clang-format the tree / fail on a diff
 
 BUILD   ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_SECONDS ?= 30
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build run test unit bench clean format format-check docs
+.PHONY: all deps build build-asan run test unit test-asan unit-asan fuzz bench clean format \
+	format-check docs
 
 all: build
 
@@ -39,8 +46,25 @@ unit: build
 bench: deps build
 	./tests/perf/bench.sh
 
+# -O2 -g: sanitizer reports with file:line; see meson.build for the two
+# gcc warnings turned off in this build only.
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) --buildtype=debugoptimized -Db_sanitize=address,undefined
+
+build-asan: $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+
+test-asan: deps build-asan
+	BUILD=$(ASAN_BUILD) ./tests/run-sanitized.sh
+
+unit-asan: build-asan
+	BUILD=$(ASAN_BUILD) ./tests/run-sanitized.sh --unit-only
+
+fuzz: deps
+	./tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)
 
 # One .clang-format for the tree; CI runs format-check.
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')

@@ -181,6 +181,9 @@ static int eal_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 	cfg->eal.memory_mb = 1024;
 	g = cfg_get_typed(ld, root, "eal", CONFIG_TYPE_GROUP);
 	if (g != NULL) {
+		const config_setting_t *m = config_setting_get_member(g, "memory_mb");
+
+		cfg->eal.line = cfg_line(m != NULL ? m : g);
 		cfg_check_members(ld, g, ekeys);
 		cfg_get_bool(ld, g, "hugepages", &cfg->eal.hugepages);
 		cfg_get_u32(ld, g, "memory_mb", 64, 1048576, &cfg->eal.memory_mb);

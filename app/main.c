@@ -30,10 +30,13 @@
 #include "pipeline/fwd.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "pipeline/mem.h"
+#include "app/watchdog.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
 #include "pipeline/port.h"
 #include "app/vbrd.h"
+#include "app/watchdog.h"
 #include "pipeline/worker.h"
 
 struct vbrd_app app;
@@ -60,14 +63,22 @@ static int check_config(const char *file)
 	struct vbrd_config cfg;
 	struct config_errors errs = { 0 };
 	int ret = config_load(file, &cfg, &errs);
+	struct mem_need need;
+	char err[1024];
 
 	if (ret < 0) {
 		config_errors_print(&errs, stderr);
 		config_errors_free(&errs);
 		return 2;
 	}
-	printf("%s: ok (%d ports, %d interfaces, %d routes)\n", file, cfg.nb_ports, cfg.nb_ifaces,
-	       cfg.nb_routes);
+	if (mem_check(&cfg, err, sizeof(err), &need) < 0) {
+		fprintf(stderr, "%s\n", err);
+		config_free(&cfg);
+		return 2;
+	}
+	printf("%s: ok (%d ports, %d interfaces, %d routes; needs %u of %u MiB without "
+	       "hugepages)\n",
+	       file, cfg.nb_ports, cfg.nb_ifaces, cfg.nb_routes, need.total_mb, cfg.eal.memory_mb);
 	config_free(&cfg);
 	return 0;
 }
@@ -238,6 +249,11 @@ int main(int argc, char **argv)
 		config_errors_free(&errs);
 		return 2;
 	}
+	if (mem_check(&cfg, err, sizeof(err), NULL) < 0) {
+		fprintf(stderr, "%s\n", err);
+		config_free(&cfg);
+		return 2;
+	}
 	snprintf(app.config_file, sizeof(app.config_file), "%s", file);
 	snprintf(app.socket, sizeof(app.socket), "%s", cfg.socket);
 	snprintf(app.instance, sizeof(app.instance), "%s", cfg.instance);
@@ -312,12 +328,19 @@ int main(int argc, char **argv)
 	}
 
 	LOG(NOTICE, "stopping");
+	/* Bounded whatever the workers and PMDs do (app/watchdog.h). */
+	if (watchdog_arm(VBRD_STOP_BOUND_MS) < 0)
+		LOG(WARNING, "cannot start the stop watchdog: stopping is not bounded");
+	watchdog_phase("closing the control socket");
 	ctl_telemetry_fini();
 	ctl_fini();
+	watchdog_phase("stopping the modules (workers first, then ports)");
 	modules_fini();
 	fwd_state_free(atomic_exchange(&fwd_current, NULL));
 	ev_fini();
+	watchdog_phase("in rte_eal_cleanup()");
 	rte_eal_cleanup();
+	watchdog_disarm();
 	return 0;
 
 fail_modules:

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/module.h"
 #include "pipeline/fwd.h"
+#include "pipeline/mem.h"
 #include "pipeline/port.h"
 #include "pipeline/worker.h"
 
@@ -45,8 +46,11 @@ int vbrd_reload(char *err, size_t errlen)
 		config_errors_free(&errs);
 		goto fail;
 	}
-	/* settings a reload cannot apply (ports, cores, memory, socket, ...) */
-	ret = config_restart_diff(&cur->cfg, &cfg, err, errlen);
+	/* the memory the running state plus this one need, then the settings a
+	 * reload cannot apply (ports, cores, memory, socket, ...) */
+	ret = mem_check(&cfg, err, errlen, NULL);
+	if (ret == 0)
+		ret = config_restart_diff(&cur->cfg, &cfg, err, errlen);
 	if (ret == 0)
 		ret = fwd_state_build(&cfg, port_ids(), cur, &st, err, errlen);
 	if (ret < 0) {

@@ -208,6 +208,7 @@ struct vbrd_config {
 	struct {
 		bool hugepages;     /* use hugepages when the system has them; default true */
 		uint32_t memory_mb; /* EAL memory with --no-huge, MiB; default 1024 */
+		int line;           /* of `memory_mb` (else of `eal`), 0 when absent */
 	} eal;
 
 	int nb_restart; /* settings a reload cannot apply (core/config_read.h cfg_restart()) */

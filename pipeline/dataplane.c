@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "pipeline/mem.h"
 #include "pipeline/meta.h"
 #include "pipeline/port.h"
 #include "pipeline/worker.h"
@@ -22,25 +23,16 @@ VBRD_LOG_TYPE(dataplane);
 
 struct dataplane dp;
 
-/* One segment holds a whole frame: no scattered RX to handle. Enough mbufs
- * to fill every RX ring, every TX ring and the TX buffers at once. */
-static struct rte_mempool *create_pool(const struct vbrd_config *cfg, unsigned nb_workers)
+/* Sized by pipeline/mem.c, which also counts it against eal.memory_mb:
+ * one segment holds a whole frame, enough mbufs fill every ring at once. */
+static struct rte_mempool *create_pool(const struct vbrd_config *cfg)
 {
-	uint32_t max_room = RTE_MBUF_DEFAULT_DATAROOM, need = 1024;
+	uint32_t need, n = mem_pool_mbufs(cfg, &need);
 
-	for (int i = 0; i < cfg->nb_ports; i++) {
-		const struct cfg_port *p = &cfg->ports[i];
-		uint32_t rxq = p->rx_queues ? p->rx_queues : nb_workers;
-		max_room = RTE_MAX(max_room, port_mbuf_room(p));
-		need += rxq * p->rx_desc + nb_workers * (p->tx_desc + WORKER_TXB);
-	}
-	need += nb_workers * (WORKER_MAX_BURST + 2 * cfg->mempool.cache);
-	uint32_t n = RTE_MAX(cfg->mempool.mbufs, need);
 	if (n > cfg->mempool.mbufs)
 		LOG(NOTICE, "mempool: %u mbufs configured, %u needed to fill every ring: using %u",
 		    cfg->mempool.mbufs, need, n);
-	uint32_t room = max_room + RTE_PKTMBUF_HEADROOM;
-	return rte_pktmbuf_pool_create("mbufs", n, cfg->mempool.cache, 0, (uint16_t)room,
+	return rte_pktmbuf_pool_create("mbufs", n, cfg->mempool.cache, 0, mem_mbuf_room(cfg),
 				       rte_socket_id());
 }
 
@@ -53,19 +45,21 @@ static int dataplane_init(const struct vbrd_config *cfg)
 		LOG(ERR, "cannot register the mbuf dynamic field: %s", strerror(-ret));
 		return ret;
 	}
-	dp.pool = create_pool(cfg, nbw);
+	dp.pool = create_pool(cfg);
 	if (dp.pool == NULL) {
 		LOG(ERR, "cannot create the mempool: %s (raise eal.memory_mb?)",
 		    rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	dp.indirect_pool = rte_pktmbuf_pool_create("indirect", 8191, 256, 0, 0, rte_socket_id());
+	dp.indirect_pool = rte_pktmbuf_pool_create("indirect", MEM_INDIRECT_MBUFS,
+						   MEM_INDIRECT_CACHE, 0, 0, rte_socket_id());
 	if (dp.indirect_pool == NULL) {
 		LOG(ERR, "cannot create the indirect mempool: %s", rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	dp.rcu = rte_zmalloc("rcu", rte_rcu_qsbr_get_memsize(nbw), RTE_CACHE_LINE_SIZE);
-	dp.to_control = rte_ring_create("to_control", 4096, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	dp.to_control = rte_ring_create("to_control", MEM_TO_CONTROL_RING, SOCKET_ID_ANY,
+					RING_F_SC_DEQ);
 	if (dp.rcu == NULL || dp.to_control == NULL || rte_rcu_qsbr_init(dp.rcu, nbw) != 0) {
 		LOG(ERR, "out of memory for the RCU variable or the control ring");
 		return -ENOMEM;

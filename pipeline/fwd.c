@@ -9,6 +9,7 @@
 #include <rte_malloc.h>
 
 #include "pipeline/fwd.h"
+#include "pipeline/mem.h"
 #include "pipeline/neigh.h"
 #include "pipeline/local.h"
 #include "pipeline/tunnel.h"
@@ -129,12 +130,60 @@ static int nexthop_index(struct fwd_state *st, uint16_t iface, uint32_t gw)
 	return st->nb_nexthops++;
 }
 
+/* Own addresses of a config: interfaces', tunnels' inner ones and each tunnel's local. */
+static int cfg_nb_addrs(const struct vbrd_config *cfg)
+{
+	int n = 0;
+
+	for (int i = 0; i < cfg->nb_ifaces; i++)
+		n += cfg->ifaces[i].nb_addrs;
+	for (int t = 0; t < cfg->nb_tunnels; t++)
+		n += cfg->tunnels[t].nb_addrs + 1;
+	return n;
+}
+
+void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc)
+{
+	int nb_addrs = cfg_nb_addrs(cfg);
+
+	*fc = (struct rte_fib_conf){
+		.type = RTE_FIB_DIR24_8,
+		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
+		/* each address: connected subnet, broadcast, network, own /32 */
+		.max_routes = cfg->nb_routes + 4 * nb_addrs + 16,
+		.dir24_8 = {
+			.nh_sz = RTE_FIB_DIR24_8_4B,
+			/* every prefix longer than /24 takes a tbl8 group */
+			.num_tbl8 = (uint32_t)(cfg->nb_routes + 4 * nb_addrs + 64),
+		},
+	};
+}
+
+/* rte_fib's own structures (struct rte_fib, struct dir24_8_tbl, tailq
+ * entries): internal to DPDK, a few hundred bytes; counted generously. */
+#define FIB_STRUCTS_BYTES 4096
+/* struct rte_rib_node (DPDK 22.11 lib/rib/rte_rib.c, not public): three
+ * pointers, ip, depth, flag, nh */
+#define RIB_NODE_BYTES 40
+
+uint64_t fwd_fib_memsize(const struct rte_fib_conf *fc, size_t page_size)
+{
+	/* lib/fib/dir24_8.c dir24_8_create(): tbl24 2^24 next hops, tbl8
+	 * groups of 256 (one spare), their bitmap; lib/rib: 2 nodes a route */
+	uint64_t nh = 1u << fc->dir24_8.nh_sz;
+	uint64_t tbl8 = RTE_ALIGN_CEIL(fc->dir24_8.num_tbl8, 64);
+
+	return (1ull << 24) * nh + 256 * nh * (tbl8 + 1) + tbl8 / 8 +
+	       mem_mempool_size(2 * (uint32_t)fc->max_routes, RIB_NODE_BYTES, 0, 0, page_size) +
+	       FIB_STRUCTS_BYTES;
+}
+
 int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
 		    struct fwd_state **out, char *err, size_t errlen)
 {
 	static uint64_t generation;
 	struct fwd_state *st;
-	int nb_addrs = 0, ret = -ENOMEM;
+	int nb_addrs = cfg_nb_addrs(cfg), ret = -ENOMEM;
 
 	st = calloc(1, sizeof(*st));
 	if (st == NULL)
@@ -175,14 +224,11 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 				fi->plen4 = ci->addrs[a].len;
 			}
 		}
-		nb_addrs += ci->nb_addrs;
 		st->iface_by_vlan[fi->port][fi->vlan] = (uint16_t)i;
 	}
 	ret = tunnel_state_build(st, cfg, prev, err, errlen);
 	if (ret < 0)
 		goto fail;
-	for (int t = 0; t < cfg->nb_tunnels; t++)
-		nb_addrs += cfg->tunnels[t].nb_addrs + 1;
 	ret = assign_slots(st, prev);
 	if (ret < 0) {
 		snprintf(err, errlen, "more than %d interfaces", VBRD_MAX_IFACE_SLOTS);
@@ -199,16 +245,8 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	if (st->nexthops == NULL || st->ecmp == NULL)
 		goto fail_msg;
 
-	struct rte_fib_conf fc = {
-		.type = RTE_FIB_DIR24_8,
-		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
-		.max_routes = cfg->nb_routes + 4 * nb_addrs + 16,
-		.dir24_8 = {
-			.nh_sz = RTE_FIB_DIR24_8_4B,
-			/* every prefix longer than /24 takes a tbl8 group */
-			.num_tbl8 = (uint32_t)(cfg->nb_routes + 4 * nb_addrs + 64),
-		},
-	};
+	struct rte_fib_conf fc;
+	fwd_fib_conf(cfg, &fc);
 	char name[32];
 	snprintf(name, sizeof(name), "fib4_%" PRIu64, st->generation);
 	st->fib = rte_fib_create(name, SOCKET_ID_ANY, &fc);

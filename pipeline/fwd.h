@@ -179,6 +179,22 @@ struct fwd_state {
 int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
 		    struct fwd_state **out, char *err, size_t errlen);
 
+/**
+ * The IPv4 FIB fwd_state_build() creates for @p cfg: DIR24_8 with 4-byte
+ * next hops, room for every route and, per own address, its connected
+ * subnet, broadcast, network and /32 entries, a tbl8 group for each.
+ */
+void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc);
+
+/**
+ * Bytes of EAL memory rte_fib_create() takes for @p fc (DPDK 22.11
+ * lib/fib/dir24_8.c and lib/rib): the 2^24-entry tbl24 (64 MiB with 4-byte
+ * next hops), tbl8 groups, and the RIB's node mempool.
+ *
+ * @param page_size  EAL page size, bytes (4096 with --no-huge; 0 for hugepages)
+ */
+uint64_t fwd_fib_memsize(const struct rte_fib_conf *fc, size_t page_size);
+
 /** Free a state no worker can see any more. */
 void fwd_state_free(struct fwd_state *st);
 

@@ -8,6 +8,7 @@
 #include <rte_errno.h>
 
 #include "pipeline/fwd6.h"
+#include "pipeline/mem.h"
 #include "pipeline/parse6.h"
 
 /* RFC 4291 App. A: fe80::/64 + MAC with the universal/local bit flipped and ff:fe inserted. */
@@ -88,9 +89,61 @@ static void prefix6_network(const struct cfg_prefix *p, uint8_t *net)
 		net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 }
 
+static int count_v6(const struct cfg_prefix *p, int n)
+{
+	int c = 0;
+
+	for (int i = 0; i < n; i++)
+		c += p[i].addr.family == AF_INET6;
+	return c;
+}
+
+void fwd6_fib_conf(const struct vbrd_config *cfg, struct rte_fib6_conf *fc)
+{
+	int nb_addrs = 0, nb_routes = 0;
+
+	/* IPv6 addresses of the interfaces and of the tunnels' inner interfaces */
+	for (int i = 0; i < cfg->nb_ifaces; i++)
+		nb_addrs += count_v6(cfg->ifaces[i].addrs, cfg->ifaces[i].nb_addrs);
+	for (int t = 0; t < cfg->nb_tunnels; t++)
+		nb_addrs += count_v6(cfg->tunnels[t].addrs, cfg->tunnels[t].nb_addrs);
+	for (int r = 0; r < cfg->nb_routes; r++)
+		nb_routes += cfg->routes[r].prefix.addr.family == AF_INET6;
+
+	/* The DPDK trie spends up to one tbl8 group per byte of prefix beyond
+	 * its 24-bit first level: 13 for a /128, 5 for a /64. */
+	*fc = (struct rte_fib6_conf){
+		.type = RTE_FIB6_TRIE,
+		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
+		.max_routes = nb_routes + 2 * nb_addrs + cfg->nb_tunnels + 16,
+		.trie = {
+			.nh_sz = RTE_FIB6_TRIE_4B,
+			.num_tbl8 = (uint32_t)((nb_routes + 2 * nb_addrs + cfg->nb_tunnels) * 14 + 64),
+		},
+	};
+}
+
+/* struct rte_rib6_node (DPDK 22.11 lib/rib/rte_rib6.c, not public): three
+ * pointers, nh, a 16-byte ip, depth, flag */
+#define RIB6_NODE_BYTES 56
+/* struct rte_fib6, struct rte_trie_tbl, tailq entries: counted generously */
+#define FIB6_STRUCTS_BYTES 4096
+
+uint64_t fwd6_fib_memsize(const struct rte_fib6_conf *fc, size_t page_size)
+{
+	/* lib/fib/trie.c trie_create(): tbl24 2^24 next hops, tbl8 groups of
+	 * 256 (one spare), the tbl8 free pool; lib/rib: 2 nodes a route */
+	uint64_t nh = 1u << fc->trie.nh_sz;
+
+	return (1ull << 24) * nh + 256 * nh * (fc->trie.num_tbl8 + 1ull) +
+	       4ull * fc->trie.num_tbl8 +
+	       mem_mempool_size(2 * (uint32_t)fc->max_routes, RIB6_NODE_BYTES, 0, 0, page_size) +
+	       FIB6_STRUCTS_BYTES;
+}
+
 int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, size_t errlen)
 {
-	int nb_addrs = 0, nb_routes = 0, ret;
+	int ret;
 
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		struct fwd_iface *fi = &st->ifaces[i];
@@ -99,27 +152,13 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 		memset(fi->addr6, 0, 16);
 		for (int a = fi->nb_addrs - 1; a >= 0; a--) {
 			const struct cfg_prefix *p = &fi->addrs[a];
-			if (p->addr.family != AF_INET6)
-				continue;
-			nb_addrs++;
-			if (!ipv6_is_link_local(p->addr.v6))
+			if (p->addr.family == AF_INET6 && !ipv6_is_link_local(p->addr.v6))
 				memcpy(fi->addr6, p->addr.v6, 16);
 		}
 	}
-	for (int r = 0; r < cfg->nb_routes; r++)
-		nb_routes += cfg->routes[r].prefix.addr.family == AF_INET6;
 
-	/* The DPDK trie spends up to one tbl8 group per byte of prefix beyond
-	 * its 24-bit first level: 13 for a /128, 5 for a /64. */
-	struct rte_fib6_conf fc = {
-		.type = RTE_FIB6_TRIE,
-		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
-		.max_routes = nb_routes + 2 * nb_addrs + st->nb_tunnels + 16,
-		.trie = {
-			.nh_sz = RTE_FIB6_TRIE_4B,
-			.num_tbl8 = (uint32_t)((nb_routes + 2 * nb_addrs + st->nb_tunnels) * 14 + 64),
-		},
-	};
+	struct rte_fib6_conf fc;
+	fwd6_fib_conf(cfg, &fc);
 	char name[32];
 	snprintf(name, sizeof(name), "fib6_%" PRIu64, st->generation);
 	st->fib6 = rte_fib6_create(name, SOCKET_ID_ANY, &fc);

@@ -27,6 +27,22 @@
  */
 int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, size_t errlen);
 
+/**
+ * The FIB6 fwd6_build() creates for @p cfg: a trie with 4-byte next hops,
+ * room for every IPv6 route, each IPv6 address's subnet and /128, and each
+ * tunnel's local address, with up to 14 tbl8 groups for each.
+ */
+void fwd6_fib_conf(const struct vbrd_config *cfg, struct rte_fib6_conf *fc);
+
+/**
+ * Bytes of EAL memory rte_fib6_create() takes for @p fc (DPDK 22.11
+ * lib/fib/trie.c and lib/rib): the 2^24-entry tbl24 (64 MiB with 4-byte
+ * next hops), tbl8 groups and their free pool, and the RIB6's node mempool.
+ *
+ * @param page_size  EAL page size, bytes (4096 with --no-huge; 0 for hugepages)
+ */
+uint64_t fwd6_fib_memsize(const struct rte_fib6_conf *fc, size_t page_size);
+
 /** Interface index with a connected IPv6 subnet containing @p ip (16 bytes), or -1. */
 int fwd6_iface_for_subnet(const struct fwd_state *st, const uint8_t *ip);
 

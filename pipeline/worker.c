@@ -6,6 +6,8 @@
  * the whole burst (rte_fib_lookup_bulk): pass 1 parses and validates,
  * pass 2 routes, rewrites and queues.
  */
+#include <signal.h>
+#include <string.h>
 #include <time.h>
 
 #include <rte_byteorder.h>
@@ -159,6 +161,8 @@ int worker_main(void *arg)
 	struct rte_mbuf *pkts[WORKER_MAX_BURST];
 	unsigned idle = 0;
 
+	w->thread = pthread_self();
+	atomic_store(&w->thread_known, true);
 	w->icmp_last_tsc = rte_get_tsc_cycles();
 	w->icmp_tokens = w->icmp_depth * rte_get_tsc_hz();
 	rte_rcu_qsbr_thread_register(dp.rcu, w->id);
@@ -198,5 +202,42 @@ int worker_main(void *arg)
 	}
 	rte_rcu_qsbr_thread_offline(dp.rcu, w->id);
 	rte_rcu_qsbr_thread_unregister(dp.rcu, w->id);
+	atomic_store(&w->returned, true);
 	return 0;
+}
+
+/* SIGUSR1 only interrupts a worker's blocking system call (EINTR). */
+static void on_poke(int sig)
+{
+	(void)sig;
+}
+
+unsigned worker_stop_all(void)
+{
+	struct sigaction sa;
+	struct timespec poke = { 0, WORKER_STOP_POKE_MS * 1000000L };
+	unsigned waited = 0;
+
+	atomic_store(&dp.stop, true);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_poke; /* no SA_RESTART: the call returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (;;) {
+		bool all = true;
+
+		for (unsigned i = 0; i < dp.nb_workers; i++) {
+			struct worker *w = &dp.workers[i];
+			if (atomic_load(&w->returned))
+				continue;
+			all = false;
+			/* not yet in worker_main: it will see dp.stop at once */
+			if (atomic_load(&w->thread_known))
+				pthread_kill(w->thread, SIGUSR1);
+		}
+		if (all)
+			return waited;
+		nanosleep(&poke, NULL);
+		waited += WORKER_STOP_POKE_MS;
+	}
 }

@@ -6,6 +6,7 @@
 #ifndef VBRD_WORKER_H
 #define VBRD_WORKER_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +52,10 @@ struct worker {
 	uint64_t icmp_depth;  /* bucket depth, tokens */
 	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
 	struct worker_stats stats;
+	/* for worker_stop_all(): the lcore's thread, known once worker_main runs */
+	pthread_t thread;
+	_Atomic bool thread_known;
+	_Atomic bool returned; /* worker_main has returned */
 };
 
 /** What pass 1 learned about a packet, for pass 2. */
@@ -85,6 +90,22 @@ void worker_stats_sum(struct worker_stats *s);
 
 /** lcore entry point; @p arg is the struct worker. Returns 0 when dp.stop is set. */
 int worker_main(void *arg);
+
+/**
+ * Stop every worker and wait until each has returned from worker_main().
+ *
+ * Sets dp.stop, then every WORKER_STOP_POKE_MS sends SIGUSR1 (a handler that
+ * does nothing, installed here, without SA_RESTART) to each worker thread
+ * still running: a worker blocked in a system call inside a PMD (net_af_packet
+ * waits in poll() without a timeout while its TX ring is full, net_pcap's
+ * send() on a full socket) or in its idle nanosleep() gets EINTR, returns to
+ * its loop and sees dp.stop. Called by the main lcore only.
+ *
+ * @return  milliseconds it took, about (0 when the workers returned at once)
+ */
+unsigned worker_stop_all(void);
+
+#define WORKER_STOP_POKE_MS 10 /* ms between SIGUSR1s to workers not yet returned */
 
 /**
  * Input of a frame that came out of tunnel interface @p iface: starts at

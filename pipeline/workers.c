@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "pipeline/mem.h"
 #include "pipeline/port.h"
 #include "pipeline/worker.h"
 
@@ -40,7 +41,7 @@ static int workers_init(const struct vbrd_config *cfg)
 		w->tx = rte_zmalloc("txbuf", sizeof(struct tx_buffer) * dp.nb_port_ids,
 				    RTE_CACHE_LINE_SIZE);
 		snprintf(name, sizeof(name), "inject%u", i);
-		w->inject = rte_ring_create(name, 1024, SOCKET_ID_ANY,
+		w->inject = rte_ring_create(name, MEM_INJECT_RING, SOCKET_ID_ANY,
 					    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (w->tx == NULL || w->inject == NULL)
 			return -ENOMEM;
@@ -72,7 +73,10 @@ static int workers_start(void)
 
 static void workers_fini(void)
 {
-	atomic_store(&dp.stop, true);
+	unsigned ms = worker_stop_all();
+
+	if (ms > WORKER_STOP_POKE_MS)
+		LOG(NOTICE, "workers returned after %u ms", ms);
 	rte_eal_mp_wait_lcore();
 	for (unsigned i = 0; dp.workers && i < dp.nb_workers; i++) {
 		void *m = NULL;

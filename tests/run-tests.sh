@@ -10,7 +10,8 @@
 #
 # Environment: BUILD (build dir, default build), VBRD_TEST_PREFIX (name
 # prefix of namespaces/veths, default vt<pid mod 10000>), VBRD_TEST_ONLY
-# (glob on test names), VBRD_FILE_TIMEOUT (s per test file, default 240).
+# (glob on test names), VBRD_FILE_TIMEOUT (s per test file, default 240),
+# VBRD_TEST_KEEP=1 (keep the logs and configs of a run that passed, too).
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ names=()
 for a in "$@"; do
 	case "$a" in
 	--no-unit) unit=0 ;;
-	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) names+=("$a") ;;
 	esac
 done
@@ -169,7 +170,7 @@ done
 cleanup
 summary="tests: $passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
-if [ "$failed" -eq 0 ]; then
+if [ "$failed" -eq 0 ] && [ "${VBRD_TEST_KEEP:-0}" != 1 ]; then
 	rm -rf "$rundir"
 else
 	echo "logs and configs: $rundir"

@@ -19,8 +19,28 @@
 #   BENCH_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap"
 #   BENCH_BUDGET_S=270   no run after the first of scenario k of N starts
 #                        later than k/N of this many seconds
+#   BENCH_HUGEPAGES=1024 2 MiB hugepages to have free (reserved for the bench
+#                        and given back when the machine has fewer); 0: run
+#                        with --no-huge
 #   TSC_HZ               skip the TSC measurement
+#
+# Both programs run on hugepages, as in production: with --no-huge every
+# mbuf access risks a TLB miss, which hides the difference between them
+# (/work/shared/BENCH-NOTES.md). When the machine has fewer free hugepages
+# than BENCH_HUGEPAGES, the bench raises /proc/sys/vm/nr_hugepages and sets
+# it back on exit (also on failure or Ctrl-C), and mounts hugetlbfs at
+# /dev/hugepages in a private mount namespace when none is mounted: other
+# DPDK processes on the machine (a test suite's vbrd uses hugepages when it
+# sees a mount) do not see it, so they neither take the bench's pages nor
+# change mode. Without enough hugepages it runs with --no-huge. Each line
+# ends with the mode the programs ran in, as read from their
+# /proc/PID/smaps_rollup (Private_Hugetlb) while they ran.
 set -euo pipefail
+
+if [ "${BENCH_MOUNT_NS:-}" = "" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	export BENCH_MOUNT_NS=1
+	exec unshare --mount --propagation private -- "$0" "$@"
+fi
 
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -82,6 +102,90 @@ TMP=$(mktemp -d /tmp/vbrd-bench.XXXXXX)
 PREFIX=vbrbench$$          # EAL file prefix stem, unique per bench run
 CHILD=""                   # pid of the DPDK process running now
 PPS=0 CORES=0              # results of run_vbrd / run_l3fwd
+HUGE_KB=0                  # hugetlb memory the last program used, kB
+
+# ---- hugepages ---------------------------------------------------------------
+
+WANT_PAGES=${BENCH_HUGEPAGES:-1024}
+MIN_PAGES=256              # 512 MiB: what one program needs, with room
+HUGE_MNT=/dev/hugepages
+HUGE_PREV=""               # nr_hugepages before the bench raised it
+HUGE_MOUNTED=0 HUGE_MKDIR=0
+MODE=no-huge               # how the programs run: hugepages or no-huge
+MODE_WHY=""                # why no-huge
+
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+huge_setup() {  # have WANT_PAGES free 2 MiB pages and hugetlbfs mounted, or set MODE_WHY
+	local total free
+	if [ "$WANT_PAGES" = 0 ]; then
+		MODE_WHY="BENCH_HUGEPAGES=0"; return
+	fi
+	if [ "$(meminfo Hugepagesize)" != 2048 ]; then
+		MODE_WHY="default hugepage size is $(meminfo Hugepagesize) kB, not 2048"; return
+	fi
+	if ! awk '$3 == "hugetlbfs" { found = 1 } END { exit !found }' /proc/mounts; then
+		if [ "${BENCH_MOUNT_NS:-}" != 1 ]; then
+			MODE_WHY="no hugetlbfs mounted, and no private mount namespace to mount one in"
+			return
+		fi
+		[ -d "$HUGE_MNT" ] || { mkdir "$HUGE_MNT" && HUGE_MKDIR=1; } ||
+			{ MODE_WHY="cannot create $HUGE_MNT"; return; }
+		mount -t hugetlbfs -o pagesize=2M nodev "$HUGE_MNT" 2>"$TMP/mount.err" ||
+			{ MODE_WHY="cannot mount hugetlbfs: $(cat "$TMP/mount.err")"; return; }
+		HUGE_MOUNTED=1
+	fi
+	total=$(meminfo HugePages_Total) free=$(meminfo HugePages_Free)
+	if [ "$free" -lt "$WANT_PAGES" ]; then
+		HUGE_PREV=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((total - free + WANT_PAGES)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		free=$(meminfo HugePages_Free)
+		log "hugepages: nr_hugepages $HUGE_PREV -> $(cat /proc/sys/vm/nr_hugepages), $free free"
+	fi
+	if [ "$free" -lt "$MIN_PAGES" ]; then
+		MODE_WHY="only $free free hugepages, $MIN_PAGES needed"; return
+	fi
+	MODE=hugepages
+}
+
+huge_restore() {  # give back what huge_setup took (cleanup calls it)
+	if [ -n "$HUGE_PREV" ]; then
+		echo "$HUGE_PREV" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		log "hugepages: nr_hugepages back to $(cat /proc/sys/vm/nr_hugepages)" \
+		    "(asked $HUGE_PREV; pages still in use stay until freed)"
+		HUGE_PREV=""
+	fi
+	if [ "$HUGE_MOUNTED" = 1 ]; then
+		umount "$HUGE_MNT" 2>/dev/null || log "warning: cannot unmount $HUGE_MNT"
+		HUGE_MOUNTED=0
+	fi
+	if [ "$HUGE_MKDIR" = 1 ]; then
+		rmdir "$HUGE_MNT" 2>/dev/null || true
+		HUGE_MKDIR=0
+	fi
+}
+
+# EAL options of the mode: hugepage files unlinked once mapped (--huge-unlink),
+# so that each run's pages go back when it exits; else 512 MiB of plain memory.
+eal_mem_args() {
+	if [ "$MODE" = hugepages ]; then echo "--huge-unlink"; else echo "--no-huge -m 512"; fi
+}
+
+huge_kb() {  # hugetlb memory of process $1, kB (0 when it has none or is gone)
+	awk '/^(Private|Shared)_Hugetlb:/ { kb += $2 } END { print kb + 0 }' \
+		"/proc/$1/smaps_rollup" 2>/dev/null || echo 0
+}
+
+# The program just measured must have run in MODE: a figure from the other
+# mode would be mislabelled.
+check_mode() {  # check_mode PROGRAM
+	if [ "$MODE" = hugepages ] && [ "$HUGE_KB" -eq 0 ]; then
+		die "$1 did not use hugepages although they were available (see $TMP)"
+	fi
+	if [ "$MODE" = no-huge ] && [ "$HUGE_KB" -gt 0 ]; then
+		die "$1 used ${HUGE_KB} kB of hugepages in no-huge mode"
+	fi
+}
 
 stop_child() {  # stop $CHILD with SIGTERM (SIGINT for l3fwd), SIGKILL after 10 s
 	local sig=${1:-TERM} i
@@ -102,6 +206,7 @@ stop_child() {  # stop $CHILD with SIGTERM (SIGINT for l3fwd), SIGKILL after 10 
 cleanup() {  # on failure the configs and logs stay for a look
 	local rc=$?
 	stop_child TERM
+	huge_restore
 	rm -rf /var/run/dpdk/"$PREFIX"-*
 	if [ "$rc" = 0 ]; then
 		rm -rf "$TMP"
@@ -176,7 +281,7 @@ neighbors = (
   { interface = "out"; address = "10.1.0.2"; mac = "02:00:00:00:00:02"; }
 );
 workers = { cores = [ $CORE ]; burst = 32; idle_sleep_us = 0; };
-eal     = { hugepages = false; memory_mb = 512; };
+eal     = { hugepages = $([ "$MODE" = hugepages ] && echo true || echo false); memory_mb = 512; };
 EOF
 	"$VBRD" --check-config "$1" >"$1.check" 2>&1 ||
 		{ cat "$1.check" >&2; die "the generated vbrd config $1 does not load"; }
@@ -187,7 +292,8 @@ run_vbrd() {  # run_vbrd SCENARIO PCAP RUN KIND -> PPS (median packets/s), CORES
 	local conf=$TMP/vbrd-$scen-$run.conf sock=$TMP/vbrd-$run.sock
 	local logf=$TMP/vbrd-$scen-$run.log i res mac
 	write_vbrd_conf "$conf" "$inst" "$pcap" "$sock" "$kind"
-	"$VBRD" -c "$conf" >"$logf" 2>&1 &
+	# shellcheck disable=SC2046
+	"$VBRD" -c "$conf" -- $([ "$MODE" = hugepages ] && eal_mem_args) >"$logf" 2>&1 &
 	CHILD=$!
 	for i in $(seq 150); do
 		kill -0 "$CHILD" 2>/dev/null || fail_child "vbrd exited during start-up ($conf)" "$logf"
@@ -203,6 +309,8 @@ run_vbrd() {  # run_vbrd SCENARIO PCAP RUN KIND -> PPS (median packets/s), CORES
 		{ cat "$TMP/txrate.err" >&2; "$VBRCTL" -s "$sock" show stats >&2 || true
 		  fail_child "vbrd forwarded nothing to port 'out' in $scen" "$logf"; }
 	sed 's/^/bench:   vbrd  /' "$TMP/txrate.err" >&2
+	HUGE_KB=$(huge_kb "$CHILD")
+	check_mode vbrd
 	# Every frame of the pcap is valid and routed: any drop is a bug (or a
 	# wrong setup) that would make the figure meaningless. In the tunnel
 	# scenarios the tunnel must have carried the packets (encap: its TX,
@@ -239,7 +347,8 @@ run_l3fwd() {  # run_l3fwd SCENARIO PCAP RUN -> PPS (median packets/s), CORES (m
 	local tsock=/var/run/dpdk/$pfx/dpdk_telemetry.v2
 	# One lcore (the main one) on $CORE polls both ports; --parse-ptype
 	# because virtual devices set no packet type.
-	"$L3FWD" --no-huge -m 512 --no-pci --file-prefix "$pfx" -l "$CORE" \
+	# shellcheck disable=SC2046
+	"$L3FWD" $(eal_mem_args) --no-pci --file-prefix "$pfx" -l "$CORE" \
 		--vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" --vdev "$NULL_DEV" -- \
 		-p 0x3 --config="(0,0,$CORE),(1,0,$CORE)" --parse-ptype >"$logf" 2>&1 &
 	CHILD=$!
@@ -253,6 +362,8 @@ run_l3fwd() {  # run_l3fwd SCENARIO PCAP RUN -> PPS (median packets/s), CORES (m
 		telemetry "$tsock" 1 2>"$TMP/txrate.err") ||
 		{ cat "$TMP/txrate.err" >&2; fail_child "l3fwd forwarded nothing to port 1 in $scen" "$logf"; }
 	sed 's/^/bench:   l3fwd /' "$TMP/txrate.err" >&2
+	HUGE_KB=$(huge_kb "$CHILD")
+	check_mode l3fwd
 	stop_child INT   # l3fwd quits cleanly on SIGINT/SIGTERM
 	rm -rf "/var/run/dpdk/$pfx"
 	read -r PPS CORES <<<"$res"
@@ -269,8 +380,15 @@ median() {  # median of the arguments
 
 # ---- scenarios ---------------------------------------------------------------
 
+huge_setup
+if [ "$MODE" = hugepages ]; then
+	MODE_TEXT="mode hugepages"
+else
+	MODE_TEXT="mode no-huge ($MODE_WHY)"
+	log "warning: running with --no-huge: $MODE_WHY"
+fi
 START=$(date +%s)
-log "TSC $TSC_HZ Hz, core $CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario"
+log "TSC $TSC_HZ Hz, core $CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, $MODE_TEXT"
 RESULTS=()
 NSCEN=$(wc -w <<<"$SCENARIOS") k=0
 for scen in $SCENARIOS; do
@@ -315,9 +433,9 @@ for scen in $SCENARIOS; do
 	# ratio: vbrd's packets per busy core-second over l3fwd's, i.e. l3fwd's
 	# cycles/pkt over vbrd's. It equals the Mpps ratio when both programs
 	# had their core to themselves, and stays put when they did not.
-	RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" 'BEGIN {
-		printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt l3fwd %.2f Mpps ratio %.2f\n",
-			s, v / 1e6, vc, l / 1e6, lc / vc }')")
+	RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v m="$MODE_TEXT" 'BEGIN {
+		printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt l3fwd %.2f Mpps ratio %.2f %s\n",
+			s, v / 1e6, vc, l / 1e6, lc / vc, m }')")
 done
 printf '%s\n' "${RESULTS[@]}"
 log "done in $(( $(date +%s) - START )) s; cycles/pkt = TSC Hz x busy cores (measured CPU time) / pps"
