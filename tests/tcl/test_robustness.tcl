@@ -124,6 +124,12 @@ proc frames_l2 {} {
     lappend out unknown_ethertype [eth 0x05dc [string repeat z 46]]
     lappend out not_for_us [eth 0x0800 [ipv4 10.0.0.2 198.19.1.1 [udp 1 2 pp]] [binary format H* ffffffffffff]]
     lappend out not_for_us [eth 0x0800 [ipv4 10.0.0.2 198.19.1.1 [udp 1 2 pp]] [binary format H* 020000000099]]
+    # ARP that is not Ethernet/IPv4 (RFC 826 hrd, pro, hln, pln), or cut short
+    set body "$::host_mac[ip4 10.0.0.2][string repeat \0 6][ip4 10.0.0.1]"
+    foreach {hrd pro hln pln} {6 0x0800 6 4  1 0x86dd 6 4  1 0x0800 8 4  1 0x0800 6 16} {
+        lappend out bad_arp [eth 0x0806 "[be16 $hrd][be16 $pro][binary format cc $hln $pln][be16 1]$body"]
+    }
+    lappend out bad_arp [eth 0x0806 [string range "[be16 1][be16 0x0800][binary format cc 6 4][be16 1]$body" 0 19]]
     return $out
 }
 
