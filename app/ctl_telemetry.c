@@ -25,7 +25,8 @@
  * 0/1, reals → strings; a nested object → a dict container of its scalars;
  * an array of scalars → an array container; a reply that is one table
  * ({"ports": [{...}, ...]}) → a dict of dict containers, one per row, named
- * by the row's first member (telemetry arrays cannot hold dicts).
+ * by the row's first member, or its first two when the first repeats
+ * ("lan0_10_0_1_2": telemetry arrays cannot hold dicts).
  * Inside a container, arrays of scalars become one string joined by ",".
  * Anything else is skipped (vbrctl -j shows it). Names keep only the
  * characters telemetry accepts ([A-Za-z0-9_/]); others become '_'.
@@ -333,6 +334,48 @@ static bool is_table(const json_t *v)
 	return true;
 }
 
+/* The key of row @p i: its first member ("p0"); when that does not tell the
+ * rows apart (two neighbors on "lan1"), the first two ("lan1_10_0_1_2"),
+ * and the row number when even those repeat. */
+static void row_key(const json_t *row, size_t i, bool first_unique, char *text, size_t len)
+{
+	void *it = json_object_iter((json_t *)row);
+	const json_t *first = it ? json_object_iter_value(it) : NULL;
+	void *it2 = it ? json_object_iter_next((json_t *)row, it) : NULL;
+	const json_t *second = it2 ? json_object_iter_value(it2) : NULL;
+	char a[RTE_TEL_MAX_STRING_LEN], b[RTE_TEL_MAX_STRING_LEN];
+
+	if (first == NULL || !is_scalar(first)) {
+		snprintf(text, len, "%zu", i);
+		return;
+	}
+	scalar_text(a, sizeof(a), first);
+	if (first_unique)
+		snprintf(text, len, "%.120s", a);
+	else if (second == NULL || !is_scalar(second))
+		snprintf(text, len, "%.100s_%zu", a, i);
+	else {
+		scalar_text(b, sizeof(b), second);
+		snprintf(text, len, "%.60s_%.60s", a, b);
+	}
+}
+
+/* True when no two rows of table @p v share their keys of row_key(..., true). */
+static bool table_first_unique(const json_t *v)
+{
+	size_t n = json_array_size(v);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			char a[RTE_TEL_MAX_STRING_LEN], b[RTE_TEL_MAX_STRING_LEN];
+			row_key(json_array_get(v, i), i, true, a, sizeof(a));
+			row_key(json_array_get(v, j), j, true, b, sizeof(b));
+			if (strcmp(a, b) == 0)
+				return false;
+		}
+	return true;
+}
+
 static void json_to_tel(const json_t *data, struct rte_tel_data *d)
 {
 	char name[RTE_TEL_MAX_STRING_LEN];
@@ -350,17 +393,13 @@ static void json_to_tel(const json_t *data, struct rte_tel_data *d)
 			size_t i;
 
 			rte_tel_data_start_dict(d);
+			bool unique = table_first_unique(v);
 			json_array_foreach(v, i, row)
 			{
 				struct rte_tel_data *c = dict_container(row);
-				const json_t *first = json_object_iter_value(
-					json_object_iter((json_t *)row));
 				char text[RTE_TEL_MAX_STRING_LEN];
 
-				if (is_scalar(first))
-					scalar_text(text, sizeof(text), first);
-				else
-					snprintf(text, sizeof(text), "%zu", i);
+				row_key(row, i, unique, text, sizeof(text));
 				tel_name(name, sizeof(name), text);
 				if (c != NULL && rte_tel_data_add_dict_container(d, name, c, 0) < 0)
 					rte_tel_data_free(c);

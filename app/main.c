@@ -87,21 +87,8 @@ static int check_config(const char *file)
 static int print_drop_reasons(void)
 {
 	const struct drop_reason *v[VBRD_DROP_MAX];
-	unsigned n = drop_reason_count();
+	unsigned n = drop_reasons_sorted(v);
 
-	/* by feature, then name: independent of link order */
-	for (unsigned i = 0; i < n; i++) {
-		unsigned j = i;
-		v[i] = drop_reason_get(i);
-		for (; j > 0; j--) {
-			int c = strcmp(v[j - 1]->feature, v[j]->feature);
-			if (c < 0 || (c == 0 && strcmp(v[j - 1]->name, v[j]->name) < 0))
-				break;
-			const struct drop_reason *t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	}
 	printf("| reason | feature | meaning |\n|---|---|---|\n");
 	for (unsigned i = 0; i < n; i++)
 		printf("| `%s` | %s | %s |\n", v[i]->name, v[i]->feature, v[i]->help);

@@ -34,14 +34,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: vbrctl [-j] [-s SOCKET | -i INSTANCE] [-t TIMEOUT_MS] COMMAND [WORDS...]\n"
 		"\n"
-		"  -j             print the reply's data as JSON (for scripts)\n"
+		"  -j, --json     print the reply's data as JSON (for scripts)\n"
 		"  -s SOCKET      control socket (default " VBRCTL_DEFAULT_SOCKET ",\n"
 		"                 or $VBRD_SOCKET when set)\n"
 		"  -i INSTANCE    control socket of instance INSTANCE: " VBRCTL_RUN_DIR
 		"/INSTANCE.sock\n"
 		"  -t TIMEOUT_MS  give up when vbrd has not answered after this many ms\n"
 		"                 (default %d)\n"
-		"  -h             this help\n"
+		"  -h, --help     this help (also --socket, --instance, --timeout)\n"
 		"\n"
 		"'vbrctl help' lists the daemon's commands. Exit status: 0 ok, 1 the daemon\n"
 		"answered with an error, 2 usage error or vbrd unreachable.\n",
@@ -218,7 +218,15 @@ int main(int argc, char **argv)
 
 	if (sock == NULL || sock[0] == '\0')
 		sock = VBRCTL_DEFAULT_SOCKET;
-	while ((opt = getopt(argc, argv, "+hjs:i:t:")) != -1) {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	while ((opt = getopt_long(argc, argv, "+hjs:i:t:", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (opt) {

@@ -38,3 +38,20 @@ const struct drop_reason *drop_reason_find(const char *name)
 			return reasons[i];
 	return NULL;
 }
+
+unsigned drop_reasons_sorted(const struct drop_reason **out)
+{
+	for (unsigned i = 0; i < nb_reasons; i++) {
+		unsigned j = i;
+		out[i] = reasons[i];
+		for (; j > 0; j--) {
+			int c = strcmp(out[j - 1]->feature, out[j]->feature);
+			if (c < 0 || (c == 0 && strcmp(out[j - 1]->name, out[j]->name) < 0))
+				break;
+			const struct drop_reason *t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	}
+	return nb_reasons;
+}

@@ -43,6 +43,12 @@ unsigned drop_reason_count(void);
 /** Reason with id @p id, or NULL past drop_reason_count(). */
 const struct drop_reason *drop_reason_get(unsigned id);
 
+/**
+ * Every reason, by feature then name (independent of link order), into
+ * @p out (VBRD_DROP_MAX entries). @return how many.
+ */
+unsigned drop_reasons_sorted(const struct drop_reason **out);
+
 /** Reason named @p name, or NULL. */
 const struct drop_reason *drop_reason_find(const char *name);
 

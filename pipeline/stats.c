@@ -84,11 +84,13 @@ static int show_drops(int argc, const char *const *argv, json_t **data, char *er
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	worker_stats_sum(&s);
-	for (unsigned r = 0; r < drop_reason_count(); r++) {
-		const struct drop_reason *d = drop_reason_get(r);
+	const struct drop_reason *v[VBRD_DROP_MAX];
+	unsigned n = drop_reasons_sorted(v);
+	for (unsigned r = 0; r < n; r++) {
+		const struct drop_reason *d = v[r];
 		json_array_append_new(arr, json_pack("{s:s, s:I, s:s, s:s}", "reason", d->name,
-						     "packets", (json_int_t)s.drops[r], "feature",
-						     d->feature, "meaning", d->help));
+						     "packets", (json_int_t)s.drops[d->id],
+						     "feature", d->feature, "meaning", d->help));
 	}
 	*data = json_pack("{s:o}", "drops", arr);
 	return 0;

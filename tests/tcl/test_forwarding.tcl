@@ -14,6 +14,9 @@ interfaces = (
   { name = "lan1"; port = "p1"; address = "10.0.1.1/24"; },
   { name = "lan2"; port = "p2"; address = "10.0.2.1/24"; }
 );
+# a second neighbor on lan1 (beside h1), so that telemetry rows must be
+# told apart by more than the interface
+neighbors = ( { interface = "lan1"; address = "10.0.1.99"; mac = "02:00:00:00:00:99"; } );
 }} {
     test {vbrd answers ARP and ping for its own address} {
         assert_ping h1 10.0.1.1 3
@@ -79,10 +82,17 @@ print(json.dumps(out))
 }
         set before [stat rx_packets]
         assert_ping h1 10.0.2.2 2
-        set got [exec python3 -c $py $sock /vbrd/stats /vbrd/drops]
+        set got [exec python3 -c $py $sock /vbrd/stats /vbrd/drops /vbrd/neighbors]
         regexp {"rx_packets": (\d+)} $got -> tel_rx
         assert_true {$tel_rx >= $before + 4} "telemetry rx_packets $tel_rx, vbrctl said $before before 4 more"
         assert_match {*"reason": "udp_port_unreachable"*} $got
+        # one row per neighbor, as vbrctl lists them
+        set nb [llength [dict get [vbrctl show neighbors] neighbors]]
+        set py2 {
+import json, sys
+print(len(json.loads(sys.stdin.read())["/vbrd/neighbors"]))
+}
+        assert_equal [exec python3 -c $py2 << $got] $nb "neighbors in telemetry"
     }
 }
 

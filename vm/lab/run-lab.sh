@@ -24,6 +24,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 ctl() { echo "\$ vbrctl $*"; "$vbrctl" "$@"; }
 
 cleanup() {
+	local status=$?
 	set +e
 	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 		kill -TERM "$pid"
@@ -35,7 +36,14 @@ cleanup() {
 		ip netns del "vbrd-$h" 2>/dev/null
 		ip link del "vbr-$h" 2>/dev/null
 	done
-	echo "lab removed (vbrd log: $log)"
+	# vbrd's DPDK runtime files (the instance is "vbrd", conf/vbrd.conf)
+	rm -rf /run/dpdk/vbrd
+	if [ "${status:-1}" -eq 0 ]; then
+		rm -f "$log"
+		echo "lab removed"
+	else
+		echo "lab removed (vbrd log kept: $log)"
+	fi
 }
 
 if [ -S /run/vbrd/vbrd.sock ] && "$vbrctl" show config >/dev/null 2>&1; then
