@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the configuration loader (app/config.c).
+ * Unit tests of the configuration loader (core/config_read.c and the section loaders).
  *
  * Runs from tests/unit (meson workdir), so fixtures are "configs/NAME.conf".
  * Each error fixture holds one mistake; its test asserts the exact
