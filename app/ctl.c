@@ -18,7 +18,7 @@
  *    the event loop checks every idle timeout / 10 (at most 500 ms).
  *  - when CTL_MAX_CLIENTS are connected, a new client evicts the one whose
  *    last activity (accept, complete request, reply bytes written) is the
- *    oldest, preferring clients that have no reply pending. A fresh client
+ *    oldest, whether or not a reply is pending for it. A fresh client
  *    sends its request at once, so it is the last to be evicted: shutting
  *    the operator out takes CTL_MAX_CLIENTS new connections between its
  *    connect() and its request being read.
@@ -374,24 +374,17 @@ int ctl_set_idle_timeout(unsigned ms)
 
 /*
  * The client to close for a new one when the table is full: the oldest last
- * activity, among those with no reply pending if there are any.
+ * activity, busy or not. A client that leaves its reply unread makes no
+ * progress and ages like an idle one; preferring idle clients instead would
+ * let 64 unread replies make every fresh connection (vbrctl's) the victim.
  */
 static struct ctl_client *longest_idle(void)
 {
 	struct ctl_client *c, *best = NULL;
 
 	LIST_FOREACH(c, &ctl_srv.clients, link)
-	{
-		bool busy = client_pending(c) > 0, best_busy;
-
-		if (best == NULL) {
-			best = c;
-			continue;
-		}
-		best_busy = client_pending(best) > 0;
-		if ((!busy && best_busy) || (busy == best_busy && c->active_seq < best->active_seq))
-			best = c;
-	}
+	if (best == NULL || c->active_seq < best->active_seq)
+		best = c;
 	return best;
 }
 

@@ -31,7 +31,8 @@
 struct scan {
 	char dir[PATH_MAX]; /* include directory ("" for none) */
 	bool has_dir;
-	size_t total; /* bytes read so far, every file together */
+	size_t total;   /* bytes read so far, every file together */
+	unsigned count; /* @include directives followed so far */
 	struct {
 		dev_t dev;
 		ino_t ino;
@@ -201,6 +202,13 @@ static void scan_include(struct scan *s, const char *file, int line, const char 
 	}
 	if (s->depth > CFG_INCLUDE_MAX_DEPTH) {
 		problem(s, &o, "includes nested deeper than %d levels", CFG_INCLUDE_MAX_DEPTH);
+		return;
+	}
+	if (++s->count > CFG_INCLUDE_MAX_COUNT) {
+		if (s->count == CFG_INCLUDE_MAX_COUNT + 1)
+			problem(s, &o, "more than %d @include directives in all",
+				CFG_INCLUDE_MAX_COUNT);
+		s->too_big = true; /* stop scanning */
 		return;
 	}
 	scan_file(s, &o);

@@ -21,6 +21,10 @@
 /** Bytes of the top file and all its includes together (each time read). */
 #define CFG_INCLUDE_MAX_BYTES (16u << 20)
 
+/** @include directives read in all, each time one is read (a fan-out of
+ *  tiny files would otherwise keep the main lcore busy for seconds). */
+#define CFG_INCLUDE_MAX_COUNT 1024
+
 /** Include nesting allowed: the top file's includes are depth 1 (libconfig 1.5's own limit). */
 #define CFG_INCLUDE_MAX_DEPTH 10
 

@@ -68,8 +68,6 @@ static int load_ports(struct cfg_reader *ld, const config_setting_t *root)
 static int ports_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
 {
 	int rc = load_ports(ld, root);
-	char names[CFG_DEVARGS_MAX] = "";
-	size_t used = 0;
 
 	if (rc < 0)
 		return rc;
@@ -79,9 +77,9 @@ static int ports_load(struct cfg_reader *ld, const config_setting_t *root, struc
 			config_setting_get_member(root, "ports"), (unsigned)i);
 		char path[96];
 
-		if (used < sizeof(names))
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-						 i ? "," : "", p->name);
+		/* the order is the DPDK port order: each position is a setting */
+		snprintf(path, sizeof(path), "ports[%d]", i);
+		cfg_restart(ld, s, path, "%s", p->name);
 #define RESTART(key, fmt, v)                                                                 \
 	do {                                                                                 \
 		snprintf(path, sizeof(path), "ports.%s." key, p->name);                      \
@@ -95,7 +93,8 @@ static int ports_load(struct cfg_reader *ld, const config_setting_t *root, struc
 		RESTART("promiscuous", "%s", p->promiscuous ? "true" : "false");
 #undef RESTART
 	}
-	cfg_restart(ld, config_setting_get_member(root, "ports"), "ports", "%s", names);
+	cfg_restart(ld, config_setting_get_member(root, "ports"), "ports", "%d ports",
+		    cfg->nb_ports);
 	return 0;
 }
 

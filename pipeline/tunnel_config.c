@@ -271,11 +271,40 @@ static int load_tunnels(struct cfg_reader *ld, const config_setting_t *root)
 				      &cfg->nb_path_groups);
 }
 
+/* Checks across tunnels and interfaces, once all are loaded. */
+static void check_tunnels(struct cfg_reader *ld, const config_setting_t *root,
+			  const struct vbrd_config *cfg)
+{
+	const config_setting_t *list = config_setting_get_member(root, "tunnels");
+
+	/* each tunnel is an interface too, with a counter slot of its own */
+	if (cfg->nb_ifaces + cfg->nb_tunnels > CFG_MAX_IFACES)
+		cfg_err(ld, list, "%d interfaces and %d tunnels: at most %d together",
+			cfg->nb_ifaces, cfg->nb_tunnels, CFG_MAX_IFACES);
+	/* decapsulation reads the header format from the UDP port */
+	for (int i = 0; i < cfg->nb_tunnels; i++)
+		for (int j = 0; j < i; j++) {
+			const struct cfg_tunnel *a = &cfg->tunnels[j], *b = &cfg->tunnels[i];
+			if (a->udp_port == b->udp_port && a->type != b->type && a->type &&
+			    b->type) {
+				cfg_err(ld, config_setting_get_elem(list, (unsigned)i),
+					"UDP port %u is already tunnel '%s' (line %d) of another "
+					"type: "
+					"VXLAN and GENEVE tunnels need ports of their own",
+					b->udp_port, a->name, a->line);
+				break;
+			}
+		}
+}
+
 static int tunnels_load(struct cfg_reader *ld, const config_setting_t *root,
 			struct vbrd_config *cfg)
 {
-	(void)cfg;
-	return load_tunnels(ld, root);
+	int rc = load_tunnels(ld, root);
+
+	if (rc == 0)
+		check_tunnels(ld, root, cfg);
+	return rc;
 }
 
 static void tunnels_free(struct vbrd_config *cfg)

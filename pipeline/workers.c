@@ -4,6 +4,7 @@
  * the spread of RX queues over them, their launch, and their stop.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <rte_launch.h>
@@ -61,23 +62,29 @@ static int workers_init(const struct vbrd_config *cfg)
 	return 0;
 }
 
+static bool launched; /* worker_main runs (or ran) on the worker lcores */
+
 static int workers_start(void)
 {
 	for (unsigned i = 0; i < dp.nb_workers; i++) {
 		int ret = rte_eal_remote_launch(worker_main, &dp.workers[i], dp.workers[i].lcore);
 		if (ret < 0)
 			return ret;
+		launched = true;
 	}
 	return 0;
 }
 
 static void workers_fini(void)
 {
-	unsigned ms = worker_stop_all();
+	/* start-up can fail before the workers are launched: nothing to wait for */
+	if (launched) {
+		unsigned ms = worker_stop_all();
 
-	if (ms > WORKER_STOP_POKE_MS)
-		LOG(NOTICE, "workers returned after %u ms", ms);
-	rte_eal_mp_wait_lcore();
+		if (ms > WORKER_STOP_POKE_MS)
+			LOG(NOTICE, "workers returned after %u ms", ms);
+		rte_eal_mp_wait_lcore();
+	}
 	for (unsigned i = 0; dp.workers && i < dp.nb_workers; i++) {
 		void *m = NULL;
 		while (dp.workers[i].inject && rte_ring_dequeue(dp.workers[i].inject, &m) == 0)

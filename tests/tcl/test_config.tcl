@@ -135,12 +135,17 @@ start_vbrd [list conf $good] {
         {workers.cores} {workers = { cores = [ 0 ]; idle_sleep_us = 50; };} workers.cores
         {a port's rx_desc} {} ports.p1.rx_desc
         {a port's devargs} {} ports.p2.devargs
+        {the order of the ports} {} {ports\[0\]}
     } {
         test "a reload that changes $what is refused, naming it; the running config stays" {
             set gen [dict get [vbrctl show config] generation]
             set conf $good
             if {$text ne ""} {
                 set conf "$text\n$good"
+            } elseif {$setting eq {ports\[0\]}} {
+                set conf [string map {{{ name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; }} {{ name = "p2"; devargs = "net_af_packet1,iface=@h2@"; },
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; }}} $good]
             } elseif {$setting eq "ports.p1.rx_desc"} {
                 set conf [string map {{devargs = "net_af_packet0,iface=@h1@";} {devargs = "net_af_packet0,iface=@h1@"; rx_desc = 512;}} $good]
             } else {

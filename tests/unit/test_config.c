@@ -354,6 +354,8 @@ static const struct err_case cases[] = {
 	  "tunnels[0].address: address 10.0.1.1 is already on interface 'lan0' (line 2)" },
 	{ "tunnel-addr-twice.conf", 5,
 	  "tunnels[0].addresses[1]: address 172.16.0.1 is already on tunnel 't2' (line 4)" },
+	{ "tunnel-port-types.conf", 5,
+	  "tunnels[1]: UDP port 4789 is already tunnel 'v' (line 4) of another type" },
 	{ "tunnel-type.conf", 4, "tunnels[0].type: unknown tunnel type 'gre' (vxlan or geneve)" },
 	{ "path-group-unknown.conf", 5, "routes[0].path_group: unknown path group 'nope'" },
 	{ "path-via-subnet.conf",
@@ -907,8 +909,9 @@ int main(void)
 		ERROR_TEST(31),
 		ERROR_TEST(32),
 		ERROR_TEST(33),
+		ERROR_TEST(34),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 34, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 35, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
