@@ -70,3 +70,27 @@ neighbors = ( { interface = "out"; address = "10.0.1.2"; mac = "02:00:00:00:00:0
         }
     }
 }
+
+# A start-up that fails after the EAL and the ports came up, before the
+# workers run (here: more local UDP ports than a state holds, which only
+# the state build finds), must end with its message, not wait for workers
+# that were never launched.
+test {a start-up whose first state cannot be built exits 1 with the reason} {
+    set tunnels {}
+    for {set i 0} {$i < 40} {incr i} {
+        lappend tunnels "{ name = \"t$i\"; type = \"vxlan\"; vni = [expr {$i + 1}]; local = \"10.0.1.1\"; remote = \"192.0.2.[expr {$i + 1}]\"; udp_port = [expr {5000 + $i}]; }"
+    }
+    set f [lab_file startfail.conf]
+    set sock [file join [lab_rundir] startfail.sock]
+    vbrd_write_config $f "ports = ( { name = \"p0\"; devargs = \"net_null0,no-rx=1\"; } );
+interfaces = ( { name = \"lan0\"; port = \"p0\"; address = \"10.0.1.1/24\"; } );
+tunnels = ( [join $tunnels ",\n"] );" [lab_prefix]-startfail $sock
+    lassign [vbrd_run --check-config $f] rc out
+    assert_equal $rc 0 "--check-config (the limit is the state's): $out"
+    set t0 [clock milliseconds]
+    lassign [vbrd_run -c $f] rc out
+    set ms [expr {[clock milliseconds] - $t0}]
+    note "exit $rc after $ms ms"
+    assert_equal $rc 1 "exit status; output: [string range $out end-400 end]"
+    assert_match "*more than 32 local UDP ports*" $out
+}

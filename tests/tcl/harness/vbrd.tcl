@@ -321,7 +321,7 @@ proc build_tool {name} {
 # Run `vbrd ARGS` in the foreground (for --check-config); return
 # {EXIT_STATUS OUTPUT} with stdout and stderr together.
 proc vbrd_run {args} {
-    set code [catch {exec timeout 30 $::vbrd::bin {*}$args 2>@1} out opts]
+    set code [catch {exec timeout -k 5 30 $::vbrd::bin {*}$args 2>@1} out opts]
     if {!$code} { return [list 0 $out] }
     regsub {\n?child process exited abnormally$} $out {} out
     set ec [dict get $opts -errorcode]
