@@ -8,26 +8,6 @@ source [file join [file dirname [file normalize [info script]]] harness frames.t
 lab_host h1 10.0.1.2/24 10.0.1.1
 lab_host h2 10.0.2.2/24 10.0.2.1
 
-# rawio.py IFACE WAIT_MS HEX...: send each frame (hex) on IFACE from a raw
-# socket, then print in hex every frame IFACE receives for WAIT_MS ms
-# (frames the host itself sends are left out).
-set rawio [file join [lab_rundir] rawio.py]
-_lab_write $rawio {
-import select, socket, sys, time
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.bind((sys.argv[1], 0))
-for h in sys.argv[3:]:
-    s.send(bytes.fromhex(h))
-deadline = time.time() + int(sys.argv[2]) / 1000
-while True:
-    left = deadline - time.time()
-    if left <= 0 or not select.select([s], [], [], left)[0]:
-        break
-    data, addr = s.recvfrom(65535)
-    if addr[2] != socket.PACKET_OUTGOING:
-        print(data.hex())
-}
-
 # A UDP datagram SRC -> DST with TTL 1 in an Ethernet frame from h1 to
 # vbrd's lan1 (UDP checksum 0: none, RFC 768).
 proc ttl1_frame {src dst} {

@@ -90,6 +90,9 @@ print("sent", count)
 
 # tools/vlan_host.py: hosts on 802.1Q VLANs played with a raw socket on
 # HOST's eth0 (the test kernel has no VLAN sub-interfaces).
+# tools/rawio.py IFACE WAIT_MS HEX...: send each frame (hex) on IFACE from
+# a raw socket, then print in hex every frame IFACE receives for WAIT_MS ms.
+set ::rawio [file join [file dirname [file dirname [file normalize [info script]]]] tools rawio.py]
 set ::vlan_host_py [file join [file dirname [file dirname [file normalize [info script]]]] tools vlan_host.py]
 
 # Start `vlan_host.py serve eth0 VID:ADDR ...` in HOST; return its pid once
