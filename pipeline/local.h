@@ -78,8 +78,10 @@ void local_udp_register(uint16_t port, const struct local_service *svc);
  * Serve UDP port @p port in @p st only (while it is built: a port that
  * comes from the config).
  * @param err  on failure "UDP port N is taken by NAME"
- * @return 0, -EADDRINUSE (another service has it, or the same one
- *         with another port set), -ENOSPC (LOCAL_UDP_MAX ports bound)
+ * Binding a port twice to the same service is one binding (tunnels that
+ * share a port).
+ * @return 0, -EADDRINUSE (another service has the port), -ENOSPC
+ *         (FWD_LOCAL_UDP_MAX ports bound)
  */
 int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc, char *err,
 		   size_t errlen);
