@@ -9,6 +9,7 @@
 #include <rte_malloc.h>
 
 #include "pipeline/fwd.h"
+#include "pipeline/l2.h"
 #include "pipeline/mem.h"
 #include "pipeline/neigh.h"
 #include "pipeline/local.h"
@@ -216,6 +217,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 		fi->vlan = ci->vlan;
 		fi->mtu = ci->mtu;
 		rte_eth_macaddr_get(fi->port, &fi->mac);
+		l2_prepare(fi);
 		fi->nb_addrs = ci->nb_addrs;
 		memcpy(fi->addrs, ci->addrs, sizeof(fi->addrs));
 		for (int a = 0; a < ci->nb_addrs; a++) {

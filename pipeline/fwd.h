@@ -57,6 +57,12 @@ struct fwd_iface {
 	uint16_t mtu;    /* bytes of L3 payload */
 	uint16_t slot;   /* stable counter slot (survives reloads) */
 	struct rte_ether_addr mac;
+	/* What follows the destination MAC in an IPv4 frame leaving by this
+	 * interface, as the bytes go on the wire (l2_prepare(), pipeline/l2.h):
+	 * bytes 6..13 (source MAC, then the ethertype 0x0800, or 0x8100 when
+	 * tagged) and, when tagged, bytes 14..17 (TCI, ethertype 0x0800). */
+	uint64_t l2_src4;
+	uint32_t l2_tag4;
 	uint32_t addr4; /* first IPv4 address, host order; 0 if none */
 	uint8_t plen4;
 	uint8_t ll6[16];   /* link-local fe80::/64 EUI-64 from the MAC (RFC 4291 App. A) */

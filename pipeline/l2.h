@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -69,6 +70,39 @@ static inline int l2_rewrite(struct rte_mbuf *m, uint16_t in_l2, const struct fw
 		return -ENOSPC;
 	l2_write(p, out, dst, ethertype);
 	return 0;
+}
+
+/**
+ * Precompute @p fi's l2_src4 / l2_tag4 from its MAC and VLAN (once, when
+ * the forwarding state is built).
+ */
+static inline void l2_prepare(struct fwd_iface *fi)
+{
+	uint8_t b[12];
+
+	memcpy(b, fi->mac.addr_bytes, 6);
+	uint16_t et = rte_cpu_to_be_16(fi->vlan ? RTE_ETHER_TYPE_VLAN : RTE_ETHER_TYPE_IPV4);
+	memcpy(b + 6, &et, 2);
+	uint16_t tci = rte_cpu_to_be_16(fi->vlan), in = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	memcpy(b + 8, &tci, 2);
+	memcpy(b + 10, &in, 2);
+	memcpy(&fi->l2_src4, b, 8);
+	memcpy(&fi->l2_tag4, b + 8, 4);
+}
+
+/**
+ * Write the L2 header of an IPv4 frame leaving by @p out to neighbor
+ * @p mac (neigh.h encoding) at @p p: three or four stores, no byte loop.
+ *
+ * @param p  l2_len_for(@p out) writable bytes, plus 2 more that the first
+ *           8-byte store overwrites and the second rewrites (so at least 14)
+ */
+static inline void l2_write4_fast(uint8_t *p, const struct fwd_iface *out, uint64_t mac)
+{
+	memcpy(p, &mac, 8); /* bytes 6, 7 are rewritten just below */
+	memcpy(p + 6, &out->l2_src4, 8);
+	if (out->vlan)
+		memcpy(p + 14, &out->l2_tag4, 4);
 }
 
 /** "aa:bb:cc:dd:ee:ff" of @p a into @p buf (RTE_ETHER_ADDR_FMT_SIZE bytes); returns @p buf. */

@@ -21,31 +21,29 @@ DROP_REASON(drop_no_mbuf, "output", "no_mbuf", "mempool empty while building a r
 DROP_REASON(drop_no_headroom, "output", "no_headroom",
 	    "no room in front of the packet for its new L2 or outer headers");
 
-void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
+void worker_tx_send(struct worker *w, uint16_t port)
 {
 	struct tx_buffer *b = &w->tx[port];
+	uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
 
-	if (unlikely(b->n == WORKER_TXB)) {
-		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
-		for (uint16_t i = sent; i < b->n; i++)
-			worker_drop(w, b->pkts[i], &drop_tx_full);
-		w->stats.tx_packets += sent;
-		b->n = 0;
+	if (unlikely(sent < b->n)) {
+		w->stats.drops[drop_tx_full.id] += b->n - sent;
+		rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
 	}
-	b->pkts[b->n++] = m;
+	w->stats.tx_packets += sent;
+	b->n = 0;
 }
 
 void worker_tx_flush(struct worker *w)
 {
-	for (uint16_t port = 0; port < dp.nb_port_ids; port++) {
-		struct tx_buffer *b = &w->tx[port];
-		if (b->n == 0)
-			continue;
-		uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
-		for (uint16_t i = sent; i < b->n; i++)
-			worker_drop(w, b->pkts[i], &drop_tx_full);
-		w->stats.tx_packets += sent;
-		b->n = 0;
+	uint32_t dirty = w->tx_dirty;
+
+	w->tx_dirty = 0;
+	while (dirty) {
+		uint16_t port = (uint16_t)__builtin_ctz(dirty);
+		dirty &= dirty - 1;
+		if (w->tx[port].n)
+			worker_tx_send(w, port);
 	}
 }
 

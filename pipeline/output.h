@@ -8,6 +8,7 @@
 #define VBRD_OUTPUT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -26,7 +27,43 @@ DROP_REASON_DECLARE(drop_no_headroom);
  * buffer goes to rte_eth_tx_burst() when full and at the end of each turn
  * of the poll loop (worker_tx_flush()). A full TX queue drops as tx_full.
  */
-void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
+static inline void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
+
+/** Transmit what @p w buffered for @p port now (a full buffer; the flush). */
+void worker_tx_send(struct worker *w, uint16_t port);
+
+_Static_assert(RTE_MAX_ETHPORTS <= 32, "worker.tx_dirty has one bit per port");
+
+/**
+ * worker_tx() of @p n packets for one @p port at once (the fast path's
+ * whole burst): one copy into the TX buffer, sent when it fills.
+ */
+static inline void worker_tx_bulk(struct worker *w, uint16_t port, struct rte_mbuf **pkts,
+				  unsigned n)
+{
+	struct tx_buffer *b = &w->tx[port];
+
+	w->tx_dirty |= 1u << port;
+	while (n) {
+		if (b->n == WORKER_TXB)
+			worker_tx_send(w, port);
+		unsigned k = RTE_MIN(n, (unsigned)(WORKER_TXB - b->n));
+		memcpy(&b->pkts[b->n], pkts, k * sizeof(*pkts));
+		b->n = (uint16_t)(b->n + k);
+		pkts += k;
+		n -= k;
+	}
+}
+
+static inline void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct tx_buffer *b = &w->tx[port];
+
+	if (unlikely(b->n == WORKER_TXB))
+		worker_tx_send(w, port);
+	b->pkts[b->n++] = m;
+	w->tx_dirty |= 1u << port; /* port < RTE_MAX_ETHPORTS (32) */
+}
 
 /** Transmit every buffered packet of @p w (end of a poll-loop turn). */
 void worker_tx_flush(struct worker *w);

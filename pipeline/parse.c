@@ -27,24 +27,6 @@ static inline uint32_t rd32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/*
- * RFC 1071 checksum of an option-less IPv4 header (the common case): five
- * 32-bit words summed in 64 bits, folded once (RFC 1071 §2 (B), (C)).
- */
-static inline uint16_t ipv4_hdr_sum20(const uint8_t *p)
-{
-	uint32_t w[5];
-	uint64_t sum;
-
-	memcpy(w, p, sizeof(w));
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, const struct drop_reason **why)
 {
 	if (len < 14) {

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/drop.h"
 
@@ -25,6 +26,27 @@ DROP_REASON_DECLARE(drop_bad_ihl);
 DROP_REASON_DECLARE(drop_bad_checksum);
 DROP_REASON_DECLARE(drop_bad_length);
 DROP_REASON_DECLARE(drop_frag_oversize);
+
+/**
+ * RFC 1071 checksum of an option-less IPv4 header (the common case): five
+ * 32-bit words summed in 64 bits, folded (RFC 1071 §2 (B), (C)).
+ *
+ * @param p  20 bytes of IPv4 header, any alignment
+ * @return   0 when the header's checksum is right; else the complemented sum
+ */
+static inline uint16_t ipv4_hdr_sum20(const uint8_t *p)
+{
+	uint32_t w[5];
+	uint64_t sum;
+
+	memcpy(w, p, sizeof(w));
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
 
 /** What parse_l2() learns from an Ethernet frame. */
 struct pkt_l2 {

@@ -19,6 +19,7 @@
 #include "pipeline/icmp.h"
 #include "pipeline/ip6.h"
 #include "pipeline/l2.h"
+#include "pipeline/output.h"
 #include "pipeline/local.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
@@ -117,26 +118,168 @@ drop:
 	return false;
 }
 
-static void process_burst(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
-			  uint16_t n)
+/*
+ * The fast test of the common IPv4 packet: an untagged IPv4 frame to the
+ * port's untagged interface's MAC, a 20-byte header without options that
+ * fills the frame exactly (no padding, one segment), a right checksum (or
+ * one the port verified), not a fragment, TTL above 1, and neither source
+ * nor destination martian (RFC 1812 §5.2.2, §5.3.7). Such a packet needs
+ * none of the per-packet context the general path builds: it is routed
+ * from its destination alone. Anything else takes the general path
+ * (classify()), which makes every check again and names the drop reason.
+ */
+static inline bool fast4_ok(const uint8_t *p, const struct rte_mbuf *m, uint64_t in_mac,
+			    bool csum_ok)
+{
+	uint64_t dmac;
+	uint16_t type, total;
+
+	memcpy(&dmac, p, 8);
+	memcpy(&type, p + 12, 2);
+	memcpy(&total, p + 16, 2);
+	if (((dmac ^ in_mac) & 0xffffffffffffull) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) ||
+	    p[14] != 0x45)
+		return false;
+	total = rte_be_to_cpu_16(total);
+	if (m->data_len != m->pkt_len || m->pkt_len != 14u + total || total < 20)
+		return false;
+	uint16_t frag;
+	memcpy(&frag, p + 20, 2);
+	if ((frag & RTE_BE16(0x3fff)) != 0 || p[22] <= 1)
+		return false;
+	/* first octets of source and destination: 0, 127 and 224..255 are martian */
+	uint8_t s = p[26], d = p[30];
+	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
+		return false;
+	return csum_ok || ipv4_hdr_sum20(p + 14) == 0;
+}
+
+/* A packet that passed fast4_ok() but whose route needs more than the
+ * direct next hop: the context the general path needs, then ip4_forward(). */
+static void fast4_general(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			  uint16_t iface, uint64_t fibnh)
+{
+	struct pkt_ctx c = { .iface = iface, .decapped = false };
+	const struct drop_reason *why;
+
+	c.l2.ethertype = ETHERTYPE_IPV4;
+	c.l2.l2_len = 14;
+	c.l2.vlan = 0;
+	/* cannot fail: fast4_ok() checked what parse_ipv4() checks */
+	parse_ipv4(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), m->data_len - 14, true, &c.ip,
+		   &why);
+	ip4_forward(w, st, m, &c, fibnh);
+}
+
+/*
+ * Route and send the fast packets: one FIB lookup for all, then, for a
+ * direct next hop through a gateway whose MAC is known and within the MTU,
+ * the L2 header from the interface's precomputed bytes, RFC 1624 TTL
+ * update, and the TX buffer. TX counters are summed per run of packets to
+ * the same interface. The rest goes to ip4_forward() (local, ECMP, path
+ * groups, ICMP errors, fragmentation, neighbor resolution).
+ */
+static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
+			const uint32_t *dst, unsigned n, uint16_t iface)
+{
+	uint64_t nh[WORKER_MAX_BURST];
+	const struct fwd_iface *run_out = NULL;
+	uint64_t run_pkts = 0, run_bytes = 0, fwd = 0;
+
+	rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)dst, nh, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t v = nh[i];
+
+		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
+			fast4_general(w, st, m, iface, v);
+			continue;
+		}
+		const struct fwd_nexthop *h = &st->nexthops[FIB_NH_INDEX(v)];
+		const struct fwd_iface *out = &st->ifaces[h->iface];
+		uint64_t mac = atomic_load_explicit(&h->mac, memory_order_acquire);
+		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+
+		if (unlikely(mac == 0 || h->gw == 0 || m->pkt_len - 14 > out->mtu)) {
+			fast4_general(w, st, m, iface, v);
+			continue;
+		}
+		if (unlikely(out->vlan != 0)) {
+			p = (uint8_t *)rte_pktmbuf_prepend(m, 4);
+			if (unlikely(p == NULL)) {
+				worker_drop(w, m, &drop_no_headroom);
+				continue;
+			}
+		}
+		ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + (out->vlan ? 18 : 14)));
+		l2_write4_fast(p, out, mac);
+		if (out != run_out) {
+			if (run_out != NULL) {
+				w->stats.iface[run_out->slot].tx_packets += run_pkts;
+				w->stats.iface[run_out->slot].tx_bytes += run_bytes;
+			}
+			run_out = out;
+			run_pkts = run_bytes = 0;
+		}
+		run_pkts++;
+		run_bytes += m->pkt_len;
+		fwd++;
+		worker_tx(w, out->port, m);
+	}
+	if (run_out != NULL) {
+		w->stats.iface[run_out->slot].tx_packets += run_pkts;
+		w->stats.iface[run_out->slot].tx_bytes += run_bytes;
+	}
+	w->stats.forwarded += fwd;
+}
+static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t port,
+			  struct rte_mbuf **pkts, uint16_t n)
 {
 	struct pkt_ctx ctx[WORKER_MAX_BURST];
-	struct rte_mbuf *ok[WORKER_MAX_BURST];
-	uint32_t dst[WORKER_MAX_BURST];
+	struct rte_mbuf *ok[WORKER_MAX_BURST], *fast[WORKER_MAX_BURST];
+	uint32_t dst[WORKER_MAX_BURST], fdst[WORKER_MAX_BURST];
 	uint64_t nh[WORKER_MAX_BURST];
-	unsigned nb_ok = 0;
+	unsigned nb_ok = 0, nb_fast = 0;
 	struct ip6_burst b6;
+	uint16_t in_iface = port < st->nb_port_ids ? st->iface_by_vlan[port][0] : FWD_NO_IFACE;
+	uint64_t in_mac = 0, fast_bytes = 0;
+	bool csum_ok = false;
 
 	b6.n = 0;
+	if (in_iface != FWD_NO_IFACE) {
+		memcpy(&in_mac, st->ifaces[in_iface].mac.addr_bytes, 6);
+		/* the port verified the checksum of every packet it flags good */
+		csum_ok = dp.rx_ipv4_cksum[port];
+	}
 
 	w->stats.rx_packets += n;
 	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		if (classify(w, st, pkts[i], &ctx[nb_ok], &b6)) {
-			dst[nb_ok] = ctx[nb_ok].ip.dst;
-			ok[nb_ok++] = pkts[i];
+		if (likely(in_iface != FWD_NO_IFACE) &&
+		    likely(fast4_ok(p, m, in_mac,
+				    csum_ok && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+						       RTE_MBUF_F_RX_IP_CKSUM_GOOD))) {
+			uint32_t d;
+			memcpy(&d, p + 30, 4);
+			fdst[nb_fast] = rte_be_to_cpu_32(d);
+			fast[nb_fast++] = m;
+			fast_bytes += m->pkt_len;
+			continue;
 		}
+		if (classify(w, st, m, &ctx[nb_ok], &b6)) {
+			dst[nb_ok] = ctx[nb_ok].ip.dst;
+			ok[nb_ok++] = m;
+		}
+	}
+	if (nb_fast) {
+		struct iface_counters *ic = &w->stats.iface[st->ifaces[in_iface].slot];
+		ic->rx_packets += nb_fast;
+		ic->rx_bytes += fast_bytes;
+		fast4_route(w, st, fast, fdst, nb_fast, in_iface);
 	}
 	ip6_route_burst(w, st, &b6);
 	if (nb_ok == 0)
@@ -177,7 +320,7 @@ int worker_main(void *arg)
 			uint16_t n = rte_eth_rx_burst(w->rxq[q].port, w->rxq[q].queue, pkts,
 						      (uint16_t)st->cfg.workers.burst);
 			if (n) {
-				process_burst(w, st, pkts, n);
+				process_burst(w, st, w->rxq[q].port, pkts, n);
 				total += n;
 			}
 		}

@@ -51,6 +51,7 @@ struct worker {
 	uint16_t ip_id;       /* IPv4 identification of outer headers */
 	uint64_t icmp_depth;  /* bucket depth, tokens */
 	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
+	uint32_t tx_dirty;    /* bit p: tx[p] may hold packets (RTE_MAX_ETHPORTS <= 32) */
 	struct worker_stats stats;
 	/* for worker_stop_all(): the lcore's thread, known once worker_main runs */
 	pthread_t thread;
