@@ -118,6 +118,8 @@ struct fwd_path {
 	uint16_t l2_len;      /* outer Ethernet (+802.1Q) bytes in hdr */
 	uint16_t l3_len;      /* outer IP header bytes (20 or 40) */
 	uint16_t hdr_len;     /* whole template: L2, IP, UDP, tunnel header, inner Ethernet */
+	uint32_t ip4_sum;     /* IPv4 outer: RFC 1071 sum of the template's IP header
+	                       * (per-packet fields zero), for the incremental checksum */
 	_Atomic uint64_t mac; /* the underlay next hop's MAC, as fwd_nexthop.mac */
 	uint8_t hdr[FWD_PATH_HDR_MAX];
 };

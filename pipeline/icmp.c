@@ -178,7 +178,7 @@ static void icmp_local_input(struct worker *w, const struct fwd_state *st, struc
 	icmp_echo_reply(w, st, m, &st->ifaces[lp->iface], lp->l2, lp->ip4);
 }
 
-static const struct local_service icmp_service = { "icmp", icmp_local_input };
+static const struct local_service icmp_service = { .name = "icmp", .input = icmp_local_input };
 
 __attribute__((constructor)) static void icmp_register(void)
 {

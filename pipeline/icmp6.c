@@ -132,7 +132,7 @@ static void icmp6_local_input(struct worker *w, const struct fwd_state *st, stru
 	icmp6_echo_reply(w, m, &st->ifaces[lp->iface], lp->l2, ip);
 }
 
-static const struct local_service icmp6_service = { "icmpv6", icmp6_local_input };
+static const struct local_service icmp6_service = { .name = "icmpv6", .input = icmp6_local_input };
 
 __attribute__((constructor)) static void icmp6_register(void)
 {

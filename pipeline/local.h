@@ -59,6 +59,16 @@ typedef void (*local_handler_t)(struct worker *w, const struct fwd_state *st, st
 struct local_service {
 	const char *name; /* "vxlan", "bfd": shown in errors about port clashes */
 	local_handler_t input;
+	/**
+	 * Optional: take a UDP datagram of the IPv4 fast path (worker.c
+	 * fast4_ok(): untagged, a 20-byte header, not a fragment, the frame
+	 * exactly its total length) to an own address, received on interface
+	 * @p iface, without the per-packet context. Returns false, with the
+	 * packet untouched, when it needs input() (anything unusual: input()
+	 * checks everything again and names the drop reason).
+	 */
+	bool (*input_fast)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			   uint16_t iface);
 };
 
 /**

@@ -62,6 +62,7 @@ static void path_template(struct fwd_path *p, const struct fwd_tunnel *t,
 		put32(h + 12, t->local.v4);
 		put32(h + 16, t->remote.v4);
 		p->l3_len = 20;
+		p->ip4_sum = __rte_raw_cksum(h, 20, 0);
 	} else {
 		put32(h, 6u << 28); /* RFC 8200: version 6 */
 		h[6] = IPPROTO_UDP;

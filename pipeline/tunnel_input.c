@@ -211,4 +211,40 @@ static void tunnel_local_input(struct worker *w, const struct fwd_state *st, str
 		worker_drop(w, m, &drop_unsupported_local);
 }
 
-const struct local_service tunnel_service = { "tunnel", tunnel_local_input };
+/*
+ * The common VXLAN packet over IPv4, from the fast path: UDP length equal
+ * to the IP payload, no UDP checksum (RFC 7348 §5 sends zero), I flag
+ * set, a configured remote and VNI, no CE mark. Anything else returns
+ * false and gets tunnel_decap()'s full checks.
+ */
+static bool tunnel_input_fast(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			      uint16_t iface)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
+	const uint8_t *udp = ip + 20, *th = udp + 8;
+	uint32_t l4_len = m->pkt_len - 34;
+
+	(void)iface;
+	if (l4_len < 8 + 8 + TUNNEL_INNER_L2 || rd16(udp + 4) != l4_len || rd16(udp + 6) != 0 ||
+	    !(th[0] & 0x08) || (ip[1] & ECN_MASK) == ECN_CE)
+		return false;
+
+	uint16_t dport = rd16(udp + 2);
+	uint32_t src = rd32(ip + 12), vni = rd32(th + 4) >> 8;
+	for (int i = 0; i < st->nb_tunnels; i++) {
+		const struct fwd_tunnel *t = &st->tunnels[i];
+		if (t->udp_port == dport && t->vni == vni && t->type == CFG_TUNNEL_VXLAN &&
+		    t->remote.family == AF_INET && t->remote.v4 == src) {
+			rte_pktmbuf_adj(m, 34 + 8 + 8);
+			worker_input_decapped(w, st, m, t->iface);
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct local_service tunnel_service = {
+	.name = "tunnel",
+	.input = tunnel_local_input,
+	.input_fast = tunnel_input_fast,
+};

@@ -51,7 +51,11 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 		ih->type_of_service = tos;
 		ih->total_length = rte_cpu_to_be_16((uint16_t)(p->l3_len + udp_len));
 		ih->packet_id = rte_cpu_to_be_16(w->ip_id++);
-		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		/* the template's sum plus the three fields just written (RFC 1071:
+		 * the sum is order-independent, so each word is added once) */
+		uint32_t sum = p->ip4_sum + rte_cpu_to_be_16((uint16_t)tos) +
+			       ih->total_length + ih->packet_id;
+		ih->hdr_checksum = (uint16_t)~__rte_raw_cksum_reduce(sum);
 		/* UDP checksum zero over IPv4 (RFC 7348 §5) */
 		mac = atomic_load_explicit(&p->mac, memory_order_acquire);
 	} else {
@@ -171,9 +175,38 @@ static void path_group_output6(struct worker *w, const struct fwd_state *st, str
 	tunnel_output6(w, st, m, &c->l2, &c->ip, &st->ifaces[c->iface], &st->path_groups[idx]);
 }
 
+/* The fast path's packets (nh_kind.h output4_fast): the flow hash and
+ * TOS straight from the option-less header, no per-packet context. */
+static bool path_group_output4_fast(struct worker *w, const struct fwd_state *st,
+				    struct rte_mbuf *m, uint32_t idx)
+{
+	const struct fwd_path *p =
+		atomic_load_explicit(&st->path_groups[idx].active, memory_order_acquire);
+	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+
+	/* no path (a drop), DF fragmentation or ICMP: the general path */
+	if (unlikely(p == NULL || m->pkt_len - 14 > p->inner_mtu))
+		return false;
+
+	struct pkt_ipv4 ip = {
+		.src = rte_be_to_cpu_32(ih->src_addr),
+		.dst = rte_be_to_cpu_32(ih->dst_addr),
+		.proto = ih->next_proto_id,
+	};
+	if ((ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP) && m->pkt_len >= 14 + 20 + 4) {
+		const uint16_t *ports = (const uint16_t *)(ih + 1);
+		ip.sport = rte_be_to_cpu_16(ports[0]);
+		ip.dport = rte_be_to_cpu_16(ports[1]);
+	}
+	ip4_ttl_decrement(ih);
+	encap_one(w, st, m, 14, p, flow_hash_ipv4(&ip), ih->type_of_service, RTE_ETHER_TYPE_IPV4);
+	return true;
+}
+
 static const struct fwd_nh_kind path_group_kind = {
 	.name = "path_group",
 	.output4 = path_group_output4,
+	.output4_fast = path_group_output4_fast,
 	.output6 = path_group_output6,
 };
 

@@ -23,6 +23,7 @@
 #include "pipeline/local.h"
 #include "pipeline/meta.h"
 #include "pipeline/neigh.h"
+#include "pipeline/nh_kind.h"
 #include "pipeline/parse.h"
 #include "pipeline/ip4.h"
 
@@ -31,15 +32,63 @@ DROP_REASON(drop_unknown_ethertype, "eth", "unknown_ethertype",
 DROP_REASON(drop_unknown_vlan, "eth", "unknown_vlan", "no interface for this port and VLAN");
 DROP_REASON(drop_not_for_us, "eth", "not_for_us", "unicast frame to another MAC");
 
+/*
+ * The fast test of the common IPv4 packet: an untagged IPv4 frame to the
+ * port's untagged interface's MAC, a 20-byte header without options that
+ * fills the frame exactly (no padding, one segment), a right checksum (or
+ * one the port verified), not a fragment, TTL above 1, and neither source
+ * nor destination martian (RFC 1812 §5.2.2, §5.3.7). Such a packet needs
+ * none of the per-packet context the general path builds: it is routed
+ * from its destination alone. Anything else takes the general path
+ * (classify()), which makes every check again and names the drop reason.
+ */
+static inline bool fast4_ok(const uint8_t *p, const struct rte_mbuf *m, uint64_t in_mac,
+			    uint64_t mac_mask, bool csum_ok)
+{
+	uint64_t dmac;
+	uint16_t type, total;
+
+	memcpy(&dmac, p, 8);
+	memcpy(&type, p + 12, 2);
+	memcpy(&total, p + 16, 2);
+	if (((dmac ^ in_mac) & mac_mask) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) ||
+	    p[14] != 0x45)
+		return false;
+	total = rte_be_to_cpu_16(total);
+	if (m->data_len != m->pkt_len || m->pkt_len != 14u + total || total < 20)
+		return false;
+	uint16_t frag;
+	memcpy(&frag, p + 20, 2);
+	if ((frag & RTE_BE16(0x3fff)) != 0 || p[22] <= 1)
+		return false;
+	/* first octets of source and destination: 0, 127 and 224..255 are martian */
+	uint8_t s = p[26], d = p[30];
+	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
+		return false;
+	return csum_ok || ipv4_hdr_sum20(p + 14) == 0;
+}
+
 void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			   uint16_t iface)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct fwd_iface *in = &st->ifaces[iface];
-	struct pkt_ctx c = { .iface = iface, .decapped = true };
+	struct pkt_ctx c;
 	const struct drop_reason *why;
 	uint64_t nh;
 
+	/* The common packet waits for the burst's end (its RX counted there);
+	 * the inner destination MAC is the tunnel's own: not checked. */
+	if (likely(w->decap.n < WORKER_MAX_BURST) && fast4_ok(p, m, 0, 0, false)) {
+		uint32_t d;
+		memcpy(&d, p + 30, 4);
+		w->decap.dst[w->decap.n] = rte_be_to_cpu_32(d);
+		w->decap.iface[w->decap.n] = iface;
+		w->decap.pkts[w->decap.n++] = m;
+		return;
+	}
+	c.iface = iface;
+	c.decapped = true;
 	w->stats.iface[in->slot].rx_packets++;
 	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m);
 	if (unlikely(!parse_l2(p, rte_pktmbuf_data_len(m), &c.l2, &why))) {
@@ -119,56 +168,69 @@ drop:
 }
 
 /*
- * The fast test of the common IPv4 packet: an untagged IPv4 frame to the
- * port's untagged interface's MAC, a 20-byte header without options that
- * fills the frame exactly (no padding, one segment), a right checksum (or
- * one the port verified), not a fragment, TTL above 1, and neither source
- * nor destination martian (RFC 1812 §5.2.2, §5.3.7). Such a packet needs
- * none of the per-packet context the general path builds: it is routed
- * from its destination alone. Anything else takes the general path
- * (classify()), which makes every check again and names the drop reason.
+ * The per-packet context of a packet that passed fast4_ok(), from the
+ * fixed offsets fast4_ok() checked (parse_ipv4() would repeat the checks).
  */
-static inline bool fast4_ok(const uint8_t *p, const struct rte_mbuf *m, uint64_t in_mac,
-			    bool csum_ok)
+static inline void fast4_ctx(const struct rte_mbuf *m, uint16_t iface, bool decapped,
+			     struct pkt_ctx *c)
 {
-	uint64_t dmac;
-	uint16_t type, total;
+	const struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, 14);
 
-	memcpy(&dmac, p, 8);
-	memcpy(&type, p + 12, 2);
-	memcpy(&total, p + 16, 2);
-	if (((dmac ^ in_mac) & 0xffffffffffffull) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) ||
-	    p[14] != 0x45)
-		return false;
-	total = rte_be_to_cpu_16(total);
-	if (m->data_len != m->pkt_len || m->pkt_len != 14u + total || total < 20)
-		return false;
-	uint16_t frag;
-	memcpy(&frag, p + 20, 2);
-	if ((frag & RTE_BE16(0x3fff)) != 0 || p[22] <= 1)
-		return false;
-	/* first octets of source and destination: 0, 127 and 224..255 are martian */
-	uint8_t s = p[26], d = p[30];
-	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
-		return false;
-	return csum_ok || ipv4_hdr_sum20(p + 14) == 0;
+	c->l2.ethertype = ETHERTYPE_IPV4;
+	c->l2.l2_len = 14;
+	c->l2.vlan = 0;
+	c->iface = iface;
+	c->decapped = decapped;
+	c->ip.src = rte_be_to_cpu_32(ih->src_addr);
+	c->ip.dst = rte_be_to_cpu_32(ih->dst_addr);
+	c->ip.hdr_len = 20;
+	c->ip.total_len = rte_be_to_cpu_16(ih->total_length);
+	c->ip.proto = ih->next_proto_id;
+	c->ip.ttl = ih->time_to_live;
+	c->ip.df = (ih->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) != 0;
+	c->ip.fragment = false;
+	c->ip.sport = c->ip.dport = 0;
+	if ((c->ip.proto == IPPROTO_UDP || c->ip.proto == IPPROTO_TCP) && c->ip.total_len >= 24) {
+		const uint16_t *ports = (const uint16_t *)(ih + 1);
+		c->ip.sport = rte_be_to_cpu_16(ports[0]);
+		c->ip.dport = rte_be_to_cpu_16(ports[1]);
+	}
 }
 
 /* A packet that passed fast4_ok() but whose route needs more than the
- * direct next hop: the context the general path needs, then ip4_forward(). */
+ * direct next hop: the general ip4_forward() with its context. */
 static void fast4_general(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			  uint16_t iface, uint64_t fibnh)
+			  uint16_t iface, bool decapped, uint64_t fibnh)
 {
-	struct pkt_ctx c = { .iface = iface, .decapped = false };
-	const struct drop_reason *why;
+	struct pkt_ctx c;
 
-	c.l2.ethertype = ETHERTYPE_IPV4;
-	c.l2.l2_len = 14;
-	c.l2.vlan = 0;
-	/* cannot fail: fast4_ok() checked what parse_ipv4() checks */
-	parse_ipv4(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), m->data_len - 14, true, &c.ip,
-		   &why);
+	fast4_ctx(m, iface, decapped, &c);
 	ip4_forward(w, st, m, &c, fibnh);
+}
+
+/*
+ * A fast packet whose route is not a direct next hop: a feature's next-hop
+ * kind (nh_kind.h output4_fast) or a UDP service on an own address
+ * (local.h input_fast) takes it as it is, or false: the general path.
+ */
+static inline bool fast4_other(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			       uint64_t v, bool decapped)
+{
+	uint32_t kind = FIB_NH_KIND(v);
+
+	if (kind == FIB_KIND_LOCAL) {
+		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
+		if (decapped || ip[9] != IPPROTO_UDP || m->pkt_len < 14 + 20 + 8)
+			return false;
+		uint16_t dport = (uint16_t)(ip[22] << 8 | ip[23]);
+		for (uint16_t i = 0; i < st->nb_udp; i++)
+			if (st->udp[i].port == dport)
+				return st->udp[i].svc->input_fast != NULL &&
+				       st->udp[i].svc->input_fast(w, st, m, (uint16_t)FIB_NH_INDEX(v));
+		return false;
+	}
+	const struct fwd_nh_kind *k = fwd_nh_kinds[kind];
+	return k != NULL && k->output4_fast != NULL && k->output4_fast(w, st, m, FIB_NH_INDEX(v));
 }
 
 /*
@@ -180,8 +242,10 @@ static void fast4_general(struct worker *w, const struct fwd_state *st, struct r
  * groups, ICMP errors, fragmentation, neighbor resolution).
  */
 static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
-			const uint32_t *dst, unsigned n, uint16_t iface)
+			const uint32_t *dst, unsigned n, uint16_t iface, const uint16_t *ifaces)
 {
+	bool decapped = ifaces != NULL;
+
 	uint64_t nh[WORKER_MAX_BURST];
 	const struct fwd_iface *run_out = NULL;
 	uint64_t run_pkts = 0, run_bytes = 0, fwd = 0;
@@ -192,7 +256,8 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		uint64_t v = nh[i];
 
 		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
-			fast4_general(w, st, m, iface, v);
+			if (!fast4_other(w, st, m, v, decapped))
+				fast4_general(w, st, m, decapped ? ifaces[i] : iface, decapped, v);
 			continue;
 		}
 		const struct fwd_nexthop *h = &st->nexthops[FIB_NH_INDEX(v)];
@@ -201,7 +266,7 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 
 		if (unlikely(mac == 0 || h->gw == 0 || m->pkt_len - 14 > out->mtu)) {
-			fast4_general(w, st, m, iface, v);
+			fast4_general(w, st, m, decapped ? ifaces[i] : iface, decapped, v);
 			continue;
 		}
 		if (unlikely(out->vlan != 0)) {
@@ -232,6 +297,28 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 	}
 	w->stats.forwarded += fwd;
 }
+/* RX counters of the queued decapsulated packets, summed per run of one tunnel. */
+static void decap_rx_count(struct worker *w, const struct fwd_state *st, unsigned n)
+{
+	uint64_t pkts = 0, bytes = 0;
+	uint16_t cur = w->decap.iface[0];
+
+	for (unsigned i = 0; i < n; i++) {
+		if (w->decap.iface[i] != cur) {
+			struct iface_counters *ic = &w->stats.iface[st->ifaces[cur].slot];
+			ic->rx_packets += pkts;
+			ic->rx_bytes += bytes;
+			cur = w->decap.iface[i];
+			pkts = bytes = 0;
+		}
+		pkts++;
+		bytes += w->decap.pkts[i]->pkt_len;
+	}
+	struct iface_counters *ic = &w->stats.iface[st->ifaces[cur].slot];
+	ic->rx_packets += pkts;
+	ic->rx_bytes += bytes;
+}
+
 static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t port,
 			  struct rte_mbuf **pkts, uint16_t n)
 {
@@ -260,7 +347,7 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		if (likely(in_iface != FWD_NO_IFACE) &&
-		    likely(fast4_ok(p, m, in_mac,
+		    likely(fast4_ok(p, m, in_mac, 0xffffffffffffull,
 				    csum_ok && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 						       RTE_MBUF_F_RX_IP_CKSUM_GOOD))) {
 			uint32_t d;
@@ -279,14 +366,21 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 		struct iface_counters *ic = &w->stats.iface[st->ifaces[in_iface].slot];
 		ic->rx_packets += nb_fast;
 		ic->rx_bytes += fast_bytes;
-		fast4_route(w, st, fast, fdst, nb_fast, in_iface);
+		fast4_route(w, st, fast, fdst, nb_fast, in_iface, NULL);
 	}
 	ip6_route_burst(w, st, &b6);
-	if (nb_ok == 0)
-		return;
-	rte_fib_lookup_bulk(st->fib, dst, nh, nb_ok);
-	for (unsigned i = 0; i < nb_ok; i++)
-		ip4_forward(w, st, ok[i], &ctx[i], nh[i]);
+	if (nb_ok) {
+		rte_fib_lookup_bulk(st->fib, dst, nh, nb_ok);
+		for (unsigned i = 0; i < nb_ok; i++)
+			ip4_forward(w, st, ok[i], &ctx[i], nh[i]);
+	}
+	/* what the burst's tunnel packets carried (never decapsulated again) */
+	if (w->decap.n) {
+		unsigned nd = w->decap.n;
+		w->decap.n = 0;
+		decap_rx_count(w, st, nd);
+		fast4_route(w, st, w->decap.pkts, w->decap.dst, nd, 0, w->decap.iface);
+	}
 }
 
 static void drain_inject(struct worker *w)

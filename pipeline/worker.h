@@ -52,6 +52,14 @@ struct worker {
 	uint64_t icmp_depth;  /* bucket depth, tokens */
 	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
 	uint32_t tx_dirty;    /* bit p: tx[p] may hold packets (RTE_MAX_ETHPORTS <= 32) */
+	/* Decapsulated IPv4 packets of the current burst that passed the fast
+	 * test, routed together once the burst is done (one FIB lookup). */
+	struct {
+		uint16_t n;
+		uint16_t iface[WORKER_MAX_BURST]; /* their tunnel interface */
+		uint32_t dst[WORKER_MAX_BURST];   /* host order */
+		struct rte_mbuf *pkts[WORKER_MAX_BURST];
+	} decap;
 	struct worker_stats stats;
 	/* for worker_stop_all(): the lcore's thread, known once worker_main runs */
 	pthread_t thread;

@@ -38,7 +38,7 @@
 #include "pipeline/tunnel.h"
 
 /* The tunnel's data-path service is not linked here; only its binding is. */
-const struct local_service tunnel_service = { "tunnel", NULL };
+const struct local_service tunnel_service = { .name = "tunnel" };
 
 static uint16_t port_ids[2]; /* DPDK port ids of net_null0, net_null1 */
 

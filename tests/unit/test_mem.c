@@ -26,7 +26,7 @@
 #include "pipeline/tunnel.h"
 
 /* The tunnel's data-path service is not linked here; only its binding is. */
-const struct local_service tunnel_service = { "tunnel", NULL };
+const struct local_service tunnel_service = { .name = "tunnel" };
 
 #define MiB (1ull << 20)
 
