@@ -47,9 +47,10 @@ static inline void worker_tx_bulk(struct worker *w, uint16_t port, struct rte_mb
 	while (n) {
 		if (b->n == WORKER_TXB)
 			worker_tx_send(w, port);
-		unsigned k = RTE_MIN(n, (unsigned)(WORKER_TXB - b->n));
-		memcpy(&b->pkts[b->n], pkts, k * sizeof(*pkts));
-		b->n = (uint16_t)(b->n + k);
+		unsigned k = RTE_MIN(n, (unsigned)(WORKER_TXB - b->n)), at = b->n;
+		for (unsigned i = 0; i < k; i++)
+			b->pkts[at + i] = pkts[i];
+		b->n = (uint16_t)(at + k);
 		pkts += k;
 		n -= k;
 	}

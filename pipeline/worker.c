@@ -34,15 +34,16 @@ DROP_REASON(drop_not_for_us, "eth", "not_for_us", "unicast frame to another MAC"
 
 /*
  * The fast test of the common IPv4 packet: an untagged IPv4 frame to the
- * port's untagged interface's MAC, a 20-byte header without options that
- * fills the frame exactly (no padding, one segment), a right checksum (or
+ * port's untagged interface's MAC, a 20-byte header without options, in
+ * one segment that holds the whole datagram (Ethernet padding after it is
+ * trimmed when the packet passes), a right checksum (or
  * one the port verified), not a fragment, TTL above 1, and neither source
  * nor destination martian (RFC 1812 §5.2.2, §5.3.7). Such a packet needs
  * none of the per-packet context the general path builds: it is routed
  * from its destination alone. Anything else takes the general path
  * (classify()), which makes every check again and names the drop reason.
  */
-static inline bool fast4_ok(const uint8_t *p, const struct rte_mbuf *m, uint64_t in_mac,
+static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_mac,
 			    uint64_t mac_mask, bool csum_ok)
 {
 	uint64_t dmac;
@@ -55,7 +56,7 @@ static inline bool fast4_ok(const uint8_t *p, const struct rte_mbuf *m, uint64_t
 	    p[14] != 0x45)
 		return false;
 	total = rte_be_to_cpu_16(total);
-	if (m->data_len != m->pkt_len || m->pkt_len != 14u + total || total < 20)
+	if (m->data_len != m->pkt_len || m->pkt_len < 14u + total || total < 20)
 		return false;
 	uint16_t frag;
 	memcpy(&frag, p + 20, 2);
@@ -65,7 +66,11 @@ static inline bool fast4_ok(const uint8_t *p, const struct rte_mbuf *m, uint64_t
 	uint8_t s = p[26], d = p[30];
 	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
 		return false;
-	return csum_ok || ipv4_hdr_sum20(p + 14) == 0;
+	if (!csum_ok && ipv4_hdr_sum20(p + 14) != 0)
+		return false;
+	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding */
+	m->data_len = m->pkt_len = 14u + total;
+	return true;
 }
 
 void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -233,6 +238,18 @@ static inline bool fast4_other(struct worker *w, const struct fwd_state *st, str
 	return k != NULL && k->output4_fast != NULL && k->output4_fast(w, st, m, FIB_NH_INDEX(v));
 }
 
+/* @p n routed packets leaving by @p out, @p bytes in all: counters and TX buffer */
+static inline void fast4_flush(struct worker *w, const struct fwd_iface *out,
+			       struct rte_mbuf **pkts, unsigned n, uint64_t bytes)
+{
+	struct iface_counters *ic = &w->stats.iface[out->slot];
+
+	ic->tx_packets += n;
+	ic->tx_bytes += bytes;
+	w->stats.forwarded += n;
+	worker_tx_bulk(w, out->port, pkts, n);
+}
+
 /*
  * Route and send the fast packets: one FIB lookup for all, then, for a
  * direct next hop through a gateway whose MAC is known and within the MTU,
@@ -247,8 +264,10 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 	bool decapped = ifaces != NULL;
 
 	uint64_t nh[WORKER_MAX_BURST];
+	struct rte_mbuf *tx[WORKER_MAX_BURST];
 	const struct fwd_iface *run_out = NULL;
-	uint64_t run_pkts = 0, run_bytes = 0, fwd = 0;
+	uint64_t run_bytes = 0;
+	unsigned nb_tx = 0;
 
 	rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)dst, nh, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -278,24 +297,19 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		}
 		ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + (out->vlan ? 18 : 14)));
 		l2_write4_fast(p, out, mac);
+		/* a run of packets to one interface: counted and queued at once */
 		if (out != run_out) {
-			if (run_out != NULL) {
-				w->stats.iface[run_out->slot].tx_packets += run_pkts;
-				w->stats.iface[run_out->slot].tx_bytes += run_bytes;
-			}
+			if (nb_tx)
+				fast4_flush(w, run_out, tx, nb_tx, run_bytes);
 			run_out = out;
-			run_pkts = run_bytes = 0;
+			nb_tx = 0;
+			run_bytes = 0;
 		}
-		run_pkts++;
 		run_bytes += m->pkt_len;
-		fwd++;
-		worker_tx(w, out->port, m);
+		tx[nb_tx++] = m;
 	}
-	if (run_out != NULL) {
-		w->stats.iface[run_out->slot].tx_packets += run_pkts;
-		w->stats.iface[run_out->slot].tx_bytes += run_bytes;
-	}
-	w->stats.forwarded += fwd;
+	if (nb_tx)
+		fast4_flush(w, run_out, tx, nb_tx, run_bytes);
 }
 /* RX counters of the queued decapsulated packets, summed per run of one tunnel. */
 static void decap_rx_count(struct worker *w, const struct fwd_state *st, unsigned n)
