@@ -353,6 +353,7 @@ EOF
 		# once more with N
 		if [ "$need" = 512 ] && grep -q 'eal.memory_mb: .*it needs at least [0-9]* MiB' "$1.check"; then
 			need=$(sed -n 's/.*it needs at least \([0-9]*\) MiB.*/\1/p' "$1.check" | head -1)
+			mv "$1.check" "$1.check512"   # has the breakdown of the need
 			continue
 		fi
 		cat "$1.check" >&2
@@ -586,14 +587,17 @@ for scen in $SCENARIOS; do
 		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
 	fi
 	if [ "$kind" = fib ]; then
-		# What start-up allocates: the config's need less the second
-		# forwarding state that only a reload builds (mem.c); all of
-		# it when --check-config's wording is not the expected one.
+		# Hugepages for what start-up allocates: the config's need less
+		# the second forwarding state, which only a reload builds
+		# ("FIB and FIB6 N x 2 for a reload", pipeline/mem.c), plus
+		# 256 MiB; the whole need when the message does not say so.
 		need=$(sed -n 's/.*needs \([0-9]*\) of [0-9]* MiB.*/\1/p' "$TMP/vbrd-$scen.conf.check")
 		[ -n "$need" ] || die "$scen: vbrd --check-config printed no 'needs N of M MiB'"
 		log "$scen: vbrd --check-config: $(cat "$TMP/vbrd-$scen.conf.check")"
+		fib=$(sed -n 's/.*FIB and FIB6 \([0-9]*\) x 2 .*/\1/p' "$TMP/vbrd-$scen.conf.check512" 2>/dev/null) || fib=""
 		if [ "$MODE" = hugepages ]; then
-			fib_pages=$(( (need + 1) / 2 + 128 ))
+			fib_pages=$(( (need - ${fib:-0} + 256 + 1) / 2 ))
+			log "$scen: reserving $fib_pages hugepages ($need MiB needed${fib:+, less $fib MiB for a reload})"
 			huge_raise "$fib_pages"
 			[ "$(meminfo HugePages_Free)" -ge "$fib_pages" ] ||
 				die "$scen needs $fib_pages free 2 MiB hugepages for its ${need} MiB, only $(meminfo HugePages_Free) could be had"
