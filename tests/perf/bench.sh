@@ -6,6 +6,12 @@
 #
 #   bench: SCENARIO vbrd MPPS Mpps CYCLES cycles/pkt l3fwd MPPS Mpps ratio R
 #
+# and for the scale scenarios (issue 7), which compare vbrd with itself:
+#
+#   bench: ipv4-64-fib1m vbrd MPPS Mpps CYCLES cycles/pkt small-table MPPS Mpps ratio R (target >= 0.95)
+#   bench: ipv4-64-flows100k vbrd MPPS Mpps CYCLES cycles/pkt 1000 flows MPPS Mpps ratio R (target >= 0.85)
+#   bench: ipv4-64-2workers vbrd MPPS Mpps (1 worker MPPS Mpps) scaling raw S per-core S (target >= 1.9)
+#
 # where MPPS is the median packets/s leaving the null port, CYCLES is
 # TSC Hz x busy cores / vbrd's pps, busy cores being the CPU time vbrd used
 # per second (~1: one busy-polling worker; less when other work took the
@@ -16,12 +22,21 @@
 #   BENCH_RUNS=3         runs of each program per scenario (median of medians)
 #   BENCH_SECONDS=6      one-second samples per run
 #   BENCH_CORE=1         CPU of vbrd's worker and of l3fwd's lcore
-#   BENCH_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap"
-#   BENCH_BUDGET_S=270   no run after the first of scenario k of N starts
-#                        later than k/N of this many seconds
+#   BENCH_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap
+#                    ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers"
+#                        (the ipv4-64-* ones need ipv4-64, run first)
+#   BENCH_BUDGET_S=480   no run after the first of scenario k starts later
+#                        than the share of this many seconds that the
+#                        scenarios up to k have by their expected cost
 #   BENCH_HUGEPAGES=1024 2 MiB hugepages to have free (reserved for the bench
 #                        and given back when the machine has fewer); 0: run
-#                        with --no-huge
+#                        with --no-huge; ipv4-64-fib1m reserves what its FIB
+#                        needs on top, for that scenario only
+#   BENCH_FIB_ROUTES=1000000 BENCH_FIB_ROUTES6=200000 BENCH_FIB_PACKETS=8192
+#                        ipv4-64-fib1m's table and pcap (one frame per destination)
+#   BENCH_FLOWS=100000   ipv4-64-flows100k's flows (one frame each)
+#   BENCH_CORE2          the second worker's CPU in ipv4-64-2workers (default:
+#                        0, or 1 when BENCH_CORE is 0)
 #   TSC_HZ               skip the TSC measurement
 #
 # Both programs run on hugepages, as in production: with --no-huge every
@@ -47,10 +62,17 @@ BUILD=${BUILD:-build}
 RUNS=${BENCH_RUNS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-6}
 CORE=${BENCH_CORE:-1}
-SCENARIOS=${BENCH_SCENARIOS:-ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap}
-# Five scenarios x 2 programs x 3 runs x (6 s + ~2.5 s of start, warm-up
-# and stop) is ~4.3 min; the budget keeps the whole under 5 min on a slow day.
-BUDGET_S=${BENCH_BUDGET_S:-270}
+SCENARIOS=${BENCH_SCENARIOS:-ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers}
+# Seven scenarios of 2 program runs x 3 runs x (6 s + ~2.5 s of start,
+# warm-up and stop), plus the 1M-route one's 3 runs with a start-up of
+# several seconds and its table's generation and check, is ~7 min; the
+# budget keeps the whole under 10 min on a slow day.
+BUDGET_S=${BENCH_BUDGET_S:-480}
+CORE2=${BENCH_CORE2:-$([ "$CORE" = 0 ] && echo 1 || echo 0)}
+FIB_ROUTES=${BENCH_FIB_ROUTES:-1000000}
+FIB_ROUTES6=${BENCH_FIB_ROUTES6:-200000}
+FIB_PACKETS=${BENCH_FIB_PACKETS:-8192}
+BIG_FLOWS=${BENCH_FLOWS:-100000}
 PERF=tests/perf
 PYTHON=/usr/bin/python3
 
@@ -73,6 +95,13 @@ ENCAP_LINE_MTU=1550
 DECAP_LOCAL=198.18.1.1
 DECAP_REMOTE=198.18.1.2
 DECAP_INNER_NET=198.18.100.0/24
+# ipv4-64-fib1m: every route via the "out" gateway; "out" also has an IPv6
+# subnet for the IPv6 routes' gateway (no IPv6 traffic is sent).
+OUT_ADDR6=fd00:1::1/64
+VIA6=fd00:1::2
+# ipv4-64-2workers: the second RX queue's pcap has other sources (other
+# 5-tuples), the same destinations.
+SRC_NET2=10.0.128.0/17
 # no-rx=1: without it net_null's Rx invents 64-byte frames, which the router
 # under test would then spend cycles on (and l3fwd would send out again).
 NULL_DEV=net_null0,no-rx=1
@@ -135,17 +164,33 @@ huge_setup() {  # have WANT_PAGES free 2 MiB pages and hugetlbfs mounted, or set
 			{ MODE_WHY="cannot mount hugetlbfs: $(cat "$TMP/mount.err")"; return; }
 		HUGE_MOUNTED=1
 	fi
-	total=$(meminfo HugePages_Total) free=$(meminfo HugePages_Free)
-	if [ "$free" -lt "$WANT_PAGES" ]; then
-		HUGE_PREV=$(cat /proc/sys/vm/nr_hugepages)
-		echo $((total - free + WANT_PAGES)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
-		free=$(meminfo HugePages_Free)
-		log "hugepages: nr_hugepages $HUGE_PREV -> $(cat /proc/sys/vm/nr_hugepages), $free free"
-	fi
+	huge_raise "$WANT_PAGES"
+	free=$(meminfo HugePages_Free)
 	if [ "$free" -lt "$MIN_PAGES" ]; then
 		MODE_WHY="only $free free hugepages, $MIN_PAGES needed"; return
 	fi
 	MODE=hugepages
+}
+
+huge_raise() {  # huge_raise PAGES: have PAGES free 2 MiB pages, raising nr_hugepages
+	local total free now
+	total=$(meminfo HugePages_Total) free=$(meminfo HugePages_Free)
+	[ "$free" -lt "$1" ] || return 0
+	now=$(cat /proc/sys/vm/nr_hugepages)
+	[ -n "$HUGE_PREV" ] || HUGE_PREV=$now
+	echo $((total - free + $1)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	log "hugepages: nr_hugepages $now -> $(cat /proc/sys/vm/nr_hugepages), $(meminfo HugePages_Free) free"
+}
+
+huge_lower() {  # huge_lower PAGES: give back free pages beyond PAGES that the bench added
+	local total free now target
+	[ -n "$HUGE_PREV" ] || return 0
+	total=$(meminfo HugePages_Total) free=$(meminfo HugePages_Free)
+	[ "$free" -gt "$1" ] || return 0
+	now=$(cat /proc/sys/vm/nr_hugepages) target=$((total - free + $1))
+	[ "$target" -ge "$HUGE_PREV" ] || target=$HUGE_PREV
+	echo "$target" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	log "hugepages: nr_hugepages $now -> $(cat /proc/sys/vm/nr_hugepages), $(meminfo HugePages_Free) free"
 }
 
 huge_restore() {  # give back what huge_setup took (cleanup calls it)
@@ -188,10 +233,10 @@ check_mode() {  # check_mode PROGRAM
 }
 
 stop_child() {  # stop $CHILD with SIGTERM (SIGINT for l3fwd), SIGKILL after 10 s
-	local sig=${1:-TERM} i
+	local sig=${1:-TERM}
 	[ -n "$CHILD" ] || return 0
 	kill -"$sig" "$CHILD" 2>/dev/null || true
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		kill -0 "$CHILD" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -211,7 +256,7 @@ cleanup() {  # on failure the configs and logs stay for a look
 	if [ "$rc" = 0 ]; then
 		rm -rf "$TMP"
 	else
-		rm -f "$TMP"/*.pcap
+		rm -f "$TMP"/*.pcap "$TMP"/fib-routes.conf   # big; the configs and logs stay
 		echo "bench: configs and logs kept in $TMP" >&2
 	fi
 }
@@ -230,9 +275,15 @@ fail_child() {  # the process under test misbehaved: say why, show its log
 
 # ---- vbrd --------------------------------------------------------------------
 
-write_vbrd_conf() {  # write_vbrd_conf FILE INSTANCE PCAP SOCKET KIND (route, encap, decap)
-	local kind=$5 out_mtu="" in_addr='address = "10.0.0.254/16";'
-	local tunnels="" route='via = "10.1.0.2";'
+write_vbrd_conf() {  # write_vbrd_conf FILE INSTANCE SOCKET KIND IN_DEVARGS CORES MBUFS
+	# KIND: route, encap, decap, fib; CORES: the workers' CPUs ("1", "0, 1");
+	# MBUFS: mempool.mbufs. eal.memory_mb is 512, or what --check-config
+	# says the config needs when that is more.
+	local kind=$4 out_mtu="" in_addr='address = "10.0.0.254/16";'
+	local tunnels="" route='via = "10.1.0.2";' out_addr='address = "10.1.0.1/24";'
+	local routes neigh6="" need=512 rxq
+	# one RX queue per rx_pcap file of net_pcap (each replays its own)
+	rxq=$(grep -o 'rx_pcap=' <<<"$5" | wc -l)
 	case $kind in
 	route) ;;
 	encap)
@@ -258,63 +309,102 @@ path_groups = (
 		tunnels="tunnels = (
   { name = \"from-region\"; type = \"vxlan\"; vni = $VNI; local = \"$DECAP_LOCAL\"; remote = \"$DECAP_REMOTE\"; }
 );" ;;
+	fib)
+		# "out" also has an IPv6 subnet, for the IPv6 routes' gateway.
+		out_addr="addresses = [ \"10.1.0.1/24\", \"$OUT_ADDR6\" ];"
+		neigh6=",
+  { interface = \"out\"; address = \"$VIA6\"; mac = \"02:00:00:00:00:02\"; }" ;;
 	*) die "write_vbrd_conf: unknown kind '$kind'" ;;
 	esac
-	cat >"$1" <<EOF
+	if [ "$kind" = fib ]; then
+		# pcapgen fib's routes list, next to this file (vbrd resolves
+		# @include in the top file's directory)
+		routes='@include "fib-routes.conf"'
+	else
+		routes="routes = (
+  { prefix = \"198.18.0.0/16\"; $route }
+);"
+	fi
+	while :; do
+		cat >"$1" <<EOF
 # generated by tests/perf/bench.sh ($kind)
 instance = "$2";
-control = { socket = "$4"; };
+control = { socket = "$3"; };
 ports = (
-  { name = "in";  devargs = "net_pcap0,rx_pcap=$3,infinite_rx=1"; rx_queues = 1; },
+  { name = "in";  devargs = "$5"; rx_queues = $rxq; },
   { name = "out"; devargs = "$NULL_DEV"; rx_queues = 1; $out_mtu }
 );
 interfaces = (
   { name = "in";  port = "in";  $in_addr },
-  { name = "out"; port = "out"; address = "10.1.0.1/24"; $out_mtu }
+  { name = "out"; port = "out"; $out_addr $out_mtu }
 );
 $tunnels
-routes = (
-  { prefix = "198.18.0.0/16"; $route }
-);
+$routes
 # net_null answers no ARP: the gateway's MAC is fixed.
 neighbors = (
-  { interface = "out"; address = "10.1.0.2"; mac = "02:00:00:00:00:02"; }
+  { interface = "out"; address = "10.1.0.2"; mac = "02:00:00:00:00:02"; }$neigh6
 );
-workers = { cores = [ $CORE ]; burst = 32; idle_sleep_us = 0; };
-eal     = { hugepages = $([ "$MODE" = hugepages ] && echo true || echo false); memory_mb = 512; };
+workers = { cores = [ $6 ]; burst = 32; idle_sleep_us = 0; };
+mempool = { mbufs = $7; cache = 256; };
+eal     = { hugepages = $([ "$MODE" = hugepages ] && echo true || echo false); memory_mb = $need; };
 EOF
-	"$VBRD" --check-config "$1" >"$1.check" 2>&1 ||
-		{ cat "$1.check" >&2; die "the generated vbrd config $1 does not load"; }
+		"$VBRD" --check-config "$1" >"$1.check" 2>&1 && break
+		# "FILE:LINE: eal.memory_mb: ... it needs at least N MiB (...)":
+		# once more with N
+		if [ "$need" = 512 ] && grep -q 'eal.memory_mb: .*it needs at least [0-9]* MiB' "$1.check"; then
+			need=$(sed -n 's/.*it needs at least \([0-9]*\) MiB.*/\1/p' "$1.check" | head -1)
+			mv "$1.check" "$1.check512"   # has the breakdown of the need
+			continue
+		fi
+		cat "$1.check" >&2
+		! grep -q 'larger than' "$1.check" ||
+			log "vbrd's limit on the size of its config files (core/config_include.h) is below this table's; BENCH_FIB_ROUTES and BENCH_FIB_ROUTES6 make it smaller"
+		die "the generated vbrd config $1 does not load"
+	done
 }
 
-run_vbrd() {  # run_vbrd SCENARIO PCAP RUN KIND -> PPS (median packets/s), CORES (median busy cores)
-	local scen=$1 pcap=$2 run=$3 kind=$4 inst="$PREFIX-v$run"
-	local conf=$TMP/vbrd-$scen-$run.conf sock=$TMP/vbrd-$run.sock
-	local logf=$TMP/vbrd-$scen-$run.log i res mac
-	write_vbrd_conf "$conf" "$inst" "$pcap" "$sock" "$kind"
+declare -A INST            # vbrd's instance (EAL file prefix) per config tag
+NCONF=0
+vbrd_conf() {  # vbrd_conf TAG KIND IN_DEVARGS CORES MBUFS: write and check $TMP/vbrd-TAG.conf
+	# instance names have at most 31 characters: a number, not the tag
+	NCONF=$((NCONF + 1))
+	INST[$1]=$PREFIX-v$NCONF
+	write_vbrd_conf "$TMP/vbrd-$1.conf" "${INST[$1]}" "$TMP/$1.sock" "$2" "$3" "$4" "$5"
+}
+
+run_vbrd() {  # run_vbrd TAG RUN KIND [START_S] -> PPS (median packets/s), CORES (median busy cores)
+	# runs vbrd on $TMP/vbrd-TAG.conf (vbrd_conf), waiting at most START_S
+	# (default 15) seconds for its control socket
+	local tag=$1 run=$2 kind=$3 start_s=${4:-15} inst=${INST[$1]}
+	local conf=$TMP/vbrd-$1.conf sock=$TMP/$1.sock
+	local logf=$TMP/vbrd-$1-$2.log res mac t0
 	# shellcheck disable=SC2046
 	"$VBRD" -c "$conf" -- $([ "$MODE" = hugepages ] && eal_mem_args) >"$logf" 2>&1 &
-	CHILD=$!
-	for i in $(seq 150); do
+	CHILD=$! t0=$(date +%s.%N)
+	for _ in $(seq $((start_s * 10))); do
 		kill -0 "$CHILD" 2>/dev/null || fail_child "vbrd exited during start-up ($conf)" "$logf"
 		"$VBRCTL" -s "$sock" -j show ports >/dev/null 2>&1 && break
 		sleep 0.1
 	done
 	"$VBRCTL" -s "$sock" -j show ports >"$TMP/ports.json" 2>&1 ||
-		fail_child "vbrd's control socket $sock did not answer within 15 s" "$logf"
-	mac=$($PYTHON -c 'import json,sys; print(next(p["mac"] for p in json.load(open(sys.argv[1]))["ports"] if p["name"]=="in").lower())' "$TMP/ports.json") || mac=?
+		fail_child "vbrd's control socket $sock did not answer within $start_s s" "$logf"
+	[ "$start_s" -le 15 ] ||
+		log "$tag run $run: vbrd answered $(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }') s after its start"
+	mac=$($PYTHON -c 'import json,sys; print(next(p["mac"] for p in json.load(open(sys.argv[1]))["ports"] if p["name"]=="in").lower())' "$TMP/ports.json") || mac='?'
 	[ "$mac" = "$DUT_MAC" ] || log "warning: port 'in' has MAC $mac, the pcap is addressed to $DUT_MAC"
 	res=$($PYTHON "$PERF/txrate.py" --seconds "$SECONDS_PER_RUN" --pid "$CHILD" \
 		vbrctl "$VBRCTL" "$sock" out 2>"$TMP/txrate.err") ||
 		{ cat "$TMP/txrate.err" >&2; "$VBRCTL" -s "$sock" show stats >&2 || true
-		  fail_child "vbrd forwarded nothing to port 'out' in $scen" "$logf"; }
+		  fail_child "vbrd forwarded nothing to port 'out' in $tag" "$logf"; }
 	sed 's/^/bench:   vbrd  /' "$TMP/txrate.err" >&2
 	HUGE_KB=$(huge_kb "$CHILD")
+	[ "$start_s" -le 15 ] || log "$tag run $run: vbrd holds $((HUGE_KB / 1024)) MiB of hugepages"
 	check_mode vbrd
 	# Every frame of the pcap is valid and routed: any drop is a bug (or a
 	# wrong setup) that would make the figure meaningless. In the tunnel
 	# scenarios the tunnel must have carried the packets (encap: its TX,
 	# decap: its RX), or the figure is of something else.
+	# shellcheck disable=SC2015  # a failed read or check only loses the warnings
 	"$VBRCTL" -s "$sock" -j show stats >"$TMP/stats.json" 2>/dev/null &&
 	"$VBRCTL" -s "$sock" -j show tunnels >"$TMP/tunnels.json" 2>/dev/null &&
 	$PYTHON - "$TMP/stats.json" "$TMP/tunnels.json" "$kind" <<'PY' >&2 || true
@@ -324,6 +414,12 @@ drops = {k: v for k, v in st["drops"].items() if v}
 if drops:
     print("bench: warning: vbrd dropped %d of %d packets: %s"
           % (st["drops_total"], st["rx_packets"], drops))
+workers = st.get("workers", [])
+if len(workers) > 1:
+    print("bench:   vbrd  rx_packets per worker: %s"
+          % " ".join("%d (%d queues)" % (w["rx_packets"], w["rx_queues"]) for w in workers))
+    if min(w["rx_packets"] for w in workers) == 0:
+        print("bench: warning: a vbrd worker received nothing")
 kind = sys.argv[3]
 if kind in ("encap", "decap"):
     key = "tx_packets" if kind == "encap" else "rx_packets"
@@ -342,8 +438,8 @@ PY
 # ---- l3fwd -------------------------------------------------------------------
 
 run_l3fwd() {  # run_l3fwd SCENARIO PCAP RUN -> PPS (median packets/s), CORES (median busy cores)
-	local scen=$1 pcap=$2 run=$3 pfx="$PREFIX-l$run"
-	local logf=$TMP/l3fwd-$scen-$run.log i res
+	local scen=$1 pcap=$2 run=$3 pfx="$PREFIX-l$3"
+	local logf=$TMP/l3fwd-$scen-$run.log res
 	local tsock=/var/run/dpdk/$pfx/dpdk_telemetry.v2
 	# One lcore (the main one) on $CORE polls both ports; --parse-ptype
 	# because virtual devices set no packet type.
@@ -352,7 +448,7 @@ run_l3fwd() {  # run_l3fwd SCENARIO PCAP RUN -> PPS (median packets/s), CORES (m
 		--vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" --vdev "$NULL_DEV" -- \
 		-p 0x3 --config="(0,0,$CORE),(1,0,$CORE)" --parse-ptype >"$logf" 2>&1 &
 	CHILD=$!
-	for i in $(seq 150); do
+	for _ in $(seq 150); do
 		kill -0 "$CHILD" 2>/dev/null || fail_child "l3fwd exited during start-up" "$logf"
 		[ -S "$tsock" ] && grep -q "entering main loop" "$logf" && break
 		sleep 0.1
@@ -380,6 +476,46 @@ median() {  # median of the arguments
 
 # ---- scenarios ---------------------------------------------------------------
 
+# The scale scenarios of issue 7 compare vbrd with its own ipv4-64 figure
+# of the same bench run: ipv4-64 runs first whenever one of them is chosen.
+SCALE_SCENARIOS="ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers"
+ALL_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap $SCALE_SCENARIOS"
+scale=0
+for scen in $SCENARIOS; do
+	grep -qw -- "$scen" <<<"$ALL_SCENARIOS" ||
+		die "unknown scenario '$scen' (${ALL_SCENARIOS// /, })"
+	grep -qw -- "$scen" <<<"$SCALE_SCENARIOS" && scale=1
+done
+if [ "$scale" = 1 ]; then
+	grep -qw ipv4-64 <<<"$SCENARIOS" || log "ipv4-64 added: the ipv4-64-* scenarios compare with it"
+	SCENARIOS="ipv4-64 $(tr ' ' '\n' <<<"$SCENARIOS" | grep -vx ipv4-64 | tr '\n' ' ')"
+fi
+
+# Expected cost of one run of a scenario, seconds: the time budget is
+# shared out by it.
+run_cost() {
+	case $1 in
+	ipv4-64-fib1m) echo $((SECONDS_PER_RUN + 3 + FIB_ROUTES / 40000)) ;;   # start-up
+	ipv4-64-flows100k) echo $((SECONDS_PER_RUN + 3)) ;;                       # vbrd only
+	*) echo $((2 * SECONDS_PER_RUN + 5)) ;;                                   # two programs
+	esac
+}
+
+mbufs_for() {  # mempool.mbufs for pcaps of N frames in all: net_pcap's infinite_rx
+	# keeps every frame of its files in an mbuf of the port's pool
+	local n=16383
+	while [ "$n" -lt $(($1 + 16383)) ]; do n=$((n * 2 + 1)); done
+	echo "$n"
+}
+
+pcap_flows() {  # pcap_flows OUT SIZE [pcapgen options]: flows pcap to $DST_NET from $SRC_NET
+	local out=$1 size=$2
+	shift 2
+	"$PCAPGEN" flows "$out" --flows $FLOWS --packets $PACKETS --size "$size" \
+		--dst-mac $DUT_MAC --dst-net $DST_NET --src-net $SRC_NET "$@" 2>/dev/null ||
+		die "pcapgen failed for $out"
+}
+
 huge_setup
 if [ "$MODE" = hugepages ]; then
 	MODE_TEXT="mode hugepages"
@@ -390,52 +526,141 @@ fi
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, core $CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, $MODE_TEXT"
 RESULTS=()
-NSCEN=$(wc -w <<<"$SCENARIOS") k=0
+COST_ALL=0
+for scen in $SCENARIOS; do COST_ALL=$((COST_ALL + $(run_cost "$scen"))); done
+COST_DONE=0
+BASE_PPS="" BASE_CY=""    # vbrd's ipv4-64 figures of this run
 for scen in $SCENARIOS; do
-	# Scenario k of N gets the budget up to k/N of it: a slow start
+	# Scenario k gets the budget up to its share by cost: a slow start
 	# costs every scenario a run or two alike, not the last ones all.
-	k=$((k + 1)) scen_budget=$(( BUDGET_S * k / NSCEN ))
-	case $scen in
-	ipv4-64)          gen=flows size=64   kind=route ;;
-	ipv4-imix)        gen=flows size=imix kind=route ;;
-	vxlan-encap-64)   gen=flows size=64   kind=encap ;;
-	vxlan-encap-imix) gen=flows size=imix kind=encap ;;
-	vxlan-decap)      gen=vxlan size=64   kind=decap ;;
-	*) die "unknown scenario '$scen' (ipv4-64, ipv4-imix, vxlan-encap-64, vxlan-encap-imix, vxlan-decap)" ;;
-	esac
+	COST_DONE=$((COST_DONE + $(run_cost "$scen")))
+	scen_budget=$(( BUDGET_S * COST_DONE / COST_ALL ))
 	pcap=$TMP/$scen.pcap
-	if [ "$gen" = flows ]; then
-		"$PCAPGEN" flows "$pcap" --flows $FLOWS --packets $PACKETS --size $size \
-			--dst-mac $DUT_MAC --dst-net $DST_NET --src-net $SRC_NET 2>/dev/null
-	else
+	in_dev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
+	peer=l3fwd start_s=15 frames=$PACKETS   # frames: in all the pcaps of "in"
+	case $scen in
+	ipv4-64)          kind=route; pcap_flows "$pcap" 64 ;;
+	ipv4-imix)        kind=route; pcap_flows "$pcap" imix ;;
+	vxlan-encap-64)   kind=encap; pcap_flows "$pcap" 64 ;;
+	vxlan-encap-imix) kind=encap; pcap_flows "$pcap" imix ;;
+	vxlan-decap)
+		kind=decap
 		# 64-byte inner frames in 114-byte outer ones
-		"$PCAPGEN" vxlan "$pcap" --flows $FLOWS --packets $PACKETS --size $size \
+		"$PCAPGEN" vxlan "$pcap" --flows $FLOWS --packets $PACKETS --size 64 \
 			--vni $VNI --outer-src $DECAP_REMOTE --outer-dst $DECAP_LOCAL \
-			--dst-mac $DUT_MAC --dst-net $DECAP_INNER_NET --src-net $SRC_NET 2>/dev/null
-	fi || die "pcapgen failed for $scen"
+			--dst-mac $DUT_MAC --dst-net $DECAP_INNER_NET --src-net $SRC_NET 2>/dev/null ||
+			die "pcapgen failed for $scen" ;;
+	ipv4-64-fib1m)
+		# FIB_ROUTES IPv4 + FIB_ROUTES6 IPv6 routes via the "out"
+		# gateways; FIB_PACKETS 64-byte frames, one per destination,
+		# spread over the IPv4 routes.
+		kind=fib peer=ipv4-64 what=small-table target=0.95 start_s=60 frames=$FIB_PACKETS
+		log "$scen: generating $FIB_ROUTES IPv4 + $FIB_ROUTES6 IPv6 routes"
+		"$PCAPGEN" fib "$pcap" --conf "$TMP/fib-routes.conf" --routes "$FIB_ROUTES" \
+			--routes6 "$FIB_ROUTES6" --via 10.1.0.2 --via6 $VIA6 --packets "$FIB_PACKETS" \
+			--size 64 --dst-mac $DUT_MAC --src-net $SRC_NET \
+			>"$TMP/fib.out" 2>"$TMP/fib.err" || { cat "$TMP/fib.err" >&2; die "pcapgen fib failed"; }
+		sed 's/^pcapgen: /bench:   /' "$TMP/fib.err" >&2 ;;
+	ipv4-64-flows100k)
+		# BIG_FLOWS flows, one frame each, over the small table's /16
+		kind=route peer=ipv4-64 what="$FLOWS flows" target=0.85 frames=$BIG_FLOWS
+		"$PCAPGEN" flows "$pcap" --flows "$BIG_FLOWS" --packets "$BIG_FLOWS" --size 64 \
+			--dst-mac $DUT_MAC --dst-net 198.18.0.0/16 --src-net $SRC_NET 2>/dev/null ||
+			die "pcapgen failed for $scen" ;;
+	ipv4-64-2workers)
+		# one net_pcap port, two RX queues (one rx_pcap each: net_pcap
+		# has no RSS), one worker per queue; against one worker polling
+		# both queues. Each worker has its own TX queue on "out".
+		kind=route peer=1worker frames=$((2 * PACKETS))
+		pcap_flows "$pcap" 64
+		pcap_flows "$TMP/$scen-2.pcap" 64 --src-net $SRC_NET2
+		in_dev="net_pcap0,rx_pcap=$pcap,rx_pcap=$TMP/$scen-2.pcap,infinite_rx=1" ;;
+	esac
+	case $scen in
+	ipv4-64-fib1m|ipv4-64-flows100k|ipv4-64-2workers)
+		[ -n "$BASE_CY" ] || die "$scen: no ipv4-64 figure to compare with" ;;
+	esac
+	if [ "$peer" = 1worker ]; then
+		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE, $CORE2" "$(mbufs_for "$frames")"
+		vbrd_conf "$scen-1w" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
+	else
+		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
+	fi
+	if [ "$kind" = fib ]; then
+		# Hugepages for what start-up allocates: the config's need less
+		# the second forwarding state, which only a reload builds
+		# ("FIB and FIB6 N x 2 for a reload", pipeline/mem.c), plus
+		# 256 MiB; the whole need when the message does not say so.
+		need=$(sed -n 's/.*needs \([0-9]*\) of [0-9]* MiB.*/\1/p' "$TMP/vbrd-$scen.conf.check")
+		[ -n "$need" ] || die "$scen: vbrd --check-config printed no 'needs N of M MiB'"
+		log "$scen: vbrd --check-config: $(cat "$TMP/vbrd-$scen.conf.check")"
+		fib=$(sed -n 's/.*FIB and FIB6 \([0-9]*\) x 2 .*/\1/p' "$TMP/vbrd-$scen.conf.check512" 2>/dev/null) || fib=""
+		if [ "$MODE" = hugepages ]; then
+			fib_pages=$(( (need - ${fib:-0} + 256 + 1) / 2 ))
+			log "$scen: reserving $fib_pages hugepages ($need MiB needed${fib:+, less $fib MiB for a reload})"
+			huge_raise "$fib_pages"
+			[ "$(meminfo HugePages_Free)" -ge "$fib_pages" ] ||
+				die "$scen needs $fib_pages free 2 MiB hugepages for its ${need} MiB, only $(meminfo HugePages_Free) could be had"
+		fi
+	fi
 	v=() vc=() l=() lc=()
 	for run in $(seq "$RUNS"); do
 		if [ "$run" -gt 1 ] && [ $(( $(date +%s) - START )) -gt "$scen_budget" ]; then
 			log "time budget reached: $scen stops after $((run - 1)) run(s)"
 			break
 		fi
-		# Alternate the two programs so that noise from other work on
-		# the machine hits both alike.
-		run_vbrd "$scen" "$pcap" "$run" "$kind"
+		run_vbrd "$scen" "$run" "$kind" "$start_s"
 		v+=("$PPS") vc+=("$(cycles "$PPS" "$CORES")")
-		run_l3fwd "$scen" "$pcap" "$run"
-		l+=("$PPS") lc+=("$(cycles "$PPS" "$CORES")")
-		log "$scen run $run: vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt, l3fwd ${l[-1]} pps ${lc[-1]} cycles/pkt"
+		# Alternate the two programs (or vbrd's two setups) so that
+		# noise from other work on the machine hits both alike. The
+		# scenarios compared with ipv4-64 use its figures instead.
+		case $peer in
+		l3fwd)   run_l3fwd "$scen" "$pcap" "$run" ;;
+		1worker) run_vbrd "$scen-1w" "$run" "$kind" ;;
+		*)       PPS=$BASE_PPS CORES="" ;;
+		esac
+		if [ -n "$CORES" ]; then
+			l+=("$PPS") lc+=("$(cycles "$PPS" "$CORES")")
+			log "$scen run $run: vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt, $peer ${l[-1]} pps ${lc[-1]} cycles/pkt"
+		else
+			log "$scen run $run: vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt"
+		fi
 	done
 	vp=$(median "${v[@]}") vcy=$(median "${vc[@]}")
-	lp=$(median "${l[@]}") lcy=$(median "${lc[@]}")
-	log "$scen: l3fwd $lcy cycles/pkt; raw Mpps ratio $(awk -v a="$vp" -v b="$lp" 'BEGIN { printf "%.2f", a / b }')"
-	# ratio: vbrd's packets per busy core-second over l3fwd's, i.e. l3fwd's
-	# cycles/pkt over vbrd's. It equals the Mpps ratio when both programs
+	if [ ${#l[@]} -gt 0 ]; then
+		lp=$(median "${l[@]}") lcy=$(median "${lc[@]}")
+	else
+		lp=$BASE_PPS lcy=$BASE_CY
+	fi
+	[ "$scen" != ipv4-64 ] || BASE_PPS=$vp BASE_CY=$vcy
+	log "$scen: $peer $lcy cycles/pkt; raw Mpps ratio $(awk -v a="$vp" -v b="$lp" 'BEGIN { printf "%.2f", a / b }')"
+	# ratio: vbrd's packets per busy core-second over the peer's, i.e.
+	# the peer's cycles/pkt over vbrd's. It equals the Mpps ratio when both
 	# had their core to themselves, and stays put when they did not.
-	RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v m="$MODE_TEXT" 'BEGIN {
-		printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt l3fwd %.2f Mpps ratio %.2f %s\n",
-			s, v / 1e6, vc, l / 1e6, lc / vc, m }')")
+	case $peer in
+	l3fwd)
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt l3fwd %.2f Mpps ratio %.2f %s\n",
+				s, v / 1e6, vc, l / 1e6, lc / vc, m }')") ;;
+	ipv4-64)
+		# a table or flow count other than the scenario's name says
+		if [ "$kind" = fib ] && [ "$FIB_ROUTES/$FIB_ROUTES6" != 1000000/200000 ]; then
+			what="$what (here $FIB_ROUTES + $FIB_ROUTES6 routes)"
+		elif [ "$kind" = route ] && [ "$BIG_FLOWS" != 100000 ]; then
+			what="$what (here $BIG_FLOWS flows)"
+		fi
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v w="$what" -v t="$target" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt %s %.2f Mpps ratio %.2f (target >= %s) %s\n",
+				s, v / 1e6, vc, w, l / 1e6, lc / vc, t, m }')") ;;
+	1worker)
+		# raw: the Mpps ratio; per-core: the same with each setup's
+		# packets per busy core-second, times the two workers, i.e. the
+		# scaling had each worker a core of its own.
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt (1 worker %.2f Mpps %.0f cycles/pkt) scaling raw %.2f per-core %.2f (target >= 1.9) %s\n",
+				s, v / 1e6, vc, l / 1e6, lc, v / l, 2 * lc / vc, m }')") ;;
+	esac
+	[ "$kind" != fib ] || { huge_lower "$WANT_PAGES"; rm -f "$TMP/fib-routes.conf"; }
 done
 printf '%s\n' "${RESULTS[@]}"
 log "done in $(( $(date +%s) - START )) s; cycles/pkt = TSC Hz x busy cores (measured CPU time) / pps"

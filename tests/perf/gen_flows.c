@@ -32,6 +32,25 @@ void flow_tuple(const struct pcapgen_opts *opts, uint32_t i, struct frame_flow *
 	f->ttl = 64;
 }
 
+int flows_check(const struct pcapgen_opts *opts)
+{
+	/* flow_tuple() repeats after lcm(60000 source ports, source hosts) */
+	uint64_t a = 60000, b = opts->src_hosts, lcm;
+
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	lcm = 60000ull * opts->src_hosts / a;
+	if (opts->flows == 0 || opts->flows > lcm) {
+		fprintf(stderr, "pcapgen: --flows must be 1..%llu with this --src-net (distinct 5-tuples)\n",
+			(unsigned long long)lcm);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int gen_flows(const struct pcapgen_opts *opts)
 {
 	uint8_t buf[FRAME_MAX_LEN];
@@ -42,10 +61,9 @@ int gen_flows(const struct pcapgen_opts *opts)
 	uint32_t p;
 	int ret;
 
-	if (opts->flows == 0 || opts->flows > 60000) {
-		fprintf(stderr, "pcapgen: --flows must be 1..60000\n");
-		return -EINVAL;
-	}
+	ret = flows_check(opts);
+	if (ret < 0)
+		return ret;
 	ret = pcap_out_open(&out, opts->out);
 	if (ret < 0)
 		return ret;

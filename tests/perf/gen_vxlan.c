@@ -37,6 +37,9 @@ int gen_vxlan(const struct pcapgen_opts *opts)
 			FRAME_VXLAN_OUTER_LEN);
 		return -EINVAL;
 	}
+	ret = flows_check(opts);
+	if (ret < 0)
+		return ret;
 	ret = pcap_out_open(&out, opts->out);
 	if (ret < 0)
 		return ret;

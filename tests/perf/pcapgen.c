@@ -6,6 +6,8 @@
  *   pcapgen malformed OUT.pcap [--count K]
  *   pcapgen vxlan OUT.pcap --vni N --outer-src A --outer-dst B [--udp-port P]
  *                          [--inner-dst-mac M] [--flows N] [--size 64..1468] [--packets N]
+ *   pcapgen fib OUT.pcap --conf ROUTES.conf [--routes N] [--routes6 N] [--via A]
+ *                        [--via6 A] [--size 64..1518] [--packets N]
  *   common: [--src-mac M] [--dst-mac M] [--src-net A/N] [--dst-net A/N]
  */
 #include <errno.h>
@@ -31,6 +33,8 @@
 #define DEFAULT_DST_MAC "02:70:63:61:70:00"
 /* vbrd's default inner MAC of a tunnel interface (conf/README.md). */
 #define DEFAULT_INNER_DST_MAC "02:00:00:00:00:01"
+/* The gateway of the bench's "out" interface (bench.sh). */
+#define DEFAULT_VIA "10.1.0.2"
 
 static void usage(FILE *f)
 {
@@ -40,6 +44,8 @@ static void usage(FILE *f)
 		"       pcapgen vxlan OUT.pcap --vni N --outer-src A --outer-dst B [--udp-port P]\n"
 		"                         [--inner-dst-mac M] [--flows N] [--size 64..1468] "
 		"[--packets N]\n"
+		"       pcapgen fib OUT.pcap --conf ROUTES.conf [--routes N] [--routes6 N] [--via A]\n"
+		"                         [--via6 A] [--size 64..1518] [--packets N]\n"
 		"common options:\n"
 		"  --src-mac M    source MAC (default " DEFAULT_SRC_MAC ")\n"
 		"  --dst-mac M    destination MAC: the router's input port "
@@ -55,7 +61,12 @@ static void usage(FILE *f)
 		"  --outer-src to --outer-dst (IPv4), UDP port --udp-port (default 4789), VNI\n"
 		"  --vni; --src-mac/--dst-mac are the outer MACs, --src-net/--dst-net the\n"
 		"  inner addresses, --inner-dst-mac the inner destination MAC (default\n"
-		"  " DEFAULT_INNER_DST_MAC ")\n");
+		"  " DEFAULT_INNER_DST_MAC ")\n"
+		"fib: writes to --conf a libconfig 'routes' list of --routes IPv4 routes\n"
+		"  (default 1000000; BGP-like lengths /8../32, mostly /24, 10 %% longer)\n"
+		"  via --via (default " DEFAULT_VIA ") and --routes6 IPv6 routes (default 0;\n"
+		"  /16../64, mostly /48) via --via6, and to OUT.pcap --packets frames\n"
+		"  (default 8192), one per destination, spread evenly over the IPv4 routes\n");
 }
 
 static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *out)
@@ -115,6 +126,11 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 		{ "outer-dst", required_argument, NULL, 'T' },
 		{ "udp-port", required_argument, NULL, 'P' },
 		{ "inner-dst-mac", required_argument, NULL, 'I' },
+		{ "routes", required_argument, NULL, 'R' },
+		{ "routes6", required_argument, NULL, '6' },
+		{ "conf", required_argument, NULL, 'C' },
+		{ "via", required_argument, NULL, 'G' },
+		{ "via6", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -129,10 +145,12 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 	o->size_mode = SIZE_FIXED;
 	o->size = 64;
 	o->count = 5;
+	o->routes = 1000000;
+	o->via = DEFAULT_VIA;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			ret = parse_u32(optarg, "--flows", 1, 60000, &o->flows);
+			ret = parse_u32(optarg, "--flows", 1, 10000000, &o->flows);
 			break;
 		case 's':
 			ret = parse_size(optarg, o);
@@ -172,6 +190,21 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 			break;
 		case 'I':
 			inner_dst_mac = optarg;
+			break;
+		case 'R':
+			ret = parse_u32(optarg, "--routes", 1, 10000000, &o->routes);
+			break;
+		case '6':
+			ret = parse_u32(optarg, "--routes6", 0, 10000000, &o->routes6);
+			break;
+		case 'C':
+			o->routes_conf = optarg;
+			break;
+		case 'G':
+			o->via = optarg;
+			break;
+		case 'g':
+			o->via6 = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -224,6 +257,8 @@ int main(int argc, char **argv)
 		ret = gen_malformed(&o);
 	else if (strcmp(mode, "vxlan") == 0)
 		ret = gen_vxlan(&o);
+	else if (strcmp(mode, "fib") == 0)
+		ret = gen_fib(&o);
 	else {
 		fprintf(stderr, "pcapgen: unknown mode '%s'\n", mode);
 		usage(stderr);

@@ -38,6 +38,12 @@ struct pcapgen_opts {
 	uint32_t outer_dst;       /* host byte order: the router's tunnel local address */
 	uint16_t udp_port;        /* outer UDP destination port */
 	uint8_t inner_dst_mac[6]; /* inner destination MAC */
+	/* fib mode */
+	uint32_t routes;         /* IPv4 routes */
+	uint32_t routes6;        /* IPv6 routes */
+	const char *routes_conf; /* output: libconfig file with the routes list */
+	const char *via;         /* IPv4 gateway of every IPv4 route */
+	const char *via6;        /* IPv6 gateway of every IPv6 route */
 };
 
 /** An open pcap output (Ethernet link type, microsecond timestamps). */
@@ -66,14 +72,23 @@ int pcap_out_close(struct pcap_out *o);
 
 /**
  * The addresses and ports of flow @p i of the flows mode (also the inner
- * flows of the vxlan mode): distinct 5-tuples for every i below 60000.
- * Source host 1 + i, source port 1024 + i, destination host 1 + 7i (mod
- * the networks' host counts), destination port 5000 + i mod 16, TTL 64.
+ * flows of the vxlan mode): source host 1 + i mod the source network's
+ * hosts, source port 1024 + i mod 60000, destination host 1 + 7i mod the
+ * destination network's hosts, destination port 5000 + i mod 16, TTL 64.
+ * Distinct 5-tuples for every i below lcm(60000, source hosts), at least
+ * 60000 (gen_flows() refuses more flows than that).
  */
 void flow_tuple(const struct pcapgen_opts *opts, uint32_t i, struct frame_flow *f);
 
+/** Whether --flows is 1..lcm(60000, source hosts): flow_tuple() gives that
+ * many distinct 5-tuples. @return 0, or -EINVAL with a message on stderr. */
+int flows_check(const struct pcapgen_opts *opts);
+
 /** Mode "flows": many UDP flows, fixed size or IMIX. @return 0 or -errno. */
 int gen_flows(const struct pcapgen_opts *opts);
+
+/** Mode "fib": a routes file and a pcap of destinations over it. @return 0 or -errno. */
+int gen_fib(const struct pcapgen_opts *opts);
 
 /** Mode "malformed": one set of frames per drop reason, plus valid ones. @return 0 or -errno. */
 int gen_malformed(const struct pcapgen_opts *opts);

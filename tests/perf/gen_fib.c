@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Mode "fib": a large routing table for vbrd (a libconfig file holding the
+ * whole `routes` list, to be @included by the bench's config) and a pcap of
+ * 64-byte..1518-byte UDP/IPv4 frames whose destinations are spread over the
+ * IPv4 routes, one frame per destination.
+ *
+ * The IPv4 prefixes follow a BGP-like mix of lengths /8../32, mostly /24,
+ * with a share longer than /24 (as an internal table with customer and host
+ * routes has), so that lookups hit both DIR-24-8 levels: a destination
+ * whose /24 holds a longer prefix is resolved in a tbl8 group. The IPv6
+ * prefixes (/16../64, mostly /48, in 2000::/3) only fill the FIB6: no IPv6
+ * traffic is sent. Prefixes are pseudo-random from a fixed seed: the same
+ * options give byte-identical files. Every route is "via" the given
+ * gateway(s).
+ *
+ * IPv4 prefixes avoid 0/8, 10/8 (the bench's interfaces), 127/8, 224/3
+ * (vbrd drops those as martians) and 198.18/15 (the small table's routes).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "pcapgen.h"
+
+/* Lengths of the IPv4 prefixes: 90 % at /24 or shorter, shaped like the
+ * Internet table (/24 more than half, then /22, /23, /21, /20, /19 ...),
+ * and 10 % longer than /24 (mostly /32 and /29../30). */
+struct len_mix {
+	uint8_t len;    /* prefix length, bits */
+	uint32_t parts; /* share, parts per 100 000 */
+};
+
+static const struct len_mix mix4[] = {
+	{ 8, 1 },    { 10, 40 },   { 12, 100 },  { 14, 250 },  { 15, 300 },  { 16, 1300 },
+	{ 17, 800 },  { 18, 1300 }, { 19, 2500 }, { 20, 4000 }, { 21, 4500 }, { 22, 9500 },
+	{ 23, 9000 }, { 24, 56409 }, { 25, 600 }, { 26, 600 },  { 27, 500 },  { 28, 600 },
+	{ 29, 1200 }, { 30, 1500 }, { 31, 300 },  { 32, 4700 },
+};
+
+/* IPv6: /48 about half, /32, /44, /40, /36, /29 ... (parts per 100 000) */
+static const struct len_mix mix6[] = {
+	{ 16, 10 },  { 19, 40 },   { 24, 200 },  { 28, 1000 }, { 29, 3000 }, { 32, 13000 },
+	{ 36, 4000 }, { 40, 7000 }, { 44, 9000 }, { 46, 3000 }, { 47, 2000 }, { 48, 50750 },
+	{ 56, 4000 }, { 64, 3000 },
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void) /* splitmix64 */
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Open-addressing set of nonzero 64-bit keys. */
+struct set {
+	uint64_t *slot;
+	uint64_t mask;
+};
+
+static int set_init(struct set *s, uint64_t n)
+{
+	uint64_t size = 1024;
+
+	while (size < 2 * n)
+		size <<= 1;
+	s->slot = calloc(size, sizeof(*s->slot));
+	s->mask = size - 1;
+	return s->slot ? 0 : -ENOMEM;
+}
+
+/* @return 1 when added, 0 when already there */
+static int set_add(struct set *s, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+
+	for (uint64_t i = h >> 20;; i++) {
+		uint64_t *p = &s->slot[i & s->mask];
+		if (*p == key)
+			return 0;
+		if (*p == 0) {
+			*p = key;
+			return 1;
+		}
+	}
+}
+
+static int set_has(const struct set *s, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+
+	for (uint64_t i = h >> 20;; i++) {
+		uint64_t v = s->slot[i & s->mask];
+		if (v == key)
+			return 1;
+		if (v == 0)
+			return 0;
+	}
+}
+
+static uint8_t pick_len(const struct len_mix *mix, size_t n)
+{
+	uint32_t r = (uint32_t)(rnd() % 100000), acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		acc += mix[i].parts;
+		if (r < acc)
+			return mix[i].len;
+	}
+	return mix[n - 1].len;
+}
+
+static int allowed4(uint32_t net)
+{
+	uint8_t a = (uint8_t)(net >> 24);
+
+	return a != 0 && a != 10 && a != 127 && a < 224 && (net & 0xfffe0000u) != 0xc6120000u;
+}
+
+static void ip4_str(uint32_t a, char *buf)
+{
+	sprintf(buf, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
+
+int gen_fib(const struct pcapgen_opts *o)
+{
+	uint32_t n4 = o->routes, n6 = o->routes6, packets = o->packets ? o->packets : 8192;
+	uint32_t *net4 = NULL;
+	uint8_t *len4 = NULL;
+	uint32_t count4[33] = { 0 }, count6[129] = { 0 }, tbl8_dst = 0, longer = 0, groups = 0;
+	struct set seen = { 0 }, seen24 = { 0 };
+	struct pcap_out out;
+	uint8_t buf[FRAME_MAX_LEN];
+	char a[64];
+	FILE *f;
+	int ret = -ENOMEM;
+
+	if (o->routes_conf == NULL || n4 == 0 || (n6 && o->via6 == NULL)) {
+		fprintf(stderr, "pcapgen: fib needs --conf, --routes >= 1 and, with --routes6, --via6\n");
+		return -EINVAL;
+	}
+	if (o->size_mode != SIZE_FIXED) {
+		fprintf(stderr, "pcapgen: fib: --size must be a fixed frame size\n");
+		return -EINVAL;
+	}
+	if (packets > n4)
+		packets = n4;
+	net4 = malloc(sizeof(*net4) * n4);
+	len4 = malloc(n4);
+	if (!net4 || !len4 || set_init(&seen, (uint64_t)n4 + n6) < 0 || set_init(&seen24, n4 / 8))
+		goto out;
+	f = fopen(o->routes_conf, "w");
+	if (f == NULL) {
+		perror(o->routes_conf);
+		ret = -EIO;
+		goto out;
+	}
+	fprintf(f, "# generated by pcapgen fib: %u IPv4 routes via %s, %u IPv6 routes via %s\n"
+		   "routes = (\n", n4, o->via, n6, n6 ? o->via6 : "-");
+	for (uint32_t i = 0; i < n4; i++) {
+		uint8_t len;
+		uint32_t net;
+
+		do {
+			len = pick_len(mix4, sizeof(mix4) / sizeof(mix4[0]));
+			net = (uint32_t)rnd() & (~0u << (32 - len));
+		} while (!allowed4(net) || !set_add(&seen, (uint64_t)net << 8 | len | 1ull << 62));
+		net4[i] = net;
+		len4[i] = len;
+		count4[len]++;
+		if (len > 24) {
+			groups += set_add(&seen24, (uint64_t)(net >> 8) | 1ull << 62);
+			longer++;
+		}
+		ip4_str(net, a);
+		/* libconfig allows no comma after a list's last element */
+		fprintf(f, "%s{prefix=\"%s/%u\";via=\"%s\";}\n", i ? "," : "", a, len, o->via);
+	}
+	for (uint32_t i = 0; i < n6; i++) {
+		uint8_t len;
+		uint64_t hi;
+
+		do {
+			len = pick_len(mix6, sizeof(mix6) / sizeof(mix6[0]));
+			/* 2000::/3, minus 2001:db8::/32 (documentation) */
+			hi = (rnd() >> 3 | 1ull << 61) & (~0ull << (64 - len));
+		} while ((hi >> 32) == 0x20010db8u ||
+			 !set_add(&seen, (hi >> 8 | 1ull << 63) ^ len));
+		count6[len]++;
+		fprintf(f, ",{prefix=\"%x:%x:%x:%x::/%u\";via=\"%s\";}\n", (unsigned)(hi >> 48),
+			(unsigned)(hi >> 32) & 0xffff, (unsigned)(hi >> 16) & 0xffff,
+			(unsigned)hi & 0xffff, len, o->via6);
+	}
+	fprintf(f, ");\n");
+	if (fclose(f) != 0) {
+		perror(o->routes_conf);
+		ret = -EIO;
+		goto out;
+	}
+
+	/* One frame per destination: route k * n4 / packets (evenly over the
+	 * table, i.e. over the random prefixes), a random host inside it. */
+	ret = pcap_out_open(&out, o->out);
+	if (ret < 0)
+		goto out;
+	for (uint32_t p = 0; p < packets; p++) {
+		uint32_t r = (uint32_t)((uint64_t)p * n4 / packets);
+		uint32_t host = len4[r] == 32 ? 0 : (uint32_t)rnd() & ~(~0u << (32 - len4[r]));
+		struct frame_flow fl;
+
+		memcpy(fl.src_mac, o->src_mac, 6);
+		memcpy(fl.dst_mac, o->dst_mac, 6);
+		fl.src_ip = o->src_net + 1 + (p % o->src_hosts);
+		fl.dst_ip = net4[r] | host;
+		fl.src_port = (uint16_t)(1024 + p % 60000);
+		fl.dst_port = (uint16_t)(5000 + p % 16);
+		fl.ttl = 64;
+		tbl8_dst += set_has(&seen24, (uint64_t)(fl.dst_ip >> 8) | 1ull << 62);
+		ret = frame_build_udp4(buf, o->size - FRAME_FCS_LEN, &fl, (uint16_t)p);
+		if (ret < 0)
+			break;
+		pcap_out_write(&out, buf, o->size - FRAME_FCS_LEN);
+	}
+	if (pcap_out_close(&out) < 0 && ret == 0)
+		ret = -EIO;
+	if (ret < 0)
+		goto out;
+	fprintf(stderr, "pcapgen: %s: %u IPv4 routes (%u longer than /24, in %u tbl8 groups), "
+			"%u IPv6 routes; IPv4 lengths:",
+		o->routes_conf, n4, longer, groups, n6);
+	for (int l = 0; l <= 32; l++)
+		if (count4[l])
+			fprintf(stderr, " /%d %u", l, count4[l]);
+	fprintf(stderr, "; IPv6 lengths:");
+	for (int l = 0; l <= 128; l++)
+		if (count6[l])
+			fprintf(stderr, " /%d %u", l, count6[l]);
+	fprintf(stderr, "\npcapgen: %s: %u frames of %u bytes incl. FCS, one per destination, "
+			"%u of them (%.1f %%) resolved in a tbl8 group\n",
+		o->out, packets, o->size, tbl8_dst, 100.0 * tbl8_dst / packets);
+	printf("tbl8_destinations %u of %u\n", tbl8_dst, packets);
+out:
+	free(net4);
+	free(len4);
+	free(seen.slot);
+	free(seen24.slot);
+	return ret;
+}
