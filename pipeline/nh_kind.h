@@ -29,14 +29,18 @@ struct fwd_nh_kind {
 	void (*output4)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			struct pkt_ctx *c, uint32_t idx);
 	/**
-	 * Optional: the same for a packet of the IPv4 fast path (worker.c
-	 * fast4_ok(): untagged, a 20-byte header, no fragment, TTL above 1,
-	 * the frame exactly its total length, no per-packet context). Returns
-	 * false, with @p m untouched, when the packet needs the general path
-	 * (output4() with its context): ICMP errors, fragmentation, drops.
+	 * Optional: the same for @p n packets of the IPv4 fast path at once
+	 * (worker.c fast4_ok(): untagged, a 20-byte header, no fragment, TTL
+	 * above 1, the frame exactly its total length; no per-packet context),
+	 * so that counters and TX are summed per burst. @p fibnh holds each
+	 * packet's FIB value (this kind). The handler owns the packets but
+	 * those it leaves, untouched, for the general path (output4() with
+	 * its context: ICMP errors, fragmentation, drops): their positions in
+	 * @p pkts go to @p rejected, ascending, and their count is returned.
 	 */
-	bool (*output4_fast)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			     uint32_t idx);
+	unsigned (*output4_burst)(struct worker *w, const struct fwd_state *st,
+				  struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n,
+				  uint16_t *rejected);
 	/** The same for IPv6 (hop limit checked, not decremented). */
 	void (*output6)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			const struct ip6_ctx *c, uint32_t idx);

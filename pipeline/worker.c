@@ -213,29 +213,48 @@ static void fast4_general(struct worker *w, const struct fwd_state *st, struct r
 	ip4_forward(w, st, m, &c, fibnh);
 }
 
-/*
- * A fast packet whose route is not a direct next hop: a feature's next-hop
- * kind (nh_kind.h output4_fast) or a UDP service on an own address
- * (local.h input_fast) takes it as it is, or false: the general path.
- */
-static inline bool fast4_other(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			       uint64_t v, bool decapped)
+/* A fast packet to an own address: a UDP service's input_fast (local.h), or false. */
+static inline bool fast4_local(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			       uint64_t v)
 {
-	uint32_t kind = FIB_NH_KIND(v);
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
 
-	if (kind == FIB_KIND_LOCAL) {
-		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
-		if (decapped || ip[9] != IPPROTO_UDP || m->pkt_len < 14 + 20 + 8)
-			return false;
-		uint16_t dport = (uint16_t)(ip[22] << 8 | ip[23]);
-		for (uint16_t i = 0; i < st->nb_udp; i++)
-			if (st->udp[i].port == dport)
-				return st->udp[i].svc->input_fast != NULL &&
-				       st->udp[i].svc->input_fast(w, st, m, (uint16_t)FIB_NH_INDEX(v));
+	if (ip[9] != IPPROTO_UDP || m->pkt_len < 14 + 20 + 8)
 		return false;
-	}
+	uint16_t dport = (uint16_t)(ip[22] << 8 | ip[23]);
+	for (uint16_t i = 0; i < st->nb_udp; i++)
+		if (st->udp[i].port == dport)
+			return st->udp[i].svc->input_fast != NULL &&
+			       st->udp[i].svc->input_fast(w, st, m, (uint16_t)FIB_NH_INDEX(v));
+	return false;
+}
+
+/*
+ * The fast packets of one burst whose route is not a direct next hop, all
+ * of FIB kind @p kind: a feature's next-hop kind takes them as a burst
+ * (nh_kind.h output4_burst), a UDP service on an own address one by one
+ * (local.h input_fast); the rest takes the general path. @p pos: each
+ * packet's position in the burst, for its ingress interface.
+ */
+static void fast4_other(struct worker *w, const struct fwd_state *st, uint32_t kind,
+			struct rte_mbuf **pkts, const uint64_t *v, const uint16_t *pos, unsigned n,
+			uint16_t iface, const uint16_t *ifaces)
+{
+	bool decapped = ifaces != NULL;
 	const struct fwd_nh_kind *k = fwd_nh_kinds[kind];
-	return k != NULL && k->output4_fast != NULL && k->output4_fast(w, st, m, FIB_NH_INDEX(v));
+
+	if (k != NULL && k->output4_burst != NULL) {
+		uint16_t rej[WORKER_MAX_BURST];
+		unsigned nr = k->output4_burst(w, st, pkts, v, n, rej);
+		for (unsigned r = 0; r < nr; r++)
+			fast4_general(w, st, pkts[rej[r]], decapped ? ifaces[pos[rej[r]]] : iface,
+				      decapped, v[rej[r]]);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (kind != FIB_KIND_LOCAL || decapped || !fast4_local(w, st, pkts[i], v[i]))
+			fast4_general(w, st, pkts[i], decapped ? ifaces[pos[i]] : iface, decapped,
+				      v[i]);
 }
 
 /* @p n routed packets leaving by @p out, @p bytes in all: counters and TX buffer */
@@ -262,12 +281,15 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 			const uint32_t *dst, unsigned n, uint16_t iface, const uint16_t *ifaces)
 {
 	bool decapped = ifaces != NULL;
-
 	uint64_t nh[WORKER_MAX_BURST];
 	struct rte_mbuf *tx[WORKER_MAX_BURST];
 	const struct fwd_iface *run_out = NULL;
 	uint64_t run_bytes = 0;
 	unsigned nb_tx = 0;
+	struct rte_mbuf *other[WORKER_MAX_BURST];
+	uint64_t other_nh[WORKER_MAX_BURST];
+	uint16_t other_pos[WORKER_MAX_BURST];
+	unsigned nb_other = 0;
 
 	rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)dst, nh, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -275,8 +297,9 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		uint64_t v = nh[i];
 
 		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
-			if (!fast4_other(w, st, m, v, decapped))
-				fast4_general(w, st, m, decapped ? ifaces[i] : iface, decapped, v);
+			other[nb_other] = m;
+			other_nh[nb_other] = v;
+			other_pos[nb_other++] = (uint16_t)i;
 			continue;
 		}
 		const struct fwd_nexthop *h = &st->nexthops[FIB_NH_INDEX(v)];
@@ -310,6 +333,16 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 	}
 	if (nb_tx)
 		fast4_flush(w, run_out, tx, nb_tx, run_bytes);
+	/* the others by runs of one FIB kind (usually the whole lot) */
+	for (unsigned a = 0; a < nb_other;) {
+		uint32_t kind = FIB_NH_KIND(other_nh[a]);
+		unsigned b = a + 1;
+		while (b < nb_other && FIB_NH_KIND(other_nh[b]) == kind)
+			b++;
+		fast4_other(w, st, kind, other + a, other_nh + a, other_pos + a, b - a, iface,
+			    ifaces);
+		a = b;
+	}
 }
 /* RX counters of the queued decapsulated packets, summed per run of one tunnel. */
 static void decap_rx_count(struct worker *w, const struct fwd_state *st, unsigned n)
