@@ -33,14 +33,16 @@ struct fwd_nh_kind {
 	 * (worker.c fast4_ok(): untagged, a 20-byte header, no fragment, TTL
 	 * above 1, the frame exactly its total length; no per-packet context),
 	 * so that counters and TX are summed per burst. @p fibnh holds each
-	 * packet's FIB value (this kind). The handler owns the packets but
-	 * those it leaves, untouched, for the general path (output4() with
-	 * its context: ICMP errors, fragmentation, drops): their positions in
-	 * @p pkts go to @p rejected, ascending, and their count is returned.
+	 * packet's FIB value (this kind). The handler takes packets in order
+	 * and stops at the first it leaves, untouched, for the general path
+	 * (output4() with its context: ICMP errors, fragmentation, drops).
+	 * What it took is queued for TX before it returns, so no packet of a
+	 * flow overtakes another.
+	 *
+	 * @return  how many leading packets of @p pkts it took (0..n)
 	 */
 	unsigned (*output4_burst)(struct worker *w, const struct fwd_state *st,
-				  struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n,
-				  uint16_t *rejected);
+				  struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n);
 	/** The same for IPv6 (hop limit checked, not decremented). */
 	void (*output6)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			const struct ip6_ctx *c, uint32_t idx);

@@ -207,34 +207,29 @@ static inline void encap_run_flush(struct worker *w, const struct fwd_state *st,
  * The fast path's packets (nh_kind.h output4_burst): flow hash and TOS
  * straight from the option-less header, the template copied in fixed-size
  * pieces, the outer IPv4 checksum from the template's sum (RFC 1624),
- * counters and TX per run of one path. Anything unusual (no path, over the
- * inner MTU, an IPv6 underlay, the line's neighbor unresolved, no
- * headroom) is left to the general path.
+ * counters and TX per run of one path. It stops at anything unusual (no
+ * path, over the inner MTU, an IPv6 underlay, the line's neighbor
+ * unresolved, no headroom): that packet is the general path's.
  */
 static unsigned path_group_output4_burst(struct worker *w, const struct fwd_state *st,
-					 struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n,
-					 uint16_t *rejected)
+					 struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n)
 {
 	struct rte_mbuf *tx[WORKER_MAX_BURST];
 	const struct fwd_path *run = NULL;
 	uint64_t inner_bytes = 0, outer_bytes = 0;
-	unsigned nb_tx = 0, nr = 0;
+	unsigned nb_tx = 0, i;
 
-	for (unsigned i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct fwd_path *p = atomic_load_explicit(
 			&st->path_groups[FIB_NH_INDEX(fibnh[i])].active, memory_order_acquire);
 
-		if (unlikely(p == NULL || m->pkt_len - 14 > p->inner_mtu || p->l3_len != 20)) {
-			rejected[nr++] = (uint16_t)i;
-			continue;
-		}
+		if (unlikely(p == NULL || m->pkt_len - 14 > p->inner_mtu || p->l3_len != 20))
+			break;
 		uint64_t mac = atomic_load_explicit(&p->mac, memory_order_acquire);
 		uint16_t grow = (uint16_t)(p->hdr_len - 14);
-		if (unlikely(mac == 0 || rte_pktmbuf_headroom(m) < grow)) {
-			rejected[nr++] = (uint16_t)i;
-			continue;
-		}
+		if (unlikely(mac == 0 || rte_pktmbuf_headroom(m) < grow))
+			break;
 
 		struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
 		struct pkt_ipv4 ip = {
@@ -287,7 +282,7 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 	}
 	if (nb_tx)
 		encap_run_flush(w, st, run, tx, nb_tx, inner_bytes, outer_bytes);
-	return nr;
+	return i;
 }
 
 static const struct fwd_nh_kind path_group_kind = {

@@ -73,6 +73,8 @@ static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_ma
 	return true;
 }
 
+static void decap_flush(struct worker *w, const struct fwd_state *st);
+
 void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			   uint16_t iface)
 {
@@ -84,18 +86,23 @@ void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct 
 
 	/* The common packet waits for the burst's end (its RX counted there);
 	 * the inner destination MAC is the tunnel's own: not checked. */
+	uint32_t rx_len = m->pkt_len; /* as received: padding counts */
 	if (likely(w->decap.n < WORKER_MAX_BURST) && fast4_ok(p, m, 0, 0, false)) {
 		uint32_t d;
 		memcpy(&d, p + 30, 4);
+		w->decap.rx_len[w->decap.n] = rx_len;
 		w->decap.dst[w->decap.n] = rte_be_to_cpu_32(d);
 		w->decap.iface[w->decap.n] = iface;
 		w->decap.pkts[w->decap.n++] = m;
 		return;
 	}
+	/* a packet of the general path after queued ones of its tunnel: they go first */
+	if (w->decap.n)
+		decap_flush(w, st);
 	c.iface = iface;
 	c.decapped = true;
 	w->stats.iface[in->slot].rx_packets++;
-	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.iface[in->slot].rx_bytes += rx_len;
 	if (unlikely(!parse_l2(p, rte_pktmbuf_data_len(m), &c.l2, &why))) {
 		worker_drop(w, m, why);
 		return;
@@ -244,11 +251,15 @@ static void fast4_other(struct worker *w, const struct fwd_state *st, uint32_t k
 	const struct fwd_nh_kind *k = fwd_nh_kinds[kind];
 
 	if (k != NULL && k->output4_burst != NULL) {
-		uint16_t rej[WORKER_MAX_BURST];
-		unsigned nr = k->output4_burst(w, st, pkts, v, n, rej);
-		for (unsigned r = 0; r < nr; r++)
-			fast4_general(w, st, pkts[rej[r]], decapped ? ifaces[pos[rej[r]]] : iface,
-				      decapped, v[rej[r]]);
+		/* it takes a prefix; the packet it stopped at is the general path's */
+		for (unsigned a = 0; a < n;) {
+			a += k->output4_burst(w, st, pkts + a, v + a, n - a);
+			if (a < n) {
+				fast4_general(w, st, pkts[a], decapped ? ifaces[pos[a]] : iface,
+					      decapped, v[a]);
+				a++;
+			}
+		}
 		return;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -308,6 +319,11 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 
 		if (unlikely(mac == 0 || h->gw == 0 || m->pkt_len - 14 > out->mtu)) {
+			/* what its flow sent before it goes first */
+			if (nb_tx)
+				fast4_flush(w, run_out, tx, nb_tx, run_bytes);
+			nb_tx = 0;
+			run_bytes = 0;
 			fast4_general(w, st, m, decapped ? ifaces[i] : iface, decapped, v);
 			continue;
 		}
@@ -359,27 +375,65 @@ static void decap_rx_count(struct worker *w, const struct fwd_state *st, unsigne
 			pkts = bytes = 0;
 		}
 		pkts++;
-		bytes += w->decap.pkts[i]->pkt_len;
+		bytes += w->decap.rx_len[i];
 	}
 	struct iface_counters *ic = &w->stats.iface[st->ifaces[cur].slot];
 	ic->rx_packets += pkts;
 	ic->rx_bytes += bytes;
 }
 
+/* Route what the burst's tunnel packets carried so far (never decapsulated again). */
+static void decap_flush(struct worker *w, const struct fwd_state *st)
+{
+	unsigned nd = w->decap.n;
+
+	w->decap.n = 0; /* before routing: nothing they do queues here again */
+	decap_rx_count(w, st, nd);
+	fast4_route(w, st, w->decap.pkts, w->decap.dst, nd, 0, w->decap.iface);
+}
+
+/* The general path's packets of one run: IPv4 with one FIB lookup, IPv6 (ip6.c). */
+struct general_run {
+	unsigned n;
+	struct rte_mbuf *pkts[WORKER_MAX_BURST];
+	struct pkt_ctx ctx[WORKER_MAX_BURST];
+	uint32_t dst[WORKER_MAX_BURST];
+	struct ip6_burst b6;
+};
+
+static void general_flush(struct worker *w, const struct fwd_state *st, struct general_run *g)
+{
+	uint64_t nh[WORKER_MAX_BURST];
+
+	ip6_route_burst(w, st, &g->b6);
+	g->b6.n = 0;
+	if (g->n) {
+		rte_fib_lookup_bulk(st->fib, g->dst, nh, g->n);
+		for (unsigned i = 0; i < g->n; i++)
+			ip4_forward(w, st, g->pkts[i], &g->ctx[i], nh[i]);
+		g->n = 0;
+	}
+}
+
+/*
+ * One received burst. Fast packets (fast4_ok()) and the general path's
+ * are handled in runs of consecutive packets, each run routed with one
+ * FIB lookup, so that no packet overtakes an earlier one of its flow (a
+ * flow whose packets take both paths: IP options, fragments, TTL).
+ */
 static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t port,
 			  struct rte_mbuf **pkts, uint16_t n)
 {
-	struct pkt_ctx ctx[WORKER_MAX_BURST];
-	struct rte_mbuf *ok[WORKER_MAX_BURST], *fast[WORKER_MAX_BURST];
-	uint32_t dst[WORKER_MAX_BURST], fdst[WORKER_MAX_BURST];
-	uint64_t nh[WORKER_MAX_BURST];
-	unsigned nb_ok = 0, nb_fast = 0;
-	struct ip6_burst b6;
+	struct rte_mbuf *fast[WORKER_MAX_BURST];
+	uint32_t fdst[WORKER_MAX_BURST];
+	unsigned nb_fast = 0, nb_fast_all = 0;
+	struct general_run g;
 	uint16_t in_iface = port < st->nb_port_ids ? st->iface_by_vlan[port][0] : FWD_NO_IFACE;
 	uint64_t in_mac = 0, fast_bytes = 0;
 	bool csum_ok = false;
 
-	b6.n = 0;
+	g.n = 0;
+	g.b6.n = 0;
 	if (in_iface != FWD_NO_IFACE) {
 		memcpy(&in_mac, st->ifaces[in_iface].mac.addr_bytes, 6);
 		/* the port verified the checksum of every packet it flags good */
@@ -390,6 +444,7 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t rx_len = m->pkt_len; /* as received: padding counts */
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -398,36 +453,36 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 				    csum_ok && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 						       RTE_MBUF_F_RX_IP_CKSUM_GOOD))) {
 			uint32_t d;
+			if (unlikely(g.n || g.b6.n))
+				general_flush(w, st, &g);
 			memcpy(&d, p + 30, 4);
 			fdst[nb_fast] = rte_be_to_cpu_32(d);
 			fast[nb_fast++] = m;
-			fast_bytes += m->pkt_len;
+			fast_bytes += rx_len;
 			continue;
 		}
-		if (classify(w, st, m, &ctx[nb_ok], &b6)) {
-			dst[nb_ok] = ctx[nb_ok].ip.dst;
-			ok[nb_ok++] = m;
+		if (nb_fast) {
+			fast4_route(w, st, fast, fdst, nb_fast, in_iface, NULL);
+			nb_fast_all += nb_fast;
+			nb_fast = 0;
+		}
+		if (classify(w, st, m, &g.ctx[g.n], &g.b6)) {
+			g.dst[g.n] = g.ctx[g.n].ip.dst;
+			g.pkts[g.n++] = m;
 		}
 	}
 	if (nb_fast) {
-		struct iface_counters *ic = &w->stats.iface[st->ifaces[in_iface].slot];
-		ic->rx_packets += nb_fast;
-		ic->rx_bytes += fast_bytes;
 		fast4_route(w, st, fast, fdst, nb_fast, in_iface, NULL);
+		nb_fast_all += nb_fast;
 	}
-	ip6_route_burst(w, st, &b6);
-	if (nb_ok) {
-		rte_fib_lookup_bulk(st->fib, dst, nh, nb_ok);
-		for (unsigned i = 0; i < nb_ok; i++)
-			ip4_forward(w, st, ok[i], &ctx[i], nh[i]);
+	if (nb_fast_all) {
+		struct iface_counters *ic = &w->stats.iface[st->ifaces[in_iface].slot];
+		ic->rx_packets += nb_fast_all;
+		ic->rx_bytes += fast_bytes;
 	}
-	/* what the burst's tunnel packets carried (never decapsulated again) */
-	if (w->decap.n) {
-		unsigned nd = w->decap.n;
-		w->decap.n = 0;
-		decap_rx_count(w, st, nd);
-		fast4_route(w, st, w->decap.pkts, w->decap.dst, nd, 0, w->decap.iface);
-	}
+	general_flush(w, st, &g);
+	if (w->decap.n)
+		decap_flush(w, st);
 }
 
 static void drain_inject(struct worker *w)
