@@ -36,11 +36,18 @@ DROP_REASON_DECLARE(drop_frag_oversize);
  */
 static inline uint16_t ipv4_hdr_sum20(const uint8_t *p)
 {
-	uint32_t w[5];
+	uint32_t w0, w1, w2, w3, w4;
 	uint64_t sum;
 
-	memcpy(w, p, sizeof(w));
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	/* five loads straight from the packet (an array copy would be staged
+	 * through the stack, and its wide store would not forward to the
+	 * narrow loads) */
+	memcpy(&w0, p, 4);
+	memcpy(&w1, p + 4, 4);
+	memcpy(&w2, p + 8, 4);
+	memcpy(&w3, p + 12, 4);
+	memcpy(&w4, p + 16, 4);
+	sum = (uint64_t)w0 + w1 + w2 + w3 + w4;
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);

@@ -301,6 +301,8 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 	uint64_t other_nh[WORKER_MAX_BURST];
 	uint16_t other_pos[WORKER_MAX_BURST];
 	unsigned nb_other = 0;
+	uint64_t last_v = UINT64_MAX, mac = 0;
+	const struct fwd_iface *out = NULL;
 
 	rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)dst, nh, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -313,12 +315,19 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 			other_pos[nb_other++] = (uint16_t)i;
 			continue;
 		}
-		const struct fwd_nexthop *h = &st->nexthops[FIB_NH_INDEX(v)];
-		const struct fwd_iface *out = &st->ifaces[h->iface];
-		uint64_t mac = atomic_load_explicit(&h->mac, memory_order_acquire);
+		/* consecutive packets of one route (the common case) reuse its
+		 * next hop's interface and MAC */
+		if (v != last_v) {
+			const struct fwd_nexthop *h = &st->nexthops[FIB_NH_INDEX(v)];
+			last_v = v;
+			out = &st->ifaces[h->iface];
+			/* 0 for a connected destination: the neighbor is the
+			 * destination itself, found by the general path */
+			mac = h->gw ? atomic_load_explicit(&h->mac, memory_order_acquire) : 0;
+		}
 		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 
-		if (unlikely(mac == 0 || h->gw == 0 || m->pkt_len - 14 > out->mtu)) {
+		if (unlikely(mac == 0 || m->pkt_len - 14 > out->mtu)) {
 			/* what its flow sent before it goes first */
 			if (nb_tx)
 				fast4_flush(w, run_out, tx, nb_tx, run_bytes);
