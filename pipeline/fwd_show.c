@@ -63,7 +63,41 @@ static json_t *nexthop_json(const struct fwd_state *st, const struct cfg_nexthop
 
 	if (nh->via.family)
 		config_format_addr(&nh->via, a, sizeof(a));
-	return json_pack("{s:s, s:s}", "via", a, "interface", st->cfg.ifaces[nh->iface].name);
+	return json_pack("{s:s, s:s}", "via", a, "interface", st->ifaces[nh->iface].name);
+}
+
+/* The next hops of FIB value @p value: a next hop, an ECMP set's members, a path group. */
+static json_t *value_json(const struct fwd_state *st, uint32_t value)
+{
+	uint32_t idx = FIB_NH_INDEX(value);
+	json_t *nhs = json_array();
+
+	if (FIB_NH_KIND(value) == FIB_KIND_PATHGRP) {
+		json_array_append_new(nhs, json_pack("{s:s, s:s}", "via", "", "interface",
+						     (int)idx < st->nb_path_groups
+							     ? st->path_groups[idx].name
+							     : ""));
+		return nhs;
+	}
+	uint16_t one = (uint16_t)idx;
+	const uint16_t *ids = &one;
+	int n = 1;
+	if (FIB_NH_KIND(value) == FIB_KIND_ECMP) {
+		ids = st->ecmp[idx].nh;
+		n = st->ecmp[idx].nb;
+	}
+	for (int k = 0; k < n; k++) {
+		const struct fwd_nexthop *nh = &st->nexthops[ids[k]];
+		struct cfg_nexthop c = { .iface = nh->iface };
+
+		c.via.family = nh->family;
+		if (nh->family == AF_INET)
+			c.via.v4 = nh->gw;
+		else
+			memcpy(c.via.v6, nh->gw6, 16);
+		json_array_append_new(nhs, nexthop_json(st, &c));
+	}
+	return nhs;
 }
 
 static int show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
@@ -94,20 +128,28 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 							     nexthop_json(st, &nh)));
 		}
 	}
-	for (int r = 0; r < st->cfg.nb_routes; r++) {
-		const struct cfg_route *cr = &st->cfg.routes[r];
-		json_t *nhs = json_array();
-		for (int k = 0; k < cr->nb_nexthops; k++)
-			json_array_append_new(nhs, nexthop_json(st, &cr->nexthops[k]));
-		if (cr->path_group >= 0)
-			json_array_append_new(nhs,
-					      json_pack("{s:s, s:s}", "via", "", "interface",
-							st->cfg.path_groups[cr->path_group].name));
-		json_array_append_new(arr,
-				      json_pack("{s:s, s:s, s:o}", "prefix",
-						fmt_prefix(&cr->prefix, buf, sizeof(buf)), "type",
-						cr->path_group >= 0 ? "path_group" : "static",
-						"next_hops", nhs));
+	/* static routes: from the state's route table (sorted, IPv4 first) */
+	for (uint32_t r = 0; r < st->routes.nb4 + st->routes.nb6; r++) {
+		bool v4 = r < st->routes.nb4;
+		const struct fib_route4 *r4 = v4 ? &st->routes.v4[r] : NULL;
+		const struct fib_route6 *r6 = v4 ? NULL : &st->routes.v6[r - st->routes.nb4];
+		uint8_t flags = v4 ? r4->flags : r6->flags;
+		uint32_t value = v4 ? r4->value : r6->value;
+		struct cfg_prefix p = { .len = v4 ? r4->len : r6->len };
+
+		if (!(flags & FIB_ROUTE_STATIC))
+			continue;
+		p.addr.family = v4 ? AF_INET : AF_INET6;
+		if (v4)
+			p.addr.v4 = r4->addr;
+		else
+			memcpy(p.addr.v6, r6->addr, 16);
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "prefix",
+						     fmt_prefix(&p, buf, sizeof(buf)), "type",
+						     FIB_NH_KIND(value) == FIB_KIND_PATHGRP
+							     ? "path_group"
+							     : "static",
+						     "next_hops", value_json(st, value)));
 	}
 	*data = json_pack("{s:o}", "routes", arr);
 	return 0;
