@@ -259,64 +259,102 @@ void fib_capacity_headroom(struct fib_capacity *a)
 	a->tbl8_6 += a->tbl8_6 / 4 + 256;
 }
 
-/* Every FIB entry a config makes (values left out), as fwd_state_build() adds them. */
-static int config_table(const struct vbrd_config *cfg, struct fib_table *t)
+static int cmp_u32(const void *a, const void *b)
 {
-	const uint32_t none = FIB_NH(FIB_KIND_NONE, 0);
-	int ret = 0;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	for (int i = 0; i < cfg->nb_ifaces + cfg->nb_tunnels && ret == 0; i++) {
+	return x < y ? -1 : x > y;
+}
+
+/* What a config's own addresses add to its routes (fwd_state_build()'s entries). */
+struct cfg_walk {
+	uint32_t nb4;        /* IPv4 entries */
+	uint32_t nb24, cap24; /* /24s of IPv4 entries longer than /24 */
+	uint32_t *g24;
+	struct fib_table t6; /* IPv6 entries, values left out */
+	int ret;
+};
+
+static void walk4(struct cfg_walk *w, uint32_t addr, uint8_t len)
+{
+	w->nb4++;
+	if (len <= 24 || w->ret < 0)
+		return;
+	if (grow((void **)&w->g24, &w->cap24, w->nb24, sizeof(*w->g24)) < 0) {
+		w->ret = -ENOMEM;
+		return;
+	}
+	w->g24[w->nb24++] = addr >> 8;
+}
+
+static void walk6(struct cfg_walk *w, const uint8_t *addr, uint8_t len)
+{
+	if (w->ret == 0)
+		w->ret = fib_table_add6(&w->t6, addr, len, FIB_NH(FIB_KIND_NONE, 0), 0);
+}
+
+/* Every FIB entry a config makes, as fwd_state_build() adds them: IPv4
+ * only counted (and the /24s that need a tbl8 group), IPv6 in a table. */
+static int config_walk(const struct vbrd_config *cfg, struct cfg_walk *w)
+{
+	for (int i = 0; i < cfg->nb_ifaces + cfg->nb_tunnels; i++) {
 		bool tun = i >= cfg->nb_ifaces;
 		const struct cfg_prefix *a = tun ? cfg->tunnels[i - cfg->nb_ifaces].addrs
 						 : cfg->ifaces[i].addrs;
 		int n = tun ? cfg->tunnels[i - cfg->nb_ifaces].nb_addrs : cfg->ifaces[i].nb_addrs;
 
-		for (int k = 0; k < n && ret == 0; k++) {
+		for (int k = 0; k < n; k++) {
 			if (a[k].addr.family == AF_INET) {
 				uint32_t mask = a[k].len ? ~0u << (32 - a[k].len) : 0;
-				ret = fib_table_add4(t, a[k].addr.v4, a[k].len, none, 0);
-				if (ret == 0)
-					ret = fib_table_add4(t, a[k].addr.v4, 32, none, 0);
-				if (ret == 0 && a[k].len <= 30)
-					ret = fib_table_add4(t, a[k].addr.v4 & mask, 32, none, 0);
-				if (ret == 0 && a[k].len <= 30)
-					ret = fib_table_add4(t, a[k].addr.v4 | ~mask, 32, none, 0);
+				walk4(w, a[k].addr.v4, a[k].len);
+				walk4(w, a[k].addr.v4, 32);
+				if (a[k].len <= 30) {
+					walk4(w, a[k].addr.v4 & mask, 32);
+					walk4(w, a[k].addr.v4 | ~mask, 32);
+				}
 			} else {
-				ret = fib_table_add6(t, a[k].addr.v6, a[k].len, none, 0);
-				if (ret == 0)
-					ret = fib_table_add6(t, a[k].addr.v6, 128, none, 0);
+				walk6(w, a[k].addr.v6, a[k].len);
+				walk6(w, a[k].addr.v6, 128);
 			}
 		}
 	}
-	for (int i = 0; i < cfg->nb_tunnels && ret == 0; i++) {
+	for (int i = 0; i < cfg->nb_tunnels; i++) {
 		const struct cfg_addr *l = &cfg->tunnels[i].local;
 		if (l->family == AF_INET)
-			ret = fib_table_add4(t, l->v4, 32, none, 0);
+			walk4(w, l->v4, 32);
 		else if (l->family == AF_INET6)
-			ret = fib_table_add6(t, l->v6, 128, none, 0);
+			walk6(w, l->v6, 128);
 	}
-	for (int r = 0; r < cfg->nb_routes && ret == 0; r++) {
+	for (int r = 0; r < cfg->nb_routes; r++) {
 		const struct cfg_prefix *p = &cfg->routes[r].prefix;
 		if (p->addr.family == AF_INET)
-			ret = fib_table_add4(t, p->addr.v4, p->len, none, 0);
+			walk4(w, p->addr.v4 & (p->len ? ~0u << (32 - p->len) : 0), p->len);
 		else if (p->addr.family == AF_INET6)
-			ret = fib_table_add6(t, p->addr.v6, p->len, none, 0);
+			walk6(w, p->addr.v6, p->len);
 	}
-	return ret < 0 ? ret : fib_table_sort(t);
+	if (w->ret == 0)
+		w->ret = fib_table_sort(&w->t6);
+	return w->ret;
 }
 
 void fib_capacity_for_config(const struct vbrd_config *cfg, struct fib_capacity *cap)
 {
-	struct fib_table t = { 0 };
+	struct cfg_walk w = { 0 };
 
-	if (config_table(cfg, &t) == 0) {
-		fib_table_need(&t, cap);
+	if (config_walk(cfg, &w) == 0) {
+		fib_table_need(&w.t6, cap);
+		cap->routes4 = w.nb4;
+		qsort(w.g24, w.nb24, sizeof(*w.g24), cmp_u32);
+		cap->tbl8_4 = 0;
+		for (uint32_t i = 0; i < w.nb24; i++)
+			cap->tbl8_4 += i == 0 || w.g24[i] != w.g24[i - 1];
 	} else {
 		/* out of memory: the old worst case, one group per entry */
 		cap->routes4 = cap->tbl8_4 = (uint32_t)cfg->nb_routes + 1024;
 		cap->routes6 = cap->tbl8_6 = (uint32_t)cfg->nb_routes + 1024;
 	}
-	fib_table_free(&t);
+	free(w.g24);
+	fib_table_free(&w.t6);
 	fib_capacity_headroom(cap);
 	cap->routes4 = RTE_MAX(cap->routes4, cfg->fib.ipv4_routes);
 	cap->tbl8_4 = RTE_MAX(cap->tbl8_4, cfg->fib.ipv4_tbl8);
