@@ -216,6 +216,32 @@ const struct fib_route4 *fib_table_find4(const struct fib_table *t, uint32_t add
 	return lo < t->nb4 && key4(&t->v4[lo]) == want ? &t->v4[lo] : NULL;
 }
 
+static int cmp6_route(const struct fib_route6 *a, const struct fib_route6 *b)
+{
+	int c = memcmp(a->addr, b->addr, 16);
+
+	return c != 0 ? c : (int)a->len - (int)b->len;
+}
+
+const struct fib_route6 *fib_table_find6(const struct fib_table *t, const uint8_t *addr,
+					 uint8_t len)
+{
+	struct fib_route6 want = { .len = len };
+	uint32_t lo = 0, hi = t->nb6;
+
+	memcpy(want.addr, addr, 16);
+	for (int b = len; b < 128; b++)
+		want.addr[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (cmp6_route(&t->v6[mid], &want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nb6 && cmp6_route(&t->v6[lo], &want) == 0 ? &t->v6[lo] : NULL;
+}
+
 void fib_table_need(const struct fib_table *t, struct fib_capacity *need)
 {
 	uint32_t groups = 0, prev = 0;
@@ -747,13 +773,6 @@ static void count(struct fib_apply_stats *s, int ret, uint32_t *what)
 	s->failed++;
 	if (s->first_error == 0)
 		s->first_error = ret;
-}
-
-static int cmp6_route(const struct fib_route6 *a, const struct fib_route6 *b)
-{
-	int c = memcmp(a->addr, b->addr, 16);
-
-	return c != 0 ? c : (int)a->len - (int)b->len;
 }
 
 int fib_apply(struct fib_pair *p, const struct fib_table *old, const struct fib_table *new,

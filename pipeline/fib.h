@@ -94,6 +94,10 @@ void fib_table_free(struct fib_table *t);
 /** The IPv4 entry for exactly (@p addr, @p len) of a sorted table, or NULL. */
 const struct fib_route4 *fib_table_find4(const struct fib_table *t, uint32_t addr, uint8_t len);
 
+/** The IPv6 entry for exactly (@p addr masked to @p len, @p len) of a sorted table, or NULL. */
+const struct fib_route6 *fib_table_find6(const struct fib_table *t, const uint8_t *addr,
+					 uint8_t len);
+
 /** What a FIB pair holds: entries and tbl8 groups per family. */
 struct fib_capacity {
 	uint32_t routes4; /* IPv4 entries (rte_fib_conf.max_routes) */

@@ -7,6 +7,9 @@
 
 #include <jansson.h>
 
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
 #include <rte_ether.h>
 
 #include "core/ctl.h"
@@ -90,7 +93,12 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 		const struct fwd_nexthop *nh = &st->nexthops[ids[k]];
 		struct cfg_nexthop c = { .iface = nh->iface };
 
-		c.via.family = nh->family;
+		static const uint8_t zero[16];
+
+		/* a connected next hop (no gateway) shows "" */
+		c.via.family = nh->family == AF_INET ? (nh->gw ? AF_INET : 0)
+			       : memcmp(nh->gw6, zero, 16) != 0 ? AF_INET6
+								: 0;
 		if (nh->family == AF_INET)
 			c.via.v4 = nh->gw;
 		else
@@ -155,10 +163,64 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 	return 0;
 }
 
+/* `show fib ADDRESS`: what the data path's FIB lookup gives, and the route it comes from. */
+static int show_fib(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	struct cfg_addr a;
+	struct cfg_prefix p = { 0 };
+	uint64_t value = FIB_NH(FIB_KIND_NONE, 0);
+	bool found = false;
+	char buf[80] = "";
+
+	(void)argc;
+	if (config_parse_addr(argv[0], &a) != 0) {
+		snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", argv[0]);
+		return -EINVAL;
+	}
+	p.addr = a;
+	if (a.family == AF_INET) {
+		rte_fib_lookup_bulk(st->fib, &a.v4, &value, 1);
+		for (int len = 32; len >= 0 && !found; len--) {
+			uint32_t net = len ? a.v4 & ~0u << (32 - len) : 0;
+			if (fib_table_find4(&st->routes, net, (uint8_t)len) != NULL) {
+				p.addr.v4 = net;
+				p.len = (uint8_t)len;
+				found = true;
+			}
+		}
+	} else {
+		uint8_t ip[16];
+		memcpy(ip, a.v6, 16);
+		rte_fib6_lookup_bulk(st->fib6, &ip, &value, 1);
+		for (int len = 128; len >= 0 && !found; len--) {
+			const struct fib_route6 *r = fib_table_find6(&st->routes, a.v6, (uint8_t)len);
+			if (r != NULL) {
+				memcpy(p.addr.v6, r->addr, 16);
+				p.len = (uint8_t)len;
+				found = true;
+			}
+		}
+	}
+	static const char *const kinds[] = { "next_hop", "ecmp", "local", "none",
+					     "path_group", "broadcast", "kind6", "kind7" };
+	uint32_t kind = FIB_NH_KIND(value);
+	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || kind == FIB_KIND_PATHGRP
+			      ? value_json(st, (uint32_t)value)
+			      : json_array();
+	*data = json_pack("{s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
+			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "type", kinds[kind & 7],
+			  "value", (json_int_t)value, "next_hops", nhs);
+	return 0;
+}
+
 static int fwd_show_start(void)
 {
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
 	ctl_register("show routes", "connected, local and static routes", show_routes);
+	ctl_register("show fib",
+		     "show fib ADDRESS: the FIB lookup of ADDRESS, as the data path does it",
+		     show_fib);
 	ctl_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
 	return 0;
 }
