@@ -289,14 +289,24 @@ static int show_config(int argc, const char *const *argv, json_t **data, char *e
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&st->loaded_at));
-	*data = json_pack("{s:s, s:I, s:s, s:I, s:I, s:s, s:b, s:I, s:I, s:I}", "file",
+	struct fib_capacity used;
+	const struct fib_capacity *cap = &st->fibs->cap;
+	fib_table_need(&st->routes, &used);
+	json_t *fib = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "ipv4_routes",
+				(json_int_t)cap->routes4, "ipv4_tbl8", (json_int_t)cap->tbl8_4,
+				"ipv6_routes", (json_int_t)cap->routes6, "ipv6_tbl8",
+				(json_int_t)cap->tbl8_6, "ipv4_entries", (json_int_t)used.routes4,
+				"ipv4_tbl8_used", (json_int_t)used.tbl8_4, "ipv6_entries",
+				(json_int_t)used.routes6, "ipv6_tbl8_used", (json_int_t)used.tbl8_6,
+				"bytes", (json_int_t)fib_pair_memsize(cap, 0));
+	*data = json_pack("{s:s, s:I, s:s, s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:o}", "file",
 			  app.config_file, "generation", (json_int_t)st->generation, "loaded_at",
 			  when, "reloads", (json_int_t)app.reloads, "reload_failures",
 			  (json_int_t)app.reload_failures, "last_reload_error",
 			  app.last_reload_error, "reload_running", rl.step != RELOAD_IDLE,
 			  "last_reload_ms", (json_int_t)rl.last_ms, "routes",
 			  (json_int_t)(st->nb_routes4 + st->nb_routes6), "fib_entries",
-			  (json_int_t)(st->routes.nb4 + st->routes.nb6));
+			  (json_int_t)(st->routes.nb4 + st->routes.nb6), "fib", fib);
 	return 0;
 }
 
