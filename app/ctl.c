@@ -61,14 +61,14 @@ struct ctl_client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off, out_cap;
-	uint32_t events;     /* what epoll watches now */
-	bool eof;            /* peer shut down its sending side */
-	bool closing;        /* write what is pending, then close */
-	bool shut;           /* closing, reply written: draining input */
-	size_t drained;      /* bytes discarded while draining */
-	bool dead;           /* close now (I/O error) */
-	uint64_t active_ms;  /* CLOCK_MONOTONIC of the last activity */
-	uint64_t active_seq; /* order of the last activity among clients */
+	uint32_t events;               /* what epoll watches now */
+	bool eof;                      /* peer shut down its sending side */
+	bool closing;                  /* write what is pending, then close */
+	bool shut;                     /* closing, reply written: draining input */
+	size_t drained;                /* bytes discarded while draining */
+	bool dead;                     /* close now (I/O error) */
+	uint64_t active_ms;            /* CLOCK_MONOTONIC of the last activity */
+	uint64_t active_seq;           /* order of the last activity among clients */
 	struct ctl_deferred *deferred; /* a reply that comes later (ctl_defer()) */
 };
 

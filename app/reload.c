@@ -47,7 +47,7 @@ enum reload_step { RELOAD_IDLE, RELOAD_BUILD, RELOAD_COMMIT };
 static struct {
 	enum reload_step step;
 	pthread_t thread;
-	struct ev_handler done; /* eventfd: the thread finished its step */
+	struct ev_handler done;      /* eventfd: the thread finished its step */
 	struct ctl_deferred *waiter; /* the `vbrctl reload` to answer, or NULL (SIGHUP) */
 	bool sighup_pending;         /* a SIGHUP arrived while one ran */
 	uint64_t started_ms, built_ms;
@@ -114,8 +114,7 @@ static void reload_failed(int ret, const char *err)
 	LOG(ERR, "reload of %s rejected, running config kept:\n%s", app.config_file, err);
 }
 
-static void reload_applied(const struct fwd_state *st, const struct fib_apply_stats *s,
-			   uint64_t ms)
+static void reload_applied(const struct fwd_state *st, const struct fib_apply_stats *s, uint64_t ms)
 {
 	app.reloads++;
 	rl.last_ms = ms;
@@ -187,12 +186,12 @@ static void reload_finish(int ret, const char *err)
 	rl.waiter = NULL;
 	rl.step = RELOAD_IDLE;
 	if (w != NULL)
-		ctl_deferred_reply(w, ret,
-				   ret == 0 ? json_pack("{s:I}", "generation",
-							(json_int_t)atomic_load(&fwd_current)
-								->generation)
-					    : NULL,
-				   err);
+		ctl_deferred_reply(
+			w, ret,
+			ret == 0 ? json_pack("{s:I}", "generation",
+					     (json_int_t)atomic_load(&fwd_current)->generation)
+				 : NULL,
+			err);
 	if (rl.sighup_pending) {
 		rl.sighup_pending = false;
 		vbrd_reload_start(NULL);

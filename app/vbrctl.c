@@ -29,7 +29,7 @@
 #define VBRCTL_TIMEOUT_MS     5000
 /* `reload` answers once the new config is applied: seconds for a million routes */
 #define VBRCTL_RELOAD_TIMEOUT_MS 120000
-#define VBRCTL_MAX_REPLY      (256u << 20) /* bytes; a sane upper bound */
+#define VBRCTL_MAX_REPLY         (256u << 20) /* bytes; a sane upper bound */
 
 static void usage(FILE *f)
 {

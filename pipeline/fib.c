@@ -294,7 +294,7 @@ static int cmp_u32(const void *a, const void *b)
 
 /* What a config's own addresses add to its routes (fwd_state_build()'s entries). */
 struct cfg_walk {
-	uint32_t nb4;        /* IPv4 entries */
+	uint32_t nb4;         /* IPv4 entries */
 	uint32_t nb24, cap24; /* /24s of IPv4 entries longer than /24 */
 	uint32_t *g24;
 	struct fib_table t6; /* IPv6 entries, values left out */
@@ -710,10 +710,11 @@ struct fib_pair *fib_pair_create(const struct fib_capacity *cap, char *err, size
 	snprintf(name, sizeof(name), "fib6_%" PRIu64, p->id);
 	p->fib6 = rte_fib6_create(name, SOCKET_ID_ANY, &fc6);
 	if (p->fib6 == NULL) {
-		snprintf(err, errlen,
-			 "cannot create the FIB6 for %u IPv6 routes and %u tbl8 groups (%u MiB): %s",
-			 cap->routes6, cap->tbl8_6, (unsigned)(fwd6_fib_memsize(&fc6, 0) >> 20),
-			 rte_strerror(rte_errno));
+		snprintf(
+			err, errlen,
+			"cannot create the FIB6 for %u IPv6 routes and %u tbl8 groups (%u MiB): %s",
+			cap->routes6, cap->tbl8_6, (unsigned)(fwd6_fib_memsize(&fc6, 0) >> 20),
+			rte_strerror(rte_errno));
 		rte_fib_free(p->fib);
 		free(p);
 		return NULL;

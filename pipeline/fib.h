@@ -131,13 +131,13 @@ void fib_capacity_headroom(struct fib_capacity *a);
 
 /** A next hop's content: what makes two next hops the same one. */
 struct fib_nh_key {
-	uint32_t family;  /* AF_INET or AF_INET6 */
-	uint32_t iface;   /* index into fwd_state.ifaces */
-	uint32_t gw;      /* IPv4 gateway, host order; 0 = connected */
-	uint8_t gw6[16];  /* IPv6 gateway, network order; zero = connected */
+	uint32_t family; /* AF_INET or AF_INET6 */
+	uint32_t iface;  /* index into fwd_state.ifaces */
+	uint32_t gw;     /* IPv4 gateway, host order; 0 = connected */
+	uint8_t gw6[16]; /* IPv6 gateway, network order; zero = connected */
 };
 
-#define FIB_MAX_NEXTHOPS 65535u    /* fwd_ecmp.nh[] is 16 bits */
+#define FIB_MAX_NEXTHOPS 65535u     /* fwd_ecmp.nh[] is 16 bits */
 #define FIB_MAX_ECMP     (1u << 24) /* well inside FIB_NH_INDEX()'s 28 bits */
 
 /**

@@ -38,8 +38,7 @@ static int fib_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 		if (g != NULL)
 			cfg_get_u32(ld, g, f[i].name, 1, FIB_CFG_MAX, v);
 		snprintf(path, sizeof(path), "fib.%s", f[i].name);
-		cfg_restart(ld, g ? config_setting_get_member(g, f[i].name) : NULL, path, "%u",
-			    *v);
+		cfg_restart(ld, g ? config_setting_get_member(g, f[i].name) : NULL, path, "%u", *v);
 	}
 	return 0;
 }

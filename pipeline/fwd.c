@@ -263,14 +263,16 @@ static int fib_attach(struct fwd_state *st, const struct vbrd_config *cfg,
 		if (prev != NULL && prev->fibs != NULL)
 			snprintf(err, errlen,
 				 "this config needs %u IPv4 routes / %u tbl8 groups and %u IPv6 "
-				 "routes / %u tbl8 groups; the running FIB holds %u / %u and %u / %u "
+				 "routes / %u tbl8 groups; the running FIB holds %u / %u and %u / "
+				 "%u "
 				 "(fib.ipv4_routes, fib.ipv4_tbl8, fib.ipv6_routes, fib.ipv6_tbl8 "
 				 "at start-up%s), and a new one cannot be allocated beside it: %s",
 				 need.routes4, need.tbl8_4, need.routes6, need.tbl8_6,
 				 prev->fibs->cap.routes4, prev->fibs->cap.tbl8_4,
 				 prev->fibs->cap.routes6, prev->fibs->cap.tbl8_6,
-				 indexes_kept(st, prev) ? "" : "; interfaces or path groups "
-							       "renumbered too",
+				 indexes_kept(st, prev) ? ""
+							: "; interfaces or path groups "
+							  "renumbered too",
 				 why);
 		else
 			snprintf(err, errlen, "%s", why);
@@ -364,12 +366,14 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 			if (fi->port != FWD_NO_PORT) {
 				uint32_t net = p->addr.v4 & prefix_mask(p->len);
 				ret = nexthop4_value((uint16_t)i, 0, &value);
-				if (ret == 0 && (ret = fib_table_add4(t, net, p->len, value, 0)) < 0)
+				if (ret == 0 &&
+				    (ret = fib_table_add4(t, net, p->len, value, 0)) < 0)
 					fib_value_put(value);
 				/* RFC 2644: directed broadcasts are not forwarded (nor the
 				 * old all-zeros form, RFC 1812 §4.2.3.1); /31 and /32 have none */
 				if (ret == 0 && p->len <= 30)
-					ret = fib_table_add4(t, net, 32, FIB_NH(FIB_KIND_BCAST, i), 0);
+					ret = fib_table_add4(t, net, 32, FIB_NH(FIB_KIND_BCAST, i),
+							     0);
 				if (ret == 0 && p->len <= 30)
 					ret = fib_table_add4(t, net | ~prefix_mask(p->len), 32,
 							     FIB_NH(FIB_KIND_BCAST, i), 0);
@@ -435,7 +439,8 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 				goto fail_ids;
 			value = FIB_NH(FIB_KIND_ECMP, (uint32_t)ret);
 		}
-		ret = fib_table_add4(t, cr->prefix.addr.v4, cr->prefix.len, value, FIB_ROUTE_STATIC);
+		ret = fib_table_add4(t, cr->prefix.addr.v4, cr->prefix.len, value,
+				     FIB_ROUTE_STATIC);
 		if (ret < 0) {
 			fib_value_put(value);
 			goto fail_ids;

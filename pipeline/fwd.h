@@ -145,8 +145,8 @@ struct fwd_state {
 	 * id (pipeline/fib.h), so nexthops[] / ecmp[] cover every live id,
 	 * including ids only the previous generation's routes still use. */
 	struct rte_fib *fib;
-	struct rte_fib6 *fib6; /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
-	struct fib_pair *fibs;  /* owner of fib and fib6 (one reference) */
+	struct rte_fib6 *fib6;   /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
+	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
 	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
 	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */
 	bool fib_pending; /* fibs still hold the previous generation's table: fwd_state_commit() */

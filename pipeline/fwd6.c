@@ -149,7 +149,8 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			/* a tunnel's inner addresses are local only (see fwd.c) */
 			if (fi->port != FWD_NO_PORT) {
 				ret = nexthop6_value((uint16_t)i, NULL, &value);
-				if (ret == 0 && (ret = fib_table_add6(t, net, p->len, value, 0)) < 0)
+				if (ret == 0 &&
+				    (ret = fib_table_add6(t, net, p->len, value, 0)) < 0)
 					fib_value_put(value);
 			}
 			if (ret == 0)

@@ -76,10 +76,10 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 	json_t *nhs = json_array();
 
 	if (FIB_NH_KIND(value) == FIB_KIND_PATHGRP) {
-		json_array_append_new(nhs, json_pack("{s:s, s:s}", "via", "", "interface",
-						     (int)idx < st->nb_path_groups
-							     ? st->path_groups[idx].name
-							     : ""));
+		json_array_append_new(
+			nhs,
+			json_pack("{s:s, s:s}", "via", "", "interface",
+				  (int)idx < st->nb_path_groups ? st->path_groups[idx].name : ""));
 		return nhs;
 	}
 	uint16_t one = (uint16_t)idx;
@@ -96,7 +96,7 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 		static const uint8_t zero[16];
 
 		/* a connected next hop (no gateway) shows "" */
-		c.via.family = nh->family == AF_INET ? (nh->gw ? AF_INET : 0)
+		c.via.family = nh->family == AF_INET            ? (nh->gw ? AF_INET : 0)
 			       : memcmp(nh->gw6, zero, 16) != 0 ? AF_INET6
 								: 0;
 		if (nh->family == AF_INET)
@@ -152,12 +152,12 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 			p.addr.v4 = r4->addr;
 		else
 			memcpy(p.addr.v6, r6->addr, 16);
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "prefix",
-						     fmt_prefix(&p, buf, sizeof(buf)), "type",
-						     FIB_NH_KIND(value) == FIB_KIND_PATHGRP
-							     ? "path_group"
-							     : "static",
-						     "next_hops", value_json(st, value)));
+		json_array_append_new(
+			arr,
+			json_pack("{s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
+				  "type",
+				  FIB_NH_KIND(value) == FIB_KIND_PATHGRP ? "path_group" : "static",
+				  "next_hops", value_json(st, value)));
 	}
 	*data = json_pack("{s:o}", "routes", arr);
 	return 0;
@@ -194,7 +194,8 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 		memcpy(ip, a.v6, 16);
 		rte_fib6_lookup_bulk(st->fib6, &ip, &value, 1);
 		for (int len = 128; len >= 0 && !found; len--) {
-			const struct fib_route6 *r = fib_table_find6(&st->routes, a.v6, (uint8_t)len);
+			const struct fib_route6 *r = fib_table_find6(&st->routes, a.v6,
+								     (uint8_t)len);
 			if (r != NULL) {
 				memcpy(p.addr.v6, r->addr, 16);
 				p.len = (uint8_t)len;
@@ -202,7 +203,7 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 			}
 		}
 	}
-	static const char *const kinds[] = { "next_hop", "ecmp", "local", "none",
+	static const char *const kinds[] = { "next_hop",   "ecmp",      "local", "none",
 					     "path_group", "broadcast", "kind6", "kind7" };
 	uint32_t kind = FIB_NH_KIND(value);
 	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || kind == FIB_KIND_PATHGRP

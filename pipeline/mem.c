@@ -128,7 +128,8 @@ int mem_check(const struct vbrd_config *cfg, char *err, size_t errlen, struct me
 	snprintf(err, errlen,
 		 "%s: eal.memory_mb: %u MiB%s is too small for this config: it needs at least "
 		 "%u MiB (packet mbufs %u x %u KiB = %u, indirect mbufs %u, FIB and FIB6 %u "
-		 "(changed in place by a reload), neighbors %u, rings and workers %u, EAL and devices %u)",
+		 "(changed in place by a reload), neighbors %u, rings and workers %u, EAL and "
+		 "devices %u)",
 		 where, cfg->eal.memory_mb, cfg->eal.line > 0 ? "" : " (the default)", n.total_mb,
 		 n.nb_mbufs, (n.mbuf_bytes + 1023) / 1024, mib(n.mbufs), mib(n.indirect),
 		 mib(n.fib), mib(n.neighbors), mib(n.rings), mib(n.eal));

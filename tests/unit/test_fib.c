@@ -46,12 +46,13 @@ static struct rte_rcu_qsbr *qsv; /* no reader registered: a grace period is imme
 
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
-#define HEAD                                                                             \
-	"ports = ( { name = \"p0\"; devargs = \"net_null0\"; },\n"                       \
-	"          { name = \"p1\"; devargs = \"net_null1\"; } );\n"                     \
-	"interfaces = (\n"                                                               \
-	"  { name = \"lan0\"; port = \"p0\"; address = \"10.0.1.1/24\"; },\n"            \
-	"  { name = \"wan0\"; port = \"p1\"; addresses = [ \"10.0.2.1/24\", \"2001:db8:2::1/64\" ]; }\n" \
+#define HEAD                                                                                       \
+	"ports = ( { name = \"p0\"; devargs = \"net_null0\"; },\n"                                 \
+	"          { name = \"p1\"; devargs = \"net_null1\"; } );\n"                               \
+	"interfaces = (\n"                                                                         \
+	"  { name = \"lan0\"; port = \"p0\"; address = \"10.0.1.1/24\"; },\n"                      \
+	"  { name = \"wan0\"; port = \"p1\"; addresses = [ \"10.0.2.1/24\", \"2001:db8:2::1/64\" " \
+	"]; }\n"                                                                                   \
 	");\n"
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -152,7 +153,8 @@ static void table_sort_last_wins(void **state)
 	struct fib_capacity need;
 
 	(void)state;
-	assert_int_equal(fib_table_add4(&t, IP4(10, 9, 0, 77), 24, FIB_NH(FIB_KIND_LOCAL, 1), 0), 0);
+	assert_int_equal(fib_table_add4(&t, IP4(10, 9, 0, 77), 24, FIB_NH(FIB_KIND_LOCAL, 1), 0),
+			 0);
 	assert_int_equal(fib_table_add4(&t, IP4(10, 8, 0, 0), 16, FIB_NH(FIB_KIND_LOCAL, 2), 0), 0);
 	assert_int_equal(fib_table_add4(&t, IP4(10, 9, 0, 0), 24, FIB_NH(FIB_KIND_LOCAL, 3), 0), 0);
 	assert_int_equal(fib_table_add4(&t, IP4(10, 9, 0, 5), 32, FIB_NH(FIB_KIND_LOCAL, 4), 0), 0);
@@ -224,7 +226,8 @@ static void ids_shared_refcounted_reused(void **state)
 
 	fib_value_put(FIB_NH(FIB_KIND_ECMP, (uint32_t)e2));
 	fib_value_put(FIB_NH(FIB_KIND_ECMP, (uint32_t)e));
-	fib_value_put(FIB_NH(FIB_KIND_ECMP, (uint32_t)e)); /* the set goes, with its members' refs */
+	fib_value_put(
+		FIB_NH(FIB_KIND_ECMP, (uint32_t)e)); /* the set goes, with its members' refs */
 	assert_int_equal(fib_ecmp_live(), 0);
 	assert_int_equal(fib_nexthop_refs((uint32_t)ia), 2);
 	fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, (uint32_t)ia));
@@ -267,26 +270,28 @@ static void ids_many(void **state)
 
 /* ---- reloads in place ----------------------------------------------------- */
 
-static const char conf_a[] = HEAD "routes = (\n"
-				  "  { prefix = \"172.16.0.0/16\"; via = \"10.0.1.2\"; },\n"
-				  "  { prefix = \"172.17.0.0/16\"; via = \"10.0.1.2\"; },\n"
-				  "  { prefix = \"172.18.0.0/16\"; via = \"10.0.2.2\"; },\n"
-				  "  { prefix = \"172.19.0.128/25\"; via = \"10.0.2.2\"; },\n"
-				  "  { prefix = \"198.18.0.0/16\"; via = [ \"10.0.1.2\", \"10.0.2.2\" ]; },\n"
-				  "  { prefix = \"2001:db8:9::/48\"; via = \"2001:db8:2::2\"; }\n"
-				  ");\n";
+static const char conf_a[] = HEAD
+	"routes = (\n"
+	"  { prefix = \"172.16.0.0/16\"; via = \"10.0.1.2\"; },\n"
+	"  { prefix = \"172.17.0.0/16\"; via = \"10.0.1.2\"; },\n"
+	"  { prefix = \"172.18.0.0/16\"; via = \"10.0.2.2\"; },\n"
+	"  { prefix = \"172.19.0.128/25\"; via = \"10.0.2.2\"; },\n"
+	"  { prefix = \"198.18.0.0/16\"; via = [ \"10.0.1.2\", \"10.0.2.2\" ]; },\n"
+	"  { prefix = \"2001:db8:9::/48\"; via = \"2001:db8:2::2\"; }\n"
+	");\n";
 
 /* 172.17/16 to another gateway, 172.18/16 deleted, 172.20/16 added, the
  * ECMP set gains a member, IPv6 route moved to another gateway. */
-static const char conf_b[] = HEAD "routes = (\n"
-				  "  { prefix = \"172.16.0.0/16\"; via = \"10.0.1.2\"; },\n"
-				  "  { prefix = \"172.17.0.0/16\"; via = \"10.0.2.3\"; },\n"
-				  "  { prefix = \"172.19.0.128/25\"; via = \"10.0.2.2\"; },\n"
-				  "  { prefix = \"172.20.0.0/16\"; via = \"10.0.1.2\"; },\n"
-				  "  { prefix = \"198.18.0.0/16\"; via = [ \"10.0.1.2\", \"10.0.2.2\", "
-				  "\"10.0.2.3\" ]; },\n"
-				  "  { prefix = \"2001:db8:9::/48\"; via = \"2001:db8:2::3\"; }\n"
-				  ");\n";
+static const char conf_b[] = HEAD
+	"routes = (\n"
+	"  { prefix = \"172.16.0.0/16\"; via = \"10.0.1.2\"; },\n"
+	"  { prefix = \"172.17.0.0/16\"; via = \"10.0.2.3\"; },\n"
+	"  { prefix = \"172.19.0.128/25\"; via = \"10.0.2.2\"; },\n"
+	"  { prefix = \"172.20.0.0/16\"; via = \"10.0.1.2\"; },\n"
+	"  { prefix = \"198.18.0.0/16\"; via = [ \"10.0.1.2\", \"10.0.2.2\", "
+	"\"10.0.2.3\" ]; },\n"
+	"  { prefix = \"2001:db8:9::/48\"; via = \"2001:db8:2::3\"; }\n"
+	");\n";
 
 static void reload_applies_the_difference(void **state)
 {
@@ -335,7 +340,7 @@ static void old_values_covered_by_new_state(void **state)
 {
 	(void)state;
 	struct fwd_state *a = start(conf_a);
-	uint64_t old = lookup(a, IP4(172, 18, 0, 1)); /* deleted by conf_b */
+	uint64_t old = lookup(a, IP4(172, 18, 0, 1));  /* deleted by conf_b */
 	uint64_t olde = lookup(a, IP4(198, 18, 0, 1)); /* replaced by conf_b */
 
 	struct fwd_state *b = build(conf_b, a);
