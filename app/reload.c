@@ -198,6 +198,29 @@ static void reload_finish(int ret, const char *err)
 	}
 }
 
+/*
+ * A `path set` while the state was built switched the running state's
+ * group after the build copied it: carry the running choice over (main
+ * lcore, the only one that switches paths).
+ */
+static void paths_carry_over(struct fwd_state *st, const struct fwd_state *cur)
+{
+	for (int g = 0; g < st->nb_path_groups; g++) {
+		struct fwd_path_group *pg = &st->path_groups[g];
+		const struct fwd_path_group *old = fwd_path_group_find(cur, pg->name);
+		const struct fwd_path *act = old ? atomic_load(&old->active) : NULL;
+
+		if (act == NULL)
+			continue;
+		pg->switches = old->switches;
+		for (int k = 0; k < pg->nb_paths; k++) {
+			struct fwd_path *p = &st->paths[pg->paths[k]];
+			if (strcmp(p->name, act->name) == 0)
+				atomic_store(&pg->active, p);
+		}
+	}
+}
+
 /* The thread finished a step (main lcore). */
 static void on_done(struct ev_handler *h, uint32_t events)
 {
@@ -214,8 +237,9 @@ static void on_done(struct ev_handler *h, uint32_t events)
 			return;
 		}
 		rl.built_ms = now_ms();
-		/* neighbors learned while it was built */
+		/* neighbors learned and paths switched while it was built */
 		fwd_neigh_fill(rl.st);
+		paths_carry_over(rl.st, atomic_load(&fwd_current));
 		rl.old = fwd_state_swap(rl.st, dp.rcu);
 		modules_state_published(rl.st);
 		if (thread_start(RELOAD_COMMIT) < 0) {
