@@ -370,7 +370,8 @@ void fib_capacity_for_config(const struct vbrd_config *cfg, struct fib_capacity 
 	if (config_walk(cfg, &w) == 0) {
 		fib_table_need(&w.t6, cap);
 		cap->routes4 = w.nb4;
-		qsort(w.g24, w.nb24, sizeof(*w.g24), cmp_u32);
+		if (w.nb24 > 1)
+			qsort(w.g24, w.nb24, sizeof(*w.g24), cmp_u32);
 		cap->tbl8_4 = 0;
 		for (uint32_t i = 0; i < w.nb24; i++)
 			cap->tbl8_4 += i == 0 || w.g24[i] != w.g24[i - 1];
