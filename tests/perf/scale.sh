@@ -20,6 +20,7 @@
 # unreported warm-up start of the largest config. Environment:
 #   BUILD=build          meson build dir (vbrd, vbrctl)
 #   SCALE_SIZES="100k 1m"
+#   SCALE_MEMORY_MB=2048 eal.memory_mb of the configs (what --check-config asks)
 #   SCALE_HUGEPAGES=1024 2 MiB hugepages to have free (reserved for the run
 #                        and given back when the machine has fewer); 0: --no-huge
 set -euo pipefail
@@ -113,7 +114,7 @@ make_conf() {  # make_conf OUT N CHANGE
 		control = { socket = "$SOCK"; };
 		ports = ( { name = "p0"; devargs = "net_null0,no-rx=1"; } );
 		interfaces = ( { name = "lan0"; port = "p0"; addresses = [ "10.1.0.1/16", "2001:db8:1::1/64" ]; } );
-		eal = { hugepages = $([ "$MODE" = hugepages ] && echo true || echo false); memory_mb = 2048; };
+		eal = { hugepages = $([ "$MODE" = hugepages ] && echo true || echo false); memory_mb = ${SCALE_MEMORY_MB:-2048}; };
 		workers = { cores = [ 1 ]; idle_sleep_us = 50; };
 	EOF
 	$PYTHON tests/perf/gen_routes.py "$1" "$2" --head "$head" --change "$3"
@@ -168,7 +169,7 @@ run_size() {  # run_size LABEL N
 	latency_until "$TMP/done" >"$TMP/latency" &
 	local lat_pid=$!
 	t0=$(now_ms)
-	"$VBRCTL" -s "$SOCK" reload >/dev/null || die "reload failed: $(tail -3 "$TMP/$label.log")"
+	"$VBRCTL" -s "$SOCK" -t 120000 reload >/dev/null || die "reload failed: $(tail -3 "$TMP/$label.log")"
 	t1=$(now_ms)
 	touch "$TMP/done"
 	wait "$lat_pid"
