@@ -61,15 +61,23 @@ struct ctl_client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off, out_cap;
-	uint32_t events;     /* what epoll watches now */
-	bool eof;            /* peer shut down its sending side */
-	bool closing;        /* write what is pending, then close */
-	bool shut;           /* closing, reply written: draining input */
-	size_t drained;      /* bytes discarded while draining */
-	bool dead;           /* close now (I/O error) */
-	uint64_t active_ms;  /* CLOCK_MONOTONIC of the last activity */
-	uint64_t active_seq; /* order of the last activity among clients */
+	uint32_t events;               /* what epoll watches now */
+	bool eof;                      /* peer shut down its sending side */
+	bool closing;                  /* write what is pending, then close */
+	bool shut;                     /* closing, reply written: draining input */
+	size_t drained;                /* bytes discarded while draining */
+	bool dead;                     /* close now (I/O error) */
+	uint64_t active_ms;            /* CLOCK_MONOTONIC of the last activity */
+	uint64_t active_seq;           /* order of the last activity among clients */
+	struct ctl_deferred *deferred; /* a reply that comes later (ctl_defer()) */
 };
+
+struct ctl_deferred {
+	struct ctl_client *c; /* NULL once the client has gone */
+};
+
+/* The client whose request is being evaluated (for ctl_defer()). */
+static struct ctl_client *ctl_current;
 
 static struct {
 	struct ev_handler h;
@@ -105,6 +113,8 @@ static void client_cb(struct ev_handler *h, uint32_t events);
 
 static void client_close(struct ctl_client *c)
 {
+	if (c->deferred != NULL)
+		c->deferred->c = NULL;
 	ev_del(&c->h);
 	close(c->h.fd);
 	LIST_REMOVE(c, link);
@@ -146,7 +156,11 @@ static void client_request(struct ctl_client *c, const char *line, size_t len)
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
 	client_active(c);
-	ctl_eval(line, len, &reply);
+	ctl_current = c;
+	int rc = ctl_eval(line, len, &reply);
+	ctl_current = NULL;
+	if (rc == CTL_DEFERRED)
+		return; /* ctl_deferred_reply() queues it */
 	if (reply == NULL || client_queue(c, reply) < 0)
 		c->dead = true; /* out of memory: drop the client, keep the daemon */
 	free(reply);
@@ -160,7 +174,7 @@ static size_t client_pending(const struct ctl_client *c)
 /* Answer every complete line in the input buffer (while output has room). */
 static void client_process(struct ctl_client *c)
 {
-	while (!c->dead && !c->closing && client_pending(c) < CTL_OUT_HIGH) {
+	while (!c->dead && !c->closing && c->deferred == NULL && client_pending(c) < CTL_OUT_HIGH) {
 		char *nl = memchr(c->in, '\n', c->in_len);
 		size_t used;
 
@@ -288,6 +302,14 @@ static void client_update(struct ctl_client *c)
 	if (!c->dead && !c->closing && !c->eof && client_pending(c) < CTL_OUT_HIGH &&
 	    c->in_len <= CTL_MAX_REQUEST)
 		want |= EPOLLIN;
+	if (want == 0 && c->deferred != NULL && !c->dead) {
+		/* waiting for its reply: only notice the peer shutting down
+		 * (EPOLLHUP, its close, is always reported and kills it) */
+		want = c->eof ? 0 : EPOLLRDHUP;
+		if (want != c->events && ev_mod(&c->h, want) == 0)
+			c->events = want;
+		return;
+	}
 	if (want == 0) {
 		/* dead, or finished: peer closed / oversize and all written */
 		client_close(c);
@@ -308,6 +330,10 @@ static void client_cb(struct ev_handler *h, uint32_t events)
 
 	if (events & EPOLLERR)
 		c->dead = true;
+	if (c->deferred != NULL && (events & EPOLLHUP))
+		c->dead = true; /* gone while its reply was being worked on */
+	if (events & EPOLLRDHUP)
+		c->eof = true;
 	if (events & EPOLLOUT) {
 		client_flush(c);
 		/* Room again: answer requests held back by CTL_OUT_HIGH. */
@@ -321,6 +347,50 @@ static void client_cb(struct ev_handler *h, uint32_t events)
 	client_update(c);
 }
 
+/* ---- deferred replies ---------------------------------------------------- */
+
+struct ctl_deferred *ctl_defer(void)
+{
+	struct ctl_deferred *d;
+
+	if (ctl_current == NULL || ctl_current->deferred != NULL)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	d->c = ctl_current;
+	ctl_current->deferred = d;
+	return d;
+}
+
+void ctl_defer_cancel(struct ctl_deferred *d)
+{
+	if (d->c != NULL)
+		d->c->deferred = NULL;
+	free(d);
+}
+
+void ctl_deferred_reply(struct ctl_deferred *d, int rc, json_t *data, const char *err)
+{
+	struct ctl_client *c = d->c;
+	char *line = ctl_reply_line(rc, data, err);
+
+	free(d);
+	if (c == NULL) {
+		free(line);
+		return;
+	}
+	c->deferred = NULL;
+	client_active(c);
+	if (line == NULL || client_queue(c, line) < 0)
+		c->dead = true;
+	free(line);
+	/* requests that arrived meanwhile, then the reply */
+	client_process(c);
+	client_flush(c);
+	client_update(c);
+}
+
 /* ---- idle clients ---------------------------------------------------------- */
 
 /* Idle past its timeout: nothing asked, or a pending reply left unread. */
@@ -328,6 +398,8 @@ static bool client_expired(const struct ctl_client *c, uint64_t now)
 {
 	uint64_t limit = ctl_srv.idle_ms;
 
+	if (c->deferred != NULL)
+		return false; /* its reply is being worked on */
 	if (client_pending(c) > 0)
 		limit *= CTL_STALL_FACTOR;
 	return now - c->active_ms >= limit;

@@ -39,6 +39,34 @@ int ctl_init(const char *path);
  */
 int ctl_set_idle_timeout(unsigned ms);
 
+/** A request whose reply comes later (a reload): see ctl_defer(). */
+struct ctl_deferred;
+
+/**
+ * From a command handler: take over the reply of the request being
+ * answered, then return CTL_DEFERRED. The client gets no reply and none of
+ * its further requests is read until ctl_deferred_reply(); it is not closed
+ * as idle meanwhile. Main lcore only.
+ *
+ * @return the ticket, or NULL when the request does not come from a socket
+ *         client (telemetry, ctl_dispatch()): then answer at once
+ */
+struct ctl_deferred *ctl_defer(void);
+
+/**
+ * Give a ticket back before returning from the handler that took it: the
+ * handler answers at once after all. Main lcore only.
+ */
+void ctl_defer_cancel(struct ctl_deferred *d);
+
+/**
+ * Answer a deferred request and free @p d: {"ok":true,"data":@p data} when
+ * @p rc is 0 (ownership of @p data passes), else {"ok":false,"error":@p err}.
+ * The reply is dropped when the client has gone. Main lcore only, from the
+ * event loop (not from inside the handler that deferred: it returns first).
+ */
+void ctl_deferred_reply(struct ctl_deferred *d, int rc, json_t *data, const char *err);
+
 /**
  * Close the socket and every client, unlink the path, forget handlers,
  * restore the default idle timeout.

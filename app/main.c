@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -179,17 +180,24 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	return argc;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static struct ev_handler sig_handler;
 
 static void on_signal(struct ev_handler *h, uint32_t events)
 {
 	struct signalfd_siginfo si;
-	char err[4096];
 
 	(void)events;
 	while (read(h->fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
-			vbrd_reload(err, sizeof(err));
+			vbrd_reload_start(NULL); /* queued when one runs */
 		else
 			quit = true;
 	}
@@ -231,6 +239,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	uint64_t t_start = mono_ms();
 	if (config_load(file, &cfg, &errs) < 0) {
 		config_errors_print(&errs, stderr);
 		config_errors_free(&errs);
@@ -241,6 +250,7 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 2;
 	}
+	uint64_t t_config = mono_ms();
 	snprintf(app.config_file, sizeof(app.config_file), "%s", file);
 	snprintf(app.socket, sizeof(app.socket), "%s", cfg.socket);
 	snprintf(app.instance, sizeof(app.instance), "%s", cfg.instance);
@@ -264,12 +274,14 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	uint64_t t_eal = mono_ms();
 	/* Every feature's init, in dependency order (core/module.h). */
 	if (modules_init(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "vbrd: %s\n", err);
 		goto fail_eal;
 	}
 	struct fwd_state *st;
+	uint64_t t_init = mono_ms();
 	ret = fwd_state_build(&cfg, port_ids(), NULL, &st, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "vbrd: %s\n", err);
@@ -277,6 +289,11 @@ int main(int argc, char **argv)
 	}
 	fwd_state_publish(st, dp.rcu);
 	modules_state_published(st);
+	LOG(NOTICE,
+	    "start-up: config %" PRIu64 " ms, EAL %" PRIu64 " ms, modules %" PRIu64
+	    " ms, forwarding state and FIB (%u entries) %" PRIu64 " ms",
+	    t_config - t_start, t_eal - t_config, t_init - t_eal, st->routes.nb4 + st->routes.nb6,
+	    mono_ms() - t_init);
 
 	if (ev_init() < 0) {
 		fprintf(stderr, "vbrd: cannot create the event loop\n");

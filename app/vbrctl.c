@@ -27,7 +27,9 @@
 #define VBRCTL_RUN_DIR        "/run/vbrd"
 #define VBRCTL_DEFAULT_SOCKET VBRCTL_RUN_DIR "/vbrd.sock"
 #define VBRCTL_TIMEOUT_MS     5000
-#define VBRCTL_MAX_REPLY      (256u << 20) /* bytes; a sane upper bound */
+/* `reload` answers once the new config is applied: seconds for a million routes */
+#define VBRCTL_RELOAD_TIMEOUT_MS 120000
+#define VBRCTL_MAX_REPLY         (256u << 20) /* bytes; a sane upper bound */
 
 static void usage(FILE *f)
 {
@@ -40,12 +42,12 @@ static void usage(FILE *f)
 		"  -i INSTANCE    control socket of instance INSTANCE: " VBRCTL_RUN_DIR
 		"/INSTANCE.sock\n"
 		"  -t TIMEOUT_MS  give up when vbrd has not answered after this many ms\n"
-		"                 (default %d)\n"
+		"                 (default %d; %d for reload)\n"
 		"  -h, --help     this help (also --socket, --instance, --timeout)\n"
 		"\n"
 		"'vbrctl help' lists the daemon's commands. Exit status: 0 ok, 1 the daemon\n"
 		"answered with an error, 2 usage error or vbrd unreachable.\n",
-		VBRCTL_TIMEOUT_MS);
+		VBRCTL_TIMEOUT_MS, VBRCTL_RELOAD_TIMEOUT_MS);
 }
 
 static int64_t now_ms(void)
@@ -212,6 +214,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], *req = NULL, *reply = NULL;
 	bool json = false, sock_set = false;
 	long timeout_ms = VBRCTL_TIMEOUT_MS;
+	bool timeout_set = false;
 	int64_t deadline;
 	int opt, fd = -1, status = 2;
 	ssize_t len;
@@ -246,6 +249,7 @@ int main(int argc, char **argv)
 		case 't':
 			errno = 0;
 			timeout_ms = strtol(optarg, &end, 10);
+			timeout_set = true;
 			if (errno != 0 || *end != '\0' || end == optarg || timeout_ms <= 0 ||
 			    timeout_ms > 3600 * 1000) {
 				fprintf(stderr, "vbrctl: -t: expected 1..3600000 ms, got '%s'\n",
@@ -275,6 +279,8 @@ int main(int argc, char **argv)
 		sock = path;
 	}
 
+	if (!timeout_set && strcmp(argv[optind], "reload") == 0)
+		timeout_ms = VBRCTL_RELOAD_TIMEOUT_MS;
 	req = build_request(argc - optind, argv + optind);
 	if (req == NULL) {
 		fprintf(stderr, "vbrctl: cannot encode the command (not UTF-8?)\n");

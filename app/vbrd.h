@@ -5,6 +5,8 @@
 #ifndef VBRD_APP_H
 #define VBRD_APP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/config.h"
@@ -36,5 +38,22 @@ extern struct vbrd_app app;
  * @return 0, or -EINVAL (bad file) / -EPERM (ports changed) / -ENOMEM
  */
 int vbrd_reload(char *err, size_t errlen);
+
+struct ctl_deferred;
+
+/**
+ * Start a reload on the reload thread (app/reload.c): the control loop
+ * keeps serving while the file is loaded, the state built and the FIB
+ * changed in place. The outcome is logged, counted in `show config`, and,
+ * for a `vbrctl reload`, sent to @p waiter (ctl_deferred_reply()).
+ *
+ * @param waiter  the deferred reply of the asking client, or NULL (SIGHUP:
+ *                when a reload is running, one more is queued to follow it)
+ * @return 0 (started), -EBUSY (one is running), or -errno from pthread_create()
+ */
+int vbrd_reload_start(struct ctl_deferred *waiter);
+
+/** Whether a reload started by vbrd_reload_start() has not finished yet. */
+bool vbrd_reload_running(void);
 
 #endif

@@ -211,6 +211,15 @@ struct vbrd_config {
 		int line;           /* of `memory_mb` (else of `eal`), 0 when absent */
 	} eal;
 
+	struct {
+		/* FIB capacity at start-up (restart settings); 0 = what the
+		 * start-up config needs plus headroom (pipeline/fib.h) */
+		uint32_t ipv4_routes; /* IPv4 FIB entries */
+		uint32_t ipv4_tbl8;   /* DIR24_8 tbl8 groups (1 KiB each) */
+		uint32_t ipv6_routes; /* IPv6 FIB entries */
+		uint32_t ipv6_tbl8;   /* trie tbl8 groups (1 KiB each) */
+	} fib;
+
 	int nb_restart; /* settings a reload cannot apply (core/config_read.h cfg_restart()) */
 	struct cfg_restart_setting *restart;
 	void *sections[CFG_MAX_SECTIONS]; /* data of feature sections, by section id */

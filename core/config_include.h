@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 /** Bytes of the top file and all its includes together (each time read). */
-#define CFG_INCLUDE_MAX_BYTES (16u << 20)
+#define CFG_INCLUDE_MAX_BYTES (512u << 20)
 
 /** @include directives read in all, each time one is read (a fan-out of
  *  tiny files would otherwise keep the main lcore busy for seconds). */

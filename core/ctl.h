@@ -35,6 +35,14 @@ typedef int (*ctl_handler_t)(int argc, const char *const *argv, json_t **data, c
 			     size_t errlen);
 
 /**
+ * What a handler returns when it answers later: it called ctl_defer()
+ * (app/ctl.h) and got a ticket, and will call ctl_deferred_reply() with it.
+ * The client gets no reply, and none of its further requests is read,
+ * until then; other clients are served meanwhile.
+ */
+#define CTL_DEFERRED 1
+
+/**
  * Register @p fn for the command words @p cmd ("show routes", "reload").
  *
  * The help line declares the arguments the command takes: when it starts
@@ -79,8 +87,9 @@ int ctl_export_foreach(int (*fn)(const char *cmd, const char *tel_path, const ch
  * @param data       on success, a new JSON value (ownership passes); NULL
  *                   on failure
  * @param err        on failure, the message for the user (@p errlen bytes)
- * @return           0, -ENOENT for an unknown command, or the handler's
- *                   negative errno
+ * @return           0, CTL_DEFERRED (the handler answers later, app/ctl.h
+ *                   ctl_defer(); only for socket clients), -ENOENT for an
+ *                   unknown command, or the handler's negative errno
  */
 int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t errlen);
 

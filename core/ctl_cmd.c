@@ -491,6 +491,8 @@ int ctl_call(int argc, const char *const *argv, json_t **data, char *err, size_t
 			snprintf(err, errlen, "%s: %s", ctl_cmds[best].cmd, strerror(-rc));
 		return rc;
 	}
+	if (rc == CTL_DEFERRED)
+		return rc; /* answered later: no data now */
 	if (*data == NULL) {
 		*data = json_object();
 		if (*data == NULL) {
@@ -517,6 +519,25 @@ char *ctl_reply_error(const char *msg)
 	s = json_dumps(r, JSON_COMPACT);
 	json_decref(r);
 	return s;
+}
+
+char *ctl_reply_line(int rc, json_t *data, const char *err)
+{
+	json_t *reply;
+	char *line;
+
+	if (rc < 0) {
+		json_decref(data);
+		return ctl_reply_error(err);
+	}
+	if (data == NULL)
+		data = json_object();
+	reply = json_pack("{s:b, s:o}", "ok", 1, "data", data);
+	if (reply == NULL)
+		return ctl_reply_error("out of memory");
+	line = json_dumps(reply, JSON_COMPACT);
+	json_decref(reply);
+	return line != NULL ? line : ctl_reply_error("cannot encode the reply");
 }
 
 int ctl_eval(const char *buf, size_t len, char **reply_line)
@@ -576,6 +597,11 @@ int ctl_eval(const char *buf, size_t len, char **reply_line)
 		}
 	}
 	rc = ctl_call((int)argc, argv, &data, err, sizeof(err));
+	if (rc == CTL_DEFERRED) {
+		/* the handler answers later (ctl_deferred_reply()) */
+		json_decref(req);
+		return CTL_DEFERRED;
+	}
 	if (rc < 0)
 		goto out_err;
 	reply = json_pack("{s:b, s:o}", "ok", 1, "data", data);

@@ -8,6 +8,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "pipeline/fib.h"
 #include "pipeline/fwd.h"
 #include "pipeline/l2.h"
 #include "pipeline/mem.h"
@@ -119,44 +120,28 @@ static int bcast4_build(struct fwd_state *st)
 	return 0;
 }
 
-static int nexthop_index(struct fwd_state *st, uint16_t iface, uint32_t gw)
+/* One reference on the next hop (@p iface, @p gw), as a FIB value. */
+static int nexthop4_value(uint16_t iface, uint32_t gw, uint32_t *value)
 {
-	for (int i = 0; i < st->nb_nexthops; i++)
-		if (st->nexthops[i].family == AF_INET && st->nexthops[i].iface == iface &&
-		    st->nexthops[i].gw == gw)
-			return i;
-	st->nexthops[st->nb_nexthops].family = AF_INET;
-	st->nexthops[st->nb_nexthops].iface = iface;
-	st->nexthops[st->nb_nexthops].gw = gw;
-	return st->nb_nexthops++;
-}
+	struct fib_nh_key k = { .family = AF_INET, .iface = iface, .gw = gw };
+	int id = fib_nexthop_get(&k);
 
-/* Own addresses of a config: interfaces', tunnels' inner ones and each tunnel's local. */
-static int cfg_nb_addrs(const struct vbrd_config *cfg)
-{
-	int n = 0;
-
-	for (int i = 0; i < cfg->nb_ifaces; i++)
-		n += cfg->ifaces[i].nb_addrs;
-	for (int t = 0; t < cfg->nb_tunnels; t++)
-		n += cfg->tunnels[t].nb_addrs + 1;
-	return n;
+	if (id < 0)
+		return id;
+	*value = FIB_NH(FIB_KIND_NEXTHOP, (uint32_t)id);
+	return 0;
 }
 
 void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc)
 {
-	int nb_addrs = cfg_nb_addrs(cfg);
+	struct fib_capacity cap;
 
+	fib_capacity_for_config(cfg, &cap);
 	*fc = (struct rte_fib_conf){
 		.type = RTE_FIB_DIR24_8,
 		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
-		/* each address: connected subnet, broadcast, network, own /32 */
-		.max_routes = cfg->nb_routes + 4 * nb_addrs + 16,
-		.dir24_8 = {
-			.nh_sz = RTE_FIB_DIR24_8_4B,
-			/* every prefix longer than /24 takes a tbl8 group */
-			.num_tbl8 = (uint32_t)(cfg->nb_routes + 4 * nb_addrs + 64),
-		},
+		.max_routes = (int)cap.routes4,
+		.dir24_8 = { .nh_sz = RTE_FIB_DIR24_8_4B, .num_tbl8 = cap.tbl8_4 },
 	};
 }
 
@@ -179,12 +164,139 @@ uint64_t fwd_fib_memsize(const struct rte_fib_conf *fc, size_t page_size)
 	       FIB_STRUCTS_BYTES;
 }
 
+/* st->nexthops[] and st->ecmp[] by id: every live id, the previous
+ * generation's included (its FIB entries stay until fwd_state_commit()). */
+static int nexthops_fill(struct fwd_state *st)
+{
+	uint32_t nb_nh = fib_nexthop_ids(), nb_ecmp = fib_ecmp_ids();
+
+	st->nexthops = calloc(nb_nh + 1, sizeof(*st->nexthops));
+	st->ecmp = calloc(nb_ecmp + 1, sizeof(*st->ecmp));
+	if (st->nexthops == NULL || st->ecmp == NULL)
+		return -ENOMEM;
+	st->nb_nexthops = (int)nb_nh;
+	st->nb_ecmp = (int)nb_ecmp;
+	for (uint32_t id = 0; id < nb_nh; id++) {
+		struct fib_nh_key k;
+		struct fwd_nexthop *nh = &st->nexthops[id];
+
+		/* an id the previous generation used on an interface this one
+		 * lacks can only be in a FIB this state does not read */
+		if (!fib_nexthop_key(id, &k) || k.iface >= (uint32_t)st->nb_ifaces)
+			continue;
+		nh->family = (int)k.family;
+		nh->iface = (uint16_t)k.iface;
+		nh->gw = k.gw;
+		memcpy(nh->gw6, k.gw6, 16);
+	}
+	for (uint32_t id = 0; id < nb_ecmp; id++) {
+		struct fwd_ecmp *e = &st->ecmp[id];
+
+		if (!fib_ecmp_members(id, &e->nb, e->nh))
+			e->nb = 0;
+	}
+	return 0;
+}
+
+/* Whether FIB values of @p prev (interface and path-group indexes) mean
+ * the same in @p st: prev's lists are a prefix of st's, by name. */
+static bool indexes_kept(const struct fwd_state *st, const struct fwd_state *prev)
+{
+	if (prev->nb_ifaces > st->nb_ifaces || prev->nb_path_groups > st->nb_path_groups)
+		return false;
+	for (int i = 0; i < prev->nb_ifaces; i++)
+		if (strcmp(prev->ifaces[i].name, st->ifaces[i].name) != 0 ||
+		    prev->ifaces[i].port != st->ifaces[i].port)
+			return false;
+	for (int g = 0; g < prev->nb_path_groups; g++)
+		if (strcmp(prev->path_groups[g].name, st->path_groups[g].name) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Give @p st its FIB pair: @p prev's, changed in place later, when it can
+ * hold both tables at once (fib_apply() deletes first, so the larger of
+ * the two) and its values keep their meaning; else a fresh pair, filled now.
+ */
+static int fib_attach(struct fwd_state *st, const struct vbrd_config *cfg,
+		      const struct fwd_state *prev, char *err, size_t errlen)
+{
+	static const struct fib_table empty;
+	struct fib_capacity need, need_old, cap;
+
+	fib_table_need(&st->routes, &need);
+	if (prev != NULL && prev->fibs != NULL) {
+		fib_table_need(&prev->routes, &need_old);
+		struct fib_capacity peak = {
+			RTE_MAX(need.routes4, need_old.routes4),
+			RTE_MAX(need.tbl8_4, need_old.tbl8_4),
+			RTE_MAX(need.routes6, need_old.routes6),
+			RTE_MAX(need.tbl8_6, need_old.tbl8_6),
+		};
+		if (fib_capacity_fits(&peak, &prev->fibs->cap) && indexes_kept(st, prev)) {
+			st->fibs = prev->fibs;
+			fib_pair_get(st->fibs);
+			st->fib = st->fibs->fib;
+			st->fib6 = st->fibs->fib6;
+			st->fib_pending = true;
+			return 0;
+		}
+	}
+	/* start-up, or a reload the running FIB cannot take in place */
+	cap = need;
+	fib_capacity_headroom(&cap);
+	cap.routes4 = RTE_MAX(cap.routes4, cfg->fib.ipv4_routes);
+	cap.tbl8_4 = RTE_MAX(cap.tbl8_4, cfg->fib.ipv4_tbl8);
+	cap.routes6 = RTE_MAX(cap.routes6, cfg->fib.ipv6_routes);
+	cap.tbl8_6 = RTE_MAX(cap.tbl8_6, cfg->fib.ipv6_tbl8);
+	if (prev != NULL && prev->fibs != NULL) {
+		/* never shrink below what the running FIB was created with */
+		const struct fib_capacity *o = &prev->fibs->cap;
+		cap.routes4 = RTE_MAX(cap.routes4, o->routes4);
+		cap.tbl8_4 = RTE_MAX(cap.tbl8_4, o->tbl8_4);
+		cap.routes6 = RTE_MAX(cap.routes6, o->routes6);
+		cap.tbl8_6 = RTE_MAX(cap.tbl8_6, o->tbl8_6);
+	}
+	char why[384];
+	st->fibs = fib_pair_create(&cap, why, sizeof(why));
+	if (st->fibs == NULL) {
+		if (prev != NULL && prev->fibs != NULL)
+			snprintf(err, errlen,
+				 "this config needs %u IPv4 routes / %u tbl8 groups and %u IPv6 "
+				 "routes / %u tbl8 groups; the running FIB holds %u / %u and %u / "
+				 "%u "
+				 "(fib.ipv4_routes, fib.ipv4_tbl8, fib.ipv6_routes, fib.ipv6_tbl8 "
+				 "at start-up%s), and a new one cannot be allocated beside it: %s",
+				 need.routes4, need.tbl8_4, need.routes6, need.tbl8_6,
+				 prev->fibs->cap.routes4, prev->fibs->cap.tbl8_4,
+				 prev->fibs->cap.routes6, prev->fibs->cap.tbl8_6,
+				 indexes_kept(st, prev) ? ""
+							: "; interfaces or path groups "
+							  "renumbered too",
+				 why);
+		else
+			snprintf(err, errlen, "%s", why);
+		return -ENOSPC;
+	}
+	st->fib = st->fibs->fib;
+	st->fib6 = st->fibs->fib6;
+	struct fib_apply_stats stats;
+	int ret = fib_apply(st->fibs, &empty, &st->routes, &stats);
+	if (ret < 0) {
+		snprintf(err, errlen, "FIB add failed for %u entries: %s", stats.failed,
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
 int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
 		    struct fwd_state **out, char *err, size_t errlen)
 {
 	static uint64_t generation;
 	struct fwd_state *st;
-	int nb_addrs = cfg_nb_addrs(cfg), ret = -ENOMEM;
+	int ret = -ENOMEM;
 
 	st = calloc(1, sizeof(*st));
 	if (st == NULL)
@@ -240,29 +352,14 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	if (ret < 0)
 		goto fail_msg;
 
-	/* At most one next hop per route gateway plus one per connected subnet. */
-	int max_nh = nb_addrs + cfg->nb_routes * CFG_MAX_ECMP + 1;
-	st->nexthops = calloc(max_nh, sizeof(*st->nexthops));
-	st->ecmp = calloc(cfg->nb_routes + 1, sizeof(*st->ecmp));
-	if (st->nexthops == NULL || st->ecmp == NULL)
-		goto fail_msg;
-
-	struct rte_fib_conf fc;
-	fwd_fib_conf(cfg, &fc);
-	char name[32];
-	snprintf(name, sizeof(name), "fib4_%" PRIu64, st->generation);
-	st->fib = rte_fib_create(name, SOCKET_ID_ANY, &fc);
-	if (st->fib == NULL) {
-		snprintf(err, errlen, "cannot create FIB: %s", rte_strerror(rte_errno));
-		ret = -rte_errno;
-		goto fail;
-	}
-
-	/* Connected subnets, then own addresses as /32 (RFC 1812 §5.2.4.3). */
+	/* Every FIB entry of this generation, each holding its next hop's id:
+	 * connected subnets, then own addresses as /32 (RFC 1812 §5.2.4.3). */
+	struct fib_table *t = &st->routes;
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		const struct fwd_iface *fi = &st->ifaces[i];
 		for (int a = 0; a < fi->nb_addrs; a++) {
 			const struct cfg_prefix *p = &fi->addrs[a];
+			uint32_t value;
 			if (p->addr.family != AF_INET)
 				continue;
 			ret = 0;
@@ -270,43 +367,42 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 			 * routed to a path group, never to neighbors on a link. */
 			if (fi->port != FWD_NO_PORT) {
 				uint32_t net = p->addr.v4 & prefix_mask(p->len);
-				int nh = nexthop_index(st, (uint16_t)i, 0);
-				ret = rte_fib_add(st->fib, net, p->len,
-						  FIB_NH(FIB_KIND_NEXTHOP, nh));
+				ret = nexthop4_value((uint16_t)i, 0, &value);
+				if (ret == 0 &&
+				    (ret = fib_table_add4(t, net, p->len, value, 0)) < 0)
+					fib_value_put(value);
 				/* RFC 2644: directed broadcasts are not forwarded (nor the
 				 * old all-zeros form, RFC 1812 §4.2.3.1); /31 and /32 have none */
 				if (ret == 0 && p->len <= 30)
-					ret = rte_fib_add(st->fib, net, 32,
-							  FIB_NH(FIB_KIND_BCAST, i));
+					ret = fib_table_add4(t, net, 32, FIB_NH(FIB_KIND_BCAST, i),
+							     0);
 				if (ret == 0 && p->len <= 30)
-					ret = rte_fib_add(st->fib, net | ~prefix_mask(p->len), 32,
-							  FIB_NH(FIB_KIND_BCAST, i));
+					ret = fib_table_add4(t, net | ~prefix_mask(p->len), 32,
+							     FIB_NH(FIB_KIND_BCAST, i), 0);
 			}
 			if (ret == 0)
-				ret = rte_fib_add(st->fib, p->addr.v4, 32,
-						  FIB_NH(FIB_KIND_LOCAL, (uint32_t)i));
-			if (ret < 0) {
-				snprintf(err, errlen, "interface %s: FIB add failed: %s", fi->name,
-					 strerror(-ret));
-				goto fail;
-			}
+				ret = fib_table_add4(t, p->addr.v4, 32,
+						     FIB_NH(FIB_KIND_LOCAL, (uint32_t)i), 0);
+			if (ret < 0)
+				goto fail_ids;
 		}
 	}
 	/* Tunnel endpoints: an own address that decapsulation answers on. */
-	for (int t = 0; t < st->nb_tunnels; t++) {
-		const struct fwd_tunnel *tu = &st->tunnels[t];
+	for (int i = 0; i < st->nb_tunnels; i++) {
+		const struct fwd_tunnel *tu = &st->tunnels[i];
 		if (tu->local.family != AF_INET)
 			continue;
-		ret = rte_fib_add(st->fib, tu->local.v4, 32, FIB_NH(FIB_KIND_LOCAL, tu->iface));
-		if (ret < 0) {
-			snprintf(err, errlen, "tunnel %s: FIB add failed: %s", tu->name,
-				 strerror(-ret));
-			goto fail;
-		}
+		ret = fib_table_add4(t, tu->local.v4, 32, FIB_NH(FIB_KIND_LOCAL, tu->iface), 0);
+		if (ret < 0)
+			goto fail_ids;
 	}
+	/* Routes; the last route's next hop is reused as is (tables list
+	 * many routes via one gateway: no hash lookup for those). */
+	uint32_t last_value = 0;
+	const struct cfg_nexthop *last_nh = NULL;
 	for (int r = 0; r < cfg->nb_routes; r++) {
 		const struct cfg_route *cr = &cfg->routes[r];
-		uint64_t value;
+		uint32_t value;
 
 		if (cr->prefix.addr.family != AF_INET)
 			continue; /* IPv6 routes: fwd6_build() */
@@ -314,29 +410,63 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
 		} else if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];
-			value = FIB_NH(FIB_KIND_NEXTHOP,
-				       nexthop_index(st, (uint16_t)n->iface, n->via.v4));
-		} else {
-			struct fwd_ecmp *e = &st->ecmp[st->nb_ecmp];
-			for (int k = 0; k < cr->nb_nexthops; k++) {
-				const struct cfg_nexthop *n = &cr->nexthops[k];
-				e->nh[e->nb++] = (uint16_t)nexthop_index(st, (uint16_t)n->iface,
-									 n->via.v4);
+			if (last_nh != NULL && last_nh->iface == n->iface &&
+			    last_nh->via.v4 == n->via.v4) {
+				value = last_value;
+				fib_value_hold(value);
+			} else {
+				ret = nexthop4_value((uint16_t)n->iface, n->via.v4, &value);
+				if (ret < 0)
+					goto fail_ids;
+				last_nh = n;
+				last_value = value;
 			}
-			value = FIB_NH(FIB_KIND_ECMP, st->nb_ecmp++);
+		} else {
+			uint16_t nh[CFG_MAX_ECMP];
+			int k;
+			ret = 0;
+			for (k = 0; k < cr->nb_nexthops; k++) {
+				const struct cfg_nexthop *n = &cr->nexthops[k];
+				ret = nexthop4_value((uint16_t)n->iface, n->via.v4, &value);
+				if (ret < 0)
+					break;
+				nh[k] = (uint16_t)FIB_NH_INDEX(value);
+			}
+			if (ret == 0)
+				ret = fib_ecmp_get(nh, cr->nb_nexthops);
+			else
+				while (k-- > 0)
+					fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, nh[k]));
+			if (ret < 0)
+				goto fail_ids;
+			value = FIB_NH(FIB_KIND_ECMP, (uint32_t)ret);
 		}
-		ret = rte_fib_add(st->fib, cr->prefix.addr.v4, cr->prefix.len, value);
+		ret = fib_table_add4(t, cr->prefix.addr.v4, cr->prefix.len, value,
+				     FIB_ROUTE_STATIC);
 		if (ret < 0) {
-			snprintf(err, errlen, "%s:%d: route FIB add failed: %s", cfg->file,
-				 cr->line, strerror(-ret));
-			goto fail;
+			fib_value_put(value);
+			goto fail_ids;
 		}
+		st->nb_routes4++;
 	}
 
 	ret = fwd6_build(st, cfg, err, errlen);
 	if (ret < 0)
 		goto fail;
+	ret = fib_table_sort(t);
+	if (ret < 0)
+		goto fail_msg;
+	ret = nexthops_fill(st);
+	if (ret < 0)
+		goto fail_msg;
+	ret = fib_attach(st, cfg, prev, err, errlen);
+	if (ret < 0)
+		goto fail;
 
+	/* the routes are in st->routes now: the parsed array goes */
+	free(cfg->routes);
+	cfg->routes = NULL;
+	cfg->nb_routes = 0;
 	st->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	/* after the move: the fill reads the static neighbors of st->cfg */
@@ -344,6 +474,13 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	*out = st;
 	return 0;
 
+fail_ids:
+	if (ret == -ENOSPC)
+		snprintf(err, errlen, "more than %u distinct next hops or %u ECMP sets",
+			 FIB_MAX_NEXTHOPS, FIB_MAX_ECMP);
+	else
+		snprintf(err, errlen, "out of memory building the forwarding state");
+	goto fail;
 fail_msg:
 	snprintf(err, errlen, "out of memory building the forwarding state");
 fail:
@@ -357,8 +494,8 @@ void fwd_state_free(struct fwd_state *st)
 {
 	if (st == NULL)
 		return;
-	rte_fib_free(st->fib);
-	rte_fib6_free(st->fib6);
+	fib_table_free(&st->routes);
+	fib_pair_put(st->fibs);
 	free(st->ifaces);
 	free(st->iface_by_vlan);
 	free(st->nexthops);
@@ -369,16 +506,35 @@ void fwd_state_free(struct fwd_state *st)
 	free(st);
 }
 
-void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv)
+struct fwd_state *fwd_state_swap(struct fwd_state *st, struct rte_rcu_qsbr *qsv)
 {
 	struct fwd_state *old = atomic_exchange(&fwd_current, st);
 
-	if (old == NULL)
-		return;
 	/* Every worker reports a quiescent state after each burst, so this
 	 * waits for at most one burst per worker (RCU, rte_rcu_qsbr). */
-	rte_rcu_qsbr_synchronize(qsv, RTE_QSBR_THRID_INVALID);
+	if (old != NULL)
+		rte_rcu_qsbr_synchronize(qsv, RTE_QSBR_THRID_INVALID);
+	return old;
+}
+
+int fwd_state_commit(struct fwd_state *st, struct fwd_state *old, struct fib_apply_stats *stats)
+{
+	static const struct fib_table empty;
+	int ret = 0;
+
+	if (stats != NULL)
+		memset(stats, 0, sizeof(*stats));
+	if (st->fib_pending) {
+		ret = fib_apply(st->fibs, old ? &old->routes : &empty, &st->routes, stats);
+		st->fib_pending = false;
+	}
 	fwd_state_free(old);
+	return ret;
+}
+
+void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv)
+{
+	fwd_state_commit(st, fwd_state_swap(st, qsv), NULL);
 }
 
 static bool gw_matches(int family, uint32_t gw4, const uint8_t *gw6, int qfamily, const void *addr)

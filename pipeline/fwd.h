@@ -23,6 +23,7 @@
 
 #include "core/config.h"
 #include "pipeline/counters.h"
+#include "pipeline/fib.h"
 
 #define FWD_NO_IFACE 0xffff
 
@@ -139,18 +140,28 @@ struct fwd_path_group {
 /** One generation of forwarding state. Immutable once published. */
 struct fwd_state {
 	uint64_t generation;
-	struct vbrd_config cfg; /* the configuration it was built from */
+	/* the configuration it was built from; its routes array is freed once
+	 * the state is built (cfg.nb_routes = 0): the routes are in `routes` */
+	struct vbrd_config cfg;
 	int nb_ifaces;
 	struct fwd_iface *ifaces;
 	/* (port, VLAN) → interface index, FWD_NO_IFACE when none */
 	uint16_t (*iface_by_vlan)[4096]; /* [port id < nb_port_ids][VLAN id] */
 	uint16_t nb_port_ids;
+	/* The persistent FIBs (fibs->fib, fibs->fib6), shared with the states
+	 * before and after it: values name next hops and ECMP sets by stable
+	 * id (pipeline/fib.h), so nexthops[] / ecmp[] cover every live id,
+	 * including ids only the previous generation's routes still use. */
 	struct rte_fib *fib;
-	struct rte_fib6 *fib6; /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
+	struct rte_fib6 *fib6;   /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
+	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
+	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
+	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */
+	bool fib_pending; /* fibs still hold the previous generation's table: fwd_state_commit() */
 	int nb_nexthops;
-	struct fwd_nexthop *nexthops;
+	struct fwd_nexthop *nexthops; /* by next-hop id; a free id is all zero */
 	int nb_ecmp;
-	struct fwd_ecmp *ecmp;
+	struct fwd_ecmp *ecmp; /* by ECMP id; a free id has nb = 0 */
 	int nb_tunnels;
 	struct fwd_tunnel *tunnels;
 	int nb_paths;
@@ -174,23 +185,37 @@ struct fwd_state {
 };
 
 /**
- * Build a forwarding state from a validated configuration.
+ * Build a forwarding state from a validated configuration, without
+ * touching the FIB that workers read: safe off the main lcore (the reload
+ * thread), as long as one build or commit runs at a time.
+ *
+ * The new state's route table (st->routes) holds every FIB entry of the
+ * generation. When @p prev's FIB pair can take it (the capacity of its
+ * creation holds both tables, and @p prev's interfaces and path groups are
+ * a prefix of the new ones, so the indexes that FIB values carry keep
+ * their meaning), the state shares that pair and st->fib_pending is set:
+ * the FIB is changed in place by fwd_state_commit() once the state is
+ * published. Otherwise (start-up, a reload that outgrows the FIB or renumbers
+ * interfaces) a fresh pair is created and filled here; it needs a second
+ * FIB's worth of EAL memory until the old one is freed.
  *
  * @param cfg      configuration; its contents are moved into the state
- *                 (cfg is zeroed on success)
+ *                 (cfg is zeroed on success; the routes array is freed)
  * @param port_ids DPDK port id of each cfg->ports[i]
- * @param prev     the running state (for stable interface slots), or NULL
+ * @param prev     the running state (stable interface slots, the FIB to
+ *                 change in place), or NULL
  * @param out      the new state
  * @param err      message on failure, @p errlen bytes
- * @return         0, or -ENOMEM / -ENOSPC (FIB full) / -EINVAL
+ * @return         0, or -ENOMEM / -ENOSPC (more next hops than ids, FIB
+ *                 full and no memory for a larger one) / -EINVAL
  */
 int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
 		    struct fwd_state **out, char *err, size_t errlen);
 
 /**
- * The IPv4 FIB fwd_state_build() creates for @p cfg: DIR24_8 with 4-byte
- * next hops, room for every route and, per own address, its connected
- * subnet, broadcast, network and /32 entries, a tbl8 group for each.
+ * The IPv4 FIB fwd_state_build() creates for @p cfg at start-up: DIR24_8
+ * with 4-byte next hops, sized by fib_capacity_for_config() (the config's
+ * entries and tbl8 groups plus headroom, or the `fib` section's sizes).
  */
 void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc);
 
@@ -203,15 +228,41 @@ void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc);
  */
 uint64_t fwd_fib_memsize(const struct rte_fib_conf *fc, size_t page_size);
 
-/** Free a state no worker can see any more. */
+/**
+ * Free a state no worker can see any more: its route table's id
+ * references, its share of the FIB pair (the last share frees the FIBs).
+ */
 void fwd_state_free(struct fwd_state *st);
 
 /** The state workers read. Written only by the control thread. */
 extern struct fwd_state *_Atomic fwd_current;
 
 /**
- * Publish @p st (one atomic store), wait for an RCU grace period on @p qsv,
- * then free the previous state.
+ * Publish @p st (one atomic store) and wait for an RCU grace period on
+ * @p qsv: when this returns no worker reads the previous state, so the FIB
+ * may now hold any value of @p st's table. Main lcore only.
+ *
+ * @return the previous state, still allocated, for fwd_state_commit()
+ *         (NULL at start-up)
+ */
+struct fwd_state *fwd_state_swap(struct fwd_state *st, struct rte_rcu_qsbr *qsv);
+
+/**
+ * Bring the FIB from @p old's table to @p st's (fib_apply(): deletions,
+ * then additions and changes; untouched entries keep forwarding), then
+ * free @p old, which releases the ids only it used. Runs off the main
+ * lcore too (the reload thread), after fwd_state_swap().
+ *
+ * @param st     the published state
+ * @param old    what fwd_state_swap() returned (may be NULL)
+ * @param stats  what was applied (may be NULL)
+ * @return 0, or the first negative errno rte_fib refused (the rest was applied)
+ */
+int fwd_state_commit(struct fwd_state *st, struct fwd_state *old, struct fib_apply_stats *stats);
+
+/**
+ * fwd_state_swap() then fwd_state_commit(): publish @p st, wait for an RCU
+ * grace period, change the FIB in place, free the previous state.
  */
 void fwd_state_publish(struct fwd_state *st, struct rte_rcu_qsbr *qsv);
 

@@ -64,22 +64,19 @@ bool fwd6_iface_owns(const struct fwd_iface *fi, const uint8_t *ip)
 	return false;
 }
 
-static int nexthop6_index(struct fwd_state *st, uint16_t iface, const uint8_t *gw6)
+/* One reference on the IPv6 next hop (@p iface, @p gw6 or connected), as a FIB value. */
+static int nexthop6_value(uint16_t iface, const uint8_t *gw6, uint32_t *value)
 {
-	static const uint8_t zero[16];
-	const uint8_t *gw = gw6 ? gw6 : zero;
+	struct fib_nh_key k = { .family = AF_INET6, .iface = iface };
+	int id;
 
-	for (int i = 0; i < st->nb_nexthops; i++) {
-		const struct fwd_nexthop *nh = &st->nexthops[i];
-		if (nh->family == AF_INET6 && nh->iface == iface && memcmp(nh->gw6, gw, 16) == 0)
-			return i;
-	}
-	struct fwd_nexthop *nh = &st->nexthops[st->nb_nexthops];
-	memset(nh, 0, sizeof(*nh));
-	nh->family = AF_INET6;
-	nh->iface = iface;
-	memcpy(nh->gw6, gw, 16);
-	return st->nb_nexthops++;
+	if (gw6 != NULL)
+		memcpy(k.gw6, gw6, 16);
+	id = fib_nexthop_get(&k);
+	if (id < 0)
+		return id;
+	*value = FIB_NH(FIB_KIND_NEXTHOP, (uint32_t)id);
+	return 0;
 }
 
 static void prefix6_network(const struct cfg_prefix *p, uint8_t *net)
@@ -89,37 +86,16 @@ static void prefix6_network(const struct cfg_prefix *p, uint8_t *net)
 		net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 }
 
-static int count_v6(const struct cfg_prefix *p, int n)
-{
-	int c = 0;
-
-	for (int i = 0; i < n; i++)
-		c += p[i].addr.family == AF_INET6;
-	return c;
-}
-
 void fwd6_fib_conf(const struct vbrd_config *cfg, struct rte_fib6_conf *fc)
 {
-	int nb_addrs = 0, nb_routes = 0;
+	struct fib_capacity cap;
 
-	/* IPv6 addresses of the interfaces and of the tunnels' inner interfaces */
-	for (int i = 0; i < cfg->nb_ifaces; i++)
-		nb_addrs += count_v6(cfg->ifaces[i].addrs, cfg->ifaces[i].nb_addrs);
-	for (int t = 0; t < cfg->nb_tunnels; t++)
-		nb_addrs += count_v6(cfg->tunnels[t].addrs, cfg->tunnels[t].nb_addrs);
-	for (int r = 0; r < cfg->nb_routes; r++)
-		nb_routes += cfg->routes[r].prefix.addr.family == AF_INET6;
-
-	/* The DPDK trie spends up to one tbl8 group per byte of prefix beyond
-	 * its 24-bit first level: 13 for a /128, 5 for a /64. */
+	fib_capacity_for_config(cfg, &cap);
 	*fc = (struct rte_fib6_conf){
 		.type = RTE_FIB6_TRIE,
 		.default_nh = FIB_NH(FIB_KIND_NONE, 0),
-		.max_routes = nb_routes + 2 * nb_addrs + cfg->nb_tunnels + 16,
-		.trie = {
-			.nh_sz = RTE_FIB6_TRIE_4B,
-			.num_tbl8 = (uint32_t)((nb_routes + 2 * nb_addrs + cfg->nb_tunnels) * 14 + 64),
-		},
+		.max_routes = (int)cap.routes6,
+		.trie = { .nh_sz = RTE_FIB6_TRIE_4B, .num_tbl8 = cap.tbl8_6 },
 	};
 }
 
@@ -157,22 +133,14 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 		}
 	}
 
-	struct rte_fib6_conf fc;
-	fwd6_fib_conf(cfg, &fc);
-	char name[32];
-	snprintf(name, sizeof(name), "fib6_%" PRIu64, st->generation);
-	st->fib6 = rte_fib6_create(name, SOCKET_ID_ANY, &fc);
-	if (st->fib6 == NULL) {
-		snprintf(err, errlen, "cannot create FIB6: %s", rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-
 	/* Connected subnets, then own addresses as /128 (RFC 4291 §2.5.4). */
+	struct fib_table *t = &st->routes;
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		const struct fwd_iface *fi = &st->ifaces[i];
 		for (int a = 0; a < fi->nb_addrs; a++) {
 			const struct cfg_prefix *p = &fi->addrs[a];
 			uint8_t net[16];
+			uint32_t value;
 
 			if (p->addr.family != AF_INET6 || ipv6_is_link_local(p->addr.v6))
 				continue;
@@ -180,35 +148,30 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			ret = 0;
 			/* a tunnel's inner addresses are local only (see fwd.c) */
 			if (fi->port != FWD_NO_PORT) {
-				int nh = nexthop6_index(st, (uint16_t)i, NULL);
-				ret = rte_fib6_add(st->fib6, net, p->len,
-						   FIB_NH(FIB_KIND_NEXTHOP, nh));
+				ret = nexthop6_value((uint16_t)i, NULL, &value);
+				if (ret == 0 &&
+				    (ret = fib_table_add6(t, net, p->len, value, 0)) < 0)
+					fib_value_put(value);
 			}
 			if (ret == 0)
-				ret = rte_fib6_add(st->fib6, p->addr.v6, 128,
-						   FIB_NH(FIB_KIND_LOCAL, (uint32_t)i));
-			if (ret < 0) {
-				snprintf(err, errlen, "interface %s: FIB6 add failed: %s", fi->name,
-					 strerror(-ret));
-				return ret;
-			}
+				ret = fib_table_add6(t, p->addr.v6, 128,
+						     FIB_NH(FIB_KIND_LOCAL, (uint32_t)i), 0);
+			if (ret < 0)
+				goto fail;
 		}
 	}
 	/* IPv6 tunnel endpoints: own addresses that decapsulation answers on. */
-	for (int t = 0; t < st->nb_tunnels; t++) {
-		struct fwd_tunnel *tu = &st->tunnels[t];
+	for (int i = 0; i < st->nb_tunnels; i++) {
+		struct fwd_tunnel *tu = &st->tunnels[i];
 		if (tu->local.family != AF_INET6)
 			continue;
-		ret = rte_fib6_add(st->fib6, tu->local.v6, 128, FIB_NH(FIB_KIND_LOCAL, tu->iface));
-		if (ret < 0) {
-			snprintf(err, errlen, "tunnel %s: FIB6 add failed: %s", tu->name,
-				 strerror(-ret));
-			return ret;
-		}
+		ret = fib_table_add6(t, tu->local.v6, 128, FIB_NH(FIB_KIND_LOCAL, tu->iface), 0);
+		if (ret < 0)
+			goto fail;
 	}
 	for (int r = 0; r < cfg->nb_routes; r++) {
 		const struct cfg_route *cr = &cfg->routes[r];
-		uint64_t value;
+		uint32_t value;
 
 		if (cr->prefix.addr.family != AF_INET6)
 			continue;
@@ -216,25 +179,43 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
 		} else if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];
-			value = FIB_NH(FIB_KIND_NEXTHOP,
-				       nexthop6_index(st, (uint16_t)n->iface, n->via.v6));
+			ret = nexthop6_value((uint16_t)n->iface, n->via.v6, &value);
+			if (ret < 0)
+				goto fail;
 		} else {
-			struct fwd_ecmp *e = &st->ecmp[st->nb_ecmp];
-			for (int k = 0; k < cr->nb_nexthops; k++) {
+			uint16_t nh[CFG_MAX_ECMP];
+			int k;
+			ret = 0;
+			for (k = 0; k < cr->nb_nexthops; k++) {
 				const struct cfg_nexthop *n = &cr->nexthops[k];
-				e->nh[e->nb++] = (uint16_t)nexthop6_index(st, (uint16_t)n->iface,
-									  n->via.v6);
+				ret = nexthop6_value((uint16_t)n->iface, n->via.v6, &value);
+				if (ret < 0)
+					break;
+				nh[k] = (uint16_t)FIB_NH_INDEX(value);
 			}
-			value = FIB_NH(FIB_KIND_ECMP, st->nb_ecmp++);
+			if (ret == 0)
+				ret = fib_ecmp_get(nh, cr->nb_nexthops);
+			else
+				while (k-- > 0)
+					fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, nh[k]));
+			if (ret < 0)
+				goto fail;
+			value = FIB_NH(FIB_KIND_ECMP, (uint32_t)ret);
 		}
-		uint8_t pfx[16];
-		memcpy(pfx, cr->prefix.addr.v6, 16);
-		ret = rte_fib6_add(st->fib6, pfx, cr->prefix.len, value);
+		ret = fib_table_add6(t, cr->prefix.addr.v6, cr->prefix.len, value,
+				     FIB_ROUTE_STATIC);
 		if (ret < 0) {
-			snprintf(err, errlen, "%s:%d: route FIB6 add failed: %s", cfg->file,
-				 cr->line, strerror(-ret));
-			return ret;
+			fib_value_put(value);
+			goto fail;
 		}
+		st->nb_routes6++;
 	}
 	return 0;
+fail:
+	if (ret == -ENOSPC)
+		snprintf(err, errlen, "more than %u distinct next hops or %u ECMP sets",
+			 FIB_MAX_NEXTHOPS, FIB_MAX_ECMP);
+	else
+		snprintf(err, errlen, "out of memory building the IPv6 forwarding state");
+	return ret;
 }

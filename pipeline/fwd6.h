@@ -14,23 +14,23 @@
 /**
  * Fill the IPv6 part of a state being built: every interface's link-local
  * address (fe80::/64 with the modified EUI-64 of its MAC, RFC 4291 §2.5.1
- * and App. A) and first global address, then the FIB6 (RTE_FIB6_TRIE with
- * 4-byte next hops, values encoded like fwd_state.fib): connected subnets
- * (FIB_KIND_NEXTHOP, zero gateway), own addresses as /128 (FIB_KIND_LOCAL),
- * static IPv6 routes (FIB_KIND_NEXTHOP or FIB_KIND_ECMP).
+ * and App. A) and first global address, then the IPv6 entries of its route
+ * table st->routes (values encoded like fwd_state.fib, ids from
+ * pipeline/fib.h): connected subnets (FIB_KIND_NEXTHOP, zero gateway), own
+ * addresses as /128 (FIB_KIND_LOCAL), static IPv6 routes (FIB_KIND_NEXTHOP,
+ * FIB_KIND_ECMP or a path group). The FIB6 itself is filled from the table.
  *
- * @param st      the state: ifaces (with MACs) built, nexthops and ecmp
- *                allocated large enough for every address and route
+ * @param st      the state: ifaces (with MACs) and tunnels built
  * @param cfg     the configuration it is built from
  * @param err     message on failure, @p errlen bytes
- * @return        0, or -ENOMEM / -ENOSPC (FIB full) / -EINVAL
+ * @return        0, or -ENOMEM / -ENOSPC (next-hop ids exhausted)
  */
 int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, size_t errlen);
 
 /**
- * The FIB6 fwd6_build() creates for @p cfg: a trie with 4-byte next hops,
- * room for every IPv6 route, each IPv6 address's subnet and /128, and each
- * tunnel's local address, with up to 14 tbl8 groups for each.
+ * The FIB6 created for @p cfg at start-up: a trie with 4-byte next hops,
+ * sized by fib_capacity_for_config() (the config's IPv6 entries and the
+ * tbl8 groups they need, plus headroom, or the `fib` section's sizes).
  */
 void fwd6_fib_conf(const struct vbrd_config *cfg, struct rte_fib6_conf *fc);
 

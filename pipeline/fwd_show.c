@@ -7,6 +7,9 @@
 
 #include <jansson.h>
 
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
 #include <rte_ether.h>
 
 #include "core/ctl.h"
@@ -63,7 +66,46 @@ static json_t *nexthop_json(const struct fwd_state *st, const struct cfg_nexthop
 
 	if (nh->via.family)
 		config_format_addr(&nh->via, a, sizeof(a));
-	return json_pack("{s:s, s:s}", "via", a, "interface", st->cfg.ifaces[nh->iface].name);
+	return json_pack("{s:s, s:s}", "via", a, "interface", st->ifaces[nh->iface].name);
+}
+
+/* The next hops of FIB value @p value: a next hop, an ECMP set's members, a path group. */
+static json_t *value_json(const struct fwd_state *st, uint32_t value)
+{
+	uint32_t idx = FIB_NH_INDEX(value);
+	json_t *nhs = json_array();
+
+	if (FIB_NH_KIND(value) == FIB_KIND_PATHGRP) {
+		json_array_append_new(
+			nhs,
+			json_pack("{s:s, s:s}", "via", "", "interface",
+				  (int)idx < st->nb_path_groups ? st->path_groups[idx].name : ""));
+		return nhs;
+	}
+	uint16_t one = (uint16_t)idx;
+	const uint16_t *ids = &one;
+	int n = 1;
+	if (FIB_NH_KIND(value) == FIB_KIND_ECMP) {
+		ids = st->ecmp[idx].nh;
+		n = st->ecmp[idx].nb;
+	}
+	for (int k = 0; k < n; k++) {
+		const struct fwd_nexthop *nh = &st->nexthops[ids[k]];
+		struct cfg_nexthop c = { .iface = nh->iface };
+
+		static const uint8_t zero[16];
+
+		/* a connected next hop (no gateway) shows "" */
+		c.via.family = nh->family == AF_INET            ? (nh->gw ? AF_INET : 0)
+			       : memcmp(nh->gw6, zero, 16) != 0 ? AF_INET6
+								: 0;
+		if (nh->family == AF_INET)
+			c.via.v4 = nh->gw;
+		else
+			memcpy(c.via.v6, nh->gw6, 16);
+		json_array_append_new(nhs, nexthop_json(st, &c));
+	}
+	return nhs;
 }
 
 static int show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
@@ -94,22 +136,82 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 							     nexthop_json(st, &nh)));
 		}
 	}
-	for (int r = 0; r < st->cfg.nb_routes; r++) {
-		const struct cfg_route *cr = &st->cfg.routes[r];
-		json_t *nhs = json_array();
-		for (int k = 0; k < cr->nb_nexthops; k++)
-			json_array_append_new(nhs, nexthop_json(st, &cr->nexthops[k]));
-		if (cr->path_group >= 0)
-			json_array_append_new(nhs,
-					      json_pack("{s:s, s:s}", "via", "", "interface",
-							st->cfg.path_groups[cr->path_group].name));
-		json_array_append_new(arr,
-				      json_pack("{s:s, s:s, s:o}", "prefix",
-						fmt_prefix(&cr->prefix, buf, sizeof(buf)), "type",
-						cr->path_group >= 0 ? "path_group" : "static",
-						"next_hops", nhs));
+	/* static routes: from the state's route table (sorted, IPv4 first) */
+	for (uint32_t r = 0; r < st->routes.nb4 + st->routes.nb6; r++) {
+		bool v4 = r < st->routes.nb4;
+		const struct fib_route4 *r4 = v4 ? &st->routes.v4[r] : NULL;
+		const struct fib_route6 *r6 = v4 ? NULL : &st->routes.v6[r - st->routes.nb4];
+		uint8_t flags = v4 ? r4->flags : r6->flags;
+		uint32_t value = v4 ? r4->value : r6->value;
+		struct cfg_prefix p = { .len = v4 ? r4->len : r6->len };
+
+		if (!(flags & FIB_ROUTE_STATIC))
+			continue;
+		p.addr.family = v4 ? AF_INET : AF_INET6;
+		if (v4)
+			p.addr.v4 = r4->addr;
+		else
+			memcpy(p.addr.v6, r6->addr, 16);
+		json_array_append_new(
+			arr,
+			json_pack("{s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
+				  "type",
+				  FIB_NH_KIND(value) == FIB_KIND_PATHGRP ? "path_group" : "static",
+				  "next_hops", value_json(st, value)));
 	}
 	*data = json_pack("{s:o}", "routes", arr);
+	return 0;
+}
+
+/* `show fib ADDRESS`: what the data path's FIB lookup gives, and the route it comes from. */
+static int show_fib(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	struct cfg_addr a;
+	struct cfg_prefix p = { 0 };
+	uint64_t value = FIB_NH(FIB_KIND_NONE, 0);
+	bool found = false;
+	char buf[80] = "";
+
+	(void)argc;
+	if (config_parse_addr(argv[0], &a) != 0) {
+		snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", argv[0]);
+		return -EINVAL;
+	}
+	p.addr = a;
+	if (a.family == AF_INET) {
+		rte_fib_lookup_bulk(st->fib, &a.v4, &value, 1);
+		for (int len = 32; len >= 0 && !found; len--) {
+			uint32_t net = len ? a.v4 & ~0u << (32 - len) : 0;
+			if (fib_table_find4(&st->routes, net, (uint8_t)len) != NULL) {
+				p.addr.v4 = net;
+				p.len = (uint8_t)len;
+				found = true;
+			}
+		}
+	} else {
+		uint8_t ip[16];
+		memcpy(ip, a.v6, 16);
+		rte_fib6_lookup_bulk(st->fib6, &ip, &value, 1);
+		for (int len = 128; len >= 0 && !found; len--) {
+			const struct fib_route6 *r = fib_table_find6(&st->routes, a.v6,
+								     (uint8_t)len);
+			if (r != NULL) {
+				memcpy(p.addr.v6, r->addr, 16);
+				p.len = (uint8_t)len;
+				found = true;
+			}
+		}
+	}
+	static const char *const kinds[] = { "next_hop",   "ecmp",      "local", "none",
+					     "path_group", "broadcast", "kind6", "kind7" };
+	uint32_t kind = FIB_NH_KIND(value);
+	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || kind == FIB_KIND_PATHGRP
+			      ? value_json(st, (uint32_t)value)
+			      : json_array();
+	*data = json_pack("{s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
+			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "type", kinds[kind & 7],
+			  "value", (json_int_t)value, "next_hops", nhs);
 	return 0;
 }
 
@@ -117,6 +219,9 @@ static int fwd_show_start(void)
 {
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
 	ctl_register("show routes", "connected, local and static routes", show_routes);
+	ctl_register("show fib",
+		     "show fib ADDRESS: the FIB lookup of ADDRESS, as the data path does it",
+		     show_fib);
 	ctl_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
 	return 0;
 }

@@ -78,8 +78,7 @@ void mem_need(const struct vbrd_config *cfg, size_t page_size, struct mem_need *
 {
 	uint32_t nbw = (uint32_t)cfg->workers.nb_cores;
 	uint32_t elt = sizeof(struct rte_mbuf) + mem_mbuf_room(cfg);
-	struct rte_fib_conf fc;
-	struct rte_fib6_conf fc6;
+	struct fib_capacity cap;
 
 	need->nb_mbufs = mem_pool_mbufs(cfg, NULL);
 	need->mbufs = mem_mempool_size(need->nb_mbufs, elt, cfg->mempool.cache,
@@ -98,11 +97,11 @@ void mem_need(const struct vbrd_config *cfg, size_t page_size, struct mem_need *
 		      rte_rcu_qsbr_get_memsize(nbw) + ELEM_BYTES;
 	need->neighbors = (uint64_t)NEIGH_MAX * (sizeof(struct neigh) + sizeof(uint32_t)) +
 			  2 * ELEM_BYTES;
-	fwd_fib_conf(cfg, &fc);
-	fwd6_fib_conf(cfg, &fc6);
-	need->fib = fwd_fib_memsize(&fc, page_size) + fwd6_fib_memsize(&fc6, page_size);
+	/* one FIB pair: a reload changes it in place (pipeline/fib.h) */
+	fib_capacity_for_config(cfg, &cap);
+	need->fib = fib_pair_memsize(&cap, page_size);
 	need->eal = MEM_EAL_BASE_BYTES + (uint64_t)cfg->nb_ports * MEM_PORT_BYTES + MEM_SLACK_BYTES;
-	need->total = need->mbufs + need->indirect + need->rings + need->neighbors + 2 * need->fib +
+	need->total = need->mbufs + need->indirect + need->rings + need->neighbors + need->fib +
 		      need->eal;
 	need->total_mb = (uint32_t)((need->total + (1u << 20) - 1) >> 20);
 }
@@ -128,8 +127,9 @@ int mem_check(const struct vbrd_config *cfg, char *err, size_t errlen, struct me
 		snprintf(where, sizeof(where), "%s", cfg->file);
 	snprintf(err, errlen,
 		 "%s: eal.memory_mb: %u MiB%s is too small for this config: it needs at least "
-		 "%u MiB (packet mbufs %u x %u KiB = %u, indirect mbufs %u, FIB and FIB6 %u x 2 "
-		 "for a reload, neighbors %u, rings and workers %u, EAL and devices %u)",
+		 "%u MiB (packet mbufs %u x %u KiB = %u, indirect mbufs %u, FIB and FIB6 %u "
+		 "(changed in place by a reload), neighbors %u, rings and workers %u, EAL and "
+		 "devices %u)",
 		 where, cfg->eal.memory_mb, cfg->eal.line > 0 ? "" : " (the default)", n.total_mb,
 		 n.nb_mbufs, (n.mbuf_bytes + 1023) / 1024, mib(n.mbufs), mib(n.indirect),
 		 mib(n.fib), mib(n.neighbors), mib(n.rings), mib(n.eal));

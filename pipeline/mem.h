@@ -45,9 +45,9 @@ struct mem_need {
 	uint64_t indirect;   /* the indirect mempool */
 	uint64_t rings;      /* control/inject rings, workers, TX buffers, RCU */
 	uint64_t neighbors;  /* neighbor entries (the hash is in eal) */
-	uint64_t fib;        /* one forwarding state: FIB and FIB6 */
+	uint64_t fib;        /* the persistent FIB and FIB6 (pipeline/fib.h) */
 	uint64_t eal;        /* EAL, devices, neighbor hash, heap slack */
-	uint64_t total;      /* all of it, with a second forwarding state */
+	uint64_t total;      /* all of it (one FIB pair) */
 	uint32_t total_mb;   /* total in MiB, rounded up */
 };
 
@@ -85,8 +85,10 @@ uint32_t mem_pool_mbufs(const struct vbrd_config *cfg, uint32_t *needed);
 uint16_t mem_mbuf_room(const struct vbrd_config *cfg);
 
 /**
- * The EAL memory @p cfg needs to run and to take one reload, during which
- * the old and the new forwarding state (FIB and FIB6) both exist. The
+ * The EAL memory @p cfg needs to run and to take reloads: ONE FIB and FIB6,
+ * sized by fib_capacity_for_config(), since a reload changes them in place
+ * (pipeline/fib.h). A reload that outgrows them, or renumbers interfaces,
+ * builds a second pair only when memory allows, else it is refused. The
  * packet mempool, rings and neighbor table are not rebuilt by a reload.
  *
  * @param cfg        a loaded configuration

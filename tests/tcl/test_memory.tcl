@@ -1,20 +1,25 @@
 # eal.memory_mb, the memory vbrd runs in without hugepages, is checked
 # against what the config needs (pipeline/mem.c): the packet mempool, the
-# indirect one, rings and the neighbor table, and two forwarding states
-# (FIB and FIB6, a 64 MiB table each), because the old and the new state
-# live together during a reload. Below that, reloads used to fail one by one
-# with "cannot create FIB: Cannot allocate memory"; now --check-config and
-# start-up refuse the file and say how much it needs, and at that figure
-# vbrd runs and takes reloads.
+# indirect one, rings and the neighbor table, and ONE FIB and FIB6 (a
+# 64 MiB table each): a reload changes them in place (pipeline/fib.h).
+# Below that, --check-config and start-up refuse the file and say how much
+# it needs; at that figure vbrd runs and takes reloads, and a reload that
+# would need a second FIB (it outgrows the first) is refused, naming the
+# limit, with the running config kept.
 #
 # The config is the reported one: two af_packet ports of MTU 9000 with IPv6
-# addresses at 512 MiB. Each jumbo mbuf takes 20 KiB of 4 KiB pages.
+# addresses; it needed more than its 512 MiB when a reload built a second
+# FIB, and fits now: 400 MiB is too small. Each jumbo mbuf takes 20 KiB of
+# 4 KiB pages.
 
 lab_host h1 10.0.1.2/24 10.0.1.1 -mtu 9000
 lab_host h2 10.0.2.2/24 10.0.2.1 -mtu 9000
 
-proc mem_conf {mb} {
-    return [string map [list @mb@ $mb] {
+proc mem_conf {mb {routes ""}} {
+    if {$routes eq ""} {
+        set routes {{ prefix = "2001:db8:9::/48"; via = "2001:db8:1::2"; }}
+    }
+    return [string map [list @mb@ $mb @routes@ $routes] {
 ports = (
   { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; mtu = 9000; },
   { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; mtu = 9000; }
@@ -23,7 +28,7 @@ interfaces = (
   { name = "lan1"; port = "p1"; addresses = [ "10.0.1.1/24", "2001:db8:1::1/64" ]; },
   { name = "lan2"; port = "p2"; addresses = [ "10.0.2.1/24", "2001:db8:2::1/64" ]; }
 );
-routes = ( { prefix = "2001:db8:9::/48"; via = "2001:db8:1::2"; } );
+routes = ( @routes@ );
 eal = { hugepages = false;
         memory_mb = @mb@; };
 }]
@@ -57,10 +62,11 @@ proc assert_refused {mb args} {
 
 set need 0
 
-test {--check-config refuses memory_mb 512 with MTU 9000 and IPv6, saying how much it needs} {
-    set ::need [assert_refused 512 --check-config]
-    # the jumbo mbufs alone: 16383 x 20 KiB = 320 MiB; the states 2 x 128 MiB
-    assert_morethan $::need [expr {320 + 2 * 128}] "MiB needed"
+test {--check-config refuses memory_mb 400 with MTU 9000 and IPv6, saying how much it needs} {
+    set ::need [assert_refused 400 --check-config]
+    # the jumbo mbufs alone: 16383 x 20 KiB = 320 MiB; one FIB pair 128 MiB
+    assert_morethan $::need [expr {320 + 128}] "MiB needed"
+    assert_lessthan $::need 512 "MiB needed: the reported config fits its 512 MiB"
     note "needs $::need MiB"
 }
 
@@ -80,6 +86,23 @@ if {$need > 0} {
                 assert_equal $rc 0 "reload $i at $::need MiB: $out"
             }
             assert_equal [dict get [vbrctl show config] generation] [expr {$gen + 3}]
+            assert_ping h1 10.0.2.2 2
+        }
+
+        test {a reload that outgrows the FIB and has no memory for a second one is refused, naming the limit} {
+            # 300 /32s in distinct /24s: more tbl8 groups than the FIB's
+            # headroom (256); refused by the FIB sizing, or already by the
+            # memory check when the larger FIB tips the MiB figure over
+            set rs {}
+            for {set i 0} {$i < 300} {incr i} {
+                lappend rs "{ prefix = \"100.[expr {$i / 256}].[expr {$i % 256}].1/32\"; via = \"10.0.1.2\"; }"
+            }
+            set gen [dict get [vbrctl show config] generation]
+            vbrd_rewrite_config [mem_conf $::need [join $rs ",\n"]]
+            lassign [vbrctl_raw reload] rc out
+            assert_equal $rc 1 "reload past the FIB's capacity: $out"
+            assert_regexp {fib\.ipv4_tbl8.*cannot be allocated|eal\.memory_mb: \d+ MiB is too small} $out
+            assert_equal [dict get [vbrctl show config] generation] $gen
             assert_ping h1 10.0.2.2 2
         }
     }

@@ -733,14 +733,14 @@ static void include_size_bound(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, CFG_INCLUDE_MAX_BYTES + 1), 0);
 	close(fd);
-	assert_include_error("@include \"big.conf\"\n", 1, "larger than 16 MiB");
+	assert_include_error("@include \"big.conf\"\n", 1, "larger than 512 MiB");
 
 	fd = open(big, O_WRONLY | O_TRUNC);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, CFG_INCLUDE_MAX_BYTES / 2 + 1), 0);
 	close(fd);
 	assert_include_error("@include \"big.conf\"\n@include \"big.conf\"\n", 2,
-			     "the configuration and its includes are larger than 16 MiB");
+			     "the configuration and its includes are larger than 512 MiB");
 }
 
 /* ---- address and prefix parsing ----------------------------------------------- */
