@@ -39,7 +39,7 @@
 #include "pipeline/neigh.h"
 
 /* The tunnel's data-path service is not linked here; only its binding is. */
-const struct local_service tunnel_service = { "tunnel", NULL };
+const struct local_service tunnel_service = { .name = "tunnel" };
 
 static uint16_t port_ids[2];
 static struct rte_rcu_qsbr *qsv; /* no reader registered: a grace period is immediate */
