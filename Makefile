@@ -45,6 +45,7 @@ unit: build
 
 bench: deps build
 	./tests/perf/bench.sh
+	./tests/perf/scale.sh
 
 # -O2 -g: sanitizer reports with file:line; see meson.build for the two
 # gcc warnings turned off in this build only.
