@@ -37,6 +37,10 @@
 #include "pipeline/neigh.h"
 #include "pipeline/port.h"
 #include "app/vbrd.h"
+
+/* Longest wait of the idle control loop, ms: how long a packet punted to an
+ * idle control thread (ARP, ND, resolution) may wait for it. */
+#define CONTROL_IDLE_WAIT_MAX_MS 5u
 #include "app/watchdog.h"
 #include "pipeline/worker.h"
 
@@ -325,9 +329,15 @@ int main(int argc, char **argv)
 	       port_count(), st->nb_ifaces, dp.nb_workers, app.socket);
 	fflush(stdout);
 
-	unsigned busy = 0;
+	/* The control thread polls what the workers punt (no fd can wake it).
+	 * Busy, it does not wait; idle, its wait grows from 1 ms to
+	 * CONTROL_IDLE_WAIT_MAX_MS, so that an idle appliance does not pay
+	 * 1000 wake-ups a second (~4% of a core here, mostly the kernel's
+	 * context switch), and a punted packet waits at most that long. */
+	unsigned busy = 0, idle = 0;
 	while (!quit) {
-		ev_run_once(busy ? 0 : 1);
+		int wait_ms = busy ? 0 : 1 + (int)RTE_MIN(idle / 16, CONTROL_IDLE_WAIT_MAX_MS - 1u);
+		idle = ev_run_once(wait_ms) > 0 || busy ? 0 : idle + 1;
 		busy = modules_poll(control_now_ms());
 	}
 
