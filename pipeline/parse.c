@@ -102,15 +102,6 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
 	return true;
 }
 
-uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip)
-{
-	uint32_t h = rte_hash_crc_4byte(ip->src, 0x5bd1e995);
-	h = rte_hash_crc_4byte(ip->dst, h);
-	h = rte_hash_crc_4byte((uint32_t)ip->sport << 16 | ip->dport, h);
-	h = rte_hash_crc_4byte(ip->proto, h);
-	return h ^ (h >> 16);
-}
-
 uint16_t inet_checksum(const void *p, uint32_t len)
 {
 	uint16_t s = rte_raw_cksum(p, len);

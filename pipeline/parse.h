@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_hash_crc.h>
+
 #include "core/drop.h"
 
 #define ETHERTYPE_IPV4 0x0800
@@ -112,7 +114,15 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
  * Hash of the 5-tuple for ECMP next-hop choice (RFC 2992): the same flow
  * always gets the same value, different flows spread evenly.
  */
-uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip);
+static inline uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip)
+{
+	uint32_t h = rte_hash_crc_4byte(ip->src, 0x5bd1e995);
+
+	h = rte_hash_crc_4byte(ip->dst, h);
+	h = rte_hash_crc_4byte((uint32_t)ip->sport << 16 | ip->dport, h);
+	h = rte_hash_crc_4byte(ip->proto, h);
+	return h ^ (h >> 16);
+}
 
 /**
  * Internet checksum (RFC 1071) of @p len bytes, folded and complemented:

@@ -10,6 +10,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+#include "pipeline/fast4.h"
 #include "pipeline/parse.h"
 #include "pipeline/local.h"
 #include "pipeline/parse6.h"
@@ -236,7 +237,8 @@ static bool tunnel_input_fast(struct worker *w, const struct fwd_state *st, stru
 		if (t->udp_port == dport && t->vni == vni && t->type == CFG_TUNNEL_VXLAN &&
 		    t->remote.family == AF_INET && t->remote.v4 == src) {
 			rte_pktmbuf_adj(m, 34 + 8 + 8);
-			worker_input_decapped(w, st, m, t->iface);
+			if (!fast4_decap_queue(w, m, t->iface))
+				worker_input_decapped(w, st, m, t->iface);
 			return true;
 		}
 	}

@@ -18,6 +18,7 @@
 
 #include "pipeline/icmp.h"
 #include "pipeline/ip6.h"
+#include "pipeline/fast4.h"
 #include "pipeline/l2.h"
 #include "pipeline/output.h"
 #include "pipeline/local.h"
@@ -32,46 +33,6 @@ DROP_REASON(drop_unknown_ethertype, "eth", "unknown_ethertype",
 DROP_REASON(drop_unknown_vlan, "eth", "unknown_vlan", "no interface for this port and VLAN");
 DROP_REASON(drop_not_for_us, "eth", "not_for_us", "unicast frame to another MAC");
 
-/*
- * The fast test of the common IPv4 packet: an untagged IPv4 frame to the
- * port's untagged interface's MAC, a 20-byte header without options, in
- * one segment that holds the whole datagram (Ethernet padding after it is
- * trimmed when the packet passes), a right checksum (or
- * one the port verified), not a fragment, TTL above 1, and neither source
- * nor destination martian (RFC 1812 §5.2.2, §5.3.7). Such a packet needs
- * none of the per-packet context the general path builds: it is routed
- * from its destination alone. Anything else takes the general path
- * (classify()), which makes every check again and names the drop reason.
- */
-static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_mac,
-			    uint64_t mac_mask, bool csum_ok)
-{
-	uint64_t dmac;
-	uint16_t type, total;
-
-	memcpy(&dmac, p, 8);
-	memcpy(&type, p + 12, 2);
-	memcpy(&total, p + 16, 2);
-	if (((dmac ^ in_mac) & mac_mask) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) ||
-	    p[14] != 0x45)
-		return false;
-	total = rte_be_to_cpu_16(total);
-	if (m->data_len != m->pkt_len || m->pkt_len < 14u + total || total < 20)
-		return false;
-	uint16_t frag;
-	memcpy(&frag, p + 20, 2);
-	if ((frag & RTE_BE16(0x3fff)) != 0 || p[22] <= 1)
-		return false;
-	/* first octets of source and destination: 0, 127 and 224..255 are martian */
-	uint8_t s = p[26], d = p[30];
-	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
-		return false;
-	if (!csum_ok && ipv4_hdr_sum20(p + 14) != 0)
-		return false;
-	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding */
-	m->data_len = m->pkt_len = 14u + total;
-	return true;
-}
 
 static void decap_flush(struct worker *w, const struct fwd_state *st);
 
@@ -84,25 +45,16 @@ void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct 
 	const struct drop_reason *why;
 	uint64_t nh;
 
-	/* The common packet waits for the burst's end (its RX counted there);
-	 * the inner destination MAC is the tunnel's own: not checked. */
-	uint32_t rx_len = m->pkt_len; /* as received: padding counts */
-	if (likely(w->decap.n < WORKER_MAX_BURST) && fast4_ok(p, m, 0, 0, false)) {
-		uint32_t d;
-		memcpy(&d, p + 30, 4);
-		w->decap.rx_len[w->decap.n] = rx_len;
-		w->decap.dst[w->decap.n] = rte_be_to_cpu_32(d);
-		w->decap.iface[w->decap.n] = iface;
-		w->decap.pkts[w->decap.n++] = m;
+	/* The common packet waits for the burst's end (its RX counted there). */
+	if (likely(fast4_decap_queue(w, m, iface)))
 		return;
-	}
 	/* a packet of the general path after queued ones of its tunnel: they go first */
 	if (w->decap.n)
 		decap_flush(w, st);
 	c.iface = iface;
 	c.decapped = true;
 	w->stats.iface[in->slot].rx_packets++;
-	w->stats.iface[in->slot].rx_bytes += rx_len;
+	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m); /* fast4_ok() failed: untrimmed */
 	if (unlikely(!parse_l2(p, rte_pktmbuf_data_len(m), &c.l2, &why))) {
 		worker_drop(w, m, why);
 		return;

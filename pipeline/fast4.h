@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fast path's test of a received IPv4 frame and the queue of
+ * decapsulated ones (worker.c, and tunnel_input.c's decapsulation fast
+ * path, which inlines them).
+ */
+#ifndef VBRD_FAST4_H
+#define VBRD_FAST4_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include "pipeline/parse.h"
+#include "pipeline/worker.h"
+
+/**
+ * The fast test of the common IPv4 packet: an untagged IPv4 frame to the
+ * port's untagged interface's MAC, a 20-byte header without options, in
+ * one segment that holds the whole datagram, a right checksum (or one the
+ * port verified), not a fragment, TTL above 1, and neither source nor
+ * destination martian (RFC 1812 §5.2.2, §5.3.7). Such a packet needs none
+ * of the per-packet context the general path builds: it is routed from its
+ * destination alone. Anything else takes the general path (worker.c
+ * classify()), which makes every check again and names the drop reason.
+ *
+ * @param p         the frame (rte_pktmbuf_mtod(@p m))
+ * @param m         its mbuf; when the test passes, Ethernet padding after
+ *                  the datagram is trimmed (IEEE 802.3 §3.2.8)
+ * @param in_mac    the interface's MAC, first byte in the lowest byte
+ * @param mac_mask  0xffffffffffff to check the destination MAC, 0 not to
+ *                  (a decapsulated frame)
+ * @param csum_ok   the port verified the header checksum
+ * @return          true when the packet may take the fast path
+ */
+static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_mac,
+			    uint64_t mac_mask, bool csum_ok)
+{
+	uint64_t dmac;
+	uint16_t type, total;
+
+	memcpy(&dmac, p, 8);
+	memcpy(&type, p + 12, 2);
+	memcpy(&total, p + 16, 2);
+	if (((dmac ^ in_mac) & mac_mask) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) ||
+	    p[14] != 0x45)
+		return false;
+	total = rte_be_to_cpu_16(total);
+	if (m->data_len != m->pkt_len || m->pkt_len < 14u + total || total < 20)
+		return false;
+	uint16_t frag;
+	memcpy(&frag, p + 20, 2);
+	if ((frag & RTE_BE16(0x3fff)) != 0 || p[22] <= 1)
+		return false;
+	/* first octets of source and destination: 0, 127 and 224..255 are martian */
+	uint8_t s = p[26], d = p[30];
+	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
+		return false;
+	if (!csum_ok && ipv4_hdr_sum20(p + 14) != 0)
+		return false;
+	/* Ethernet pads short frames (IEEE 802.3 §3.2.8): drop the padding */
+	m->data_len = m->pkt_len = 14u + total;
+	return true;
+}
+
+/**
+ * Queue a decapsulated frame that passes fast4_ok() (its inner destination
+ * MAC is the tunnel's own, not checked) for routing at the end of the
+ * burst, with the others (worker.decap); the RX counters of @p iface are
+ * summed there.
+ *
+ * @param iface  the tunnel interface it came out of
+ * @return       false, with @p m untouched, when it is not such a frame or
+ *               the queue is full: worker_input_decapped() takes it
+ */
+static inline bool fast4_decap_queue(struct worker *w, struct rte_mbuf *m, uint16_t iface)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t rx_len = m->pkt_len; /* as received: padding counts */
+	unsigned n = w->decap.n;
+
+	if (unlikely(n >= WORKER_MAX_BURST) || !fast4_ok(p, m, 0, 0, false))
+		return false;
+	uint32_t d;
+	memcpy(&d, p + 30, 4);
+	w->decap.rx_len[n] = rx_len;
+	w->decap.dst[n] = rte_be_to_cpu_32(d);
+	w->decap.iface[n] = iface;
+	w->decap.pkts[n] = m;
+	w->decap.n = (uint16_t)(n + 1);
+	return true;
+}
+
+#endif
