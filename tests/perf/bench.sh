@@ -8,8 +8,12 @@
 #
 # and for the scale scenarios (issue 7), which compare vbrd with itself:
 #
-#   bench: ipv4-64-fib1m vbrd MPPS Mpps CYCLES cycles/pkt small-table MPPS Mpps ratio R (target >= 0.95)
-#   bench: ipv4-64-flows100k vbrd MPPS Mpps CYCLES cycles/pkt 1000 flows MPPS Mpps ratio R (target >= 0.85)
+#   bench: ipv4-64-fib1m vbrd MPPS Mpps CYCLES cycles/pkt one-route table, same packets MPPS Mpps ratio R (target >= 0.95)
+#   bench: ipv4-64-flows100k vbrd MPPS Mpps CYCLES cycles/pkt 1000 flows, same number of frames MPPS Mpps ratio R (target >= 0.85)
+#
+# (each against vbrd on the same replay with one route, or with 1000 flows
+# in as many frames: what changes is the table or the flows, not net_pcap's
+# footprint, which alone costs more cycles the larger its pcap)
 #   bench: ipv4-64-2workers vbrd MPPS Mpps (1 worker MPPS Mpps) scaling raw S per-core S (target >= 1.9)
 #
 # where MPPS is the median packets/s leaving the null port, CYCLES is
@@ -309,6 +313,7 @@ path_groups = (
 		tunnels="tunnels = (
   { name = \"from-region\"; type = \"vxlan\"; vni = $VNI; local = \"$DECAP_LOCAL\"; remote = \"$DECAP_REMOTE\"; }
 );" ;;
+	fibsmall) ;;  # ipv4-64-fib1m's packets through a one-route table
 	fib)
 		# "out" also has an IPv6 subnet, for the IPv6 routes' gateway.
 		out_addr="addresses = [ \"10.1.0.1/24\", \"$OUT_ADDR6\" ];"
@@ -320,6 +325,10 @@ path_groups = (
 		# pcapgen fib's routes list, next to this file (vbrd resolves
 		# @include in the top file's directory)
 		routes='@include "fib-routes.conf"'
+	elif [ "$kind" = fibsmall ]; then
+		routes="routes = (
+  { prefix = \"0.0.0.0/0\"; $route }
+);"
 	else
 		routes="routes = (
   { prefix = \"198.18.0.0/16\"; $route }
@@ -480,23 +489,16 @@ median() {  # median of the arguments
 # of the same bench run: ipv4-64 runs first whenever one of them is chosen.
 SCALE_SCENARIOS="ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers"
 ALL_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap $SCALE_SCENARIOS"
-scale=0
 for scen in $SCENARIOS; do
 	grep -qw -- "$scen" <<<"$ALL_SCENARIOS" ||
 		die "unknown scenario '$scen' (${ALL_SCENARIOS// /, })"
-	grep -qw -- "$scen" <<<"$SCALE_SCENARIOS" && scale=1
 done
-if [ "$scale" = 1 ]; then
-	grep -qw ipv4-64 <<<"$SCENARIOS" || log "ipv4-64 added: the ipv4-64-* scenarios compare with it"
-	SCENARIOS="ipv4-64 $(tr ' ' '\n' <<<"$SCENARIOS" | grep -vx ipv4-64 | tr '\n' ' ')"
-fi
 
 # Expected cost of one run of a scenario, seconds: the time budget is
 # shared out by it.
 run_cost() {
 	case $1 in
-	ipv4-64-fib1m) echo $((SECONDS_PER_RUN + 3 + FIB_ROUTES / 40000)) ;;   # start-up
-	ipv4-64-flows100k) echo $((SECONDS_PER_RUN + 3)) ;;                       # vbrd only
+	ipv4-64-fib1m) echo $((2 * SECONDS_PER_RUN + 6 + FIB_ROUTES / 200000)) ;;  # start-up
 	*) echo $((2 * SECONDS_PER_RUN + 5)) ;;                                   # two programs
 	esac
 }
@@ -536,7 +538,7 @@ for scen in $SCENARIOS; do
 	COST_DONE=$((COST_DONE + $(run_cost "$scen")))
 	scen_budget=$(( BUDGET_S * COST_DONE / COST_ALL ))
 	pcap=$TMP/$scen.pcap
-	in_dev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
+	in_dev="net_pcap0,rx_pcap=$pcap,infinite_rx=1" alt_dev="" altkind=""
 	peer=l3fwd start_s=15 frames=$PACKETS   # frames: in all the pcaps of "in"
 	case $scen in
 	ipv4-64)          kind=route; pcap_flows "$pcap" 64 ;;
@@ -554,7 +556,7 @@ for scen in $SCENARIOS; do
 		# FIB_ROUTES IPv4 + FIB_ROUTES6 IPv6 routes via the "out"
 		# gateways; FIB_PACKETS 64-byte frames, one per destination,
 		# spread over the IPv4 routes.
-		kind=fib peer=ipv4-64 what=small-table target=0.95 start_s=60 frames=$FIB_PACKETS
+		kind=fib peer=alt altkind=fibsmall what="one-route table, same packets" target=0.95 start_s=60 frames=$FIB_PACKETS
 		log "$scen: generating $FIB_ROUTES IPv4 + $FIB_ROUTES6 IPv6 routes"
 		"$PCAPGEN" fib "$pcap" --conf "$TMP/fib-routes.conf" --routes "$FIB_ROUTES" \
 			--routes6 "$FIB_ROUTES6" --via 10.1.0.2 --via6 $VIA6 --packets "$FIB_PACKETS" \
@@ -562,11 +564,17 @@ for scen in $SCENARIOS; do
 			>"$TMP/fib.out" 2>"$TMP/fib.err" || { cat "$TMP/fib.err" >&2; die "pcapgen fib failed"; }
 		sed 's/^pcapgen: /bench:   /' "$TMP/fib.err" >&2 ;;
 	ipv4-64-flows100k)
-		# BIG_FLOWS flows, one frame each, over the small table's /16
-		kind=route peer=ipv4-64 what="$FLOWS flows" target=0.85 frames=$BIG_FLOWS
+		# BIG_FLOWS flows, one frame each, over the small table's /16;
+		# against FLOWS flows in as many frames (the same replay
+		# footprint for net_pcap, whose cost grows with its pcap)
+		kind=route peer=alt altkind=route what="$FLOWS flows, same number of frames" target=0.85 frames=$BIG_FLOWS
 		"$PCAPGEN" flows "$pcap" --flows "$BIG_FLOWS" --packets "$BIG_FLOWS" --size 64 \
 			--dst-mac $DUT_MAC --dst-net 198.18.0.0/16 --src-net $SRC_NET 2>/dev/null ||
-			die "pcapgen failed for $scen" ;;
+			die "pcapgen failed for $scen"
+		"$PCAPGEN" flows "$TMP/$scen-few.pcap" --flows "$FLOWS" --packets "$BIG_FLOWS" --size 64 \
+			--dst-mac $DUT_MAC --dst-net 198.18.0.0/16 --src-net $SRC_NET 2>/dev/null ||
+			die "pcapgen failed for $scen"
+		alt_dev="net_pcap0,rx_pcap=$TMP/$scen-few.pcap,infinite_rx=1" ;;
 	ipv4-64-2workers)
 		# one net_pcap port, two RX queues (one rx_pcap each: net_pcap
 		# has no RSS), one worker per queue; against one worker polling
@@ -576,11 +584,11 @@ for scen in $SCENARIOS; do
 		pcap_flows "$TMP/$scen-2.pcap" 64 --src-net $SRC_NET2
 		in_dev="net_pcap0,rx_pcap=$pcap,rx_pcap=$TMP/$scen-2.pcap,infinite_rx=1" ;;
 	esac
-	case $scen in
-	ipv4-64-fib1m|ipv4-64-flows100k|ipv4-64-2workers)
-		[ -n "$BASE_CY" ] || die "$scen: no ipv4-64 figure to compare with" ;;
-	esac
-	if [ "$peer" = 1worker ]; then
+	[ "$peer" != ipv4-64 ] || [ -n "$BASE_CY" ] || die "$scen: no ipv4-64 figure to compare with"
+	if [ "$peer" = alt ]; then
+		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
+		vbrd_conf "$scen-alt" "$altkind" "${alt_dev:-$in_dev}" "$CORE" "$(mbufs_for "$frames")"
+	elif [ "$peer" = 1worker ]; then
 		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE, $CORE2" "$(mbufs_for "$frames")"
 		vbrd_conf "$scen-1w" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
 	else
@@ -617,6 +625,7 @@ for scen in $SCENARIOS; do
 		case $peer in
 		l3fwd)   run_l3fwd "$scen" "$pcap" "$run" ;;
 		1worker) run_vbrd "$scen-1w" "$run" "$kind" ;;
+		alt)     run_vbrd "$scen-alt" "$run" "$altkind" ;;
 		*)       PPS=$BASE_PPS CORES="" ;;
 		esac
 		if [ -n "$CORES" ]; then
@@ -642,7 +651,7 @@ for scen in $SCENARIOS; do
 		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v m="$MODE_TEXT" 'BEGIN {
 			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt l3fwd %.2f Mpps ratio %.2f %s\n",
 				s, v / 1e6, vc, l / 1e6, lc / vc, m }')") ;;
-	ipv4-64)
+	alt|ipv4-64)
 		# a table or flow count other than the scenario's name says
 		if [ "$kind" = fib ] && [ "$FIB_ROUTES/$FIB_ROUTES6" != 1000000/200000 ]; then
 			what="$what (here $FIB_ROUTES + $FIB_ROUTES6 routes)"
