@@ -45,8 +45,7 @@ static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_ma
 	memcpy(&dmac, p, 8);
 	memcpy(&type, p + 12, 2);
 	memcpy(&total, p + 16, 2);
-	if (((dmac ^ in_mac) & mac_mask) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) ||
-	    p[14] != 0x45)
+	if (((dmac ^ in_mac) & mac_mask) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) || p[14] != 0x45)
 		return false;
 	total = rte_be_to_cpu_16(total);
 	if (m->data_len != m->pkt_len || m->pkt_len < 14u + total || total < 20)

@@ -55,8 +55,8 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 		ih->packet_id = rte_cpu_to_be_16(w->ip_id++);
 		/* the template's sum plus the three fields just written (RFC 1071:
 		 * the sum is order-independent, so each word is added once) */
-		uint32_t sum = p->ip4_sum + rte_cpu_to_be_16((uint16_t)tos) +
-			       ih->total_length + ih->packet_id;
+		uint32_t sum = p->ip4_sum + rte_cpu_to_be_16((uint16_t)tos) + ih->total_length +
+			       ih->packet_id;
 		ih->hdr_checksum = (uint16_t)~__rte_raw_cksum_reduce(sum);
 		/* UDP checksum zero over IPv4 (RFC 7348 §5) */
 		mac = atomic_load_explicit(&p->mac, memory_order_acquire);

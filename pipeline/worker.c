@@ -33,7 +33,6 @@ DROP_REASON(drop_unknown_ethertype, "eth", "unknown_ethertype",
 DROP_REASON(drop_unknown_vlan, "eth", "unknown_vlan", "no interface for this port and VLAN");
 DROP_REASON(drop_not_for_us, "eth", "not_for_us", "unicast frame to another MAC");
 
-
 static void decap_flush(struct worker *w, const struct fwd_state *st);
 
 void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -54,7 +53,8 @@ void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct 
 	c.iface = iface;
 	c.decapped = true;
 	w->stats.iface[in->slot].rx_packets++;
-	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m); /* fast4_ok() failed: untrimmed */
+	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(
+		m); /* fast4_ok() failed: untrimmed */
 	if (unlikely(!parse_l2(p, rte_pktmbuf_data_len(m), &c.l2, &why))) {
 		worker_drop(w, m, why);
 		return;

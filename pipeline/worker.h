@@ -56,8 +56,8 @@ struct worker {
 	 * test, routed together once the burst is done (one FIB lookup). */
 	struct {
 		uint16_t n;
-		uint16_t iface[WORKER_MAX_BURST]; /* their tunnel interface */
-		uint32_t dst[WORKER_MAX_BURST];   /* host order */
+		uint16_t iface[WORKER_MAX_BURST];  /* their tunnel interface */
+		uint32_t dst[WORKER_MAX_BURST];    /* host order */
 		uint32_t rx_len[WORKER_MAX_BURST]; /* bytes as received (with padding) */
 		struct rte_mbuf *pkts[WORKER_MAX_BURST];
 	} decap;

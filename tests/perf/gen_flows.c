@@ -44,7 +44,9 @@ int flows_check(const struct pcapgen_opts *opts)
 	}
 	lcm = 60000ull * opts->src_hosts / a;
 	if (opts->flows == 0 || opts->flows > lcm) {
-		fprintf(stderr, "pcapgen: --flows must be 1..%llu with this --src-net (distinct 5-tuples)\n",
+		fprintf(stderr,
+			"pcapgen: --flows must be 1..%llu with this --src-net (distinct "
+			"5-tuples)\n",
 			(unsigned long long)lcm);
 		return -EINVAL;
 	}
