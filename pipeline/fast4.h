@@ -42,6 +42,9 @@ static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_ma
 	uint64_t dmac;
 	uint16_t type, total;
 
+	/* nothing is read past the frame: Ethernet and IPv4 headers first */
+	if (unlikely(m->data_len < 14 + 20))
+		return false;
 	memcpy(&dmac, p, 8);
 	memcpy(&type, p + 12, 2);
 	memcpy(&total, p + 16, 2);

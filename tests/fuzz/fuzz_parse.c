@@ -12,7 +12,12 @@
  *     ends past 65535 bytes (offset * 8 + payload, RFC 791 §3.2); ports are 0
  *     unless a first-fragment UDP/TCP datagram holds 4 bytes of them;
  *   - inet_checksum agrees with a textbook RFC 1071 sum;
- *   - flow_hash_ipv4 is a function of the 5-tuple only.
+ *   - flow_hash_ipv4 is a function of the 5-tuple only;
+ *   - the fast path's test (pipeline/fast4.h fast4_ok) accepts only frames
+ *     the general path would route the same way: parse_l2 and parse_ipv4
+ *     accept them (untagged, 20-byte header, not a fragment), TTL above 1,
+ *     no martian address (ip4.c), and the padding it trims is exactly what
+ *     ip4_input_check trims.
  * Each header is also parsed from a copy of exactly its length, so a read
  * past the end is an ASan heap overflow, not a silent read of the next bytes.
  */
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/fast4.h"
 #include "pipeline/parse.h"
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
@@ -99,6 +105,41 @@ static void check_ipv4(const uint8_t *p, uint32_t len, bool csum_ok)
 	CHECK(flow_hash_ipv4(&ip) == flow_hash_ipv4(&same));
 }
 
+/* RFC 1812 §5.3.7 as ip4.c martian() has it */
+static bool ref_martian(uint32_t a)
+{
+	uint8_t o = (uint8_t)(a >> 24);
+
+	return o == 0 || o == 127 || o >= 224;
+}
+
+/* fast4_ok() against the general path's parsers, on a one-segment mbuf */
+static void check_fast4(const uint8_t *data, size_t size)
+{
+	struct rte_mbuf m;
+	uint64_t mac = 0;
+
+	if (size < 6 || size > UINT16_MAX)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.data_len = (uint16_t)size;
+	m.pkt_len = (uint32_t)size;
+	m.nb_segs = 1;
+	memcpy(&mac, data, 6); /* to us: the check of the MAC passes */
+	if (!fast4_ok(data, &m, mac, 0xffffffffffffull, false))
+		return;
+
+	struct pkt_l2 l2;
+	struct pkt_ipv4 ip;
+	const struct drop_reason *why = NULL;
+	CHECK(parse_l2(data, (uint32_t)size, &l2, &why));
+	CHECK(l2.ethertype == ETHERTYPE_IPV4 && l2.l2_len == 14 && l2.vlan == 0);
+	CHECK(parse_ipv4(data + 14, (uint32_t)size - 14, false, &ip, &why));
+	CHECK(ip.hdr_len == 20 && !ip.fragment && ip.ttl > 1);
+	CHECK(!ref_martian(ip.src) && !ref_martian(ip.dst));
+	CHECK(m.pkt_len == 14u + ip.total_len && m.data_len == m.pkt_len);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -141,6 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_ipv4(l3, l3len, true);
 		free(l3);
 	}
+
+	check_fast4(data, size);
 
 	/* the raw input as an IPv4 header too (tunnel decap re-parses inner headers) */
 	check_ipv4(data, (uint32_t)size, false);
