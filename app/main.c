@@ -166,6 +166,12 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 		ARG("--no-huge");
 		ARG("-m");
 		ARG("%u", cfg->eal.memory_mb);
+	} else {
+		/* Each hugepage file is unlinked once mapped: its pages go back
+		 * to the pool when vbrd exits, however it exits (EAL leaves the
+		 * files in hugetlbfs otherwise, 2 MiB each, until removed by
+		 * hand). vbrd has no secondary processes that would need them. */
+		ARG("--huge-unlink");
 	}
 	for (int i = 0; i < cfg->nb_ports; i++) {
 		const char *opt = port_eal_option(cfg->ports[i].devargs);
