@@ -35,6 +35,8 @@ DROP_REASON(drop_tunnel_bad_vni, "tunnel", "tunnel_bad_vni",
 DROP_REASON(drop_ecn_not_ect, "tunnel", "ecn_not_ect",
 	    "outer CE over a not-ECT inner packet (RFC 6040 §4.2)");
 DROP_REASON(drop_no_path, "tunnel", "no_path", "path group has no usable path");
+DROP_REASON(drop_tunnel_inner_vlan, "tunnel", "tunnel_inner_vlan",
+	    "decapsulated frame with an 802.1Q tag (RFC 7348 §6.1: discarded)");
 
 #define ECN_MASK    0x03
 #define ECN_NOT_ECT 0x00
@@ -74,9 +76,18 @@ static bool ecn_decap(uint8_t *inner, uint32_t avail, uint16_t ethertype, uint8_
 		if (ecn == ECN_NOT_ECT)
 			return false;
 		if (ecn != ECN_CE) {
+			/* RFC 1624 §3 (eqn. 3), HC' = ~(~HC + ~m + m'), over the
+			 * 16-bit word of version/IHL and TOS: a header whose
+			 * checksum was wrong stays wrong, and is dropped as
+			 * bad_checksum when the inner packet is checked. */
+			uint16_t old_w, new_w;
+			memcpy(&old_w, inner, 2);
 			ih->type_of_service |= ECN_CE;
-			ih->hdr_checksum = 0;
-			ih->hdr_checksum = rte_ipv4_cksum(ih);
+			memcpy(&new_w, inner, 2);
+			uint32_t sum = (uint16_t)~ih->hdr_checksum + (uint32_t)(uint16_t)~old_w + new_w;
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			ih->hdr_checksum = (uint16_t)~sum;
 		}
 	} else if (ethertype == ETHERTYPE_IPV6 && avail >= 40) {
 		/* traffic class straddles bytes 0 and 1: ECN is bits 4..5 of byte 1 */
@@ -186,6 +197,12 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 
 	uint32_t strip = l4_off + 8 + hdr_len;
 	uint8_t *inner_eth = udp + 8 + hdr_len;
+	/* RFC 7348 §6.1: a decapsulated frame with an inner VLAN tag SHOULD be
+	 * discarded; vbrd maps no VLAN inside a tunnel */
+	if (rd16(inner_eth + 12) == ETHERTYPE_VLAN) {
+		worker_drop(w, m, &drop_tunnel_inner_vlan);
+		return true;
+	}
 	uint32_t inner_avail = l4_len - 8 - hdr_len - TUNNEL_INNER_L2;
 	if (!ecn_decap(inner_eth + TUNNEL_INNER_L2, inner_avail, rd16(inner_eth + 12), outer_ecn)) {
 		worker_drop(w, m, &drop_ecn_not_ect);
@@ -215,7 +232,7 @@ static void tunnel_local_input(struct worker *w, const struct fwd_state *st, str
 /*
  * The common VXLAN packet over IPv4, from the fast path: UDP length equal
  * to the IP payload, no UDP checksum (RFC 7348 §5 sends zero), I flag
- * set, a configured remote and VNI, no CE mark. Anything else returns
+ * set, a configured remote and VNI, no CE mark, an untagged inner frame. Anything else returns
  * false and gets tunnel_decap()'s full checks.
  */
 static bool tunnel_input_fast(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -227,7 +244,8 @@ static bool tunnel_input_fast(struct worker *w, const struct fwd_state *st, stru
 
 	(void)iface;
 	if (l4_len < 8 + 8 + TUNNEL_INNER_L2 || rd16(udp + 4) != l4_len || rd16(udp + 6) != 0 ||
-	    !(th[0] & 0x08) || (ip[1] & ECN_MASK) == ECN_CE)
+	    !(th[0] & 0x08) || (ip[1] & ECN_MASK) == ECN_CE ||
+	    rd16(th + 8 + 12) == ETHERTYPE_VLAN)
 		return false;
 
 	uint16_t dport = rd16(udp + 2);
