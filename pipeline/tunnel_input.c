@@ -84,7 +84,8 @@ static bool ecn_decap(uint8_t *inner, uint32_t avail, uint16_t ethertype, uint8_
 			memcpy(&old_w, inner, 2);
 			ih->type_of_service |= ECN_CE;
 			memcpy(&new_w, inner, 2);
-			uint32_t sum = (uint16_t)~ih->hdr_checksum + (uint32_t)(uint16_t)~old_w + new_w;
+			uint32_t sum = (uint16_t)~ih->hdr_checksum + (uint32_t)(uint16_t)~old_w +
+				       new_w;
 			sum = (sum & 0xffff) + (sum >> 16);
 			sum = (sum & 0xffff) + (sum >> 16);
 			ih->hdr_checksum = (uint16_t)~sum;
@@ -244,8 +245,7 @@ static bool tunnel_input_fast(struct worker *w, const struct fwd_state *st, stru
 
 	(void)iface;
 	if (l4_len < 8 + 8 + TUNNEL_INNER_L2 || rd16(udp + 4) != l4_len || rd16(udp + 6) != 0 ||
-	    !(th[0] & 0x08) || (ip[1] & ECN_MASK) == ECN_CE ||
-	    rd16(th + 8 + 12) == ETHERTYPE_VLAN)
+	    !(th[0] & 0x08) || (ip[1] & ECN_MASK) == ECN_CE || rd16(th + 8 + 12) == ETHERTYPE_VLAN)
 		return false;
 
 	uint16_t dport = rd16(udp + 2);
