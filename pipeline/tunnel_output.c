@@ -13,6 +13,7 @@
 #include <rte_memcpy.h>
 #include <rte_udp.h>
 
+#include "pipeline/fast4.h"
 #include "pipeline/icmp.h"
 #include "pipeline/icmp6.h"
 #include "pipeline/meta.h"
@@ -232,17 +233,7 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			break;
 
 		struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
-		struct pkt_ipv4 ip = {
-			.src = rte_be_to_cpu_32(ih->src_addr),
-			.dst = rte_be_to_cpu_32(ih->dst_addr),
-			.proto = ih->next_proto_id,
-		};
-		if ((ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP) &&
-		    m->pkt_len >= 14 + 20 + 4) {
-			const uint16_t *ports = (const uint16_t *)(ih + 1);
-			ip.sport = rte_be_to_cpu_16(ports[0]);
-			ip.dport = rte_be_to_cpu_16(ports[1]);
-		}
+		uint32_t hash = fast4_flow_hash(m);
 		ip4_ttl_decrement(ih);
 		uint8_t tos = ih->type_of_service;
 		uint32_t inner_len = m->pkt_len - 14;
@@ -258,7 +249,7 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(oh + 1);
 		uint16_t udp_len = (uint16_t)(p->hdr_len - p->l2_len - 20 + inner_len);
 
-		udp->src_port = rte_cpu_to_be_16(tunnel_source_port(p, flow_hash_ipv4(&ip)));
+		udp->src_port = rte_cpu_to_be_16(tunnel_source_port(p, hash));
 		udp->dgram_len = rte_cpu_to_be_16(udp_len);
 		*(uint16_t *)(h + p->hdr_len - 2) = RTE_BE16(RTE_ETHER_TYPE_IPV4);
 		oh->type_of_service = tos;

@@ -262,10 +262,15 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		uint64_t v = nh[i];
 
 		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
-			other[nb_other] = m;
-			other_nh[nb_other] = v;
-			other_pos[nb_other++] = (uint16_t)i;
-			continue;
+			if (FIB_NH_KIND(v) != FIB_KIND_ECMP) {
+				other[nb_other] = m;
+				other_nh[nb_other] = v;
+				other_pos[nb_other++] = (uint16_t)i;
+				continue;
+			}
+			/* ECMP: the member the flow hash picks, as ip4_forward() does;
+			 * from here on (the general path too) that member is the route */
+			v = FIB_NH(FIB_KIND_NEXTHOP, fwd_nexthop_select(st, v, fast4_flow_hash(m)));
 		}
 		/* consecutive packets of one route (the common case) reuse its
 		 * next hop's interface and MAC */
