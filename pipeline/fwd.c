@@ -132,6 +132,36 @@ static int nexthop4_value(uint16_t iface, uint32_t gw, uint32_t *value)
 	return 0;
 }
 
+int fwd_ecmp_value(const struct cfg_route *cr, uint32_t *value)
+{
+	uint16_t nh[CFG_MAX_ECMP];
+	int k, ret = 0;
+
+	for (k = 0; k < cr->nb_nexthops; k++) {
+		const struct cfg_nexthop *n = &cr->nexthops[k];
+		struct fib_nh_key key = { .family = cr->prefix.addr.family,
+					  .iface = (uint16_t)n->iface };
+
+		if (key.family == AF_INET)
+			key.gw = n->via.v4;
+		else
+			memcpy(key.gw6, n->via.v6, 16);
+		ret = fib_nexthop_get(&key);
+		if (ret < 0)
+			break;
+		nh[k] = (uint16_t)ret;
+	}
+	if (ret >= 0)
+		ret = fib_ecmp_get(nh, cr->nb_nexthops);
+	else
+		while (k-- > 0)
+			fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, nh[k]));
+	if (ret < 0)
+		return ret;
+	*value = FIB_NH(FIB_KIND_ECMP, (uint32_t)ret);
+	return 0;
+}
+
 void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc)
 {
 	struct fib_capacity cap;
@@ -422,24 +452,9 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 				last_value = value;
 			}
 		} else {
-			uint16_t nh[CFG_MAX_ECMP];
-			int k;
-			ret = 0;
-			for (k = 0; k < cr->nb_nexthops; k++) {
-				const struct cfg_nexthop *n = &cr->nexthops[k];
-				ret = nexthop4_value((uint16_t)n->iface, n->via.v4, &value);
-				if (ret < 0)
-					break;
-				nh[k] = (uint16_t)FIB_NH_INDEX(value);
-			}
-			if (ret == 0)
-				ret = fib_ecmp_get(nh, cr->nb_nexthops);
-			else
-				while (k-- > 0)
-					fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, nh[k]));
+			ret = fwd_ecmp_value(cr, &value);
 			if (ret < 0)
 				goto fail_ids;
-			value = FIB_NH(FIB_KIND_ECMP, (uint32_t)ret);
 		}
 		ret = fib_table_add4(t, cr->prefix.addr.v4, cr->prefix.len, value,
 				     FIB_ROUTE_STATIC);

@@ -229,6 +229,18 @@ void fwd_fib_conf(const struct vbrd_config *cfg, struct rte_fib_conf *fc);
 uint64_t fwd_fib_memsize(const struct rte_fib_conf *fc, size_t page_size);
 
 /**
+ * The FIB value of an ECMP route (RFC 2992): one reference on the stable id
+ * of its next-hop set (pipeline/fib.h), which holds one on each member's.
+ * Either family: the members' gateways are @p cr's family.
+ *
+ * @param cr     a route of 2..CFG_MAX_ECMP next hops
+ * @param value  FIB_NH(FIB_KIND_ECMP, id) on success
+ * @return       0, or the error of fib_nexthop_get() / fib_ecmp_get()
+ *               (no id left, no memory); nothing is held then
+ */
+int fwd_ecmp_value(const struct cfg_route *cr, uint32_t *value);
+
+/**
  * Free a state no worker can see any more: its route table's id
  * references, its share of the FIB pair (the last share frees the FIBs).
  */

@@ -183,24 +183,9 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			if (ret < 0)
 				goto fail;
 		} else {
-			uint16_t nh[CFG_MAX_ECMP];
-			int k;
-			ret = 0;
-			for (k = 0; k < cr->nb_nexthops; k++) {
-				const struct cfg_nexthop *n = &cr->nexthops[k];
-				ret = nexthop6_value((uint16_t)n->iface, n->via.v6, &value);
-				if (ret < 0)
-					break;
-				nh[k] = (uint16_t)FIB_NH_INDEX(value);
-			}
-			if (ret == 0)
-				ret = fib_ecmp_get(nh, cr->nb_nexthops);
-			else
-				while (k-- > 0)
-					fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, nh[k]));
+			ret = fwd_ecmp_value(cr, &value);
 			if (ret < 0)
 				goto fail;
-			value = FIB_NH(FIB_KIND_ECMP, (uint32_t)ret);
 		}
 		ret = fib_table_add6(t, cr->prefix.addr.v6, cr->prefix.len, value,
 				     FIB_ROUTE_STATIC);
