@@ -22,13 +22,6 @@ DROP_REASON_DECLARE(drop_control_ring_full);
 DROP_REASON_DECLARE(drop_no_mbuf);
 DROP_REASON_DECLARE(drop_no_headroom);
 
-/**
- * The egress point: buffer @p m for transmission on @p port by @p w; the
- * buffer goes to rte_eth_tx_burst() when full and at the end of each turn
- * of the poll loop (worker_tx_flush()). A full TX queue drops as tx_full.
- */
-static inline void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m);
-
 /** Transmit what @p w buffered for @p port now (a full buffer; the flush). */
 void worker_tx_send(struct worker *w, uint16_t port);
 
@@ -56,6 +49,11 @@ static inline void worker_tx_bulk(struct worker *w, uint16_t port, struct rte_mb
 	}
 }
 
+/**
+ * The egress point: buffer @p m for transmission on @p port by @p w; the
+ * buffer goes to rte_eth_tx_burst() when full and at the end of each turn
+ * of the poll loop (worker_tx_flush()). A full TX queue drops as tx_full.
+ */
 static inline void worker_tx(struct worker *w, uint16_t port, struct rte_mbuf *m)
 {
 	struct tx_buffer *b = &w->tx[port];
