@@ -10,6 +10,32 @@ lab_host h3 10.0.3.2/24 10.0.3.1
 
 set flows 200
 
+# Send COUNT datagrams of one flow (source port SPORT) from h1 to 10.30.0.7,
+# every other one with IP options when OPTIONS is 1; wait until h2 and h3
+# received them all, and return how many each got: {h2 h3}.
+proc flow_split {sport count options} {
+    set h2_0 [dict get [lab_link_stats h2] rx_packets]
+    set h3_0 [dict get [lab_link_stats h3] rx_packets]
+    lab_exec h1 /usr/bin/python3 -c [string map [list @SPORT@ $sport @N@ $count @OPT@ $options] {
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", @SPORT@))
+for i in range(@N@):
+    if @OPT@:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, b"\x01\x01\x01\x00" if i % 2 else b"")
+    s.sendto(b"y" * 64, ("10.30.0.7", 9))
+    time.sleep(0.002)
+}]
+    wait_for_condition 30 100 {
+        [dict get [lab_link_stats h2] rx_packets] - $h2_0 +
+        [dict get [lab_link_stats h3] rx_packets] - $h3_0 >= $count
+    } else {
+        fail "the $count datagrams of flow $sport did not arrive"
+    }
+    list [expr {[dict get [lab_link_stats h2] rx_packets] - $h2_0}] \
+        [expr {[dict get [lab_link_stats h3] rx_packets] - $h3_0}]
+}
+
 start_vbrd {conf {
 ports = (
   { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
@@ -67,24 +93,7 @@ routes = (
     }
 
     test {one flow sticks to one next hop} {
-        set h2_0 [dict get [lab_link_stats h2] rx_packets]
-        set h3_0 [dict get [lab_link_stats h3] rx_packets]
-        lab_exec h1 /usr/bin/python3 -c {
-import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("0.0.0.0", 31000))
-for i in range(50):
-    s.sendto(b"y" * 64, ("10.30.0.7", 9))
-    time.sleep(0.002)
-}
-        wait_for_condition 30 100 {
-            [dict get [lab_link_stats h2] rx_packets] - $h2_0 +
-            [dict get [lab_link_stats h3] rx_packets] - $h3_0 >= 50
-        } else {
-            fail "the 50 datagrams of one flow did not arrive"
-        }
-        set h2 [expr {[dict get [lab_link_stats h2] rx_packets] - $h2_0}]
-        set h3 [expr {[dict get [lab_link_stats h3] rx_packets] - $h3_0}]
+        lassign [flow_split 31000 50 0] h2 h3
         # All 50 on one side (a stray ARP refresh may add one or two).
         assert_true {min($h2, $h3) <= 2} "one flow split: h2 $h2, h3 $h3"
     }
@@ -95,25 +104,7 @@ for i in range(50):
         # Eight flows, one at a time: a hash that differed between the paths
         # would split a flow with probability 1/2 each, so 1/256 to miss.
         foreach sport {31001 31002 31003 31004 31005 31006 31007 31008} {
-            set h2_0 [dict get [lab_link_stats h2] rx_packets]
-            set h3_0 [dict get [lab_link_stats h3] rx_packets]
-            lab_exec h1 /usr/bin/python3 -c [string map [list @SPORT@ $sport] {
-import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("0.0.0.0", @SPORT@))
-for i in range(20):
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, b"\x01\x01\x01\x00" if i % 2 else b"")
-    s.sendto(b"z" * 64, ("10.30.0.7", 9))
-    time.sleep(0.001)
-}]
-            wait_for_condition 30 100 {
-                [dict get [lab_link_stats h2] rx_packets] - $h2_0 +
-                [dict get [lab_link_stats h3] rx_packets] - $h3_0 >= 20
-            } else {
-                fail "the 20 datagrams of flow $sport did not arrive"
-            }
-            set h2 [expr {[dict get [lab_link_stats h2] rx_packets] - $h2_0}]
-            set h3 [expr {[dict get [lab_link_stats h3] rx_packets] - $h3_0}]
+            lassign [flow_split $sport 20 1] h2 h3
             assert_true {min($h2, $h3) <= 2} "flow $sport split between the paths: h2 $h2, h3 $h3"
         }
     }
