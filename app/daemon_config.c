@@ -174,11 +174,12 @@ CONFIG_SECTION(mempool_section);
 
 static int eal_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
 {
-	static const char *const ekeys[] = { "hugepages", "memory_mb", NULL };
+	static const char *const ekeys[] = { "hugepages", "memory_mb", "max_simd_bitwidth", NULL };
 	const config_setting_t *g;
 
 	cfg->eal.hugepages = true;
 	cfg->eal.memory_mb = 1024;
+	cfg->eal.max_simd_bitwidth = 512;
 	g = cfg_get_typed(ld, root, "eal", CONFIG_TYPE_GROUP);
 	if (g != NULL) {
 		const config_setting_t *m = config_setting_get_member(g, "memory_mb");
@@ -187,11 +188,21 @@ static int eal_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 		cfg_check_members(ld, g, ekeys);
 		cfg_get_bool(ld, g, "hugepages", &cfg->eal.hugepages);
 		cfg_get_u32(ld, g, "memory_mb", 64, 1048576, &cfg->eal.memory_mb);
+		const config_setting_t *b = config_setting_get_member(g, "max_simd_bitwidth");
+		uint32_t bw = cfg->eal.max_simd_bitwidth;
+		if (cfg_get_u32(ld, g, "max_simd_bitwidth", 128, 512, &bw) == CFG_VAL_OK) {
+			if (bw != 128 && bw != 256 && bw != 512)
+				cfg_err(ld, b, "%u is not 128, 256 or 512", bw);
+			else
+				cfg->eal.max_simd_bitwidth = bw;
+		}
 	}
 	cfg_restart(ld, member(root, "eal", "hugepages"), "eal.hugepages", "%s",
 		    cfg->eal.hugepages ? "true" : "false");
 	cfg_restart(ld, member(root, "eal", "memory_mb"), "eal.memory_mb", "%u",
 		    cfg->eal.memory_mb);
+	cfg_restart(ld, member(root, "eal", "max_simd_bitwidth"), "eal.max_simd_bitwidth", "%u",
+		    cfg->eal.max_simd_bitwidth);
 	return 0;
 }
 

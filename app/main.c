@@ -162,6 +162,9 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 		ARG("--lcores=%s", lc);
 	}
 	ARG("--main-lcore=0");
+	/* the vector paths the CPU has, up to this width (rte_fib's AVX-512
+	 * lookup needs 512; DPDK defaults to 256) */
+	ARG("--force-max-simd-bitwidth=%u", cfg->eal.max_simd_bitwidth);
 	if (!cfg->eal.hugepages || !hugepages_available()) {
 		ARG("--no-huge");
 		ARG("-m");

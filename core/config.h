@@ -208,7 +208,11 @@ struct vbrd_config {
 	struct {
 		bool hugepages;     /* use hugepages when the system has them; default true */
 		uint32_t memory_mb; /* EAL memory with --no-huge, MiB; default 1024 */
-		int line;           /* of `memory_mb` (else of `eal`), 0 when absent */
+		/* widest SIMD DPDK may use (--force-max-simd-bitwidth): 128, 256
+		 * or 512 bits; default 512, so the FIB lookup takes AVX-512
+		 * where the CPU has it (DPDK's own default is 256) */
+		uint32_t max_simd_bitwidth;
+		int line; /* of `memory_mb` (else of `eal`), 0 when absent */
 	} eal;
 
 	struct {

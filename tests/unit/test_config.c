@@ -206,6 +206,7 @@ static void good_full_config(void **state)
 	assert_int_equal(cfg.icmp.burst, 5);
 	assert_false(cfg.eal.hugepages);
 	assert_int_equal(cfg.eal.memory_mb, 256);
+	assert_int_equal(cfg.eal.max_simd_bitwidth, 256);
 
 	config_free(&cfg);
 	assert_true(all_zero(&cfg, sizeof(cfg)));
@@ -246,6 +247,7 @@ static void defaults(void **state)
 	assert_int_equal(cfg.icmp.burst, 50);
 	assert_true(cfg.eal.hugepages);
 	assert_int_equal(cfg.eal.memory_mb, 1024);
+	assert_int_equal(cfg.eal.max_simd_bitwidth, 512);
 	config_free(&cfg);
 	config_errors_free(&errs);
 }
@@ -332,6 +334,7 @@ static const struct err_case cases[] = {
 	{ "range-vlan.conf", 5, "interfaces[1].vlan: 5000 is out of range 1..4094" },
 	{ "range-mtu.conf", 2, "ports[0].mtu: 9001 is out of range 576..9000" },
 	{ "range-burst.conf", 4, "workers.burst: 0 is out of range 1..256" },
+	{ "simd-bitwidth.conf", 4, "eal.max_simd_bitwidth: 384 is not 128, 256 or 512" },
 	{ "range-cores.conf", 3, "workers.cores: 17 cores, expected 1..16" },
 	{ "dup-core.conf", 3, "workers.cores[2]: duplicate core 1" },
 	{ "dup-port.conf", 4, "duplicate port name 'p0' (first at line 2)" },
@@ -910,8 +913,9 @@ int main(void)
 		ERROR_TEST(32),
 		ERROR_TEST(33),
 		ERROR_TEST(34),
+		ERROR_TEST(35),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 35, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 36, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
