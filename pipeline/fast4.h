@@ -40,27 +40,25 @@
 static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_mac,
 			    uint64_t mac_mask, bool csum_ok)
 {
-	uint64_t dmac;
-	uint16_t type, total;
+	uint64_t dmac, w12, w20;
 
 	/* nothing is read past the frame: Ethernet and IPv4 headers first */
 	if (unlikely(m->data_len < 14 + 20))
 		return false;
 	memcpy(&dmac, p, 8);
-	memcpy(&type, p + 12, 2);
-	memcpy(&total, p + 16, 2);
-	if (((dmac ^ in_mac) & mac_mask) != 0 || type != RTE_BE16(ETHERTYPE_IPV4) || p[14] != 0x45)
+	memcpy(&w12, p + 12, 8); /* EtherType, version/IHL, TOS, total length, ID */
+	memcpy(&w20, p + 20, 8); /* flags/fragment offset, TTL, protocol, checksum, source */
+	/* EtherType 0x0800 and version/IHL 0x45: the first three bytes of w12 */
+	if ((((dmac ^ in_mac) & mac_mask) | ((w12 ^ 0x450008) & 0xffffff)) != 0)
 		return false;
-	total = rte_be_to_cpu_16(total);
+	uint16_t total = rte_be_to_cpu_16((uint16_t)(w12 >> 32));
 	if (m->data_len != m->pkt_len || m->pkt_len < 14u + total || total < 20)
 		return false;
-	uint16_t frag;
-	memcpy(&frag, p + 20, 2);
-	if ((frag & RTE_BE16(0x3fff)) != 0 || p[22] <= 1)
+	/* no MF flag, no offset (the 0x3fff of the big-endian field), TTL above 1 */
+	if ((w20 & 0xff3f) != 0 || (uint8_t)(w20 >> 16) <= 1)
 		return false;
-	/* first octets of source and destination: 0, 127 and 224..255 are martian */
-	uint8_t s = p[26], d = p[30];
-	if ((uint8_t)(s - 1) >= 223 || s == 127 || (uint8_t)(d - 1) >= 223 || d == 127)
+	/* first octets of source and destination (RFC 1812 §5.3.7) */
+	if ((ipv4_martian_octet[p[26]] | ipv4_martian_octet[p[30]]) != 0)
 		return false;
 	if (!csum_ok && ipv4_hdr_sum20(p + 14) != 0)
 		return false;
@@ -86,8 +84,10 @@ static inline uint32_t fast4_flow_hash(const struct rte_mbuf *m)
 	memcpy(&a, ih + 16, 4);
 	ip.dst = rte_be_to_cpu_32(a);
 	if ((ip.proto == IPPROTO_UDP || ip.proto == IPPROTO_TCP) && m->pkt_len >= 14 + 20 + 4) {
-		ip.sport = (uint16_t)(ih[20] << 8 | ih[21]);
-		ip.dport = (uint16_t)(ih[22] << 8 | ih[23]);
+		memcpy(&a, ih + 20, 4); /* both ports: one load, one swap */
+		a = rte_be_to_cpu_32(a);
+		ip.sport = (uint16_t)(a >> 16);
+		ip.dport = (uint16_t)a;
 	}
 	return flow_hash_ipv4(&ip);
 }
@@ -95,8 +95,9 @@ static inline uint32_t fast4_flow_hash(const struct rte_mbuf *m)
 /**
  * Queue a decapsulated frame that passes fast4_ok() (its inner destination
  * MAC is the tunnel's own, not checked) for routing at the end of the
- * burst, with the others (worker.decap); the RX counters of @p iface are
- * summed there.
+ * burst, with the others (worker.decap). Counting it on @p iface's RX
+ * is the caller's (what it received: pkt_len before the call, padding
+ * included).
  *
  * @param iface  the tunnel interface it came out of
  * @return       false, with @p m untouched, when it is not such a frame or
@@ -105,14 +106,12 @@ static inline uint32_t fast4_flow_hash(const struct rte_mbuf *m)
 static inline bool fast4_decap_queue(struct worker *w, struct rte_mbuf *m, uint16_t iface)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t rx_len = m->pkt_len; /* as received: padding counts */
 	unsigned n = w->decap.n;
 
 	if (unlikely(n >= WORKER_MAX_BURST) || !fast4_ok(p, m, 0, 0, false))
 		return false;
 	uint32_t d;
 	memcpy(&d, p + 30, 4);
-	w->decap.rx_len[n] = rx_len;
 	w->decap.dst[n] = rte_be_to_cpu_32(d);
 	w->decap.iface[n] = iface;
 	w->decap.pkts[n] = m;

@@ -38,9 +38,7 @@ DROP_REASON(drop_icmp_bad_checksum, "ip", "icmp_bad_checksum",
 /* RFC 1812 §5.3.7 / §4.2.2.11: addresses that are never forwarded. */
 static inline bool martian(uint32_t src, uint32_t dst)
 {
-	uint8_t s = (uint8_t)(src >> 24), d = (uint8_t)(dst >> 24);
-
-	return s == 0 || s == 127 || s >= 224 || d == 0 || d == 127 || d >= 224;
+	return (ipv4_martian_octet[src >> 24] | ipv4_martian_octet[dst >> 24]) != 0;
 }
 
 /*

@@ -12,10 +12,17 @@ DROP_REASON(drop_bad_version, "parse", "bad_version",
 	    "IP version field does not match the ethertype");
 DROP_REASON(drop_bad_ihl, "parse", "bad_ihl", "IPv4 header length below 5 words");
 DROP_REASON(drop_bad_checksum, "parse", "bad_checksum", "IPv4 header checksum wrong");
+
 DROP_REASON(drop_bad_length, "parse", "bad_length",
 	    "IP total length larger than the frame or below the header");
 DROP_REASON(drop_frag_oversize, "parse", "frag_oversize",
 	    "IPv4 fragment whose offset x 8 plus payload ends past 65535 bytes (RFC 791 §3.2)");
+
+const uint8_t ipv4_martian_octet[256] = {
+	[0] = 1,
+	[127] = 1,
+	[224 ... 255] = 1,
+};
 
 static inline uint16_t rd16(const uint8_t *p)
 {

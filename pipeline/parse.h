@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include <rte_hash_crc.h>
+#ifdef __SSE4_2__
+#include <nmmintrin.h>
+#endif
 
 #include "core/drop.h"
 
@@ -28,6 +31,13 @@ DROP_REASON_DECLARE(drop_bad_ihl);
 DROP_REASON_DECLARE(drop_bad_checksum);
 DROP_REASON_DECLARE(drop_bad_length);
 DROP_REASON_DECLARE(drop_frag_oversize);
+
+/**
+ * 1 for the first octet of an IPv4 address that is never routed as source
+ * or destination: 0 (this network), 127 (loopback), 224..255 (multicast,
+ * reserved, limited broadcast) (RFC 1812 §5.3.7, §4.2.2.11); else 0.
+ */
+extern const uint8_t ipv4_martian_octet[256];
 
 /**
  * RFC 1071 checksum of an option-less IPv4 header (the common case): five
@@ -50,11 +60,13 @@ static inline uint16_t ipv4_hdr_sum20(const uint8_t *p)
 	memcpy(&w3, p + 12, 4);
 	memcpy(&w4, p + 16, 4);
 	sum = (uint64_t)w0 + w1 + w2 + w3 + w4;
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	/* fold with the end-around carry in one rotate-and-add per halving:
+	 * the high half of x + rotate(x, half) is the one's complement sum of
+	 * x's two halves */
+	sum += sum << 32 | sum >> 32;
+	uint32_t x = (uint32_t)(sum >> 32);
+	x += x << 16 | x >> 16;
+	return (uint16_t) ~(x >> 16);
 }
 
 /** What parse_l2() learns from an Ethernet frame. */
@@ -110,17 +122,29 @@ struct pkt_ipv4 {
 bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *out,
 		const struct drop_reason **why);
 
+/** One CRC32-C step of the flow hashes: @p data (4 bytes) into @p init. */
+static inline uint32_t flow_hash_crc(uint32_t data, uint32_t init)
+{
+#ifdef __SSE4_2__
+	/* what rte_hash_crc_4byte() computes (CRC32-C), without its test of
+	 * the CPU flag on every call: the build already requires SSE4.2 */
+	return _mm_crc32_u32(init, data);
+#else
+	return rte_hash_crc_4byte(data, init);
+#endif
+}
+
 /**
  * Hash of the 5-tuple for ECMP next-hop choice (RFC 2992): the same flow
  * always gets the same value, different flows spread evenly.
  */
 static inline uint32_t flow_hash_ipv4(const struct pkt_ipv4 *ip)
 {
-	uint32_t h = rte_hash_crc_4byte(ip->src, 0x5bd1e995);
+	uint32_t h = flow_hash_crc(ip->src, 0x5bd1e995);
 
-	h = rte_hash_crc_4byte(ip->dst, h);
-	h = rte_hash_crc_4byte((uint32_t)ip->sport << 16 | ip->dport, h);
-	h = rte_hash_crc_4byte(ip->proto, h);
+	h = flow_hash_crc(ip->dst, h);
+	h = flow_hash_crc((uint32_t)ip->sport << 16 | ip->dport, h);
+	h = flow_hash_crc(ip->proto, h);
 	return h ^ (h >> 16);
 }
 
