@@ -60,15 +60,17 @@ struct local_service {
 	const char *name; /* "vxlan", "bfd": shown in errors about port clashes */
 	local_handler_t input;
 	/**
-	 * Optional: take a UDP datagram of the IPv4 fast path (worker.c
+	 * Optional: take UDP datagrams of the IPv4 fast path (worker.c
 	 * fast4_ok(): untagged, a 20-byte header, not a fragment, the frame
-	 * exactly its total length) to an own address, received on interface
-	 * @p iface, without the per-packet context. Returns false, with the
-	 * packet untouched, when it needs input() (anything unusual: input()
-	 * checks everything again and names the drop reason).
+	 * exactly its total length) to own addresses, without the per-packet
+	 * context: as many of the @p n in @p pkts as it can, from the first
+	 * (their FIB values, kind local, in @p fibnh). It returns how many it
+	 * took; the one it stopped at is untouched (anything unusual, or
+	 * another service's port) and takes input() through the general path,
+	 * which checks everything again and names the drop reason.
 	 */
-	bool (*input_fast)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			   uint16_t iface);
+	unsigned (*input_fast)(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
+			       const uint64_t *fibnh, unsigned n);
 };
 
 /**

@@ -41,8 +41,7 @@ static inline void worker_tx_bulk(struct worker *w, uint16_t port, struct rte_mb
 		if (b->n == WORKER_TXB)
 			worker_tx_send(w, port);
 		unsigned k = RTE_MIN(n, (unsigned)(WORKER_TXB - b->n)), at = b->n;
-		for (unsigned i = 0; i < k; i++)
-			b->pkts[at + i] = pkts[i];
+		memcpy(&b->pkts[at], pkts, k * sizeof(*pkts));
 		b->n = (uint16_t)(at + k);
 		pkts += k;
 		n -= k;

@@ -53,7 +53,7 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)l3;
 		ih->type_of_service = tos;
 		ih->total_length = rte_cpu_to_be_16((uint16_t)(p->l3_len + udp_len));
-		ih->packet_id = rte_cpu_to_be_16(w->ip_id++);
+		ih->packet_id = w->ip_id++; /* worker.h: stored as it is */
 		/* the template's sum plus the three fields just written (RFC 1071:
 		 * the sum is order-independent, so each word is added once) */
 		uint32_t sum = p->ip4_sum + rte_cpu_to_be_16((uint16_t)tos) + ih->total_length +
@@ -178,101 +178,108 @@ static void path_group_output6(struct worker *w, const struct fwd_state *st, str
 	tunnel_output6(w, st, m, &c->l2, &c->ip, &st->ifaces[c->iface], &st->path_groups[idx]);
 }
 
-/* Copy a path's template, 32..FWD_PATH_HDR_MAX (96) bytes, in fixed-size
- * overlapping pieces the compiler turns into vector moves. */
-static inline void hdr_copy(uint8_t *dst, const uint8_t *src, uint16_t len)
-{
-	memcpy(dst, src, 32);
-	if (len > 64)
-		memcpy(dst + 32, src + 32, 32);
-	memcpy(dst + len - 32, src + len - 32, 32);
-}
-
-/* Counters and TX of a run of packets through path @p p (tunnel_output4_burst). */
-static inline void encap_run_flush(struct worker *w, const struct fwd_state *st,
-				   const struct fwd_path *p, struct rte_mbuf **pkts, unsigned n,
-				   uint64_t inner_bytes, uint64_t outer_bytes)
-{
-	const struct fwd_iface *line = &st->ifaces[p->iface];
-	const struct fwd_iface *tif = &st->ifaces[st->tunnels[p->tunnel].iface];
-
-	w->stats.iface[tif->slot].tx_packets += n;
-	w->stats.iface[tif->slot].tx_bytes += inner_bytes;
-	w->stats.iface[line->slot].tx_packets += n;
-	w->stats.iface[line->slot].tx_bytes += outer_bytes;
-	w->stats.forwarded += n;
-	worker_tx_bulk(w, line->port, pkts, n);
-}
-
 /*
- * The fast path's packets (nh_kind.h output4_burst): flow hash and TOS
- * straight from the option-less header, the template copied in fixed-size
- * pieces, the outer IPv4 checksum from the template's sum (RFC 1624),
- * counters and TX per run of one path. It stops at anything unusual (no
- * path, over the inner MTU, an IPv6 underlay, the line's neighbor
- * unresolved, no headroom): that packet is the general path's.
+ * The fast path's packets (nh_kind.h output4_burst), in runs of one FIB
+ * value, so one path: what the run shares is loaded once into locals
+ * (every store into a packet is a byte store the compiler must assume
+ * aliases any struct field), the template's first 32 bytes with the
+ * line's next-hop MAC are merged once per run. Per packet: the flow hash
+ * (unless the path has a fixed plane) and TOS straight from the
+ * option-less header, the template copied in 32-byte pieces, the outer
+ * IPv4 checksum from the template's sum (RFC 1624), and the length, ID
+ * and source-port fields. Counters and TX per run, from @p pkts itself.
+ * It stops at anything unusual (no path, over the inner MTU, an IPv6
+ * underlay, the line's neighbor unresolved, no headroom): that packet is
+ * the general path's.
  */
 static unsigned path_group_output4_burst(struct worker *w, const struct fwd_state *st,
 					 struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n)
 {
-	struct rte_mbuf *tx[WORKER_MAX_BURST];
-	const struct fwd_path *run = NULL;
-	uint64_t inner_bytes = 0, outer_bytes = 0;
-	unsigned nb_tx = 0, i;
+	uint16_t ip_id = w->ip_id;
+	unsigned i = 0;
 
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	while (i < n) {
+		const uint64_t v = fibnh[i];
 		const struct fwd_path *p = atomic_load_explicit(
-			&st->path_groups[FIB_NH_INDEX(fibnh[i])].active, memory_order_acquire);
-
-		if (unlikely(p == NULL || m->pkt_len - 14 > p->inner_mtu || p->l3_len != 20))
+			&st->path_groups[FIB_NH_INDEX(v)].active, memory_order_acquire);
+		if (unlikely(p == NULL || p->l3_len != 20))
 			break;
 		uint64_t mac = atomic_load_explicit(&p->mac, memory_order_acquire);
-		uint16_t grow = (uint16_t)(p->hdr_len - 14);
-		if (unlikely(mac == 0 || rte_pktmbuf_headroom(m) < grow))
+		if (unlikely(mac == 0))
 			break;
 
-		struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
-		uint32_t hash = fast4_flow_hash(m);
-		ip4_ttl_decrement(ih);
-		uint8_t tos = ih->type_of_service;
-		uint32_t inner_len = m->pkt_len - 14;
+		/* IPv4 underlay: hdr_len is 64 (VXLAN) or more, up to FWD_PATH_HDR_MAX */
+		const uint16_t hdr_len = p->hdr_len, l2_len = p->l2_len, inner_mtu = p->inner_mtu;
+		const uint16_t grow = (uint16_t)(hdr_len - 14);
+		const uint16_t udp_base = (uint16_t)(hdr_len - l2_len - 20);
+		const uint32_t ip4_sum = p->ip4_sum;
+		const int32_t plane = p->plane;
+		const uint8_t *hdr = p->hdr;
+		uint8_t head[32];
+		memcpy(head, hdr, 32);
+		neigh_mac_to_ether(mac, (struct rte_ether_addr *)head);
 
-		/* the inner Ethernet header gives way to the whole template */
-		m->data_off = (uint16_t)(m->data_off - grow);
-		m->data_len = (uint16_t)(m->data_len + grow);
-		m->pkt_len += grow;
-		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *);
-		hdr_copy(h, p->hdr, p->hdr_len);
+		const unsigned start = i;
+		uint64_t inner_bytes = 0;
+		for (; i < n && fibnh[i] == v; i++) {
+			struct rte_mbuf *m = pkts[i];
+			const uint32_t inner_len = m->pkt_len - 14;
 
-		struct rte_ipv4_hdr *oh = (struct rte_ipv4_hdr *)(h + p->l2_len);
-		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(oh + 1);
-		uint16_t udp_len = (uint16_t)(p->hdr_len - p->l2_len - 20 + inner_len);
+			if (unlikely(inner_len > inner_mtu || m->data_off < grow))
+				break;
+			uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+			uint16_t sport = (uint16_t)(CFG_PLANE_BASE + plane);
+			if (plane < 0)
+				sport = (uint16_t)(CFG_PLANE_BASE + (fast4_flow_hash(m) & 0x3fff));
+			ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
+			const uint8_t tos = ih[1];
 
-		udp->src_port = rte_cpu_to_be_16(tunnel_source_port(p, hash));
-		udp->dgram_len = rte_cpu_to_be_16(udp_len);
-		*(uint16_t *)(h + p->hdr_len - 2) = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-		oh->type_of_service = tos;
-		oh->total_length = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
-		oh->packet_id = rte_cpu_to_be_16(w->ip_id++);
-		uint32_t sum = p->ip4_sum + rte_cpu_to_be_16((uint16_t)tos) + oh->total_length +
-			       oh->packet_id;
-		oh->hdr_checksum = (uint16_t)~__rte_raw_cksum_reduce(sum);
-		neigh_mac_to_ether(mac, (struct rte_ether_addr *)h);
+			/* the inner Ethernet header gives way to the whole template */
+			m->data_off = (uint16_t)(m->data_off - grow);
+			m->data_len = (uint16_t)(m->data_len + grow);
+			m->pkt_len += grow;
+			uint8_t *h = ih - hdr_len;
+			memcpy(h, head, 32);
+			memcpy(h + 32, hdr + 32, 32);
+			if (unlikely(hdr_len > 64))
+				memcpy(h + hdr_len - 32, hdr + hdr_len - 32, 32);
 
-		if (p != run) {
-			if (nb_tx)
-				encap_run_flush(w, st, run, tx, nb_tx, inner_bytes, outer_bytes);
-			run = p;
-			nb_tx = 0;
-			inner_bytes = outer_bytes = 0;
+			uint8_t *oh = h + l2_len;
+			const uint16_t udp_len = (uint16_t)(udp_base + inner_len);
+			const uint16_t total_be = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
+			const uint16_t id_be = ip_id++; /* worker.h: stored as it is */
+			const uint16_t tos_be = rte_cpu_to_be_16((uint16_t)tos);
+			/* version/IHL and TOS; total length and ID; UDP source port; UDP length */
+			const uint16_t w0 = (uint16_t)(0x45 | (uint16_t)tos << 8);
+			const uint32_t w1 = (uint32_t)total_be | (uint32_t)id_be << 16;
+			const uint16_t sport_be = rte_cpu_to_be_16(sport);
+			const uint16_t udp_len_be = rte_cpu_to_be_16(udp_len);
+			memcpy(oh, &w0, 2);
+			memcpy(oh + 2, &w1, 4);
+			memcpy(oh + 20, &sport_be, 2);
+			memcpy(oh + 24, &udp_len_be, 2);
+			const uint16_t ck = (uint16_t)~__rte_raw_cksum_reduce(ip4_sum + tos_be +
+									      total_be + id_be);
+			memcpy(oh + 10, &ck, 2);
+			*(uint16_t *)(h + hdr_len - 2) = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+			inner_bytes += inner_len;
 		}
-		inner_bytes += inner_len;
-		outer_bytes += m->pkt_len;
-		tx[nb_tx++] = m;
+		const unsigned k = i - start;
+		if (k) {
+			const struct fwd_iface *line = &st->ifaces[p->iface];
+			const struct fwd_iface *tif = &st->ifaces[st->tunnels[p->tunnel].iface];
+
+			w->stats.iface[tif->slot].tx_packets += k;
+			w->stats.iface[tif->slot].tx_bytes += inner_bytes;
+			w->stats.iface[line->slot].tx_packets += k;
+			w->stats.iface[line->slot].tx_bytes += inner_bytes + (uint64_t)k * hdr_len;
+			w->stats.forwarded += k;
+			worker_tx_bulk(w, line->port, pkts + start, k);
+		}
+		if (i < n && fibnh[i] == v)
+			break; /* stopped inside the run */
 	}
-	if (nb_tx)
-		encap_run_flush(w, st, run, tx, nb_tx, inner_bytes, outer_bytes);
+	w->ip_id = ip_id;
 	return i;
 }
 

@@ -44,9 +44,13 @@ void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct 
 	const struct drop_reason *why;
 	uint64_t nh;
 
-	/* The common packet waits for the burst's end (its RX counted there). */
-	if (likely(fast4_decap_queue(w, m, iface)))
+	/* The common packet waits for the burst's end. */
+	uint32_t rx_len = m->pkt_len; /* as received: padding counts */
+	if (likely(fast4_decap_queue(w, m, iface))) {
+		w->stats.iface[in->slot].rx_packets++;
+		w->stats.iface[in->slot].rx_bytes += rx_len;
 		return;
+	}
 	/* a packet of the general path after queued ones of its tunnel: they go first */
 	if (w->decap.n)
 		decap_flush(w, st);
@@ -172,32 +176,32 @@ static void fast4_general(struct worker *w, const struct fwd_state *st, struct r
 	ip4_forward(w, st, m, &c, fibnh);
 }
 
-/* A fast packet to an own address: a UDP service's input_fast (local.h), or false. */
-static inline bool fast4_local(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			       uint64_t v)
+/* The UDP service of a fast packet to an own address, when it has input_fast (local.h). */
+static inline const struct local_service *fast4_udp_service(const struct fwd_state *st,
+							    const struct rte_mbuf *m)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
 
 	if (ip[9] != IPPROTO_UDP || m->pkt_len < 14 + 20 + 8)
-		return false;
+		return NULL;
 	uint16_t dport = (uint16_t)(ip[22] << 8 | ip[23]);
 	for (uint16_t i = 0; i < st->nb_udp; i++)
 		if (st->udp[i].port == dport)
-			return st->udp[i].svc->input_fast != NULL &&
-			       st->udp[i].svc->input_fast(w, st, m, (uint16_t)FIB_NH_INDEX(v));
-	return false;
+			return st->udp[i].svc->input_fast != NULL ? st->udp[i].svc : NULL;
+	return NULL;
 }
 
 /*
  * The fast packets of one burst whose route is not a direct next hop, all
  * of FIB kind @p kind: a feature's next-hop kind takes them as a burst
  * (nh_kind.h output4_burst), a UDP service on an own address one by one
- * (local.h input_fast); the rest takes the general path. @p pos: each
- * packet's position in the burst, for its ingress interface.
+ * (local.h input_fast); the rest takes the general path. @p ifaces: each
+ * packet's ingress interface when they were decapsulated, else NULL (all
+ * came in on @p iface).
  */
 static void fast4_other(struct worker *w, const struct fwd_state *st, uint32_t kind,
-			struct rte_mbuf **pkts, const uint64_t *v, const uint16_t *pos, unsigned n,
-			uint16_t iface, const uint16_t *ifaces)
+			struct rte_mbuf **pkts, const uint64_t *v, unsigned n, uint16_t iface,
+			const uint16_t *ifaces)
 {
 	bool decapped = ifaces != NULL;
 	const struct fwd_nh_kind *k = fwd_nh_kinds[kind];
@@ -207,17 +211,28 @@ static void fast4_other(struct worker *w, const struct fwd_state *st, uint32_t k
 		for (unsigned a = 0; a < n;) {
 			a += k->output4_burst(w, st, pkts + a, v + a, n - a);
 			if (a < n) {
-				fast4_general(w, st, pkts[a], decapped ? ifaces[pos[a]] : iface,
+				fast4_general(w, st, pkts[a], decapped ? ifaces[a] : iface,
 					      decapped, v[a]);
 				a++;
 			}
 		}
 		return;
 	}
-	for (unsigned i = 0; i < n; i++)
-		if (kind != FIB_KIND_LOCAL || decapped || !fast4_local(w, st, pkts[i], v[i]))
-			fast4_general(w, st, pkts[i], decapped ? ifaces[pos[i]] : iface, decapped,
-				      v[i]);
+	for (unsigned a = 0; a < n;) {
+		/* own addresses: a UDP service takes the run of its datagrams (a
+		 * tunnel's are never decapsulated twice) */
+		if (kind == FIB_KIND_LOCAL && !decapped) {
+			const struct local_service *svc = fast4_udp_service(st, pkts[a]);
+			unsigned k = svc != NULL ? svc->input_fast(w, st, pkts + a, v + a, n - a)
+						 : 0;
+			if (k != 0) {
+				a += k;
+				continue;
+			}
+		}
+		fast4_general(w, st, pkts[a], decapped ? ifaces[a] : iface, decapped, v[a]);
+		a++;
+	}
 }
 
 /* @p n routed packets leaving by @p out, @p bytes in all: counters and TX buffer */
@@ -245,16 +260,21 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 {
 	bool decapped = ifaces != NULL;
 	uint64_t nh[WORKER_MAX_BURST];
-	struct rte_mbuf *tx[WORKER_MAX_BURST];
+	/* the run: pkts[run .. i) leave by run_out, run_bytes in all, sent
+	 * straight from pkts when it ends */
 	const struct fwd_iface *run_out = NULL;
 	uint64_t run_bytes = 0;
-	unsigned nb_tx = 0;
-	struct rte_mbuf *other[WORKER_MAX_BURST];
-	uint64_t other_nh[WORKER_MAX_BURST];
-	uint16_t other_pos[WORKER_MAX_BURST];
-	unsigned nb_other = 0;
+	unsigned run = 0;
 	uint64_t last_v = UINT64_MAX, mac = 0;
 	const struct fwd_iface *out = NULL;
+
+#define RUN_END(next)                                                            \
+	do {                                                                     \
+		if (i > run)                                                     \
+			fast4_flush(w, run_out, pkts + run, i - run, run_bytes); \
+		run = (next);                                                    \
+		run_bytes = 0;                                                   \
+	} while (0)
 
 	rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)dst, nh, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -263,9 +283,16 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 
 		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
 			if (FIB_NH_KIND(v) != FIB_KIND_ECMP) {
-				other[nb_other] = m;
-				other_nh[nb_other] = v;
-				other_pos[nb_other++] = (uint16_t)i;
+				/* a run of another kind (a path group, an own
+				 * address) goes in its place, after what came before */
+				uint32_t kind = FIB_NH_KIND(v);
+				unsigned j = i + 1;
+				while (j < n && FIB_NH_KIND(nh[j]) == kind)
+					j++;
+				RUN_END(j);
+				fast4_other(w, st, kind, pkts + i, nh + i, j - i, iface,
+					    decapped ? ifaces + i : NULL);
+				i = j - 1;
 				continue;
 			}
 			/* ECMP: the member the flow hash picks, as ip4_forward() does;
@@ -286,75 +313,37 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 
 		if (unlikely(mac == 0 || m->pkt_len - 14 > out->mtu)) {
 			/* what its flow sent before it goes first */
-			if (nb_tx)
-				fast4_flush(w, run_out, tx, nb_tx, run_bytes);
-			nb_tx = 0;
-			run_bytes = 0;
+			RUN_END(i + 1);
 			fast4_general(w, st, m, decapped ? ifaces[i] : iface, decapped, v);
 			continue;
 		}
 		if (unlikely(out->vlan != 0)) {
 			p = (uint8_t *)rte_pktmbuf_prepend(m, 4);
 			if (unlikely(p == NULL)) {
+				RUN_END(i + 1);
 				worker_drop(w, m, &drop_no_headroom);
 				continue;
 			}
 		}
-		ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + (out->vlan ? 18 : 14)));
-		l2_write4_fast(p, out, mac);
 		/* a run of packets to one interface: counted and queued at once */
 		if (out != run_out) {
-			if (nb_tx)
-				fast4_flush(w, run_out, tx, nb_tx, run_bytes);
+			RUN_END(i);
 			run_out = out;
-			nb_tx = 0;
-			run_bytes = 0;
 		}
+		ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + (out->vlan ? 18 : 14)));
+		l2_write4_fast(p, out, mac);
 		run_bytes += m->pkt_len;
-		tx[nb_tx++] = m;
 	}
-	if (nb_tx)
-		fast4_flush(w, run_out, tx, nb_tx, run_bytes);
-	/* the others by runs of one FIB kind (usually the whole lot) */
-	for (unsigned a = 0; a < nb_other;) {
-		uint32_t kind = FIB_NH_KIND(other_nh[a]);
-		unsigned b = a + 1;
-		while (b < nb_other && FIB_NH_KIND(other_nh[b]) == kind)
-			b++;
-		fast4_other(w, st, kind, other + a, other_nh + a, other_pos + a, b - a, iface,
-			    ifaces);
-		a = b;
-	}
+	unsigned i = n;
+	RUN_END(n);
+#undef RUN_END
 }
-/* RX counters of the queued decapsulated packets, summed per run of one tunnel. */
-static void decap_rx_count(struct worker *w, const struct fwd_state *st, unsigned n)
-{
-	uint64_t pkts = 0, bytes = 0;
-	uint16_t cur = w->decap.iface[0];
-
-	for (unsigned i = 0; i < n; i++) {
-		if (w->decap.iface[i] != cur) {
-			struct iface_counters *ic = &w->stats.iface[st->ifaces[cur].slot];
-			ic->rx_packets += pkts;
-			ic->rx_bytes += bytes;
-			cur = w->decap.iface[i];
-			pkts = bytes = 0;
-		}
-		pkts++;
-		bytes += w->decap.rx_len[i];
-	}
-	struct iface_counters *ic = &w->stats.iface[st->ifaces[cur].slot];
-	ic->rx_packets += pkts;
-	ic->rx_bytes += bytes;
-}
-
 /* Route what the burst's tunnel packets carried so far (never decapsulated again). */
 static void decap_flush(struct worker *w, const struct fwd_state *st)
 {
 	unsigned nd = w->decap.n;
 
 	w->decap.n = 0; /* before routing: nothing they do queues here again */
-	decap_rx_count(w, st, nd);
 	fast4_route(w, st, w->decap.pkts, w->decap.dst, nd, 0, w->decap.iface);
 }
 
@@ -381,6 +370,60 @@ static void general_flush(struct worker *w, const struct fwd_state *st, struct g
 	}
 }
 
+/* What one received burst has gathered so far (process_burst()). */
+struct burst_acc {
+	struct rte_mbuf *fast[WORKER_MAX_BURST];
+	uint32_t fdst[WORKER_MAX_BURST];
+	unsigned nb_fast, nb_fast_all;
+	uint64_t fast_bytes;
+	struct general_run g;
+};
+
+/*
+ * process_burst()'s loop for a port with an untagged interface, @p csum_port
+ * a constant (the port verifies IPv4 checksums), so that each of its two
+ * copies tests nothing per packet it need not.
+ */
+static inline __attribute__((always_inline)) void burst_loop(
+	struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts, uint16_t n,
+	uint16_t in_iface, uint64_t in_mac, const bool csum_port, struct burst_acc *a)
+{
+	bool general = false; /* a.g may hold packets */
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t rx_len = m->pkt_len; /* as received: padding counts */
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		if (likely(fast4_ok(p, m, in_mac, 0xffffffffffffull,
+				    csum_port && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+							 RTE_MBUF_F_RX_IP_CKSUM_GOOD))) {
+			uint32_t d;
+			if (unlikely(general)) {
+				general_flush(w, st, &a->g);
+				general = false;
+			}
+			memcpy(&d, p + 30, 4);
+			a->fdst[a->nb_fast] = rte_be_to_cpu_32(d);
+			a->fast[a->nb_fast++] = m;
+			a->fast_bytes += rx_len;
+			continue;
+		}
+		if (a->nb_fast) {
+			fast4_route(w, st, a->fast, a->fdst, a->nb_fast, in_iface, NULL);
+			a->nb_fast_all += a->nb_fast;
+			a->nb_fast = 0;
+		}
+		general = true;
+		if (classify(w, st, m, &a->g.ctx[a->g.n], &a->g.b6)) {
+			a->g.dst[a->g.n] = a->g.ctx[a->g.n].ip.dst;
+			a->g.pkts[a->g.n++] = m;
+		}
+	}
+}
+
 /*
  * One received burst. Fast packets (fast4_ok()) and the general path's
  * are handled in runs of consecutive packets, each run routed with one
@@ -390,63 +433,40 @@ static void general_flush(struct worker *w, const struct fwd_state *st, struct g
 static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t port,
 			  struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *fast[WORKER_MAX_BURST];
-	uint32_t fdst[WORKER_MAX_BURST];
-	unsigned nb_fast = 0, nb_fast_all = 0;
-	struct general_run g;
+	struct burst_acc a;
 	uint16_t in_iface = port < st->nb_port_ids ? st->iface_by_vlan[port][0] : FWD_NO_IFACE;
-	uint64_t in_mac = 0, fast_bytes = 0;
-	bool csum_ok = false;
 
-	g.n = 0;
-	g.b6.n = 0;
-	if (in_iface != FWD_NO_IFACE) {
+	a.nb_fast = a.nb_fast_all = 0;
+	a.fast_bytes = 0;
+	a.g.n = 0;
+	a.g.b6.n = 0;
+	w->stats.rx_packets += n;
+	if (in_iface == FWD_NO_IFACE) {
+		/* no untagged interface: 802.1Q sub-interfaces, or none */
+		for (uint16_t i = 0; i < n; i++)
+			if (classify(w, st, pkts[i], &a.g.ctx[a.g.n], &a.g.b6)) {
+				a.g.dst[a.g.n] = a.g.ctx[a.g.n].ip.dst;
+				a.g.pkts[a.g.n++] = pkts[i];
+			}
+	} else {
+		uint64_t in_mac = 0;
 		memcpy(&in_mac, st->ifaces[in_iface].mac.addr_bytes, 6);
 		/* the port verified the checksum of every packet it flags good */
-		csum_ok = dp.rx_ipv4_cksum[port];
-	}
-
-	w->stats.rx_packets += n;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-		uint32_t rx_len = m->pkt_len; /* as received: padding counts */
-
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		if (likely(in_iface != FWD_NO_IFACE) &&
-		    likely(fast4_ok(p, m, in_mac, 0xffffffffffffull,
-				    csum_ok && (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
-						       RTE_MBUF_F_RX_IP_CKSUM_GOOD))) {
-			uint32_t d;
-			if (unlikely(g.n || g.b6.n))
-				general_flush(w, st, &g);
-			memcpy(&d, p + 30, 4);
-			fdst[nb_fast] = rte_be_to_cpu_32(d);
-			fast[nb_fast++] = m;
-			fast_bytes += rx_len;
-			continue;
+		if (dp.rx_ipv4_cksum[port])
+			burst_loop(w, st, pkts, n, in_iface, in_mac, true, &a);
+		else
+			burst_loop(w, st, pkts, n, in_iface, in_mac, false, &a);
+		if (a.nb_fast) {
+			fast4_route(w, st, a.fast, a.fdst, a.nb_fast, in_iface, NULL);
+			a.nb_fast_all += a.nb_fast;
 		}
-		if (nb_fast) {
-			fast4_route(w, st, fast, fdst, nb_fast, in_iface, NULL);
-			nb_fast_all += nb_fast;
-			nb_fast = 0;
-		}
-		if (classify(w, st, m, &g.ctx[g.n], &g.b6)) {
-			g.dst[g.n] = g.ctx[g.n].ip.dst;
-			g.pkts[g.n++] = m;
+		if (a.nb_fast_all) {
+			struct iface_counters *ic = &w->stats.iface[st->ifaces[in_iface].slot];
+			ic->rx_packets += a.nb_fast_all;
+			ic->rx_bytes += a.fast_bytes;
 		}
 	}
-	if (nb_fast) {
-		fast4_route(w, st, fast, fdst, nb_fast, in_iface, NULL);
-		nb_fast_all += nb_fast;
-	}
-	if (nb_fast_all) {
-		struct iface_counters *ic = &w->stats.iface[st->ifaces[in_iface].slot];
-		ic->rx_packets += nb_fast_all;
-		ic->rx_bytes += fast_bytes;
-	}
-	general_flush(w, st, &g);
+	general_flush(w, st, &a.g);
 	if (w->decap.n)
 		decap_flush(w, st);
 }

@@ -47,8 +47,11 @@ struct worker {
 	/* ICMP error rate limit: token bucket (RFC 1812 §4.3.2.8) */
 	uint64_t icmp_tokens; /* tokens × tsc_hz (fixed point) */
 	uint64_t icmp_last_tsc;
-	uint64_t icmp_rate;   /* tokens per second */
-	uint16_t ip_id;       /* IPv4 identification of outer headers */
+	uint64_t icmp_rate; /* tokens per second */
+	/* IPv4 identification of outer headers: a counter stored as it is (no
+	 * byte swap), so each value in turn (RFC 6864 §4.1 asks uniqueness,
+	 * not order) */
+	uint16_t ip_id;
 	uint64_t icmp_depth;  /* bucket depth, tokens */
 	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
 	uint32_t tx_dirty;    /* bit p: tx[p] may hold packets (RTE_MAX_ETHPORTS <= 32) */
@@ -56,9 +59,8 @@ struct worker {
 	 * test, routed together once the burst is done (one FIB lookup). */
 	struct {
 		uint16_t n;
-		uint16_t iface[WORKER_MAX_BURST];  /* their tunnel interface */
-		uint32_t dst[WORKER_MAX_BURST];    /* host order */
-		uint32_t rx_len[WORKER_MAX_BURST]; /* bytes as received (with padding) */
+		uint16_t iface[WORKER_MAX_BURST]; /* their tunnel interface */
+		uint32_t dst[WORKER_MAX_BURST];   /* host order */
 		struct rte_mbuf *pkts[WORKER_MAX_BURST];
 	} decap;
 	struct worker_stats stats;
