@@ -164,7 +164,12 @@ static int build_eal_args(const struct vbrd_config *cfg, int uargc, char **uargv
 	ARG("--main-lcore=0");
 	/* the vector paths the CPU has, up to this width (rte_fib's AVX-512
 	 * lookup needs 512; DPDK defaults to 256) */
-	ARG("--force-max-simd-bitwidth=%u", cfg->eal.max_simd_bitwidth);
+	bool user_simd = false; /* an EAL option of the user's wins (EAL takes one) */
+	for (int i = 0; i < uargc; i++)
+		if (strncmp(uargv[i], "--force-max-simd-bitwidth", 25) == 0)
+			user_simd = true;
+	if (!user_simd)
+		ARG("--force-max-simd-bitwidth=%u", cfg->eal.max_simd_bitwidth);
 	if (!cfg->eal.hugepages || !hugepages_available()) {
 		ARG("--no-huge");
 		ARG("-m");

@@ -64,7 +64,9 @@ struct local_service {
 	 * fast4_ok(): untagged, a 20-byte header, not a fragment, the frame
 	 * exactly its total length) to own addresses, without the per-packet
 	 * context: as many of the @p n in @p pkts as it can, from the first
-	 * (their FIB values, kind local, in @p fibnh). It returns how many it
+	 * (their FIB values, kind local, in @p fibnh). The caller found the
+	 * service from the first packet's protocol and UDP port only: the
+	 * service tests both on every packet. It returns how many it
 	 * took; the one it stopped at is untouched (anything unusual, or
 	 * another service's port) and takes input() through the general path,
 	 * which checks everything again and names the drop reason.

@@ -266,9 +266,10 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 		const uint8_t *udp = ip + 20, *th = udp + 8;
 		uint32_t l4_len = m->pkt_len - 34;
 
-		if (l4_len < 8 + 8 + TUNNEL_INNER_L2 || rd16(udp + 4) != l4_len ||
-		    rd16(udp + 6) != 0 || !(th[0] & 0x08) || (ip[1] & ECN_MASK) == ECN_CE ||
-		    rd16(th + 8 + 12) == ETHERTYPE_VLAN)
+		/* each packet is UDP: the caller tested only the first of the run */
+		if (ip[9] != IPPROTO_UDP || l4_len < 8 + 8 + TUNNEL_INNER_L2 ||
+		    rd16(udp + 4) != l4_len || rd16(udp + 6) != 0 || !(th[0] & 0x08) ||
+		    (ip[1] & ECN_MASK) == ECN_CE || rd16(th + 8 + 12) == ETHERTYPE_VLAN)
 			break;
 
 		uint16_t dport = rd16(udp + 2);

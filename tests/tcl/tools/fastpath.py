@@ -348,6 +348,14 @@ def gen_decap(g):
         return g.add(frame, d, expect, flow, inner_len=len(fr), **kw)
 
     send(R, inner(A, 100), "fwd", "D1", tunnel_rx=True)
+    # right behind it, in the same burst: a datagram of another IP protocol
+    # (253, then TCP) from the remote shaped like VXLAN: not a tunnel packet
+    for proto in (253, 6):
+        fr, _, i = inner(A, 80)
+        vx = struct.pack("!B3xI", 0x08, VNI << 8) + fr
+        o = ipv4(R, "172.16.1.1", proto,
+                 udp(R, "172.16.1.1", 49999, VXLAN_PORT, vx, cks=False), ident=i)
+        g.add(eth(PCAP_MAC[0], LINE_GW_MAC, 0x0800, o), o, "drop", drop="unsupported_local")
     send(R, inner(A, 1), "fwd", "D1", tunnel_rx=True)
     send(R, inner(A, 0, tcp_ack=True, pad=True, flow_sport=8100), "fwd", "D2",
          tunnel_rx=True)                                   # inner frame padded to 60
