@@ -105,12 +105,19 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		  const void *src, const void *dst, uint32_t l4_off, uint32_t l4_len,
 		  uint16_t dport, uint8_t outer_ecn);
 
-/** Outer UDP source port for a flow (RFC 7348 §5: 49152..65535). */
+/**
+ * Outer UDP source port (RFC 7348 §5: 49152..65535) of a path with plane
+ * @p plane: CFG_PLANE_BASE + plane when pinned (>= 0), else from the
+ * inner flow's hash, which @p flow_hash computes only then.
+ */
+#define tunnel_plane_port(plane, flow_hash) \
+	((uint16_t)(CFG_PLANE_BASE +        \
+		    ((plane) >= 0 ? (uint32_t)(plane) : (uint32_t)(flow_hash)&0x3fff)))
+
+/** Outer UDP source port for a flow of path @p p (tunnel_plane_port()). */
 static inline uint16_t tunnel_source_port(const struct fwd_path *p, uint32_t flow_hash)
 {
-	if (p->plane >= 0)
-		return (uint16_t)(CFG_PLANE_BASE + p->plane);
-	return (uint16_t)(CFG_PLANE_BASE + (flow_hash & 0x3fff));
+	return tunnel_plane_port(p->plane, flow_hash);
 }
 
 #endif

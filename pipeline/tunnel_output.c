@@ -228,9 +228,7 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			if (unlikely(inner_len > inner_mtu || m->data_off < grow))
 				break;
 			uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-			uint16_t sport = (uint16_t)(CFG_PLANE_BASE + plane);
-			if (plane < 0)
-				sport = (uint16_t)(CFG_PLANE_BASE + (fast4_flow_hash(m) & 0x3fff));
+			const uint16_t sport = tunnel_plane_port(plane, fast4_flow_hash(m));
 			ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
 			const uint8_t tos = ih[1];
 

@@ -356,6 +356,16 @@ struct general_run {
 	struct ip6_burst b6;
 };
 
+/* classify() @p m into @p g: an IPv4 packet to route joins the run. */
+static inline void general_add(struct worker *w, const struct fwd_state *st, struct general_run *g,
+			       struct rte_mbuf *m)
+{
+	if (classify(w, st, m, &g->ctx[g->n], &g->b6)) {
+		g->dst[g->n] = g->ctx[g->n].ip.dst;
+		g->pkts[g->n++] = m;
+	}
+}
+
 static void general_flush(struct worker *w, const struct fwd_state *st, struct general_run *g)
 {
 	uint64_t nh[WORKER_MAX_BURST];
@@ -417,10 +427,7 @@ static inline __attribute__((always_inline)) void burst_loop(
 			a->nb_fast = 0;
 		}
 		general = true;
-		if (classify(w, st, m, &a->g.ctx[a->g.n], &a->g.b6)) {
-			a->g.dst[a->g.n] = a->g.ctx[a->g.n].ip.dst;
-			a->g.pkts[a->g.n++] = m;
-		}
+		general_add(w, st, &a->g, m);
 	}
 }
 
@@ -444,10 +451,7 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 	if (in_iface == FWD_NO_IFACE) {
 		/* no untagged interface: 802.1Q sub-interfaces, or none */
 		for (uint16_t i = 0; i < n; i++)
-			if (classify(w, st, pkts[i], &a.g.ctx[a.g.n], &a.g.b6)) {
-				a.g.dst[a.g.n] = a.g.ctx[a.g.n].ip.dst;
-				a.g.pkts[a.g.n++] = pkts[i];
-			}
+			general_add(w, st, &a.g, pkts[i]);
 	} else {
 		uint64_t in_mac = 0;
 		memcpy(&in_mac, st->ifaces[in_iface].mac.addr_bytes, 6);
