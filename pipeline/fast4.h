@@ -49,7 +49,7 @@ static inline bool fast4_ok(const uint8_t *p, struct rte_mbuf *m, uint64_t in_ma
 	memcpy(&w12, p + 12, 8); /* EtherType, version/IHL, TOS, total length, ID */
 	memcpy(&w20, p + 20, 8); /* flags/fragment offset, TTL, protocol, checksum, source */
 	/* EtherType 0x0800 and version/IHL 0x45: the first three bytes of w12 */
-	if ((((dmac ^ in_mac) & mac_mask) | ((w12 ^ 0x450008) & 0xffffff)) != 0)
+	if ((((dmac ^ in_mac) & mac_mask) << 16 | ((w12 ^ 0x450008) & 0xffffff)) != 0)
 		return false;
 	uint16_t total = rte_be_to_cpu_16((uint16_t)(w12 >> 32));
 	if (m->data_len != m->pkt_len || m->pkt_len < 14u + total || total < 20)

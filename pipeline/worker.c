@@ -330,7 +330,25 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 			RUN_END(i);
 			run_out = out;
 		}
-		ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + (out->vlan ? 18 : 14)));
+		if (likely(out->vlan == 0)) {
+			/* untagged: this packet and those after it on the same
+			 * route that fit the MTU (an ECMP route's raw FIB value
+			 * never equals v, a next hop's: they take the loop above) */
+			const uint32_t max_len = out->mtu + 14u;
+			uint64_t src = out->l2_src4;
+			for (;;) {
+				ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + 14));
+				memcpy(p, &mac, 8); /* bytes 6, 7 are rewritten just below */
+				memcpy(p + 6, &src, 8);
+				run_bytes += m->pkt_len;
+				if (i + 1 >= n || nh[i + 1] != v || pkts[i + 1]->pkt_len > max_len)
+					break;
+				m = pkts[++i];
+				p = rte_pktmbuf_mtod(m, uint8_t *);
+			}
+			continue;
+		}
+		ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + 18));
 		l2_write4_fast(p, out, mac);
 		run_bytes += m->pkt_len;
 	}
@@ -399,6 +417,9 @@ static inline __attribute__((always_inline)) void burst_loop(
 	uint16_t in_iface, uint64_t in_mac, const bool csum_port, struct burst_acc *a)
 {
 	bool general = false; /* a.g may hold packets */
+	/* in registers, not through @p a (the calls below could change it) */
+	unsigned nb_fast = 0;
+	uint64_t fast_bytes = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -416,19 +437,21 @@ static inline __attribute__((always_inline)) void burst_loop(
 				general = false;
 			}
 			memcpy(&d, p + 30, 4);
-			a->fdst[a->nb_fast] = rte_be_to_cpu_32(d);
-			a->fast[a->nb_fast++] = m;
-			a->fast_bytes += rx_len;
+			a->fdst[nb_fast] = rte_be_to_cpu_32(d);
+			a->fast[nb_fast++] = m;
+			fast_bytes += rx_len;
 			continue;
 		}
-		if (a->nb_fast) {
-			fast4_route(w, st, a->fast, a->fdst, a->nb_fast, in_iface, NULL);
-			a->nb_fast_all += a->nb_fast;
-			a->nb_fast = 0;
+		if (nb_fast) {
+			fast4_route(w, st, a->fast, a->fdst, nb_fast, in_iface, NULL);
+			a->nb_fast_all += nb_fast;
+			nb_fast = 0;
 		}
 		general = true;
 		general_add(w, st, &a->g, m);
 	}
+	a->nb_fast = nb_fast;
+	a->fast_bytes = fast_bytes;
 }
 
 /*
@@ -443,7 +466,7 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 	struct burst_acc a;
 	uint16_t in_iface = port < st->nb_port_ids ? st->iface_by_vlan[port][0] : FWD_NO_IFACE;
 
-	a.nb_fast = a.nb_fast_all = 0;
+	a.nb_fast = a.nb_fast_all = 0; /* burst_loop() sets nb_fast and fast_bytes */
 	a.fast_bytes = 0;
 	a.g.n = 0;
 	a.g.b6.n = 0;
