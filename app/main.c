@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* One malloc arena for every thread: the reload thread then parses
+	 * in the main arena, which the previous parse left warm, instead of a
+	 * thread arena of 64 MiB heaps (with 1M routes its parse was ~20 %
+	 * slower and freeing the parsed tree 5x slower). Workers do not
+	 * allocate per packet, so nothing contends for it. */
+	mallopt(M_ARENA_MAX, 1);
 	uint64_t t_start = mono_ms();
 	if (config_load(file, &cfg, &errs) < 0) {
 		config_errors_print(&errs, stderr);

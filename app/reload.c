@@ -89,20 +89,29 @@ static int reload_build(struct fwd_state **out, char *err, size_t errlen)
 	struct vbrd_config cfg;
 	int ret;
 
+	uint64_t t0 = now_ms();
 	ret = config_load(app.config_file, &cfg, &errs);
 	if (ret < 0) {
 		join_errors(&errs, err, errlen);
 		config_errors_free(&errs);
 		return ret;
 	}
+	uint64_t t_config = now_ms();
 	/* the memory this config needs (one FIB pair), then the settings a
 	 * reload cannot apply (ports, cores, memory, socket, FIB size, ...) */
 	ret = mem_check(&cfg, err, errlen, NULL);
 	if (ret == 0)
 		ret = config_restart_diff(&cur->cfg, &cfg, err, errlen);
+	uint64_t t_check = now_ms();
 	if (ret == 0)
 		ret = fwd_state_build(&cfg, port_ids(), cur, out, err, errlen);
+	uint64_t t_state = now_ms();
 	config_free(&cfg);
+	if (ret == 0)
+		LOG(INFO,
+		    "reload: config %" PRIu64 " ms, checks %" PRIu64 " ms, forwarding state %" PRIu64
+		    " ms, config freed in %" PRIu64 " ms",
+		    t_config - t0, t_check - t_config, t_state - t_check, now_ms() - t_state);
 	return ret;
 }
 

@@ -221,7 +221,7 @@ run_size() {  # run_size LABEL N
 		print("bench: fib-memory-%s-routes %d MiB (tbl8 groups %d used of %d)" % (
 		    sys.argv[1], (f["bytes"] + (1 << 20) - 1) >> 20, f["ipv4_tbl8_used"], f["ipv4_tbl8"]))
 	EOF
-	grep -h "start-up:\|reload: built" "$TMP/$label.log" | sed 's/^/scale:   /' >&2 || true
+	grep -h "start-up:\|reload: built\|reload: config" "$TMP/$label.log" | sed 's/^/scale:   /' >&2 || true
 	stop_child
 }
 
