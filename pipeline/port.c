@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 
 #include <rte_ethdev.h>
 
@@ -85,6 +86,38 @@ static void port_drain_rx(uint16_t id, uint16_t nb_rxq)
 	}
 }
 
+/*
+ * Why an af_packet device (@p devargs "net_af_packetN,iface=NAME,...") may
+ * have failed to probe, for the error message: the interface does not
+ * exist here, or (it exists) another process holds its fanout group.
+ * Empty for other devices.
+ */
+static void af_packet_hint(const char *devargs, char *out, size_t len)
+{
+	const char *v = strstr(devargs, ",iface=");
+	char ifname[IF_NAMESIZE + 1];
+
+	out[0] = '\0';
+	if (strncmp(devargs, "net_af_packet", 13) != 0 || v == NULL)
+		return;
+	v += strlen(",iface=");
+	size_t n = strcspn(v, ",");
+	if (n == 0 || n > IF_NAMESIZE) {
+		snprintf(out, len, "; iface= names no interface");
+		return;
+	}
+	memcpy(ifname, v, n);
+	ifname[n] = '\0';
+	if (if_nametoindex(ifname) == 0)
+		snprintf(out, len, "; there is no interface '%s' in this network namespace", ifname);
+	else
+		snprintf(out, len,
+			 "; if af_packet says 'could not set PACKET_FANOUT' above, another "
+			 "process in this network namespace holds the fanout group "
+			 "(pid XOR ifindex) of '%s': start vbrd again",
+			 ifname);
+}
+
 int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempool *mp,
 	       struct vbrd_port *out, char *err, size_t errlen)
 {
@@ -98,15 +131,10 @@ int port_setup(const struct cfg_port *cp, uint16_t nb_workers, struct rte_mempoo
 	snprintf(devname, sizeof(devname), "%s", cp->devargs);
 	devname[strcspn(devname, ",")] = '\0';
 	if (rte_eth_dev_get_port_by_name(devname, &id) != 0) {
+		char why[CFG_DEVARGS_MAX + 160];
+		af_packet_hint(cp->devargs, why, sizeof(why));
 		snprintf(err, errlen, "port %s: device '%s' was not probed (check devargs '%s'%s)",
-			 cp->name, devname, cp->devargs,
-			 strncmp(devname, "net_af_packet", 13) == 0
-				 ? "; af_packet's 'could not set PACKET_FANOUT' above means "
-				   "another process in "
-				   "this network namespace holds fanout group (pid XOR ifindex): "
-				   "start vbrd "
-				   "again"
-				 : "");
+			 cp->name, devname, cp->devargs, why);
 		return -ENODEV;
 	}
 	ret = rte_eth_dev_info_get(id, &info);
