@@ -109,8 +109,8 @@ static int reload_build(struct fwd_state **out, char *err, size_t errlen)
 	/* config: reading the file, libconfig's parse and freeing its tree */
 	if (ret == 0)
 		LOG(INFO,
-		    "reload: config %" PRIu64 " ms, checks %" PRIu64 " ms, forwarding state %" PRIu64
-		    " ms",
+		    "reload: config %" PRIu64 " ms, checks %" PRIu64
+		    " ms, forwarding state %" PRIu64 " ms",
 		    t_config - t0, t_check - t_config, now_ms() - t_check);
 	return ret;
 }

@@ -33,11 +33,12 @@ struct fwd_nh_kind {
 	 * (worker.c fast4_ok(): untagged, a 20-byte header, no fragment, TTL
 	 * above 1, the frame exactly its total length; no per-packet context),
 	 * so that counters and TX are summed per burst. @p fibnh holds each
-	 * packet's FIB value (this kind). The handler takes packets in order
-	 * and stops at the first it leaves, untouched, for the general path
-	 * (output4() with its context: ICMP errors, fragmentation, drops).
-	 * What it took is queued for TX before it returns, so no packet of a
-	 * flow overtakes another.
+	 * packet's FIB value, this kind's for the first one. The handler
+	 * takes packets in order and stops, leaving it untouched, at the
+	 * first whose FIB kind is another (the caller routes it) or that it
+	 * leaves for the general path (output4() with its context: ICMP
+	 * errors, fragmentation, drops). What it took is queued for TX before
+	 * it returns, so no packet of a flow overtakes another.
 	 *
 	 * @return  how many leading packets of @p pkts it took (0..n)
 	 */

@@ -109,7 +109,8 @@ static void af_packet_hint(const char *devargs, char *out, size_t len)
 	memcpy(ifname, v, n);
 	ifname[n] = '\0';
 	if (if_nametoindex(ifname) == 0)
-		snprintf(out, len, "; there is no interface '%s' in this network namespace", ifname);
+		snprintf(out, len, "; there is no interface '%s' in this network namespace",
+			 ifname);
 	else
 		snprintf(out, len,
 			 "; if af_packet says 'could not set PACKET_FANOUT' above, another "

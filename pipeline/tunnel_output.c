@@ -188,9 +188,9 @@ static void path_group_output6(struct worker *w, const struct fwd_state *st, str
  * option-less header, the template copied in 32-byte pieces, the outer
  * IPv4 checksum from the template's sum (RFC 1624), and the length, ID
  * and source-port fields. Counters and TX per run, from @p pkts itself.
- * It stops at anything unusual (no path, over the inner MTU, an IPv6
- * underlay, the line's neighbor unresolved, no headroom): that packet is
- * the general path's.
+ * It stops at a packet of another FIB kind (the caller's), and at anything
+ * unusual (no path, over the inner MTU, an IPv6 underlay, the line's
+ * neighbor unresolved, no headroom): that packet is the general path's.
  */
 static unsigned path_group_output4_burst(struct worker *w, const struct fwd_state *st,
 					 struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n)
@@ -200,6 +200,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 
 	while (i < n) {
 		const uint64_t v = fibnh[i];
+		if (FIB_NH_KIND(v) != FIB_KIND_PATHGRP)
+			break; /* the caller's: a run of another kind */
 		const struct fwd_path *p = atomic_load_explicit(
 			&st->path_groups[FIB_NH_INDEX(v)].active, memory_order_acquire);
 		if (unlikely(p == NULL || p->l3_len != 20))

@@ -192,47 +192,54 @@ static inline const struct local_service *fast4_udp_service(const struct fwd_sta
 }
 
 /*
- * The fast packets of one burst whose route is not a direct next hop, all
- * of FIB kind @p kind: a feature's next-hop kind takes them as a burst
- * (nh_kind.h output4_burst), a UDP service on an own address one by one
- * (local.h input_fast); the rest takes the general path. @p ifaces: each
- * packet's ingress interface when they were decapsulated, else NULL (all
- * came in on @p iface).
+ * The fast packets of one burst from the first, whose route is not a
+ * direct next hop, while their FIB kind is the first one's, @p kind: a
+ * feature's next-hop kind takes them as a burst (nh_kind.h output4_burst),
+ * a UDP service on an own address as runs of its datagrams (local.h
+ * input_fast); the rest takes the general path. @p ifaces: each packet's
+ * ingress interface when they were decapsulated, else NULL (all came in
+ * on @p iface).
+ *
+ * @return  how many leading packets of @p pkts it handled (1..n)
  */
-static void fast4_other(struct worker *w, const struct fwd_state *st, uint32_t kind,
-			struct rte_mbuf **pkts, const uint64_t *v, unsigned n, uint16_t iface,
-			const uint16_t *ifaces)
+static unsigned fast4_other(struct worker *w, const struct fwd_state *st, uint32_t kind,
+			    struct rte_mbuf **pkts, const uint64_t *v, unsigned n, uint16_t iface,
+			    const uint16_t *ifaces)
 {
 	bool decapped = ifaces != NULL;
 	const struct fwd_nh_kind *k = fwd_nh_kinds[kind];
+	unsigned a = 0;
 
 	if (k != NULL && k->output4_burst != NULL) {
-		/* it takes a prefix; the packet it stopped at is the general path's */
-		for (unsigned a = 0; a < n;) {
+		/* it stops at another kind, or at a packet for the general path */
+		while (a < n) {
 			a += k->output4_burst(w, st, pkts + a, v + a, n - a);
-			if (a < n) {
-				fast4_general(w, st, pkts[a], decapped ? ifaces[a] : iface,
-					      decapped, v[a]);
-				a++;
-			}
+			if (a == n || FIB_NH_KIND(v[a]) != kind)
+				break;
+			fast4_general(w, st, pkts[a], decapped ? ifaces[a] : iface, decapped, v[a]);
+			a++;
 		}
-		return;
+		return a;
 	}
-	for (unsigned a = 0; a < n;) {
+	unsigned e = 1; /* the end of the run of this kind */
+	while (e < n && FIB_NH_KIND(v[e]) == kind)
+		e++;
+	while (a < e) {
 		/* own addresses: a UDP service takes the run of its datagrams (a
 		 * tunnel's are never decapsulated twice) */
 		if (kind == FIB_KIND_LOCAL && !decapped) {
 			const struct local_service *svc = fast4_udp_service(st, pkts[a]);
-			unsigned k = svc != NULL ? svc->input_fast(w, st, pkts + a, v + a, n - a)
+			unsigned t = svc != NULL ? svc->input_fast(w, st, pkts + a, v + a, e - a)
 						 : 0;
-			if (k != 0) {
-				a += k;
+			if (t != 0) {
+				a += t;
 				continue;
 			}
 		}
 		fast4_general(w, st, pkts[a], decapped ? ifaces[a] : iface, decapped, v[a]);
 		a++;
 	}
+	return a;
 }
 
 /* @p n routed packets leaving by @p out, @p bytes in all: counters and TX buffer */
@@ -285,14 +292,12 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 			if (FIB_NH_KIND(v) != FIB_KIND_ECMP) {
 				/* a run of another kind (a path group, an own
 				 * address) goes in its place, after what came before */
-				uint32_t kind = FIB_NH_KIND(v);
-				unsigned j = i + 1;
-				while (j < n && FIB_NH_KIND(nh[j]) == kind)
-					j++;
-				RUN_END(j);
-				fast4_other(w, st, kind, pkts + i, nh + i, j - i, iface,
-					    decapped ? ifaces + i : NULL);
-				i = j - 1;
+				RUN_END(i);
+				unsigned k = fast4_other(w, st, FIB_NH_KIND(v), pkts + i, nh + i,
+							 n - i, iface,
+							 decapped ? ifaces + i : NULL);
+				i += k - 1;
+				run = i + 1;
 				continue;
 			}
 			/* ECMP: the member the flow hash picks, as ip4_forward() does;
