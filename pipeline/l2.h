@@ -91,6 +91,17 @@ static inline void l2_prepare(struct fwd_iface *fi)
 }
 
 /**
+ * The untagged L2 header of an IPv4 frame at @p p: destination @p mac
+ * (neigh.h encoding), then @p l2_src4 (fwd_iface.l2_src4: source MAC and
+ * EtherType), in two overlapping 8-byte stores (14 bytes).
+ */
+static inline void l2_write4_untagged(uint8_t *p, uint64_t mac, uint64_t l2_src4)
+{
+	memcpy(p, &mac, 8); /* bytes 6, 7 are rewritten just below */
+	memcpy(p + 6, &l2_src4, 8);
+}
+
+/**
  * Write the L2 header of an IPv4 frame leaving by @p out to neighbor
  * @p mac (neigh.h encoding) at @p p: three or four stores, no byte loop.
  *
@@ -99,8 +110,7 @@ static inline void l2_prepare(struct fwd_iface *fi)
  */
 static inline void l2_write4_fast(uint8_t *p, const struct fwd_iface *out, uint64_t mac)
 {
-	memcpy(p, &mac, 8); /* bytes 6, 7 are rewritten just below */
-	memcpy(p + 6, &out->l2_src4, 8);
+	l2_write4_untagged(p, mac, out->l2_src4);
 	if (out->vlan)
 		memcpy(p + 14, &out->l2_tag4, 4);
 }

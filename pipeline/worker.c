@@ -343,8 +343,7 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 			uint64_t src = out->l2_src4;
 			for (;;) {
 				ip4_ttl_decrement((struct rte_ipv4_hdr *)(p + 14));
-				memcpy(p, &mac, 8); /* bytes 6, 7 are rewritten just below */
-				memcpy(p + 6, &src, 8);
+				l2_write4_untagged(p, mac, src);
 				run_bytes += m->pkt_len;
 				if (i + 1 >= n || nh[i + 1] != v || pkts[i + 1]->pkt_len > max_len)
 					break;
