@@ -60,6 +60,7 @@
 struct tel_export {
 	char tel_path[TEL_PATH_LEN];
 	char *cmd;
+	unsigned key_members; /* leading members of a row that make its key */
 };
 
 struct tel_req {
@@ -334,49 +335,52 @@ static bool is_table(const json_t *v)
 	return true;
 }
 
-/* The key of row @p i: its first member ("p0"); when that does not tell the
- * rows apart (two neighbors on "lan1"), the first two ("lan1_10_0_1_2"),
- * and the row number when even those repeat. */
-static void row_key(const json_t *row, size_t i, bool first_unique, char *text, size_t len)
+/* The key of row @p i: its first @p members members, scalars, joined by
+ * "_" ("p0", "lan1_10_0_1_2"); when even those repeat (two rows that the
+ * command lists with the same key), the row number is appended. */
+static void row_key(const json_t *row, size_t i, unsigned members, bool unique, char *text,
+		    size_t len)
 {
 	void *it = json_object_iter((json_t *)row);
-	const json_t *first = it ? json_object_iter_value(it) : NULL;
-	void *it2 = it ? json_object_iter_next((json_t *)row, it) : NULL;
-	const json_t *second = it2 ? json_object_iter_value(it2) : NULL;
-	char a[RTE_TEL_MAX_STRING_LEN], b[RTE_TEL_MAX_STRING_LEN];
+	size_t at = 0;
 
-	if (first == NULL || !is_scalar(first)) {
+	text[0] = '\0';
+	for (unsigned k = 0; k < members && it != NULL; k++) {
+		const json_t *v = json_object_iter_value(it);
+		char a[RTE_TEL_MAX_STRING_LEN];
+
+		if (!is_scalar(v))
+			break;
+		scalar_text(a, sizeof(a), v);
+		int w = snprintf(text + at, len - at, "%s%.60s", k ? "_" : "", a);
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+		it = json_object_iter_next((json_t *)row, it);
+	}
+	if (at == 0)
 		snprintf(text, len, "%zu", i);
-		return;
-	}
-	scalar_text(a, sizeof(a), first);
-	if (first_unique)
-		snprintf(text, len, "%.120s", a);
-	else if (second == NULL || !is_scalar(second))
-		snprintf(text, len, "%.100s_%zu", a, i);
-	else {
-		scalar_text(b, sizeof(b), second);
-		snprintf(text, len, "%.60s_%.60s", a, b);
-	}
+	else if (!unique)
+		snprintf(text + at, len - at, "_%zu", i);
 }
 
-/* True when no two rows of table @p v share their keys of row_key(..., true). */
-static bool table_first_unique(const json_t *v)
+/* True when no two rows of table @p v share their keys of row_key(). */
+static bool table_keys_unique(const json_t *v, unsigned members)
 {
 	size_t n = json_array_size(v);
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			char a[RTE_TEL_MAX_STRING_LEN], b[RTE_TEL_MAX_STRING_LEN];
-			row_key(json_array_get(v, i), i, true, a, sizeof(a));
-			row_key(json_array_get(v, j), j, true, b, sizeof(b));
+			row_key(json_array_get(v, i), i, members, true, a, sizeof(a));
+			row_key(json_array_get(v, j), j, members, true, b, sizeof(b));
 			if (strcmp(a, b) == 0)
 				return false;
 		}
 	return true;
 }
 
-static void json_to_tel(const json_t *data, struct rte_tel_data *d)
+static void json_to_tel(const json_t *data, unsigned key_members, struct rte_tel_data *d)
 {
 	char name[RTE_TEL_MAX_STRING_LEN];
 	const char *key;
@@ -393,13 +397,13 @@ static void json_to_tel(const json_t *data, struct rte_tel_data *d)
 			size_t i;
 
 			rte_tel_data_start_dict(d);
-			bool unique = table_first_unique(v);
+			bool unique = table_keys_unique(v, key_members);
 			json_array_foreach(v, i, row)
 			{
 				struct rte_tel_data *c = dict_container(row);
 				char text[RTE_TEL_MAX_STRING_LEN];
 
-				row_key(row, i, unique, text, sizeof(text));
+				row_key(row, i, key_members, unique, text, sizeof(text));
 				tel_name(name, sizeof(name), text);
 				if (c != NULL && rte_tel_data_add_dict_container(d, name, c, 0) < 0)
 					rte_tel_data_free(c);
@@ -496,7 +500,7 @@ static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 		char text[RTE_TEL_MAX_STRING_LEN];
 		rte_tel_data_add_dict_string(d, "error", tel_ascii(r->err, text, sizeof(text)));
 	} else {
-		json_to_tel(r->result, d);
+		json_to_tel(r->result, r->exp->key_members, d);
 	}
 	req_free(r);
 	return 0;
@@ -537,7 +541,8 @@ static int tel_start(void)
 	return 0;
 }
 
-int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help)
+int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help,
+			 unsigned key_members)
 {
 	struct tel_export *e;
 	int rc;
@@ -557,6 +562,7 @@ int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help
 	e->cmd = strdup(cmd);
 	if (e->cmd == NULL)
 		return -ENOMEM;
+	e->key_members = key_members;
 	/* Publish the entry before telemetry can call us with its path. */
 	__atomic_store_n(&tel.nexports, tel.nexports + 1, __ATOMIC_RELEASE);
 	rc = rte_telemetry_register_cmd(tel_path, tel_cb, help ? help : "");

@@ -19,10 +19,13 @@
  * @param cmd       control command words, as given to ctl_register()
  * @param tel_path  telemetry command, "/" then [A-Za-z0-9_/], < 64 bytes
  * @param help      one line for the telemetry "/help" command
+ * @param key_members  leading members of a table row that make its key
+ *                  (ctl_export_keyed())
  * @return 0, -EINVAL (bad argument), -ENOSPC (too many exports), -ENOMEM,
  *         or -errno from eventfd()/ev_add()
  */
-int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help);
+int ctl_telemetry_export(const char *cmd, const char *tel_path, const char *help,
+			 unsigned key_members);
 
 /**
  * Stop serving exported commands: pending telemetry requests fail with

@@ -73,8 +73,20 @@ int ctl_register(const char *cmd, const char *help, ctl_handler_t fn);
  */
 int ctl_export(const char *cmd, const char *tel_path, const char *help);
 
+/**
+ * ctl_export() for a command whose reply is one table ({"rows": [{...}]})
+ * keyed by its first @p key_members members, not by the first alone: the
+ * telemetry dict then names every row "A_B" (the neighbor table: interface
+ * and address), whatever the rows hold, so the keys keep their shape.
+ *
+ * @param key_members  1..4 (ctl_export() is 1)
+ * @return as ctl_export(), -EINVAL for @p key_members out of range
+ */
+int ctl_export_keyed(const char *cmd, const char *tel_path, const char *help, unsigned key_members);
+
 /** Call @p fn for every endpoint recorded by ctl_export(), in order. @return first error. */
-int ctl_export_foreach(int (*fn)(const char *cmd, const char *tel_path, const char *help));
+int ctl_export_foreach(int (*fn)(const char *cmd, const char *tel_path, const char *help,
+				 unsigned key_members));
 
 /** Longest request line accepted, bytes (newline excluded). */
 #define CTL_MAX_REQUEST 65536

@@ -646,12 +646,19 @@ int ctl_dispatch(const char *request_line, char **reply_line)
 
 static struct {
 	char *cmd, *path, *help;
+	unsigned key_members;
 } exports[CTL_MAX_EXPORTS];
 static int nb_exports;
 
 int ctl_export(const char *cmd, const char *tel_path, const char *help)
 {
-	if (cmd == NULL || tel_path == NULL || tel_path[0] != '/' || strlen(tel_path) >= 64)
+	return ctl_export_keyed(cmd, tel_path, help, 1);
+}
+
+int ctl_export_keyed(const char *cmd, const char *tel_path, const char *help, unsigned key_members)
+{
+	if (cmd == NULL || tel_path == NULL || tel_path[0] != '/' || strlen(tel_path) >= 64 ||
+	    key_members < 1 || key_members > 4)
 		return -EINVAL;
 	for (int i = 0; i < nb_exports; i++)
 		if (strcmp(exports[i].path, tel_path) == 0)
@@ -661,6 +668,7 @@ int ctl_export(const char *cmd, const char *tel_path, const char *help)
 	exports[nb_exports].cmd = strdup(cmd);
 	exports[nb_exports].path = strdup(tel_path);
 	exports[nb_exports].help = strdup(help ? help : "");
+	exports[nb_exports].key_members = key_members;
 	if (!exports[nb_exports].cmd || !exports[nb_exports].path || !exports[nb_exports].help) {
 		free(exports[nb_exports].cmd);
 		free(exports[nb_exports].path);
@@ -671,10 +679,12 @@ int ctl_export(const char *cmd, const char *tel_path, const char *help)
 	return 0;
 }
 
-int ctl_export_foreach(int (*fn)(const char *cmd, const char *tel_path, const char *help))
+int ctl_export_foreach(int (*fn)(const char *cmd, const char *tel_path, const char *help,
+				 unsigned key_members))
 {
 	for (int i = 0; i < nb_exports; i++) {
-		int rc = fn(exports[i].cmd, exports[i].path, exports[i].help);
+		int rc = fn(exports[i].cmd, exports[i].path, exports[i].help,
+			    exports[i].key_members);
 		if (rc < 0)
 			return rc;
 	}

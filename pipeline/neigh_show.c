@@ -86,7 +86,8 @@ static int neigh_show_start(void)
 	ctl_register("show neighbors", "neighbor table (ARP and IPv6 ND)", show_neighbors);
 	ctl_register("show arp", "ARP counters", show_arp);
 	ctl_register("show nd", "IPv6 Neighbor Discovery counters", show_nd);
-	ctl_export("show neighbors", "/vbrd/neighbors", "vbrd neighbor table");
+	/* keyed "INTERFACE_ADDRESS" always, one neighbor per interface or many */
+	ctl_export_keyed("show neighbors", "/vbrd/neighbors", "vbrd neighbor table", 2);
 	return 0;
 }
 

@@ -93,6 +93,18 @@ import json, sys
 print(len(json.loads(sys.stdin.read())["/vbrd/neighbors"]))
 }
         assert_equal [exec python3 -c $py2 << $got] $nb "neighbors in telemetry"
+        # keyed INTERFACE_ADDRESS whatever the table holds (here one
+        # neighbor per interface, where a first-member key would do)
+        set want {}
+        foreach n [dict get [vbrctl show neighbors] neighbors] {
+            lappend want [regsub -all {[^A-Za-z0-9_/]} \
+                "[dict get $n interface]_[dict get $n address]" _]
+        }
+        set py3 {
+import json, sys
+print(" ".join(sorted(json.loads(sys.stdin.read())["/vbrd/neighbors"])))
+}
+        assert_equal [exec python3 -c $py3 << $got] [lsort $want] "telemetry neighbor keys"
     }
 }
 
