@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Classification at the egress point (classify.c): a policy's classes
+ * compiled into rte_acl contexts at config time (one for IPv4, one for
+ * IPv6), so that no packet walks the rules, and the DSCP / 802.1p marking
+ * a class asks for.
+ *
+ * Packets are classified where they leave: their L2 header is the egress
+ * one (14 bytes, or 18 with an 802.1Q tag). What the header no longer
+ * says comes from the mbuf: m->port is the ingress port (set by the PMD),
+ * m->vlan_tci the ingress 802.1Q TCI (the worker stores it for tagged
+ * frames; 0 for untagged ones, as the PMD leaves it).
+ */
+#ifndef VBRD_QOS_CLASSIFY_H
+#define VBRD_QOS_CLASSIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "core/config.h"
+#include "qos/qos_config.h"
+
+struct qos_classifier;
+
+/**
+ * Compile @p pol's classes into a classifier.
+ *
+ * @param cfg       the configuration @p pol belongs to (interfaces, ports)
+ * @param port_ids  DPDK port id of each config port (cfg->ports[i] → port_ids[i]),
+ *                  for classes that match an ingress interface
+ * @param name      unique name for the rte_acl contexts (e.g. "qos-7-edge": generation and policy)
+ * @param err       on failure, what failed
+ * @return the classifier, or NULL (rte_acl build failed or no memory; @p err says which)
+ */
+struct qos_classifier *qos_classifier_build(const struct vbrd_config *cfg,
+					    const struct qos_policy_conf *pol,
+					    const uint16_t *port_ids, const char *name, char *err,
+					    size_t errlen);
+
+/** Release @p c (NULL is fine). Not while a worker may still use it (RCU). */
+void qos_classifier_free(struct qos_classifier *c);
+
+/**
+ * Classify @p n packets (at most 64) framed for egress.
+ *
+ * @param cls  out: per packet, 1 + the index of the lowest-priority class
+ *             that matches (into pol->classes), or 0 when none does or the
+ *             packet is not IPv4/IPv6 (ARP, a truncated header)
+ */
+void qos_classify_burst(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
+			uint32_t *cls);
+
+/**
+ * DSCP of the egress frame @p m (IPv4 TOS or IPv6 traffic class, upper 6
+ * bits), or -1 when it is not IPv4/IPv6.
+ */
+int qos_get_dscp(const struct rte_mbuf *m);
+
+/**
+ * Remark the egress frame @p m to @p dscp (0..63), keeping the two ECN bits
+ * (RFC 2474 §3, RFC 3168 §5). IPv4: the header checksum is updated
+ * incrementally (RFC 1624). Not IPv4/IPv6: nothing.
+ */
+void qos_set_dscp(struct rte_mbuf *m, uint8_t dscp);
+
+/** Set the 802.1p priority (PCP, 0..7) of a tagged egress frame; untagged: nothing. */
+void qos_set_pcp(struct rte_mbuf *m, uint8_t pcp);
+
+#endif
