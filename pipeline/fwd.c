@@ -486,6 +486,10 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	memset(cfg, 0, sizeof(*cfg));
 	/* after the move: the fill reads the static neighbors of st->cfg */
 	fwd_neigh_fill(st);
+	/* features (qos/, ...) add theirs from the finished state */
+	ret = modules_state_build(st, prev, err, errlen);
+	if (ret < 0)
+		goto fail;
 	*out = st;
 	return 0;
 
@@ -509,6 +513,7 @@ void fwd_state_free(struct fwd_state *st)
 {
 	if (st == NULL)
 		return;
+	modules_state_free(st);
 	fib_table_free(&st->routes);
 	fib_pair_put(st->fibs);
 	free(st->ifaces);

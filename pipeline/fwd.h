@@ -22,6 +22,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "core/config.h"
+#include "core/module.h"
 #include "pipeline/counters.h"
 #include "pipeline/fib.h"
 
@@ -182,7 +183,16 @@ struct fwd_state {
 		uint16_t port; /* host order */
 		const struct local_service *svc;
 	} udp[FWD_LOCAL_UDP_MAX];
+	/* What each module's state_build added, by vbrd_module.id (core/module.h);
+	 * fwd_feature() reads it */
+	void *feature[VBRD_MODULE_MAX];
 };
+
+/** The data module @p m's state_build hook kept in @p st (NULL when none). */
+static inline void *fwd_feature(const struct fwd_state *st, const struct vbrd_module *m)
+{
+	return st->feature[m->id];
+}
 
 /**
  * Build a forwarding state from a validated configuration, without

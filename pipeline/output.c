@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_debug.h>
 #include <rte_ethdev.h>
 
 #include "pipeline/l2.h"
@@ -21,16 +22,35 @@ DROP_REASON(drop_no_mbuf, "output", "no_mbuf", "mempool empty while building a r
 DROP_REASON(drop_no_headroom, "output", "no_headroom",
 	    "no room in front of the packet for its new L2 or outer headers");
 
+static worker_egress_fn egress_sched;
+
+void worker_egress_register(worker_egress_fn fn)
+{
+	if (egress_sched != NULL)
+		rte_panic("a second egress scheduler\n");
+	egress_sched = fn;
+}
+
+unsigned worker_tx_now(struct worker *w, uint16_t port, struct rte_mbuf **pkts, unsigned n)
+{
+	uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, pkts, (uint16_t)n);
+
+	if (unlikely(sent < n)) {
+		w->stats.drops[drop_tx_full.id] += n - sent;
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
+	w->stats.tx_packets += sent;
+	return sent;
+}
+
 void worker_tx_send(struct worker *w, uint16_t port)
 {
 	struct tx_buffer *b = &w->tx[port];
-	uint16_t sent = rte_eth_tx_burst(port, (uint16_t)w->id, b->pkts, b->n);
 
-	if (unlikely(sent < b->n)) {
-		w->stats.drops[drop_tx_full.id] += b->n - sent;
-		rte_pktmbuf_free_bulk(b->pkts + sent, b->n - sent);
-	}
-	w->stats.tx_packets += sent;
+	if (unlikely(w->sched_ports & (1u << port)))
+		egress_sched(w, port, b->pkts, b->n);
+	else
+		worker_tx_now(w, port, b->pkts, b->n);
 	b->n = 0;
 }
 

@@ -22,8 +22,29 @@ DROP_REASON_DECLARE(drop_control_ring_full);
 DROP_REASON_DECLARE(drop_no_mbuf);
 DROP_REASON_DECLARE(drop_no_headroom);
 
-/** Transmit what @p w buffered for @p port now (a full buffer; the flush). */
+/**
+ * Transmit what @p w buffered for @p port now (a full buffer; the flush).
+ * A port in w->sched_ports hands its packets to the egress scheduler instead.
+ */
 void worker_tx_send(struct worker *w, uint16_t port);
+
+/**
+ * Transmit @p n packets on @p port at once, bypassing TX buffers and any
+ * egress scheduler (rte_eth_tx_burst() on @p w's queue); what the queue
+ * does not take is dropped as tx_full.
+ * @return packets sent
+ */
+unsigned worker_tx_now(struct worker *w, uint16_t port, struct rte_mbuf **pkts, unsigned n);
+
+/**
+ * An egress scheduler: takes (owns) the @p n packets @p w would transmit
+ * on @p port, a port in w->sched_ports.
+ */
+typedef void (*worker_egress_fn)(struct worker *w, uint16_t port, struct rte_mbuf **pkts,
+				 unsigned n);
+
+/** Install the egress scheduler (qos/, from a constructor); one only, aborts on a second. */
+void worker_egress_register(worker_egress_fn fn);
 
 _Static_assert(RTE_MAX_ETHPORTS <= 32, "worker.tx_dirty has one bit per port");
 

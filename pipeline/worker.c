@@ -12,6 +12,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
+#include <rte_debug.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
@@ -100,6 +101,11 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 		why = &drop_unknown_vlan;
 		goto drop;
 	}
+	/* the ingress tag is gone once the frame is rewritten: its TCI stays
+	 * in the mbuf for egress classification (qos/classify.h); untagged
+	 * frames keep the PMD's 0 */
+	if (c->l2.l2_len == 18)
+		m->vlan_tci = rte_be_to_cpu_16(*(const uint16_t *)(p + 14));
 	const struct fwd_iface *in = &st->ifaces[c->iface];
 	w->stats.iface[in->slot].rx_packets++;
 	w->stats.iface[in->slot].rx_bytes += rte_pktmbuf_pkt_len(m);
@@ -507,8 +513,20 @@ static void drain_inject(struct worker *w)
 	struct rte_mbuf *pkts[64];
 	unsigned n = rte_ring_dequeue_burst(w->inject, (void **)pkts, RTE_DIM(pkts), NULL);
 
+	/* control traffic (ARP, ND) leaves at once, around any egress
+	 * scheduler: a line overloaded with data must not starve its neighbors */
 	for (unsigned i = 0; i < n; i++)
-		worker_tx(w, pkt_meta(pkts[i])->port, pkts[i]);
+		worker_tx_now(w, pkt_meta(pkts[i])->port, &pkts[i], 1);
+}
+
+static const struct worker_hook *hooks[WORKER_MAX_HOOKS];
+static unsigned nb_hooks;
+
+void worker_hook_register(const struct worker_hook *h)
+{
+	if (nb_hooks == WORKER_MAX_HOOKS)
+		rte_panic("worker hook %s: more than %d hooks\n", h->name, WORKER_MAX_HOOKS);
+	hooks[nb_hooks++] = h;
 }
 
 int worker_main(void *arg)
@@ -539,6 +557,8 @@ int worker_main(void *arg)
 		}
 		drain_inject(w);
 		worker_tx_flush(w);
+		for (unsigned h = 0; h < nb_hooks; h++)
+			total += hooks[h]->poll(w, st);
 		/* st may be freed once this worker reports quiescence: read first */
 		uint32_t idle_sleep_us = st->cfg.workers.idle_sleep_us;
 		rte_rcu_qsbr_quiescent(dp.rcu, w->id);

@@ -55,6 +55,9 @@ struct worker {
 	uint64_t icmp_depth;  /* bucket depth, tokens */
 	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
 	uint32_t tx_dirty;    /* bit p: tx[p] may hold packets (RTE_MAX_ETHPORTS <= 32) */
+	/* bit p: port p's egress goes through the egress scheduler (output.h
+	 * worker_egress_register()); set by the scheduler's worker hook */
+	uint32_t sched_ports;
 	/* Decapsulated IPv4 packets of the current burst that passed the fast
 	 * test, routed together once the burst is done (one FIB lookup). */
 	struct {
@@ -99,6 +102,26 @@ extern struct dataplane dp;
  * taken while traffic flows is a snapshot within one burst).
  */
 void worker_stats_sum(struct worker_stats *s);
+
+/**
+ * Work a feature does in every worker's poll loop (the egress scheduler,
+ * later TSC-timed protocol work), registered from a constructor.
+ */
+struct worker_hook {
+	const char *name;
+	/**
+	 * Once per turn of the loop, after the turn's bursts and TX flush and
+	 * before the worker reports its quiescent state: @p st is the state
+	 * the turn used. Never blocks.
+	 * @return units of work done; nonzero keeps an idle worker from sleeping
+	 */
+	unsigned (*poll)(struct worker *w, const struct fwd_state *st);
+};
+
+#define WORKER_MAX_HOOKS 8
+
+/** Add @p h to every worker's loop (from a constructor). Aborts when full. */
+void worker_hook_register(const struct worker_hook *h);
 
 /** lcore entry point; @p arg is the struct worker. Returns 0 when dp.stop is set. */
 int worker_main(void *arg);

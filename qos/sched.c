@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The scheduler's dequeue (sched.h): line shaper, green businesses by
+ * priority and round-robin, borrowers by priority and deficit
+ * round-robin, then strict-priority and DRR queues inside the business.
+ */
+#include <errno.h>
+
+#include "qos/sched.h"
+
+void qos_tb_init(struct qos_tb *tb, uint64_t rate, uint64_t depth, uint64_t hz, uint64_t now)
+{
+	tb->rate = rate;
+	tb->depth = (int64_t)(depth * hz);
+	tb->tokens = tb->depth;
+	tb->last = now;
+	tb->fill = rate ? (uint64_t)((unsigned __int128)depth * hz / rate) + 1 : 0;
+}
+
+/* The set bit of @p mask after bit @p cur, wrapping (mask != 0). */
+static inline unsigned next_bit64(uint64_t mask, unsigned cur)
+{
+	uint64_t after = cur >= 63 ? 0 : mask & ~((2ull << cur) - 1);
+	return (unsigned)__builtin_ctzll(after ? after : mask);
+}
+
+static inline unsigned next_bit32(uint32_t mask, unsigned cur)
+{
+	uint32_t after = cur >= 31 ? 0 : mask & ~((2u << cur) - 1);
+	return (unsigned)__builtin_ctz(after ? after : mask);
+}
+
+/* The lowest priority level that has a business in @p mask, and its members. */
+static inline uint64_t best_level(const struct qos_sched *s, uint64_t mask, unsigned *level)
+{
+	*level = 0;
+	for (unsigned p = 0; p < QOS_PRIORITY_LEVELS; p++) {
+		uint64_t m = mask & s->by_prio[p];
+		if (m) {
+			*level = p;
+			return m;
+		}
+	}
+	return 0; /* not reached: every business has a level */
+}
+
+/*
+ * Deficit round-robin over the businesses of @p mask (one priority level):
+ * the one at the cursor sends while its deficit is positive; one that has
+ * spent it gets a quantum and the cursor moves on. Quanta are at least one
+ * frame, so this ends within one round.
+ */
+static inline unsigned drr_business(struct qos_sched *s, uint64_t mask, unsigned level)
+{
+	unsigned cur = s->borrow_cur[level];
+
+	if (!(mask & (1ull << cur)))
+		cur = next_bit64(mask, cur);
+	for (;;) {
+		struct qos_business *b = &s->b[cur];
+		if (b->deficit > 0)
+			break;
+		b->deficit += b->quantum;
+		cur = next_bit64(mask, cur);
+	}
+	s->borrow_cur[level] = (uint8_t)cur;
+	return cur;
+}
+
+/*
+ * The queue business @p b sends from next: the first strict-priority queue
+ * with packets and cap tokens, else the weighted queues by DRR.
+ * @return queue index, or -1 when only capped priority queues hold packets
+ */
+static inline int pick_queue(struct qos_business *b, uint64_t now)
+{
+	uint32_t p = b->busy & b->prio_mask;
+
+	while (p) {
+		unsigned i = (unsigned)__builtin_ctz(p);
+		struct qos_queue *q = &b->q[i];
+		if (q->cap.rate == 0 || qos_tb_refill(&q->cap, now) > 0)
+			return (int)i;
+		p &= p - 1;
+	}
+	uint32_t w = b->busy & ~b->prio_mask;
+	if (!w)
+		return -1;
+	unsigned cur = b->w_cur;
+	if (!(w & (1u << cur)))
+		cur = next_bit32(w, cur);
+	for (;;) {
+		struct qos_queue *q = &b->q[cur];
+		if (q->deficit > 0)
+			break;
+		q->deficit += (int32_t)q->quantum;
+		cur = next_bit32(w, cur);
+	}
+	b->w_cur = (uint8_t)cur;
+	return (int)cur;
+}
+
+struct rte_mbuf *qos_sched_take(struct qos_sched *s, unsigned bi, unsigned qi)
+{
+	struct qos_business *b = &s->b[bi];
+	struct qos_queue *q = &b->q[qi];
+
+	if (q->head == q->tail)
+		return NULL;
+	struct rte_mbuf *m = q->ring[q->head++ & q->mask];
+	if (q->head == q->tail) {
+		b->busy &= ~(1u << qi);
+		q->deficit = 0;
+	}
+	if (--b->backlog == 0) {
+		s->active &= ~(1ull << bi);
+		b->deficit = 0;
+	}
+	s->backlog--;
+	return m;
+}
+
+unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **out, unsigned max)
+{
+	if (!s->active || qos_tb_refill(&s->line, now) <= 0)
+		return 0;
+
+	/* Refill the buckets of the businesses with packets, once per call. */
+	uint64_t g_ok = 0, c_ok = 0;
+	for (uint64_t a = s->active; a; a &= a - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(a);
+		struct qos_business *b = &s->b[i];
+		if (qos_tb_refill(&b->g, now) > 0)
+			g_ok |= 1ull << i;
+		if (b->c.rate == 0 || qos_tb_refill(&b->c, now) > 0)
+			c_ok |= 1ull << i;
+	}
+
+	uint64_t hz = s->hz, blocked = 0;
+	unsigned n = 0;
+	while (n < max) {
+		uint64_t elig = s->active & c_ok & ~blocked;
+		if (!elig)
+			break;
+		uint64_t green = elig & g_ok;
+		unsigned level = 0, bi;
+		if (green) {
+			uint64_t m = best_level(s, green, &level);
+			bi = next_bit64(m, s->green_cur[level]);
+			s->green_cur[level] = (uint8_t)bi;
+		} else {
+			bi = drr_business(s, best_level(s, elig, &level), level);
+		}
+		struct qos_business *b = &s->b[bi];
+		int qi = pick_queue(b, now);
+		if (qi < 0) {
+			blocked |= 1ull << bi;
+			continue;
+		}
+		struct qos_queue *q = &b->q[qi];
+		struct rte_mbuf *m = q->ring[q->head & q->mask];
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		int64_t cost = (int64_t)((uint64_t)(len + s->overhead) * hz);
+
+		s->line.tokens -= cost;
+		if (b->c.rate) {
+			b->c.tokens -= cost;
+			if (b->c.tokens <= 0)
+				c_ok &= ~(1ull << bi);
+		}
+		if (green) {
+			b->g.tokens -= cost;
+			if (b->g.tokens <= 0)
+				g_ok &= ~(1ull << bi);
+			s->green_packets++;
+		} else {
+			b->deficit -= len + s->overhead;
+			s->borrowed_packets++;
+		}
+		if ((1u << qi) & b->prio_mask) {
+			if (q->cap.rate)
+				q->cap.tokens -= cost;
+		} else {
+			q->deficit -= (int32_t)(len + s->overhead);
+		}
+		q->st.tx_packets++;
+		q->st.tx_bytes += len;
+		qos_sched_take(s, bi, (unsigned)qi);
+		out[n++] = m;
+		if (s->line.tokens <= 0)
+			break;
+	}
+	return n;
+}

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The egress scheduler (qos/sched.c) on simulated time: every business and
+ * queue kept oversubscribed (or idle), the bytes each sends over 2 s of
+ * TSC time counted with the per-frame overhead, compared with the shares
+ * the hierarchy promises. No EAL: mbufs are plain structs with a length.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "qos/sched.h"
+
+#define HZ        1000000000ull /* simulated TSC: 1 GHz */
+#define LINE_BPS  100000000ull  /* 100 Mbit/s */
+#define MAX_FRAME 1542u         /* 1518 + 24 */
+#define STEP      10000ull      /* 10 µs between dequeue calls */
+
+struct sim {
+	struct qos_sched s;
+	struct qos_business b[QOS_MAX_BUSINESSES];
+	uint64_t now;
+	struct rte_mbuf *free; /* recycled mbufs (next in m->next) */
+};
+
+static uint64_t depth(uint64_t rate)
+{
+	uint64_t d = rate * 2 / 1000;
+	return d > 2 * MAX_FRAME ? d : 2 * MAX_FRAME;
+}
+
+static void sim_init(struct sim *sm, unsigned nb, uint64_t line_bps)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->s.b = sm->b;
+	sm->s.nb_business = (uint16_t)nb;
+	sm->s.hz = HZ;
+	sm->s.overhead = 24;
+	qos_tb_init(&sm->s.line, line_bps / 8, depth(line_bps / 8), HZ, 0);
+}
+
+/* Business @p i: guaranteed and ceiling in bits/s (0: none), priority, and
+ * @p nprio priority queues (capped at @p caps bits/s, 0 none) then weighted
+ * queues of @p pct percents (the last is the default queue). */
+static void sim_business(struct sim *sm, unsigned i, uint64_t g, uint64_t c, unsigned prio,
+			 unsigned nprio, const uint64_t *caps, unsigned nw, const unsigned *pct)
+{
+	struct qos_business *b = &sm->b[i];
+	uint64_t gb = g / 8, cb = c / 8;
+
+	qos_tb_init(&b->g, gb, depth(gb), HZ, 0);
+	qos_tb_init(&b->c, cb, depth(cb), HZ, 0);
+	b->quantum = (uint32_t)(MAX_FRAME * (g / 1000000 ? g / 1000000 : 1));
+	b->priority = (uint8_t)prio;
+	sm->s.by_prio[prio] |= 1ull << i;
+	b->nb_queues = (uint8_t)(nprio + nw);
+	b->prio_mask = (1u << nprio) - 1;
+	for (unsigned q = 0; q < b->nb_queues; q++) {
+		b->q[q].ring = calloc(512, sizeof(struct rte_mbuf *));
+		b->q[q].mask = 511;
+		b->q[q].limit = 256;
+		if (q < nprio) {
+			uint64_t cap = caps ? caps[q] / 8 : 0;
+			qos_tb_init(&b->q[q].cap, cap, depth(cap), HZ, 0);
+		} else {
+			b->q[q].quantum = MAX_FRAME * pct[q - nprio];
+		}
+	}
+}
+
+/* Free what @p sm holds: queued and recycled mbufs, rings. */
+static void sim_free(struct sim *sm)
+{
+	for (unsigned b = 0; b < sm->s.nb_business; b++)
+		for (unsigned q = 0; q < sm->b[b].nb_queues; q++) {
+			struct rte_mbuf *m;
+			while ((m = qos_sched_take(&sm->s, b, q)) != NULL)
+				free(m);
+			free(sm->b[b].q[q].ring);
+		}
+	while (sm->free) {
+		struct rte_mbuf *m = sm->free;
+		sm->free = m->next;
+		free(m);
+	}
+}
+
+static struct rte_mbuf *mbuf(struct sim *sm, uint32_t len)
+{
+	struct rte_mbuf *m = sm->free;
+	if (m)
+		sm->free = m->next;
+	else
+		m = calloc(1, sizeof(*m));
+	m->next = NULL;
+	m->pkt_len = m->data_len = len;
+	return m;
+}
+
+/* Keep queue (b, q) holding at least @p fill packets of alternating sizes. */
+static void top_up(struct sim *sm, unsigned b, unsigned q, unsigned fill, bool mixed)
+{
+	struct qos_queue *qu = &sm->b[b].q[q];
+	static unsigned k;
+	while (qu->tail - qu->head < fill) {
+		uint32_t len = mixed ? ((k++ & 1) ? 60 : 1514) : 1514;
+		struct rte_mbuf *m = mbuf(sm, len);
+		assert_int_equal(qos_sched_enqueue(&sm->s, b, q, m), 0);
+	}
+}
+
+/* Run @p secs seconds; @p offered[b][q] nonzero keeps that queue backlogged. */
+static void run(struct sim *sm, double secs, unsigned offered[][QOS_MAX_QUEUES], bool mixed)
+{
+	struct rte_mbuf *out[32];
+	uint64_t end = sm->now + (uint64_t)(secs * HZ);
+
+	while (sm->now < end) {
+		sm->now += STEP;
+		for (unsigned b = 0; b < sm->s.nb_business; b++)
+			for (unsigned q = 0; q < sm->b[b].nb_queues; q++)
+				if (offered[b][q])
+					top_up(sm, b, q, offered[b][q], mixed);
+		unsigned n = qos_sched_dequeue(&sm->s, sm->now, out, 32);
+		for (unsigned i = 0; i < n; i++) {
+			out[i]->next = sm->free;
+			sm->free = out[i];
+		}
+	}
+}
+
+/* Bits/s business @p b sent over @p secs, counting the overhead. */
+static double rate_of(const struct sim *sm, unsigned b, unsigned q, double secs)
+{
+	const struct qos_queue_stats *st = &sm->b[b].q[q].st;
+	return (double)(st->tx_bytes + st->tx_packets * 24) * 8 / secs;
+}
+
+static double business_rate(const struct sim *sm, unsigned b, double secs)
+{
+	double r = 0;
+	for (unsigned q = 0; q < sm->b[b].nb_queues; q++)
+		r += rate_of(sm, b, q, secs);
+	return r;
+}
+
+static void assert_near(double got, double want, double tolerance)
+{
+	if (got < want * (1 - tolerance) || got > want * (1 + tolerance))
+		fail_msg("%.0f is not within %.1f%% of %.0f", got, tolerance * 100, want);
+}
+
+static const unsigned one_queue[] = { 100 };
+
+static void shares_70_30(void **state)
+{
+	static struct sim sm;
+	unsigned offered[2][QOS_MAX_QUEUES] = { { 64 }, { 64 } };
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 2, LINE_BPS);
+	sim_business(&sm, 0, 70000000, 0, 4, 0, NULL, 1, one_queue);
+	sim_business(&sm, 1, 30000000, 0, 4, 0, NULL, 1, one_queue);
+	run(&sm, 2, offered, true);
+	assert_near(business_rate(&sm, 0, 2), 70e6, 0.01);
+	assert_near(business_rate(&sm, 1, 2), 30e6, 0.01);
+	sim_free(&sm);
+}
+
+static void idle_business_lends_and_ceiling_holds(void **state)
+{
+	static struct sim sm;
+	unsigned offered[2][QOS_MAX_QUEUES] = { { 64 }, { 0 } };
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 2, LINE_BPS);
+	sim_business(&sm, 0, 30000000, 0, 4, 0, NULL, 1, one_queue);
+	sim_business(&sm, 1, 70000000, 0, 4, 0, NULL, 1, one_queue);
+	run(&sm, 2, offered, true);
+	assert_near(business_rate(&sm, 0, 2), 100e6, 0.01);
+	assert_true(sm.s.borrowed_packets > 0);
+
+	sim_free(&sm);
+	sim_init(&sm, 2, LINE_BPS);
+	sim_business(&sm, 0, 30000000, 60000000, 4, 0, NULL, 1, one_queue);
+	sim_business(&sm, 1, 70000000, 0, 4, 0, NULL, 1, one_queue);
+	run(&sm, 2, offered, true);
+	assert_near(business_rate(&sm, 0, 2), 60e6, 0.01);
+	sim_free(&sm);
+}
+
+static void spare_is_lent_by_guarantee(void **state)
+{
+	static struct sim sm;
+	unsigned offered[2][QOS_MAX_QUEUES] = { { 64 }, { 64 } };
+	(void)state;
+	/* 50 Mbit/s unguaranteed: split 20:30 as the guarantees are */
+	sim_free(&sm);
+	sim_init(&sm, 2, LINE_BPS);
+	sim_business(&sm, 0, 20000000, 0, 4, 0, NULL, 1, one_queue);
+	sim_business(&sm, 1, 30000000, 0, 4, 0, NULL, 1, one_queue);
+	run(&sm, 2, offered, true);
+	assert_near(business_rate(&sm, 0, 2), 40e6, 0.02);
+	assert_near(business_rate(&sm, 1, 2), 60e6, 0.02);
+	sim_free(&sm);
+}
+
+static void priority_borrows_first(void **state)
+{
+	static struct sim sm;
+	unsigned offered[2][QOS_MAX_QUEUES] = { { 64 }, { 64 } };
+	(void)state;
+	/* the spare 50 Mbit/s goes to the priority-0 business */
+	sim_free(&sm);
+	sim_init(&sm, 2, LINE_BPS);
+	sim_business(&sm, 0, 20000000, 0, 1, 0, NULL, 1, one_queue);
+	sim_business(&sm, 1, 30000000, 0, 0, 0, NULL, 1, one_queue);
+	run(&sm, 2, offered, true);
+	assert_near(business_rate(&sm, 0, 2), 20e6, 0.02);
+	assert_near(business_rate(&sm, 1, 2), 80e6, 0.02);
+	sim_free(&sm);
+}
+
+static void strict_priority_first_and_capped(void **state)
+{
+	static struct sim sm;
+	static const uint64_t caps[] = { 0, 10000000 };
+	static const unsigned dflt[] = { 100 };
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 2, caps, 1, dflt);
+	/* the High queue offered 20 Mbit/s: 50 frames of 1538 bytes per ~30 ms,
+	 * the default queue overloads the line: High never waits long */
+	struct rte_mbuf *out[32];
+	unsigned max_depth = 0;
+	for (int t = 0; t < 200000; t++) {
+		sm.now += STEP;
+		if (t % 62 == 0) /* 1538 B every 620 µs ≈ 19.8 Mbit/s */
+			assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, mbuf(&sm, 1514)), 0);
+		top_up(&sm, 0, 1, 64, false); /* capped priority queue, overloaded */
+		top_up(&sm, 0, 2, 64, false); /* default, overloaded */
+		struct qos_queue *h = &sm.b[0].q[0];
+		if (h->tail - h->head > max_depth)
+			max_depth = h->tail - h->head;
+		unsigned n = qos_sched_dequeue(&sm.s, sm.now, out, 32);
+		for (unsigned i = 0; i < n; i++) {
+			out[i]->next = sm.free;
+			sm.free = out[i];
+		}
+	}
+	assert_true(max_depth <= 2);
+	assert_near(rate_of(&sm, 0, 0, 2), 19.8e6, 0.02);
+	assert_near(rate_of(&sm, 0, 1, 2), 10e6, 0.02);
+	assert_near(rate_of(&sm, 0, 2, 2), 70.2e6, 0.03);
+	sim_free(&sm);
+}
+
+static void weighted_50_30_20(void **state)
+{
+	static struct sim sm;
+	static const unsigned pct[] = { 50, 30, 20 };
+	unsigned offered[1][QOS_MAX_QUEUES] = { { 64, 64, 64 } };
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 3, pct);
+	run(&sm, 2, offered, true);
+	assert_near(rate_of(&sm, 0, 0, 2), 50e6, 0.02);
+	assert_near(rate_of(&sm, 0, 1, 2), 30e6, 0.02);
+	assert_near(rate_of(&sm, 0, 2, 2), 20e6, 0.02);
+
+	/* an idle queue's share goes to the busy ones, 50:20 */
+	unsigned two[1][QOS_MAX_QUEUES] = { { 64, 0, 64 } };
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 3, pct);
+	run(&sm, 2, two, true);
+	assert_near(rate_of(&sm, 0, 0, 2), 100e6 * 5 / 7, 0.02);
+	assert_near(rate_of(&sm, 0, 2, 2), 100e6 * 2 / 7, 0.02);
+	sim_free(&sm);
+}
+
+static void line_shapes_small_and_large_frames(void **state)
+{
+	static struct sim sm;
+	unsigned offered[1][QOS_MAX_QUEUES] = { { 64 } };
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 1, one_queue);
+	run(&sm, 2, offered, false);
+	assert_near(business_rate(&sm, 0, 2), 100e6, 0.005);
+
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 1, one_queue);
+	struct rte_mbuf *out[32];
+	while (sm.now < 2 * HZ) {
+		sm.now += STEP;
+		struct qos_queue *q = &sm.b[0].q[0];
+		while (q->tail - q->head < 64)
+			assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, mbuf(&sm, 60)), 0);
+		unsigned n = qos_sched_dequeue(&sm.s, sm.now, out, 32);
+		for (unsigned i = 0; i < n; i++) {
+			out[i]->next = sm.free;
+			sm.free = out[i];
+		}
+	}
+	/* 84-byte slots on the wire: 148 809 frames/s at 100 Mbit/s */
+	assert_near((double)sm.b[0].q[0].st.tx_packets / 2, 100e6 / 8 / 84, 0.005);
+	sim_free(&sm);
+}
+
+static void starved_businesses_cost_nothing(void **state)
+{
+	static struct sim sm;
+	static unsigned offered[QOS_MAX_BUSINESSES][QOS_MAX_QUEUES];
+	(void)state;
+	/* 63 businesses capped at 100 kbit/s, all backlogged, and one open one */
+	sim_free(&sm);
+	sim_init(&sm, 64, LINE_BPS);
+	for (unsigned b = 0; b < 63; b++) {
+		sim_business(&sm, b, 100000, 100000, 4, 0, NULL, 1, one_queue);
+		offered[b][0] = 8;
+	}
+	sim_business(&sm, 63, 1000000, 0, 4, 0, NULL, 1, one_queue);
+	offered[63][0] = 64;
+	run(&sm, 2, offered, true);
+	for (unsigned b = 0; b < 63; b++)
+		assert_near(business_rate(&sm, b, 2), 100000, 0.2);
+	assert_near(business_rate(&sm, 63, 2), 100e6 - 63 * 100000, 0.01);
+	sim_free(&sm);
+}
+
+static void queue_limit_tail_drops(void **state)
+{
+	static struct sim sm;
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 1, one_queue);
+	for (unsigned i = 0; i < 256; i++)
+		assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, mbuf(&sm, 60)), 0);
+	struct rte_mbuf *m = mbuf(&sm, 60);
+	assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, m), -ENOBUFS);
+	free(m);
+	assert_int_equal(sm.s.backlog, 256);
+	unsigned n = 0;
+	struct rte_mbuf *t;
+	while ((t = qos_sched_take(&sm.s, 0, 0)) != NULL) {
+		free(t);
+		n++;
+	}
+	assert_int_equal(n, 256);
+	assert_int_equal(sm.s.active, 0);
+	assert_int_equal(sm.s.backlog, 0);
+	sim_free(&sm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shares_70_30),
+		cmocka_unit_test(idle_business_lends_and_ceiling_holds),
+		cmocka_unit_test(spare_is_lent_by_guarantee),
+		cmocka_unit_test(priority_borrows_first),
+		cmocka_unit_test(strict_priority_first_and_capped),
+		cmocka_unit_test(weighted_50_30_20),
+		cmocka_unit_test(line_shapes_small_and_large_frames),
+		cmocka_unit_test(starved_businesses_cost_nothing),
+		cmocka_unit_test(queue_limit_tail_drops),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
