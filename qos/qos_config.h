@@ -30,18 +30,24 @@
 #define VBRD_QOS_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/config.h"
 
-#define QOS_MAX_POLICIES      16
-#define QOS_MAX_LINES         64 /* interfaces with a policy */
-#define QOS_MAX_BUSINESSES    64 /* per policy: one bit each in the scheduler's bitmaps */
-#define QOS_MAX_PRIO_QUEUES   8  /* strict-priority queues per business */
-#define QOS_MAX_WEIGHT_QUEUES 8  /* weighted queues per business (besides the default) */
-#define QOS_MAX_QUEUES        (QOS_MAX_PRIO_QUEUES + QOS_MAX_WEIGHT_QUEUES + 1)
-#define QOS_MAX_CLASSES       4096 /* per policy */
-#define QOS_PRIORITY_LEVELS   8    /* business priority 0 (served first) .. 7 */
+#define QOS_MAX_POLICIES       16
+#define QOS_MAX_LINES          64 /* interfaces with a policy */
+#define QOS_MAX_BUSINESSES     64 /* per policy: one bit each in the scheduler's bitmaps */
+#define QOS_MAX_PRIO_QUEUES    8  /* strict-priority queues per business */
+#define QOS_MAX_WEIGHT_QUEUES  8  /* weighted queues per business (besides the default) */
+#define QOS_MAX_QUEUES         (QOS_MAX_PRIO_QUEUES + QOS_MAX_WEIGHT_QUEUES + 1)
+#define QOS_MAX_CLASSES        4096  /* per policy */
+#define QOS_PRIORITY_LEVELS    8     /* business priority 0 (served first) .. 7 */
+#define QOS_MAX_CLASS_PRIORITY 65535 /* class priority 0..65535 (rte_acl takes < 2^29) */
+
+#define QOS_MAX_RATE      400000000000ULL /* bits/s: 400G, the fastest line shaped */
+#define QOS_MIN_LINE_RATE 1000            /* bits/s: 1k, the slowest line shaped */
+#define QOS_MAX_BURST     (1u << 30)      /* bytes of a bucket: 1 GiB, 21 ms at 400G */
 
 #define QOS_DEFAULT_OVERHEAD    24  /* bytes per frame: preamble+SFD 8, IFG 12, FCS 4 */
 #define QOS_DEFAULT_QUEUE_LIMIT 256 /* packets per queue */
@@ -156,7 +162,8 @@ struct qos_line_conf {
 	                       * (the frame already holds its 802.1Q tag) */
 	uint32_t burst;         /* line bucket depth, bytes; 0 = default (2 ms at rate, at least
 	                       * two MTU frames) */
-	int8_t dscp_to_pcp[64]; /* VLAN interfaces: 802.1p priority for each DSCP, -1 = 0 */
+	int8_t dscp_to_pcp[64]; /* VLAN interfaces: 802.1p priority for each DSCP, -1 = not
+	                         * mapped (PCP 0) */
 	bool has_pcp_map;
 	int line;
 };
