@@ -691,6 +691,15 @@ static const struct {
 	{ "icmpv6", IPPROTO_ICMPV6 }, { "sctp", IPPROTO_SCTP }, { "gre", IPPROTO_GRE },
 };
 
+/* Name of IP protocol @p proto for messages, "" when it has none here. */
+static const char *protocol_name(int proto)
+{
+	for (size_t i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++)
+		if (protocols[i].proto == proto)
+			return protocols[i].name;
+	return "";
+}
+
 /* Member "protocol" of class @p s; false when it was reported. */
 static bool load_protocol(struct cfg_reader *ld, const config_setting_t *s, struct qos_match *m)
 {
@@ -771,8 +780,11 @@ static void load_match(struct cfg_reader *ld, const config_setting_t *s, struct 
 				cfg_err(ld, ps,
 					"a port needs protocol tcp, udp or sctp (none given)");
 			else
-				cfg_err(ld, ps, "a port needs protocol tcp, udp or sctp, not %d",
-					m->protocol);
+				cfg_err(ld, ps,
+					"a port needs protocol tcp, udp or sctp, not %d%s%s%s",
+					m->protocol, *protocol_name(m->protocol) ? " (" : "",
+					protocol_name(m->protocol),
+					*protocol_name(m->protocol) ? ")" : "");
 		}
 	}
 
