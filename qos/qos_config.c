@@ -411,7 +411,7 @@ static void load_policer(struct cfg_reader *ld, const config_setting_t *grp,
 {
 	static const char *const keys[] = { "mode", "cir", "cbs",         "ebs", "pir",
 					    "pbs",  "eir", "yellow_dscp", NULL };
-	static const char *const rates[] = { "ebs", "pir", "pbs", "eir", NULL };
+	static const char *const by_mode[] = { "ebs", "pir", "pbs", "eir", NULL };
 	const config_setting_t *s = cfg_get_typed(ld, grp, "policer", CONFIG_TYPE_GROUP);
 	struct qos_rate cir = { 0 }, eir = { 0 };
 	const char *v;
@@ -441,10 +441,10 @@ static void load_policer(struct cfg_reader *ld, const config_setting_t *grp,
 	}
 	if (!mode_ok)
 		return;
-	for (int i = 0; rates[i] != NULL; i++)
-		if (config_setting_get_member(s, rates[i]) != NULL &&
-		    !meter_takes(pc->mode, rates[i]))
-			cfg_err(ld, config_setting_get_member(s, rates[i]),
+	for (int i = 0; by_mode[i] != NULL; i++)
+		if (config_setting_get_member(s, by_mode[i]) != NULL &&
+		    !meter_takes(pc->mode, by_mode[i]))
+			cfg_err(ld, config_setting_get_member(s, by_mode[i]),
 				"not a setting of this policer: %s", meters[pc->mode].takes);
 
 	if (get_rate(ld, s, "cir", false, &cir) == CFG_VAL_ABSENT)
@@ -460,7 +460,7 @@ static void load_policer(struct cfg_reader *ld, const config_setting_t *grp,
 	}
 	if (cfg_get_u32(ld, s, eb, 1, QOS_MAX_BURST, &pc->ebs) == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, eb);
-	/* RFC 2698 §1: "The PIR must be equal to or greater than the CIR." */
+	/* RFC 2698 §2: "The PIR must be equal to or greater than the CIR." */
 	if (pc->mode == QOS_METER_TRTCM && cir.set && eir.set && eir.bps < cir.bps) {
 		char a[24], b[24];
 
@@ -475,7 +475,9 @@ static void load_policer(struct cfg_reader *ld, const config_setting_t *grp,
 /*
  * A bucket smaller than a frame never holds enough tokens for it (RFC 2697
  * §3, RFC 2698 §3: a packet is green only if it fits the committed bucket,
- * yellow only if it fits the excess/peak one).
+ * yellow only if it fits the excess/peak one; a trTCM packet larger than
+ * the peak bucket is red). Both RFCs (§2) recommend bursts of at least the
+ * largest packet; vbrd requires it of every burst.
  */
 static void check_policer_bursts(struct cfg_reader *ld, const config_setting_t *s,
 				 const struct qos_policer_conf *pc, const struct cfg_iface *ifc)
@@ -1055,7 +1057,8 @@ static void load_pcp_map(struct cfg_reader *ld, const config_setting_t *s, struc
 {
 	static const char *const keys[] = { "dscp", "pcp", NULL };
 	const config_setting_t *list = cfg_get_typed(ld, s, "dscp_to_pcp", CONFIG_TYPE_LIST);
-	int first[64] = { 0 }; /* line each DSCP was mapped at */
+	bool mapped[64] = { false };
+	int first[64]; /* line each mapped DSCP was mapped at */
 	int n;
 
 	if (list == NULL)
@@ -1090,11 +1093,12 @@ static void load_pcp_map(struct cfg_reader *ld, const config_setting_t *s, struc
 			if (!range_value(ld, vs, 63, "DSCP", &lo, &hi))
 				continue;
 			for (int d = lo; d <= hi; d++) {
-				if (first[d]) {
+				if (mapped[d]) {
 					cfg_err(ld, vs, "DSCP %d is already mapped (line %d)", d,
 						first[d]);
 					break;
 				}
+				mapped[d] = true;
 				first[d] = cfg_line(vs);
 				if (pcp_rc == CFG_VAL_OK)
 					l->dscp_to_pcp[d] = (int8_t)pcp;
