@@ -30,22 +30,28 @@
 #define VBRD_QOS_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/config.h"
 
-#define QOS_MAX_POLICIES      16
-#define QOS_MAX_LINES         64   /* interfaces with a policy */
-#define QOS_MAX_BUSINESSES    64   /* per policy: one bit each in the scheduler's bitmaps */
-#define QOS_MAX_PRIO_QUEUES   8    /* strict-priority queues per business */
-#define QOS_MAX_WEIGHT_QUEUES 8    /* weighted queues per business (besides the default) */
-#define QOS_MAX_QUEUES        (QOS_MAX_PRIO_QUEUES + QOS_MAX_WEIGHT_QUEUES + 1)
-#define QOS_MAX_CLASSES       4096 /* per policy */
-#define QOS_PRIORITY_LEVELS   8    /* business priority 0 (served first) .. 7 */
+#define QOS_MAX_POLICIES       16
+#define QOS_MAX_LINES          64 /* interfaces with a policy */
+#define QOS_MAX_BUSINESSES     64 /* per policy: one bit each in the scheduler's bitmaps */
+#define QOS_MAX_PRIO_QUEUES    8  /* strict-priority queues per business */
+#define QOS_MAX_WEIGHT_QUEUES  8  /* weighted queues per business (besides the default) */
+#define QOS_MAX_QUEUES         (QOS_MAX_PRIO_QUEUES + QOS_MAX_WEIGHT_QUEUES + 1)
+#define QOS_MAX_CLASSES        4096  /* per policy */
+#define QOS_PRIORITY_LEVELS    8     /* business priority 0 (served first) .. 7 */
+#define QOS_MAX_CLASS_PRIORITY 65535 /* class priority 0..65535 (rte_acl takes < 2^29) */
 
-#define QOS_DEFAULT_OVERHEAD    24   /* bytes per frame: preamble+SFD 8, IFG 12, FCS 4 */
-#define QOS_DEFAULT_QUEUE_LIMIT 256  /* packets per queue */
-#define QOS_DEFAULT_PRIORITY    4    /* business priority when not given */
+#define QOS_MAX_RATE      400000000000ULL /* bits/s: 400G, the fastest line shaped */
+#define QOS_MIN_LINE_RATE 1000            /* bits/s: 1k, the slowest line shaped */
+#define QOS_MAX_BURST     (1u << 30)      /* bytes of a bucket: 1 GiB, 21 ms at 400G */
+
+#define QOS_DEFAULT_OVERHEAD    24  /* bytes per frame: preamble+SFD 8, IFG 12, FCS 4 */
+#define QOS_DEFAULT_QUEUE_LIMIT 256 /* packets per queue */
+#define QOS_DEFAULT_PRIORITY    4   /* business priority when not given */
 #define QOS_DEFAULT_QUEUE_NAME  "default"
 
 /** A rate as written: absolute bits/s, or a share of the interface's rate. */
@@ -68,11 +74,11 @@ enum qos_meter_mode { QOS_METER_SRTCM, QOS_METER_TRTCM, QOS_METER_RFC4115 };
 struct qos_policer_conf {
 	bool set;
 	enum qos_meter_mode mode;
-	uint64_t cir_bps;   /* committed information rate, bits/s (> 0) */
-	uint64_t eir_bps;   /* trTCM: peak rate (PIR); RFC 4115: excess rate (EIR); bits/s */
-	uint32_t cbs;       /* committed burst, bytes, >= the egress MTU + L2 header */
-	uint32_t ebs;       /* srTCM/RFC 4115: excess burst; trTCM: peak burst (PBS); bytes */
-	int yellow_dscp;    /* 0..63, or -1: yellow keeps its DSCP */
+	uint64_t cir_bps; /* committed information rate, bits/s (> 0) */
+	uint64_t eir_bps; /* trTCM: peak rate (PIR); RFC 4115: excess rate (EIR); bits/s */
+	uint32_t cbs;     /* committed burst, bytes, >= the egress MTU + L2 header */
+	uint32_t ebs;     /* srTCM/RFC 4115: excess burst; trTCM: peak burst (PBS); bytes */
+	int yellow_dscp;  /* 0..63, or -1: yellow keeps its DSCP */
 	int line;
 };
 
@@ -87,9 +93,9 @@ enum qos_queue_type { QOS_QUEUE_PRIORITY, QOS_QUEUE_WEIGHTED, QOS_QUEUE_DEFAULT 
 struct qos_queue_conf {
 	char name[CFG_NAME_MAX];
 	enum qos_queue_type type;
-	struct qos_rate cap;  /* priority queues: optional rate cap (a percent is of the interface) */
-	uint32_t percent;     /* weighted and default: share 1..100 */
-	uint32_t limit;       /* packets held before tail drop, 1..65536; default QOS_DEFAULT_QUEUE_LIMIT */
+	struct qos_rate cap; /* priority queues: optional rate cap (a percent is of the interface) */
+	uint32_t percent;    /* weighted and default: share 1..100 */
+	uint32_t limit; /* packets held before tail drop, 1..65536; default QOS_DEFAULT_QUEUE_LIMIT */
 	int line;
 };
 
@@ -105,34 +111,34 @@ struct qos_business_conf {
 	struct qos_rate ceiling;    /* optional; unset = the interface rate */
 	uint8_t priority;           /* 0..QOS_PRIORITY_LEVELS-1, lower is served first */
 	struct qos_policer_conf policer;
-	int nb_prio, nb_weighted;   /* queues[0..nb_prio) priority, then weighted, then default */
-	int nb_queues;              /* nb_prio + nb_weighted + 1 */
+	int nb_prio, nb_weighted; /* queues[0..nb_prio) priority, then weighted, then default */
+	int nb_queues;            /* nb_prio + nb_weighted + 1 */
 	struct qos_queue_conf queues[QOS_MAX_QUEUES];
 	int line;
 };
 
 /** Match fields of a class; an absent field matches everything. */
 struct qos_match {
-	int family;              /* 0: both; AF_INET or AF_INET6 when a prefix names one */
-	int protocol;            /* IP protocol / next header 0..255, -1 any */
+	int family;   /* 0: both; AF_INET or AF_INET6 when a prefix names one */
+	int protocol; /* IP protocol / next header 0..255, -1 any */
 	bool has_src, has_dst;
 	struct cfg_prefix src, dst;  /* network prefixes (host bits zero) */
 	uint16_t sport_lo, sport_hi; /* inclusive; 0..65535 when absent */
 	uint16_t dport_lo, dport_hi;
-	int dscp_lo, dscp_hi;        /* 0..63 inclusive; -1 when absent */
-	int ingress;                 /* index into vbrd_config.ifaces, -1 any */
-	int pcp;                     /* ingress 802.1p priority 0..7, -1 any (untagged is 0) */
+	int dscp_lo, dscp_hi; /* 0..63 inclusive; -1 when absent */
+	int ingress;          /* index into vbrd_config.ifaces, -1 any */
+	int pcp;              /* ingress 802.1p priority 0..7, -1 any (untagged is 0) */
 };
 
 /** A class: a rule that puts packets into a business and queue. */
 struct qos_class_conf {
 	char name[CFG_NAME_MAX];
-	uint32_t priority;   /* unique within the policy; the lowest matching one wins */
+	uint32_t priority; /* unique within the policy; the lowest matching one wins */
 	struct qos_match match;
-	int business;        /* index into the policy's businesses */
-	int queue;           /* index into that business's queues (default: its default queue) */
-	int set_dscp;        /* remark to 0..63 (ECN kept), -1 = keep */
-	enum cfg_tier tier;  /* for path selection; default gold */
+	int business;       /* index into the policy's businesses */
+	int queue;          /* index into that business's queues (default: its default queue) */
+	int set_dscp;       /* remark to 0..63 (ECN kept), -1 = keep */
+	enum cfg_tier tier; /* for path selection; default gold */
 	struct qos_policer_conf policer;
 	int line;
 };
@@ -149,14 +155,15 @@ struct qos_policy_conf {
 
 /** An egress interface with a policy: the line it shapes. */
 struct qos_line_conf {
-	int iface;            /* index into vbrd_config.ifaces */
-	int policy;           /* index into qos_config.policies */
-	uint64_t rate_bps;    /* line rate, bits/s, counting overhead per frame */
-	uint32_t overhead;    /* bytes added to each frame's length; default QOS_DEFAULT_OVERHEAD
+	int iface;              /* index into vbrd_config.ifaces */
+	int policy;             /* index into qos_config.policies */
+	uint64_t rate_bps;      /* line rate, bits/s, counting overhead per frame */
+	uint32_t overhead;      /* bytes added to each frame's length; default QOS_DEFAULT_OVERHEAD
 	                       * (the frame already holds its 802.1Q tag) */
-	uint32_t burst;       /* line bucket depth, bytes; 0 = default (2 ms at rate, at least
+	uint32_t burst;         /* line bucket depth, bytes; 0 = default (2 ms at rate, at least
 	                       * two MTU frames) */
-	int8_t dscp_to_pcp[64]; /* VLAN interfaces: 802.1p priority for each DSCP, -1 = 0 */
+	int8_t dscp_to_pcp[64]; /* VLAN interfaces: 802.1p priority for each DSCP, -1 = not
+	                         * mapped (PCP 0) */
 	bool has_pcp_map;
 	int line;
 };

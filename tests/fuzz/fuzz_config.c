@@ -11,7 +11,9 @@
  *   - success: no messages, and every index the data path will follow is in
  *     range (interface → port, next hop → interface, neighbor → interface),
  *     counts within the CFG_MAX_* limits, VLANs 0..4094, MTUs in range and
- *     prefix lengths fit the family, route prefixes have no host bits.
+ *     prefix lengths fit the family, route prefixes have no host bits;
+ *     the qos section's indexes in range (line -> interface and policy,
+ *     class -> business and queue), queues in their order, classes sorted.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "qos/qos_config.h"
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
 #define CHECK(c)                                                                                  \
@@ -56,6 +59,86 @@ static void check_prefix(const struct cfg_prefix *p)
 {
 	CHECK(p->addr.family == AF_INET || p->addr.family == AF_INET6);
 	CHECK(p->len <= (p->addr.family == AF_INET ? 32 : 128));
+}
+
+static void check_rate(const struct qos_rate *r)
+{
+	if (r->set)
+		CHECK(r->ppm ? r->ppm <= 1000000 && r->bps == 0
+			     : r->bps >= 1 && r->bps <= QOS_MAX_RATE);
+}
+
+static void check_qos(const struct vbrd_config *c)
+{
+	const struct qos_config *q = qos_config_get(c);
+
+	if (q == NULL)
+		return;
+	CHECK(q->nb_policies >= 0 && q->nb_policies <= QOS_MAX_POLICIES);
+	CHECK(q->nb_lines >= 0 && q->nb_lines <= QOS_MAX_LINES);
+	for (int p = 0; p < q->nb_policies; p++) {
+		const struct qos_policy_conf *pol = &q->policies[p];
+
+		CHECK(pol->nb_businesses >= 1 && pol->nb_businesses <= QOS_MAX_BUSINESSES);
+		CHECK(pol->default_business >= 0 && pol->default_business < pol->nb_businesses);
+		for (int i = 0; i < pol->nb_businesses; i++) {
+			const struct qos_business_conf *b = &pol->businesses[i];
+
+			CHECK(b->guaranteed.set);
+			check_rate(&b->guaranteed);
+			check_rate(&b->ceiling);
+			CHECK(b->priority < QOS_PRIORITY_LEVELS);
+			CHECK(b->nb_prio >= 0 && b->nb_prio <= QOS_MAX_PRIO_QUEUES);
+			CHECK(b->nb_weighted >= 0 && b->nb_weighted <= QOS_MAX_WEIGHT_QUEUES);
+			CHECK(b->nb_queues == b->nb_prio + b->nb_weighted + 1);
+			for (int k = 0; k < b->nb_queues; k++) {
+				const struct qos_queue_conf *qu = &b->queues[k];
+
+				CHECK(qu->type == (k < b->nb_prio ? QOS_QUEUE_PRIORITY
+						   : k < b->nb_prio + b->nb_weighted
+							   ? QOS_QUEUE_WEIGHTED
+							   : QOS_QUEUE_DEFAULT));
+				CHECK(qu->type == QOS_QUEUE_PRIORITY
+					      ? qu->percent == 0
+					      : qu->percent >= 1 && qu->percent <= 100);
+				CHECK(qu->limit >= 1 && qu->limit <= 65536);
+				check_rate(&qu->cap);
+			}
+		}
+		for (int i = 0; i < pol->nb_classes; i++) {
+			const struct qos_class_conf *cl = &pol->classes[i];
+
+			if (i > 0)
+				CHECK(cl->priority > pol->classes[i - 1].priority);
+			CHECK(cl->business >= 0 && cl->business < pol->nb_businesses);
+			CHECK(cl->queue >= 0 &&
+			      cl->queue < pol->businesses[cl->business].nb_queues);
+			CHECK(cl->match.ingress >= -1 && cl->match.ingress < c->nb_ifaces);
+			CHECK(cl->match.sport_lo <= cl->match.sport_hi);
+			CHECK(cl->match.dport_lo <= cl->match.dport_hi);
+			CHECK(cl->match.dscp_lo <= cl->match.dscp_hi && cl->match.dscp_hi <= 63);
+			if (cl->match.has_src)
+				check_prefix(&cl->match.src);
+			if (cl->match.has_dst)
+				check_prefix(&cl->match.dst);
+			if (cl->match.has_src && cl->match.has_dst)
+				CHECK(cl->match.src.addr.family == cl->match.dst.addr.family);
+		}
+	}
+	for (int i = 0; i < q->nb_lines; i++) {
+		const struct qos_line_conf *l = &q->lines[i];
+
+		CHECK(l->iface >= 0 && l->iface < c->nb_ifaces);
+		CHECK(l->policy >= 0 && l->policy < q->nb_policies);
+		CHECK(l->rate_bps >= QOS_MIN_LINE_RATE && l->rate_bps <= QOS_MAX_RATE);
+		CHECK(l->overhead <= 64);
+		for (int j = 0; j < i; j++)
+			CHECK(q->lines[j].iface != l->iface);
+		if (l->has_pcp_map)
+			CHECK(c->ifaces[l->iface].vlan != 0);
+		for (int d = 0; d < 64; d++)
+			CHECK(l->dscp_to_pcp[d] >= -1 && l->dscp_to_pcp[d] <= 7);
+	}
 }
 
 static void check_config(const struct vbrd_config *c)
@@ -99,6 +182,7 @@ static void check_config(const struct vbrd_config *c)
 	}
 	for (int n = 0; n < c->nb_neighbors; n++)
 		CHECK(c->neighbors[n].iface >= 0 && c->neighbors[n].iface < c->nb_ifaces);
+	check_qos(c);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -29,6 +29,7 @@
 
 #include "core/config.h"
 #include "core/config_include.h"
+#include "qos/qos_config.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -258,6 +259,8 @@ static void shipped_configs(void **state)
 	static const char *const files[] = {
 		"../../conf/examples/vlan-ecmp.conf",
 		"../../conf/examples/pcap-null.conf",
+		"../../conf/examples/qos-four-businesses.conf",
+		"../../conf/examples/qos-roce-tcp.conf",
 	};
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
@@ -299,6 +302,319 @@ static void tunnel_udp_zero_checksum6(void **state)
 	assert_true(cfg.tunnels[1].udp_zero_checksum6);
 	assert_false(cfg.tunnels[2].udp_zero_checksum6);
 	config_free(&cfg);
+}
+
+/* ---- QoS (qos/qos_config.c) ------------------------------------------------ */
+
+static void assert_queue(const struct qos_queue_conf *q, const char *name, enum qos_queue_type type,
+			 uint32_t percent, uint32_t limit)
+{
+	assert_string_equal(q->name, name);
+	assert_int_equal(q->type, type);
+	assert_int_equal(q->percent, percent);
+	assert_int_equal(q->limit, limit);
+}
+
+static void qos_good_config(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+	const struct qos_config *q;
+	const struct qos_policy_conf *pol;
+	const struct qos_business_conf *b;
+	const struct qos_class_conf *c;
+	const struct qos_line_conf *l;
+
+	(void)state;
+	assert_int_equal(config_load("configs/qos-good.conf", &cfg, &errs), 0);
+	assert_int_equal(errs.count, 0);
+	q = qos_config_get(&cfg);
+	assert_non_null(q);
+	assert_int_equal(q->nb_policies, 2);
+	assert_int_equal(q->nb_lines, 3);
+
+	pol = &q->policies[0];
+	assert_string_equal(pol->name, "edge");
+	assert_int_equal(pol->line, 14);
+	assert_int_equal(pol->nb_businesses, 2);
+	assert_int_equal(pol->default_business, 1);
+
+	/* percents in ppm; priority queues first, then weighted, then the default
+	 * vbrd adds with what the weighted ones leave (100 - 60 - 15) */
+	b = &pol->businesses[0];
+	assert_string_equal(b->name, "inference");
+	assert_int_equal(b->line, 17);
+	assert_true(b->guaranteed.set);
+	assert_int_equal(b->guaranteed.ppm, 300000);
+	assert_int_equal(b->guaranteed.bps, 0);
+	assert_int_equal(b->ceiling.ppm, 1000000);
+	assert_int_equal(b->priority, 0);
+	assert_false(b->policer.set);
+	assert_int_equal(b->nb_prio, 2);
+	assert_int_equal(b->nb_weighted, 2);
+	assert_int_equal(b->nb_queues, 5);
+	assert_queue(&b->queues[0], "high", QOS_QUEUE_PRIORITY, 0, QOS_DEFAULT_QUEUE_LIMIT);
+	assert_true(b->queues[0].cap.set);
+	assert_int_equal(b->queues[0].cap.bps, 10000000);
+	assert_int_equal(b->queues[0].cap.ppm, 0);
+	assert_int_equal(b->queues[0].line, 19);
+	assert_queue(&b->queues[1], "low", QOS_QUEUE_PRIORITY, 0, 64);
+	assert_int_equal(b->queues[1].cap.ppm, 125000);
+	assert_queue(&b->queues[2], "m1", QOS_QUEUE_WEIGHTED, 60, 128);
+	assert_false(b->queues[2].cap.set);
+	assert_queue(&b->queues[3], "m2", QOS_QUEUE_WEIGHTED, 15, QOS_DEFAULT_QUEUE_LIMIT);
+	assert_queue(&b->queues[4], "default", QOS_QUEUE_DEFAULT, 25, QOS_DEFAULT_QUEUE_LIMIT);
+	assert_int_equal(b->queues[4].line, 17); /* the business's */
+
+	b = &pol->businesses[1];
+	assert_string_equal(b->name, "bulk");
+	assert_int_equal(b->guaranteed.bps, 20000000);
+	assert_int_equal(b->guaranteed.ppm, 0);
+	assert_int_equal(b->ceiling.bps, 1500000000);
+	assert_int_equal(b->priority, QOS_DEFAULT_PRIORITY);
+	assert_true(b->policer.set);
+	assert_int_equal(b->policer.mode, QOS_METER_SRTCM);
+	assert_int_equal(b->policer.cir_bps, 50000000);
+	assert_int_equal(b->policer.eir_bps, 0);
+	assert_int_equal(b->policer.cbs, 9018);
+	assert_int_equal(b->policer.ebs, 18036);
+	assert_int_equal(b->policer.yellow_dscp, 10);
+	assert_int_equal(b->policer.line, 23);
+	assert_int_equal(b->nb_prio, 0);
+	assert_int_equal(b->nb_weighted, 1);
+	assert_int_equal(b->nb_queues, 2);
+	assert_queue(&b->queues[0], "w", QOS_QUEUE_WEIGHTED, 60, QOS_DEFAULT_QUEUE_LIMIT);
+	assert_queue(&b->queues[1], "rest", QOS_QUEUE_DEFAULT, 40, QOS_DEFAULT_QUEUE_LIMIT);
+	assert_int_equal(b->queues[1].line, 24);
+
+	/* classes sorted by priority: ssh (5), v6 (10), roce (20) */
+	assert_int_equal(pol->nb_classes, 3);
+	c = &pol->classes[0];
+	assert_string_equal(c->name, "ssh");
+	assert_int_equal(c->priority, 5);
+	assert_int_equal(c->line, 32);
+	assert_int_equal(c->match.family, 0);
+	assert_int_equal(c->match.protocol, 6);
+	assert_false(c->match.has_src);
+	assert_false(c->match.has_dst);
+	assert_int_equal(c->match.sport_lo, 1000);
+	assert_int_equal(c->match.sport_hi, 2000);
+	assert_int_equal(c->match.dport_lo, 0);
+	assert_int_equal(c->match.dport_hi, 65535);
+	assert_int_equal(c->match.dscp_lo, -1);
+	assert_int_equal(c->match.dscp_hi, -1);
+	assert_int_equal(c->match.ingress, 0);
+	assert_int_equal(c->match.pcp, 3);
+	assert_int_equal(c->business, 1);
+	assert_int_equal(c->queue, 1); /* bulk's default queue, "rest" */
+	assert_int_equal(c->set_dscp, -1);
+	assert_int_equal(c->tier, CFG_TIER_GOLD);
+	assert_false(c->policer.set);
+
+	c = &pol->classes[1];
+	assert_string_equal(c->name, "v6");
+	assert_int_equal(c->priority, 10);
+	assert_int_equal(c->match.family, AF_INET6);
+	assert_int_equal(c->match.protocol, 58);
+	assert_false(c->match.has_src);
+	assert_true(c->match.has_dst);
+	assert_prefix(&c->match.dst, "2001:db8::/32");
+	assert_int_equal(c->match.dscp_lo, 46);
+	assert_int_equal(c->match.dscp_hi, 46);
+	assert_int_equal(c->match.ingress, -1);
+	assert_int_equal(c->match.pcp, -1);
+	assert_int_equal(c->business, 0);
+	assert_int_equal(c->queue, 4); /* inference's default queue */
+	assert_int_equal(c->tier, CFG_TIER_BRONZE);
+	assert_int_equal(c->policer.mode, QOS_METER_RFC4115);
+	assert_int_equal(c->policer.cir_bps, 1000000);
+	assert_int_equal(c->policer.cbs, 10000);
+	assert_int_equal(c->policer.eir_bps, 2000000);
+	assert_int_equal(c->policer.ebs, 20000);
+	assert_int_equal(c->policer.yellow_dscp, -1);
+
+	c = &pol->classes[2];
+	assert_string_equal(c->name, "roce");
+	assert_int_equal(c->priority, 20);
+	assert_int_equal(c->line, 28);
+	assert_int_equal(c->match.family, AF_INET);
+	assert_int_equal(c->match.protocol, 17);
+	assert_prefix(&c->match.src, "10.0.0.0/8");
+	assert_prefix(&c->match.dst, "10.9.0.0/16");
+	assert_int_equal(c->match.sport_lo, 0);
+	assert_int_equal(c->match.sport_hi, 65535);
+	assert_int_equal(c->match.dport_lo, 4791);
+	assert_int_equal(c->match.dport_hi, 4791);
+	assert_int_equal(c->match.dscp_lo, 24);
+	assert_int_equal(c->match.dscp_hi, 31);
+	assert_int_equal(c->business, 0);
+	assert_int_equal(c->queue, 0); /* "high" */
+	assert_int_equal(c->set_dscp, 26);
+	assert_int_equal(c->tier, CFG_TIER_SILVER);
+	assert_true(c->policer.set);
+	assert_int_equal(c->policer.mode, QOS_METER_TRTCM); /* the default */
+	assert_int_equal(c->policer.cir_bps, 20000000);
+	assert_int_equal(c->policer.cbs, 16000);
+	assert_int_equal(c->policer.eir_bps, 40000000);
+	assert_int_equal(c->policer.ebs, 32000);
+	assert_int_equal(c->policer.line, 31);
+
+	/* one business: it is the default; no queues: one default queue of 100% */
+	pol = &q->policies[1];
+	assert_string_equal(pol->name, "simple");
+	assert_int_equal(pol->nb_businesses, 1);
+	assert_int_equal(pol->default_business, 0);
+	assert_int_equal(pol->nb_classes, 0);
+	assert_null(pol->classes);
+	b = &pol->businesses[0];
+	assert_int_equal(b->guaranteed.ppm, 1000000);
+	assert_false(b->ceiling.set);
+	assert_int_equal(b->priority, QOS_DEFAULT_PRIORITY);
+	assert_int_equal(b->nb_queues, 1);
+	assert_queue(&b->queues[0], QOS_DEFAULT_QUEUE_NAME, QOS_QUEUE_DEFAULT, 100,
+		     QOS_DEFAULT_QUEUE_LIMIT);
+
+	l = &q->lines[0];
+	assert_int_equal(l->iface, 1);
+	assert_int_equal(l->policy, 0);
+	assert_int_equal(l->rate_bps, 2500000000ULL);
+	assert_int_equal(l->overhead, 20);
+	assert_int_equal(l->burst, 30000);
+	assert_int_equal(l->line, 42);
+	assert_true(l->has_pcp_map);
+	for (int d = 0; d < 64; d++) {
+		int want = d == 46 ? 5 : d == 8 || d == 16 ? 1 : d >= 32 && d <= 39 ? 4 : -1;
+
+		assert_int_equal(l->dscp_to_pcp[d], want);
+	}
+	/* the rates of policy "edge" on this 2.5G line; an unset rate is 0 */
+	b = q->policies[0].businesses;
+	assert_int_equal(qos_rate_bps(&b[0].guaranteed, l->rate_bps), 750000000);
+	assert_int_equal(qos_rate_bps(&b[0].queues[1].cap, l->rate_bps), 312500000);
+	assert_int_equal(qos_rate_bps(&b[1].guaranteed, l->rate_bps), 20000000);
+	assert_int_equal(qos_rate_bps(&q->policies[1].businesses[0].ceiling, l->rate_bps), 0);
+
+	l = &q->lines[1];
+	assert_int_equal(l->iface, 2);
+	assert_int_equal(l->policy, 0);
+	assert_int_equal(l->rate_bps, 10000000000ULL);
+	assert_int_equal(l->overhead, QOS_DEFAULT_OVERHEAD);
+	assert_int_equal(l->burst, 0);
+	assert_false(l->has_pcp_map);
+	for (int d = 0; d < 64; d++)
+		assert_int_equal(l->dscp_to_pcp[d], -1);
+	l = &q->lines[2];
+	assert_int_equal(l->iface, 0);
+	assert_int_equal(l->policy, 1);
+	assert_int_equal(l->rate_bps, 1000000000);
+
+	config_free(&cfg);
+	assert_null(qos_config_get(&cfg));
+	config_errors_free(&errs);
+
+	/* no "qos": no section data */
+	assert_int_equal(config_load("configs/minimal.conf", &cfg, NULL), 0);
+	assert_null(qos_config_get(&cfg));
+	config_free(&cfg);
+}
+
+static void assert_rate(const char *s, bool percent_ok, uint64_t bps, uint32_t ppm)
+{
+	struct qos_rate r = { 0 };
+	const char *why = "unset";
+
+	if (qos_parse_rate(s, percent_ok, &r, &why) != 0)
+		fail_msg("'%s' did not parse: %s", s, why);
+	assert_true(r.set);
+	assert_int_equal(r.bps, bps);
+	assert_int_equal(r.ppm, ppm);
+}
+
+/* @p s is refused, and the reason holds @p phrase. */
+static void assert_bad_rate(const char *s, bool percent_ok, const char *phrase)
+{
+	struct qos_rate r = { .bps = 7 };
+	const char *why = NULL;
+
+	if (qos_parse_rate(s, percent_ok, &r, &why) != -EINVAL)
+		fail_msg("'%s' parsed as a rate", s ? s : "(null)");
+	assert_non_null(why);
+	if (strstr(why, phrase) == NULL)
+		fail_msg("'%s': '%s' does not say '%s'", s, why, phrase);
+	assert_int_equal(r.bps, 7); /* untouched */
+}
+
+static void assert_format(uint64_t bps, uint32_t ppm, const char *want)
+{
+	struct qos_rate r = { .bps = bps, .ppm = ppm, .set = true }, back;
+	char buf[32];
+
+	assert_string_equal(qos_format_rate(&r, buf, sizeof(buf)), want);
+	/* what it writes reads back the same */
+	assert_int_equal(qos_parse_rate(buf, true, &back, NULL), 0);
+	assert_int_equal(back.bps, bps);
+	assert_int_equal(back.ppm, ppm);
+}
+
+static void qos_rates(void **state)
+{
+	struct qos_rate unset = { 0 };
+	char buf[32];
+
+	(void)state;
+	assert_rate("1.5G", false, 1500000000, 0);
+	assert_rate("12.5%", true, 0, 125000);
+	assert_rate("100%", true, 0, 1000000);
+	assert_rate("0.0001%", true, 0, 1);
+	assert_rate("100M", false, 100000000, 0);
+	assert_rate("800k", false, 800000, 0);
+	assert_rate("800K", false, 800000, 0);
+	assert_rate("400G", false, QOS_MAX_RATE, 0);
+	assert_rate("0.4T", false, QOS_MAX_RATE, 0);
+	assert_rate("1.000001M", false, 1000001, 0);
+	assert_rate("2.50000000G", false, 2500000000ULL, 0); /* trailing zeros are exact */
+	assert_rate("1", false, 1, 0);
+	assert_rate("0.5k", false, 500, 0);
+	assert_rate("100000000", true, 100000000, 0); /* digits alone are bits/s */
+
+	assert_bad_rate("0", false, "above 0");
+	assert_bad_rate("0%", true, "above 0");
+	assert_bad_rate("0.0G", false, "above 0");
+	assert_bad_rate("-1M", false, "not a rate");
+	assert_bad_rate("10X", false, "not a rate");
+	assert_bad_rate("101%", true, "above 100%");
+	assert_bad_rate("100.01%", true, "above 100%");
+	assert_bad_rate("", true, "not a rate");
+	assert_bad_rate(NULL, true, "not a rate");
+	assert_bad_rate("1e9", false, "not a rate");
+	assert_bad_rate("12.5%", false, "a percent");
+	assert_bad_rate("2T", false, "above 400G");
+	assert_bad_rate("400000000001", false, "above 400G");
+	assert_bad_rate("99999999999999999999999G", false, "above 400G");
+	assert_bad_rate("1.5", false, "whole number of bits/s");
+	assert_bad_rate("1.0000005M", false, "whole number of bits/s");
+	assert_bad_rate("0.00001%", true, "finer than 0.0001%");
+	assert_bad_rate("1.G", false, "not a rate");
+	assert_bad_rate(".5G", false, "not a rate");
+	assert_bad_rate("5m", false, "not a rate"); /* milli: no */
+	assert_bad_rate("5g", false, "not a rate");
+	assert_bad_rate(" 1M", false, "not a rate");
+	assert_bad_rate("1M ", false, "not a rate");
+	assert_bad_rate("1MM", false, "not a rate");
+	assert_bad_rate("1 M", false, "not a rate");
+	assert_bad_rate("+1M", false, "not a rate");
+	assert_bad_rate("1%%", true, "not a rate");
+
+	assert_format(1500000000, 0, "1.5G");
+	assert_format(0, 125000, "12.5%");
+	assert_format(0, 1000000, "100%");
+	assert_format(0, 1, "0.0001%");
+	assert_format(800000, 0, "800k");
+	assert_format(999, 0, "999");
+	assert_format(1000001, 0, "1.000001M");
+	assert_format(QOS_MAX_RATE, 0, "400G");
+	assert_format(1000000000000ULL / 4, 0, "250G");
+	assert_string_equal(qos_format_rate(&unset, buf, sizeof(buf)), "-");
 }
 
 /* ---- one mistake per file ------------------------------------------------- */
@@ -377,6 +693,35 @@ static const struct err_case cases[] = {
 	  "interfaces[1].addresses[1]: address 10.0.1.1 is already on interface 'lan0' (line 3)" },
 	{ "tunnel-zero-csum6-type.conf", 5,
 	  "tunnels[0].udp_zero_checksum6: expected a boolean (true/false), got an integer" },
+	{ "qos-dup-priority.conf", 9,
+	  "qos.policies[0].classes[2].priority: duplicate class priority 10 in policy 'edge' "
+	  "(first at line 7: class 'web')" },
+	{ "qos-unknown-business.conf", 8,
+	  "qos.policies[0].classes[0].business: unknown business 'b' in policy 'edge'" },
+	{ "qos-queue-other-business.conf", 11,
+	  "qos.policies[0].classes[0].queue: queue 'high' is in business 'a', not in 'b'" },
+	{ "qos-small-cbs.conf", 7,
+	  "qos.policies[0].businesses[0].policer.cbs: 1000 bytes is below the 1518-byte frames "
+	  "interface 'line1' sends" },
+	{ "qos-pcp-untagged.conf", 6,
+	  "qos.interfaces[0].dscp_to_pcp: interface 'lan0' is untagged: only a VLAN interface" },
+	{ "qos-guarantees.conf", 5,
+	  "qos.policies[0].businesses: the guarantees of policy 'edge' add up to 110%, more than "
+	  "100%" },
+	{ "qos-ports-proto.conf", 8,
+	  "qos.policies[0].classes[0].dst_port: a port needs protocol tcp, udp or sctp, not 47 "
+	  "(gre)" },
+	{ "qos-family.conf", 8,
+	  "qos.policies[0].classes[0].destination: 2001:db8::/32 is IPv6 but the source "
+	  "10.0.0.0/8 is IPv4" },
+	{ "qos-unknown-member.conf", 7,
+	  "unknown setting 'qos.policies[0].businesses[0].queues[0].weight'" },
+	{ "qos-rate-above-line.conf", 7,
+	  "qos.interfaces[0].rate: 100M is below the guaranteed 200M of business 'a' (line 5) in "
+	  "policy 'edge'" },
+	{ "qos-mbufs.conf", 7,
+	  "qos.interfaces: the queues of these 2 lines hold up to 512 packets, more than half of "
+	  "mempool.mbufs (1023): raise mempool.mbufs or lower queue limits" },
 };
 
 /* A file with several mistakes reports every one, sorted by line. */
@@ -406,6 +751,34 @@ static void several_errors(void **state)
 
 	/* errs may be NULL: same result, nothing leaks. */
 	assert_int_equal(load_bad(path, NULL), -EINVAL);
+}
+
+/* A qos section with several mistakes: every one is reported, sorted by line. */
+static void qos_several_errors(void **state)
+{
+	static const struct err_case want[] = {
+		{ NULL, 4, "qos.policies[0]: missing required setting 'default_business'" },
+		{ NULL, 6, "businesses[0].guaranteed: '10X': not a rate" },
+		{ NULL, 7, "businesses[1]: missing required setting 'guaranteed'" },
+		{ NULL, 8, "queues[0].cap: only a priority queue has a cap" },
+		{ NULL, 10, "classes[0].dscp: '20-10' is not a DSCP 0..63 or a range" },
+		{ NULL, 10, "classes[0].tier: unknown tier 'platinum'" },
+		{ NULL, 12, "qos.interfaces[0].interface: unknown interface 'nope'" },
+		{ NULL, 12, "qos.interfaces[0].rate: 500 is below 1k" },
+		{ NULL, 12, "qos.interfaces[0].overhead: 65 is out of range 0..64" },
+	};
+	const char *path = "configs/qos-several.conf";
+	struct config_errors errs = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(load_bad(path, &errs), -EINVAL);
+	if (errs.count != (int)(sizeof(want) / sizeof(want[0])))
+		config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(find_msg(&errs, path, want[i].line, want[i].phrase), (int)i);
+	config_errors_free(&errs);
 }
 
 static void missing_file(void **state)
@@ -861,6 +1234,9 @@ int main(void)
 		cmocka_unit_test(tunnel_udp_zero_checksum6),
 		cmocka_unit_test(shipped_configs),
 		cmocka_unit_test(several_errors),
+		cmocka_unit_test(qos_good_config),
+		cmocka_unit_test(qos_rates),
+		cmocka_unit_test(qos_several_errors),
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test_setup_teardown(include_directory, setup_inc_dir, teardown_inc_dir),
 		cmocka_unit_test_setup_teardown(include_fifo, setup_inc_dir, teardown_inc_dir),
@@ -914,8 +1290,19 @@ int main(void)
 		ERROR_TEST(33),
 		ERROR_TEST(34),
 		ERROR_TEST(35),
+		ERROR_TEST(36),
+		ERROR_TEST(37),
+		ERROR_TEST(38),
+		ERROR_TEST(39),
+		ERROR_TEST(40),
+		ERROR_TEST(41),
+		ERROR_TEST(42),
+		ERROR_TEST(43),
+		ERROR_TEST(44),
+		ERROR_TEST(45),
+		ERROR_TEST(46),
 	};
 
-	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 36, "register every case in main()");
+	_Static_assert(sizeof(cases) / sizeof(cases[0]) == 47, "register every case in main()");
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
