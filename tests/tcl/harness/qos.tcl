@@ -1,0 +1,194 @@
+# Helpers of the QoS tests (tests/tcl/test_qos*.tcl): offered load, what
+# the receiver counted, `vbrctl show qos` rows, the rates a line should
+# deliver.
+#
+#   qos_send HOST DEST PORT BPS LEN SECONDS ?TOS?   paced UDP load (tools/qos_udp.py), pid
+#   qos_stop PID...                 stop load generators, wait for them
+#   qos_sink HOST {NAME MATCH ...}  nft counters in HOST's input hook: each
+#                                   NAME counts (and drops) what MATCH matches
+#   qos_sink_counts HOST            dict NAME -> {packets N bytes N}
+#   qos_row SECTION IFACE KEY VALUE ...   one row of `vbrctl show qos IFACE`
+#   qos_queue / qos_business / qos_class / qos_line_row   shorthands of it
+#   qos_wire_pps RATE FRAME ?OVERHEAD?    frames/s a line of RATE bits/s sends
+#   qos_window HOST IFACE MS        counters of the sink and of show qos at the
+#                                   start and end of an MS-long window
+#
+# The load is tools/qos_udp.py, not iperf3: an iperf3 client opens a TCP
+# control connection and a UDP handshake to its server across the line
+# under test, and on a line another stream already overloads those are
+# tail-dropped like any packet (a lost SYN costs 1 s, then 3 s more). The
+# sender has no control channel; the receiver is an nft counter (a drop
+# rule, so no socket and no ICMP port unreachable). Offered loads are
+# 2..3x what the line or the share under test can send, so the sender's
+# pacing precision does not matter; what the tests assert is what the
+# receiver counted over a window of steady state.
+
+package require json
+
+set ::qos_udp_py [file join [file dirname [file dirname [file normalize [info script]]]] tools qos_udp.py]
+
+# Start a paced UDP sender in HOST: LEN-byte datagrams to DEST:PORT at BPS
+# bits/s of payload for SECONDS; TOS (the whole byte, ECN bits included)
+# when given. Returns its pid.
+proc qos_send {host dest port bps len seconds {tos ""}} {
+    set cmd [list /usr/bin/python3 $::qos_udp_py send $dest $port $bps $len $seconds]
+    if {$tos ne ""} { lappend cmd $tos }
+    return [lab_spawn $host -lifetime [expr {int($seconds) + 30}] {*}$cmd]
+}
+
+# Stop the senders PIDS (SIGTERM) and wait until they have exited.
+proc qos_stop {args} {
+    foreach pid $args { lab_kill $pid }
+    foreach pid $args {
+        if {![lab_wait_exit $pid 5000]} { lab_kill $pid KILL; lab_wait_exit $pid 2000 }
+    }
+}
+
+# Datagrams a sender said it sent ("sent N"); fails when it did not finish.
+proc qos_sent {pid} {
+    if {![lab_wait_exit $pid 30000]} { fail "sender $pid still running" }
+    if {![regexp {sent (\d+)} [lab_spawn_output $pid] -> n]} {
+        fail "sender $pid: no count in: [lab_spawn_output $pid]"
+    }
+    return $n
+}
+
+# qos_sink HOST {NAME MATCH NAME MATCH ...}: a table `qos` in HOST's nft
+# whose input chain counts each MATCH (nft syntax, e.g. "udp dport 5201")
+# under NAME and drops it (first match wins, in the order given).
+proc qos_sink {host rules} {
+    set text "table inet qos {\n  chain in {\n    type filter hook input priority -10; policy accept;\n"
+    foreach {name match} $rules {
+        append text "    $match counter drop comment \"$name\"\n"
+    }
+    append text "  }\n}\n"
+    set f [lab_file nft-$host.conf]
+    _lab_write $f $text
+    catch {lab_exec $host nft delete table inet qos}
+    lab_exec $host nft -f $f
+}
+
+# dict NAME -> {packets N bytes N} of HOST's qos_sink rules.
+proc qos_sink_counts {host} {
+    set j [json::json2dict [lab_exec $host nft -j list table inet qos]]
+    set out {}
+    foreach item [dict get $j nftables] {
+        if {![dict exists $item rule]} { continue }
+        set r [dict get $item rule]
+        if {![dict exists $r comment]} { continue }
+        foreach e [dict get $r expr] {
+            if {[dict exists $e counter]} {
+                dict set out [dict get $r comment] [dict get $e counter]
+            }
+        }
+    }
+    return $out
+}
+
+# Packets of sink rule NAME in HOST.
+proc qos_sink_packets {host name} {
+    return [dict get [qos_sink_counts $host] $name packets]
+}
+
+# The row of SECTION (lines, businesses, queues, classes) of SHOW (a `show
+# qos` dict) whose keys have the values given; fails if there is none.
+proc qos_row_of {show section args} {
+    foreach row [dict get $show $section] {
+        set ok 1
+        foreach {k v} $args {
+            if {[dict get $row $k] ne $v} { set ok 0; break }
+        }
+        if {$ok} { return $row }
+    }
+    fail "no $section row with $args in `show qos`"
+}
+
+proc qos_row {section iface args} {
+    return [qos_row_of [vbrctl show qos $iface] $section interface $iface {*}$args]
+}
+proc qos_queue {iface business queue} { return [qos_row queues $iface business $business queue $queue] }
+proc qos_business {iface business} { return [qos_row businesses $iface business $business] }
+proc qos_class {iface class} { return [qos_row classes $iface class $class] }
+proc qos_line_row {iface} { return [qos_row lines $iface] }
+
+# Frames/s a line of RATE bits/s sends of FRAME-byte frames (length as sent,
+# L2 header included), each counted with OVERHEAD bytes more.
+proc qos_wire_pps {rate frame {overhead 24}} {
+    return [expr {$rate / 8.0 / ($frame + $overhead)}]
+}
+
+# Bytes of the frame that carries a LEN-byte UDP payload: IPv4 + UDP
+# headers (28, IPv6 48) and Ethernet (14, 18 tagged).
+proc qos_udp_frame {len {family 4} {tagged 0}} {
+    return [expr {$len + ($family == 6 ? 48 : 28) + ($tagged ? 18 : 14)}]
+}
+
+# Sample the sink counters of HOST and `show qos IFACE`, wait MS ms, sample
+# again. Returns a dict: sink_dt, qos_dt (s between the two samples of
+# each, taken at the middle of each read), sink0 sink1 (qos_sink_counts),
+# qos0 qos1 (show qos dicts).
+proc qos_window {host iface ms} {
+    set a [clock microseconds]
+    set s0 [qos_sink_counts $host]
+    set b [clock microseconds]
+    set q0 [vbrctl show qos $iface]
+    set c [clock microseconds]
+    after $ms
+    set d [clock microseconds]
+    set s1 [qos_sink_counts $host]
+    set e [clock microseconds]
+    set q1 [vbrctl show qos $iface]
+    set f [clock microseconds]
+    return [dict create sink_dt [expr {(($d + $e) - ($a + $b)) / 2e6}] \
+        qos_dt [expr {(($e + $f) - ($b + $c)) / 2e6}] \
+        sink0 $s0 sink1 $s1 qos0 $q0 qos1 $q1]
+}
+
+# Packets/s of sink rule NAME over window W.
+proc qos_window_pps {w name} {
+    set n [expr {[dict get $w sink1 $name packets] - [dict get $w sink0 $name packets]}]
+    return [expr {$n / [dict get $w sink_dt]}]
+}
+
+# Growth of KEY of a show-qos row over window W (SECTION and the row's keys as qos_row_of).
+proc qos_window_delta {w key section args} {
+    set r0 [qos_row_of [dict get $w qos0] $section {*}$args]
+    set r1 [qos_row_of [dict get $w qos1] $section {*}$args]
+    return [expr {[dict get $r1 $key] - [dict get $r0 $key]}]
+}
+
+# Wait until every sink rule of NAMES in HOST counts packets and every
+# queue of QUEUES ({IFACE BUSINESS QUEUE} ...) drops at its full tail
+# (the share under test is oversubscribed): the steady state to measure.
+proc qos_wait_overload {host names queues} {
+    set c0 [qos_sink_counts $host]
+    set q0 {}
+    foreach q $queues { lappend q0 [dict get [qos_queue {*}$q] queue_full] }
+    wait_for_condition 100 100 {[_qos_all_grew $host $names $c0 $queues $q0]} else {
+        fail "the load did not reach the receiver and overload its queues:\
+              sink [qos_sink_counts $host], show qos [vbrctl show qos]"
+    }
+}
+
+proc _qos_all_grew {host names c0 queues q0} {
+    set c [qos_sink_counts $host]
+    foreach n $names {
+        if {[dict get $c $n packets] <= [dict get $c0 $n packets]} { return 0 }
+    }
+    foreach q $queues full0 $q0 {
+        if {[dict get [qos_queue {*}$q] queue_full] <= $full0} { return 0 }
+    }
+    return 1
+}
+
+# Wait until line IFACE holds no packet (after the load stopped).
+proc qos_wait_drained {iface} {
+    wait_for_condition 50 100 {[dict get [qos_line_row $iface] backlog] == 0} else {
+        fail "line $iface still holds [dict get [qos_line_row $iface] backlog] packets"
+    }
+}
+
+# "12.34" of VALUE / EXPECTED in percent.
+proc qos_pct {value expected} {
+    return [format %.2f [expr {100.0 * $value / $expected}]]
+}
