@@ -7,8 +7,8 @@
       0.5 ms; TOS sets the IPv4 TOS byte / IPv6 traffic class, ECN bits
       included (IP_TOS, IPV6_TCLASS: the kernel keeps a UDP socket's ECN
       bits); SPORT binds the source port. No control channel: nothing of
-      it crosses the shaped line but the datagrams. Prints "sent N" at
-      the end (N datagrams handed to the kernel).
+      it crosses the shaped line but the datagrams. Prints "sent N errors E" at
+      the end, or on SIGTERM (N datagrams the kernel took, E refused).
   qos_udp.py sniff IFACE SECONDS COUNT PORT [PORT...]
       capture on IFACE (AF_PACKET) the IPv4/IPv6 UDP frames to any PORT,
       tagged (802.1Q in the frame, or in PACKET_AUXDATA when the kernel
@@ -19,6 +19,7 @@
       none (-). pcp is the 802.1p priority of the frame's tag, - untagged.
 """
 import select
+import signal
 import socket
 import struct
 import sys
@@ -56,8 +57,10 @@ def send(dest, port, bps, length, seconds, tos=None, sport=None):
     pps = bps / 8.0 / length
     t0 = time.monotonic()
     end = t0 + seconds
-    sent = 0
-    while True:
+    sent = errors = 0
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    while not stop:
         now = time.monotonic()
         if now >= end:
             break
@@ -68,11 +71,11 @@ def send(dest, port, bps, length, seconds, tos=None, sport=None):
         while sent < due:
             try:
                 s.send(payload)
-            except (BlockingIOError, ConnectionRefusedError, OSError):
-                pass
+            except OSError:
+                errors += 1
             sent += 1
         time.sleep(0.0005)
-    print("sent %d" % sent, flush=True)
+    print("sent %d errors %d" % (sent - errors, errors), flush=True)
 
 
 def sniff(iface, seconds, count, ports):
