@@ -12,6 +12,10 @@
 #   qos_wire_pps RATE FRAME ?OVERHEAD?    frames/s a line of RATE bits/s sends
 #   qos_window HOST IFACE MS        counters of the sink and of show qos at the
 #                                   start and end of an MS-long window
+#   qos_burst HOST DEST PORT COUNT LEN TOS   COUNT datagrams with TOS, 1 ms apart
+#   qos_sniff HOST SECONDS COUNT PORTS       capture on HOST's eth0 (pid, once ready)
+#   qos_sniffed PID                 what it saw: a list of dicts port family dscp
+#                                   ecn vlan pcp csum count
 #
 # The load is tools/qos_udp.py, not iperf3: an iperf3 client opens a TCP
 # control connection and a UDP handshake to its server across the line
@@ -191,4 +195,43 @@ proc qos_wait_drained {iface} {
 # "12.34" of VALUE / EXPECTED in percent.
 proc qos_pct {value expected} {
     return [format %.2f [expr {100.0 * $value / $expected}]]
+}
+
+# Send COUNT LEN-byte datagrams from HOST to DEST:PORT with TOS (the whole
+# byte: DSCP << 2 | ECN), 1 ms apart; fails unless the kernel took them all.
+proc qos_burst {host dest port count len tos} {
+    set out [lab_exec $host /usr/bin/python3 $::qos_udp_py burst $dest $port $count $len $tos]
+    if {![regexp {sent (\d+) errors 0} $out -> n] || $n != $count} {
+        fail "qos_burst $dest $port: $out"
+    }
+}
+
+# Capture on HOST's eth0 the UDP frames to PORTS (a list) for at most
+# SECONDS or COUNT frames; returns the pid once the socket listens.
+proc qos_sniff {host seconds count ports} {
+    set pid [lab_spawn $host /usr/bin/python3 $::qos_udp_py sniff eth0 $seconds $count {*}$ports]
+    wait_for_condition 50 100 {
+        [string match "*ready*" [lab_spawn_output $pid]] || [lab_exited $pid]
+    } else {
+        fail "qos_udp.py sniff did not start"
+    }
+    if {[lab_exited $pid]} { fail "qos_udp.py sniff exited: [lab_spawn_output $pid]" }
+    return $pid
+}
+
+# What sniffer PID saw, once it has exited (it stops after its COUNT
+# frames or SECONDS): a list of dicts, one per kind of frame.
+proc qos_sniffed {pid} {
+    if {![lab_wait_exit $pid 30000]} { fail "sniffer $pid still running" }
+    set out {}
+    foreach l [split [lab_spawn_output $pid] "\n"] {
+        if {![string match "port=*" $l]} { continue }
+        set d {}
+        foreach kv [split $l] {
+            lassign [split $kv =] k v
+            dict set d $k $v
+        }
+        lappend out $d
+    }
+    return $out
 }

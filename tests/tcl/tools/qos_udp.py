@@ -9,14 +9,18 @@
       bits); SPORT binds the source port. No control channel: nothing of
       it crosses the shaped line but the datagrams. Prints "sent N errors E" at
       the end, or on SIGTERM (N datagrams the kernel took, E refused).
+  qos_udp.py burst DEST PORT COUNT LEN TOS
+      send COUNT LEN-byte datagrams to DEST:PORT with TOS (as for send),
+      1 ms apart; prints "sent N errors E".
   qos_udp.py sniff IFACE SECONDS COUNT PORT [PORT...]
       capture on IFACE (AF_PACKET) the IPv4/IPv6 UDP frames to any PORT,
       tagged (802.1Q in the frame, or in PACKET_AUXDATA when the kernel
       took it out) or not; prints "ready" once listening, and after
       SECONDS or COUNT frames one line per distinct kind:
-        port=P family=4|6 dscp=D ecn=E pcp=P|- csum=ok|bad|- count=N
+        port=P family=4|6 dscp=D ecn=E vlan=V|- pcp=P|- csum=ok|bad|- count=N
       csum is the IPv4 header checksum (RFC 1071) as received; IPv6 has
-      none (-). pcp is the 802.1p priority of the frame's tag, - untagged.
+      none (-). vlan and pcp are the VLAN id and 802.1p priority of the
+      frame's tag, - untagged.
 """
 import select
 import signal
@@ -94,16 +98,17 @@ def sniff(iface, seconds, count, ports):
         data, anc, _flags, addr = s.recvmsg(65535, socket.CMSG_SPACE(32))
         if addr[2] == socket.PACKET_OUTGOING:
             continue
-        pcp = "-"
+        pcp = vid = "-"
         for level, kind, cdata in anc:
             if level == SOL_PACKET and kind == PACKET_AUXDATA and len(cdata) >= 18:
                 status, _l, _s, _m, _n, tci = struct.unpack("IIIHHH", cdata[:18])
                 if status & TP_STATUS_VLAN_VALID:
-                    pcp = str(tci >> 13)
+                    pcp, vid = str(tci >> 13), str(tci & 0xFFF)
         et = struct.unpack("!H", data[12:14])[0]
         p = data[14:]
         if et == 0x8100 and len(p) >= 4:
-            pcp = str(struct.unpack("!H", p[:2])[0] >> 13)
+            tci = struct.unpack("!H", p[:2])[0]
+            pcp, vid = str(tci >> 13), str(tci & 0xFFF)
             et = struct.unpack("!H", p[2:4])[0]
             p = p[4:]
         if et == 0x0800 and len(p) >= 28 and p[9] == 17:
@@ -121,12 +126,31 @@ def sniff(iface, seconds, count, ports):
         dport = struct.unpack("!H", l4[2:4])[0]
         if dport not in ports:
             continue
-        key = (dport, fam, tc >> 2, tc & 3, pcp, csum)
+        key = (dport, fam, tc >> 2, tc & 3, vid, pcp, csum)
         kinds[key] = kinds.get(key, 0) + 1
         got += 1
-    for (dport, fam, dscp, ecn, pcp, csum), n in sorted(kinds.items()):
-        print("port=%d family=%d dscp=%d ecn=%d pcp=%s csum=%s count=%d"
-              % (dport, fam, dscp, ecn, pcp, csum, n), flush=True)
+    for (dport, fam, dscp, ecn, vid, pcp, csum), n in sorted(kinds.items()):
+        print("port=%d family=%d dscp=%d ecn=%d vlan=%s pcp=%s csum=%s count=%d"
+              % (dport, fam, dscp, ecn, vid, pcp, csum, n), flush=True)
+
+
+def burst(dest, port, count, length, tos):
+    fam = socket.AF_INET6 if ":" in dest else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if fam == socket.AF_INET:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
+    else:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, tos)
+    s.connect((dest, port))
+    sent = errors = 0
+    for _ in range(count):
+        try:
+            s.send(b"m" * length)
+            sent += 1
+        except OSError:
+            errors += 1
+        time.sleep(0.001)
+    print("sent %d errors %d" % (sent, errors), flush=True)
 
 
 def main(argv):
@@ -134,6 +158,8 @@ def main(argv):
         tos = int(argv[7], 0) if len(argv) > 7 else None
         sport = int(argv[8]) if len(argv) > 8 else None
         send(argv[2], int(argv[3]), float(argv[4]), int(argv[5]), float(argv[6]), tos, sport)
+    elif len(argv) == 7 and argv[1] == "burst":
+        burst(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6], 0))
     elif len(argv) >= 6 and argv[1] == "sniff":
         sniff(argv[2], float(argv[3]), int(argv[4]), {int(p) for p in argv[5:]})
     else:
