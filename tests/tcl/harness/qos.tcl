@@ -4,8 +4,9 @@
 #
 #   qos_send HOST DEST PORT BPS LEN SECONDS ?TOS?   paced UDP load (tools/qos_udp.py), pid
 #   qos_stop PID...                 stop load generators, wait for them
-#   qos_sink HOST {NAME MATCH ...}  nft counters in HOST's input hook: each
-#                                   NAME counts (and drops) what MATCH matches
+#   qos_sink HOST {NAME MATCH ...} ?KEEP?  nft counters in HOST's input hook:
+#                                   each NAME counts (and drops, unless in KEEP)
+#                                   what MATCH matches
 #   qos_sink_counts HOST            dict NAME -> {packets N bytes N}
 #   qos_row SECTION IFACE KEY VALUE ...   one row of `vbrctl show qos IFACE`
 #   qos_queue / qos_business / qos_class / qos_line_row   shorthands of it
@@ -57,13 +58,15 @@ proc qos_sent {pid} {
     return $n
 }
 
-# qos_sink HOST {NAME MATCH NAME MATCH ...}: a table `qos` in HOST's nft
-# whose input chain counts each MATCH (nft syntax, e.g. "udp dport 5201")
-# under NAME and drops it (first match wins, in the order given).
-proc qos_sink {host rules} {
+# qos_sink HOST {NAME MATCH NAME MATCH ...} ?KEEP?: a table `qos` in HOST's
+# nft whose input chain counts each MATCH (nft syntax, e.g. "udp dport
+# 5201") under NAME and drops it (first match wins, in the order given),
+# or accepts it when NAME is in the list KEEP (a TCP receiver's traffic).
+proc qos_sink {host rules {keep {}}} {
     set text "table inet qos {\n  chain in {\n    type filter hook input priority -10; policy accept;\n"
     foreach {name match} $rules {
-        append text "    $match counter drop comment \"$name\"\n"
+        set verdict [expr {$name in $keep ? "accept" : "drop"}]
+        append text "    $match counter $verdict comment \"$name\"\n"
     }
     append text "  }\n}\n"
     set f [lab_file nft-$host.conf]
