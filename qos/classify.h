@@ -25,14 +25,24 @@
 struct qos_classifier;
 
 /**
- * Compile @p pol's classes into a classifier.
+ * Compile @p pol's classes into a classifier: an rte_acl context for the
+ * classes that can match IPv4, one for those that can match IPv6 (a class
+ * without a prefix is in both; a family no class matches gets none).
+ * Classes rank by their priority number, lowest first, whatever their
+ * order in pol->classes. A class with a port range only takes packets
+ * whose ports were read (TCP, UDP, SCTP; not a later IPv4 fragment), even
+ * when the range includes 0.
  *
  * @param cfg       the configuration @p pol belongs to (interfaces, ports)
  * @param port_ids  DPDK port id of each config port (cfg->ports[i] → port_ids[i]),
  *                  for classes that match an ingress interface
- * @param name      unique name for the rte_acl contexts (e.g. "qos-7-edge": generation and policy)
+ * @param name      unique name for the rte_acl contexts (e.g. "qos-7-edge": generation and policy);
+ *                  they are named @p name + "-4" / "-6", a name longer than 29 characters
+ *                  shortened to 20 and a hash of the whole. A name in use is an error
+ *                  (rte_acl_create() would hand back the context that has it).
  * @param err       on failure, what failed
- * @return the classifier, or NULL (rte_acl build failed or no memory; @p err says which)
+ * @return the classifier, or NULL (a class that makes no rule, the name in use, rte_acl
+ *         build failed or no memory; @p err says which)
  */
 struct qos_classifier *qos_classifier_build(const struct vbrd_config *cfg,
 					    const struct qos_policy_conf *pol,
@@ -43,11 +53,14 @@ struct qos_classifier *qos_classifier_build(const struct vbrd_config *cfg,
 void qos_classifier_free(struct qos_classifier *c);
 
 /**
- * Classify @p n packets (at most 64) framed for egress.
+ * Classify @p n packets framed for egress: one rte_acl search per family
+ * for each 64 packets (more are taken 64 at a time). Only the first
+ * segment (data_len) is read.
  *
- * @param cls  out: per packet, 1 + the index of the lowest-priority class
- *             that matches (into pol->classes), or 0 when none does or the
- *             packet is not IPv4/IPv6 (ARP, a truncated header)
+ * @param cls  out: per packet, 1 + the index (into pol->classes) of the
+ *             matching class with the lowest priority number, or 0 when
+ *             none matches or the packet is not IPv4/IPv6 (ARP, a fixed IP
+ *             header cut short)
  */
 void qos_classify_burst(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
 			uint32_t *cls);

@@ -79,8 +79,8 @@ struct qos_queue_stats {
 	uint64_t tx_packets, tx_bytes;   /* dequeued for transmission */
 	uint64_t drop_full;              /* tail drops: the queue held `limit` packets */
 	uint64_t drop_red;               /* red by a class or business policer */
-	uint64_t drop_removed;           /* left in a queue a reload removed, or over a lower limit */
-	uint64_t yellow;                 /* yellow by a policer (remarked when it says so) */
+	uint64_t drop_removed; /* left in a queue a reload removed, or over a lower limit */
+	uint64_t yellow;       /* yellow by a policer (remarked when it says so) */
 };
 
 struct qos_queue {
@@ -111,7 +111,7 @@ struct qos_sched {
 	struct qos_tb line;
 	uint32_t overhead; /* bytes per frame */
 	uint64_t hz;
-	uint64_t active;                    /* bit b: business b holds packets */
+	uint64_t active;                       /* bit b: business b holds packets */
 	uint64_t by_prio[QOS_PRIORITY_LEVELS]; /* businesses of each priority */
 	uint8_t green_cur[QOS_PRIORITY_LEVELS];
 	uint8_t borrow_cur[QOS_PRIORITY_LEVELS];
@@ -126,8 +126,7 @@ struct qos_sched {
  * Queue @p m on queue @p q of business @p b.
  * @return 0, or -ENOBUFS when the queue holds its limit (the caller drops @p m)
  */
-static inline int qos_sched_enqueue(struct qos_sched *s, unsigned b, unsigned q,
-				    struct rte_mbuf *m)
+static inline int qos_sched_enqueue(struct qos_sched *s, unsigned b, unsigned q, struct rte_mbuf *m)
 {
 	struct qos_business *bu = &s->b[b];
 	struct qos_queue *qu = &bu->q[q];

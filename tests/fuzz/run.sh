@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang and run each for SECONDS.
 #
-#   tests/fuzz/run.sh SECONDS [parse|config|all]     (default: all)
+#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|all]     (default: all)
 #
 # Needs clang and libclang-rt-14-dev (Debian 12); not part of `make test`.
 # Environment: FUZZ_OUT (work dir, default /tmp/vbrd-fuzz): binaries, the
@@ -15,7 +15,11 @@ usage() { sed -n '2,10p' "$0"; exit 2; }
 secs=$1
 which=${2:-all}
 case "$secs" in ''|*[!0-9]*|0) usage ;; esac  # 0 would mean "forever" to libFuzzer
-case "$which" in parse|config) targets=("$which") ;; all) targets=(parse config) ;; *) usage ;; esac
+case "$which" in
+parse|config|qos_classify) targets=("$which") ;;
+all) targets=(parse config qos_classify) ;;
+*) usage ;;
+esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -49,6 +53,12 @@ build() { # TARGET
 		"$CC" "${cflags[@]}" $(pkg-config --cflags libconfig) \
 			"$here/fuzz_config.c" "$src"/core/config_*.c "$src"/*/*_config.c \
 			-o "$out/fuzz_config" $(pkg-config --libs libconfig) ;;
+	qos_classify)
+		# qos/classify_frame.h: static inline on DPDK's inline headers
+		# (byte order, Ethernet); no EAL, no rte_acl.
+		# shellcheck disable=SC2046
+		"$CC" "${cflags[@]}" $(pkg-config --cflags libdpdk) \
+			"$here/fuzz_qos_classify.c" -o "$out/fuzz_qos_classify" ;;
 	esac
 }
 
@@ -66,6 +76,15 @@ seed() { # TARGET: fill corpus/TARGET with valid inputs to start from
 		hex2bin "020000000001020000000002""8100""0064""0800"\
 "46000030abcd2000400696910a6400020a00010201010101"\
 "9c4001bb""0000000000000000000000000000000000000000" >"$c/seed-tcp-vlan" ;;
+	qos_classify)
+		# ingress port 3, TCI PCP 5 VLAN 100, mark 0x5a; then the frame:
+		# UDP 10.0.0.1:5000 -> 10.0.0.2:4791, TOS 0xb8, checksum 0x13e3
+		hex2bin "0003""a064""5a""020000000001020000000002""0800"\
+"45b8001c123440004011""13e3""0a000001""0a000002""138812b700080000" >"$c/seed-udp"
+		# 802.1Q VLAN 7, IPv6 TCP 2001:db8::1:40000 -> 2001:db8::2:443
+		hex2bin "0001""0000""17""020000000001020000000002""8100""0007""86dd"\
+"6b812345001406402001""0db8000000000000000000000001"\
+"20010db8000000000000000000000002""9c4001bb0000000000000000500200000000""0000" >"$c/seed-tcp6-vlan" ;;
 	config)
 		cp "$src"/tests/unit/configs/*.conf "$src"/conf/*.conf "$src"/conf/examples/*.conf "$c/" \
 			2>/dev/null || true ;;

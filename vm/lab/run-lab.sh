@@ -4,17 +4,21 @@
 #   h1 (netns vbrd-h1, 10.0.1.2/24) ──veth── vbrd ──veth── h2 (netns vbrd-h2, 10.0.2.2/24)
 #                                 vbr-h1  lan1 10.0.1.1   lan2 10.0.2.1  vbr-h2
 #
-# vbrd runs on conf/vbrd.conf (ports are net_af_packet on the vbr-h* veth
-# ends). The script shows ARP, ping, TCP and UDP iperf3 through vbrd and the
-# counters vbrctl reports, then stops vbrd and removes the lab. Set HOLD=1 to
+# vbrd runs on a copy of conf/vbrd.conf (ports are net_af_packet on the
+# vbr-h* veth ends). The script shows ARP, ping, TCP and UDP iperf3 through
+# vbrd and the counters vbrctl reports; then it adds vm/lab/qos-lab.conf to
+# the copy, reloads, and shows two businesses sharing a 50 Mbit/s line
+# under overload with their measured rates; then it stops vbrd and removes
+# the lab. Set HOLD=1 to
 # keep the lab up until Ctrl-C (try `build/app/vbrctl show stats` meanwhile).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 vbrd=$root/build/app/vbrd
 vbrctl=$root/build/app/vbrctl
-conf=${VBRD_CONF:-$root/conf/vbrd.conf}
+src_conf=${VBRD_CONF:-$root/conf/vbrd.conf}
 log=$(mktemp /tmp/vbrd-run.XXXXXX.log)
+confdir=
 pid=
 
 [ "$(id -u)" = 0 ] || { echo "make run: needs root (network namespaces, raw sockets)" >&2; exit 1; }
@@ -38,6 +42,7 @@ cleanup() {
 	done
 	# vbrd's DPDK runtime files (the instance is "vbrd", conf/vbrd.conf)
 	rm -rf /run/dpdk/vbrd
+	[ -n "$confdir" ] && rm -rf "$confdir"
 	if [ "${status:-1}" -eq 0 ]; then
 		rm -f "$log"
 		echo "lab removed"
@@ -64,6 +69,10 @@ done
 # From here on, whatever happens, the lab is removed.
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# vbrd runs on a copy, so that the QoS step can add to it and reload
+confdir=$(mktemp -d /tmp/vbrd-run.XXXXXX)
+conf=$confdir/vbrd.conf
+cp "$src_conf" "$conf"
 
 step "lab: two hosts in network namespaces, joined to vbrd by veth pairs"
 for n in 1 2; do
@@ -121,6 +130,25 @@ step "counters"
 ctl show interfaces
 ctl show stats
 ctl show mempool
+
+step "QoS: lan2 becomes a 50 Mbit/s line shared 70/30 by two businesses (vbrctl reload, no restart)"
+sed -n 's/^# \{0,1\}//p' "$root/vm/lab/qos-lab.conf" | sed -n '2,4p'
+cat "$root/vm/lab/qos-lab.conf" >>"$conf"
+ctl reload
+step "QoS: both businesses overload the line: inference (port 5201) and training (port 5202), 60 Mbit/s each for 5 s"
+for p in 5201 5202; do ip netns exec vbrd-h2 iperf3 -s -1 -D -p $p; done
+sleep 0.3
+ip netns exec vbrd-h1 iperf3 -c 10.0.2.2 -p 5201 -u -b 60M -l 1400 -t 5 -J >"$confdir/inference.json" &
+ip netns exec vbrd-h1 iperf3 -c 10.0.2.2 -p 5202 -u -b 60M -l 1400 -t 5 -J >"$confdir/training.json" &
+sleep 4
+ctl show qos lan2
+wait
+rx_mbps() { python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]; print("%.1f" % (e["sum"]["bits_per_second"] * (1 - e["sum"]["lost_percent"] / 100) / 1e6))' "$1"; }
+inf=$(rx_mbps "$confdir/inference.json"); trn=$(rx_mbps "$confdir/training.json")
+echo "h2 received: inference $inf Mbit/s, training $trn Mbit/s of UDP payload" \
+     "(the line is 50 Mbit/s of frames plus 24 bytes each: 1400-byte payloads" \
+     "make it $(python3 -c 'print("%.1f" % (50 * 1400 / 1466))') Mbit/s of payload in all)"
+python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("share: inference %.0f%%, training %.0f%% (configured 70/30)" % (100 * a / (a + b), 100 * b / (a + b)))' "$inf" "$trn"
 
 if [ "${HOLD:-0}" = 1 ]; then
 	step "lab is up: hosts vbrd-h1/vbrd-h2 (ip netns exec vbrd-h1 ...), vbrctl in $root/build/app. Ctrl-C ends it."
