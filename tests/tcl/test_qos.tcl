@@ -15,6 +15,11 @@
 # 1400-byte UDP payloads: frame 1442 bytes, 1466 on the wire with the
 # overhead. The receivers count with nft. Every rate is measured over a
 # 3 s window of steady state (each share under test dropping at its tail).
+#
+# Each line has a burst of 25 ms at its rate (the `burst` setting; default
+# 2 ms): the test machine's two cores are shared, and a worker that is not
+# scheduled for longer than its line's bucket holds loses that line's
+# rate for good (harness/qos.tcl, qos_burst_ms).
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 
@@ -32,6 +37,7 @@ set bulk_pct 30
 set bulk_ceiling_pct 50
 
 start_vbrd [list conf [string map [list @LINE@ $line_bps @FLAT@ $flat_bps \
+        @LBURST@ [qos_burst_bytes $line_bps] @FBURST@ [qos_burst_bytes $flat_bps] \
         @G@ $gold_pct @B@ $bulk_pct @C@ $bulk_ceiling_pct] {
 ports = (
   { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
@@ -57,8 +63,8 @@ qos = {
     { name = "flat"; businesses = ( { name = "all"; guaranteed = "100%"; } ); }
   );
   interfaces = (
-    { interface = "lan2"; policy = "split"; rate = "@LINE@"; },
-    { interface = "lan3"; policy = "flat"; rate = "@FLAT@"; }
+    { interface = "lan2"; policy = "split"; rate = "@LINE@"; burst = @LBURST@; },
+    { interface = "lan3"; policy = "flat"; rate = "@FLAT@"; burst = @FBURST@; }
   );
 };
 }]] {
@@ -195,6 +201,13 @@ qos = {
         assert_morethan [expr {[dict get [qos_line_row lan2] borrowed_packets] - $br0}] 0 "borrowed_packets growth"
     }
 
+    # VBRD BUG (found by this test on a loaded machine; qos/qos.c
+    # line_build()): the ceiling's bucket is 2 ms deep whatever the line's
+    # burst, so while the worker waits for its CPU for longer than that,
+    # bulk loses ceiling rate for good. With two busy loops beside the test
+    # bulk got 82-86% of its ceiling (the line, 25 ms deep, lost nothing);
+    # the fix in the report of the qos-tests branch (every bucket of a line
+    # as deep in time as the line's) gave 99%.
     test {gold idle: bulk borrows up to its 50% ceiling and stops there +-3%} {
         set pb [qos_send h1 10.0.2.2 5202 [expr {1.5 * $line_bps}] $len 6]
         qos_wait_overload h2 bulk {{lan2 bulk default}}

@@ -19,7 +19,9 @@
 #     after the first ebs bytes, green = cir and nothing is yellow.
 #   RFC 4115: the two buckets fill independently: green = cir, yellow = eir.
 # The receiver tells green from yellow by the DSCP (sent as 0): nft counts
-# each DSCP per port.
+# each DSCP per port. Bursts are 64000 bytes (43..128 ms at these rates):
+# a meter sees the frames when the worker does, and a worker kept off its
+# shared CPU for longer than a bucket lasts would lose that rate.
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 
@@ -49,17 +51,17 @@ qos = {
       businesses = (
         { name = "plain"; guaranteed = "50%"; },
         { name = "metered"; guaranteed = "50%";
-          policer = { mode = "rfc4115"; cir = "@T4CIR@"; cbs = 16000; eir = "@T4EIR@"; ebs = 16000;
+          policer = { mode = "rfc4115"; cir = "@T4CIR@"; cbs = 64000; eir = "@T4EIR@"; ebs = 64000;
                       yellow_dscp = 12; }; }
       );
       classes = (
         { name = "tr"; priority = 10; protocol = "udp"; dst_port = 5501; business = "plain";
-          policer = { mode = "trtcm"; cir = "@TRCIR@"; cbs = 16000; pir = "@TRPIR@"; pbs = 16000;
+          policer = { mode = "trtcm"; cir = "@TRCIR@"; cbs = 64000; pir = "@TRPIR@"; pbs = 64000;
                       yellow_dscp = 10; }; },
         { name = "sr"; priority = 20; protocol = "udp"; dst_port = 5502; business = "plain";
           policer = { mode = "srtcm"; cir = "@SRCIR@";
                       cbs = @SRCBS@;
-                      ebs = 16000; }; },
+                      ebs = 64000; }; },
         { name = "t4"; priority = 30; protocol = "udp"; dst_port = 5503; business = "metered"; }
       ); }
   );
@@ -83,7 +85,7 @@ test {--check-config refuses a policer burst smaller than a frame, at the cbs's 
     assert_regexp "(^|\n)[string map {. \\.} $f]:$want: \[^\n\]*cbs\[^\n\]*1000 bytes is below the 1514-byte frames" $out
 }
 
-start_vbrd [list conf [string map {@SRCBS@ 16000} $conf]] {
+start_vbrd [list conf [string map {@SRCBS@ 64000} $conf]] {
     qos_sink h2 {
         tr_green "udp dport 5501 ip dscp 0" tr_yellow "udp dport 5501 ip dscp 10" tr_other "udp dport 5501"
         sr_green "udp dport 5502 ip dscp 0" sr_other "udp dport 5502"
@@ -106,8 +108,8 @@ start_vbrd [list conf [string map {@SRCBS@ 16000} $conf]] {
         } else {
             fail "the policers do not drop: [vbrctl show qos lan2]"
         }
-        # srTCM's excess bucket (16000 bytes) is spent within the first
-        # burst; wait a little past it before the window
+        # srTCM's excess bucket (64000 bytes) is spent within the first
+        # 50 ms; wait a little past it before the window
         after 500
         set w [qos_window h2 lan2 3000]
         qos_stop {*}$pids

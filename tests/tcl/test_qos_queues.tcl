@@ -11,7 +11,8 @@
 # unclassified and goes to the default queue.
 #
 # Load: tools/qos_udp.py from h1, counted by nft in h2 (harness/qos.tcl);
-# rates over 3 s of steady state.
+# rates over 3 s of steady state. The line's burst is 25 ms at its rate
+# (qos_burst_ms in harness/qos.tcl says why).
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 
@@ -22,7 +23,7 @@ set line_bps 20000000
 set cap_bps 10000000
 array set pct {w50 50 w30 30 default 20}
 
-start_vbrd [list conf [string map [list @LINE@ $line_bps @CAP@ $cap_bps \
+start_vbrd [list conf [string map [list @LINE@ $line_bps @CAP@ $cap_bps @BURST@ [qos_burst_bytes $line_bps] \
         @W50@ $pct(w50) @W30@ $pct(w30)] {
 ports = (
   { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
@@ -49,7 +50,7 @@ qos = {
         { name = "w30"; priority = 30; protocol = "udp"; dst_port = 5403; business = "site"; queue = "w30"; }
       ); }
   );
-  interfaces = ( { interface = "lan2"; policy = "queues"; rate = "@LINE@"; } );
+  interfaces = ( { interface = "lan2"; policy = "queues"; rate = "@LINE@"; burst = @BURST@; } );
 };
 }]] {
     qos_sink h2 {High "udp dport 5401" w50 "udp dport 5402" w30 "udp dport 5403" default "udp dport 5404"}
@@ -97,6 +98,9 @@ qos = {
             "best effort tail drops"
     }
 
+    # VBRD BUG on a loaded machine (qos/qos.c line_build(), as for the
+    # ceiling in test_qos.tcl): the cap's bucket is 2 ms deep whatever the
+    # line's burst; a worker kept off its CPU for longer loses cap rate.
     test {High offered twice its cap is held at its cap +-5%, best effort gets the rest} {
         set len 1400
         set frame [qos_udp_frame $len]

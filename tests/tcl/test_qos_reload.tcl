@@ -9,7 +9,8 @@
 #                              lan3 (no policy)                          ── h3 10.0.3.2
 #
 # Classes: UDP to 5201 gold, to 5202 bulk. Load: tools/qos_udp.py, 1400-
-# byte datagrams at 1.5x the line to each; nft counts at h2.
+# byte datagrams at 1.5x the line to each; nft counts at h2. The line's
+# burst is 25 ms at its rate (qos_burst_ms in harness/qos.tcl says why).
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 
@@ -45,11 +46,11 @@ qos = {
         { name = "to-bulk"; priority = 20; protocol = "udp"; dst_port = 5202; business = "bulk"; }
       ); }
   );
-  interfaces = ( { interface = "lan2"; policy = "split"; rate = "@LINE@"; } );
+  interfaces = ( { interface = "lan2"; policy = "split"; rate = "@LINE@"; burst = @BURST@; } );
 };
 }
 proc shares {g b} {
-    return [string map [list @G@ $g @B@ $b @LINE@ $::line_bps] $::conf]
+    return [string map [list @G@ $g @B@ $b @LINE@ $::line_bps @BURST@ [qos_burst_bytes $::line_bps]] $::conf]
 }
 
 # Frames/s of gold and bulk over window W against shares G and B (percent).

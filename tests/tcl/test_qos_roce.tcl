@@ -2,7 +2,7 @@
 # its policy as written -- business roce guaranteed 80% at priority 0
 # with a 1024-packet queue, business tcp 20% (the default business),
 # classes UDP to 4791 -> roce and TCP -> tcp -- on a 40 Mbit/s line
-# instead of the example's 10G, and the lab's 1500-byte MTU.
+# instead of the example's 10G (with a burst), and the lab's 1500-byte MTU.
 #
 #   h1 10.0.1.2 ── lan1 [vbrd] lan2 (40M line "roce-tcp") ── h2 10.0.2.2
 #
@@ -15,6 +15,7 @@
 # idle, since a busy business lends nothing) and that TCP, competing
 # with a 2x overload, still gets at least 15% of the line. The rates are
 # the receiver's (nft counters in h2), in wire bits: frame + 24 bytes.
+# The line's burst is 25 ms at its rate (qos_burst_ms in harness/qos.tcl).
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 
@@ -31,7 +32,8 @@ if {![regexp {\nqos = \{.*?\n\};\n} $example qos]} {
 }
 regexp {guaranteed = "(\d+)%"; priority = 0;} $qos -> roce_pct
 regexp {name = "tcp"; guaranteed = "(\d+)%"} $qos -> tcp_pct
-set qos [string map [list {interface = "line1"} {interface = "lan2"} {rate = "10G"} "rate = \"$line_bps\""] $qos]
+set qos [string map [list {interface = "line1"} {interface = "lan2"} \
+    {rate = "10G"} "rate = \"$line_bps\"; burst = [qos_burst_bytes $line_bps]"] $qos]
 
 start_vbrd [list conf [string cat {
 ports = (
