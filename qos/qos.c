@@ -66,7 +66,8 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 	/* rte_meter takes bytes/s: the config's bits/s divided by 8 */
 	switch (pc->mode) {
 	case QOS_METER_SRTCM: {
-		struct rte_meter_srtcm_params p = { .cir = pc->cir_bps / 8, .cbs = pc->cbs,
+		struct rte_meter_srtcm_params p = { .cir = pc->cir_bps / 8,
+						    .cbs = pc->cbs,
 						    .ebs = pc->ebs };
 		ret = rte_meter_srtcm_profile_config(&qm->prof.sr, &p);
 		if (ret == 0)
@@ -74,8 +75,10 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 		break;
 	}
 	case QOS_METER_TRTCM: {
-		struct rte_meter_trtcm_params p = { .cir = pc->cir_bps / 8, .pir = pc->eir_bps / 8,
-						    .cbs = pc->cbs, .pbs = pc->ebs };
+		struct rte_meter_trtcm_params p = { .cir = pc->cir_bps / 8,
+						    .pir = pc->eir_bps / 8,
+						    .cbs = pc->cbs,
+						    .pbs = pc->ebs };
 		ret = rte_meter_trtcm_profile_config(&qm->prof.tr, &p);
 		if (ret == 0)
 			ret = rte_meter_trtcm_config(&qm->m.tr, &qm->prof.tr);
@@ -126,8 +129,8 @@ static void line_free(struct qos_line *l)
 }
 
 static int line_build(struct qos_line *l, const struct fwd_state *st, const struct qos_config *qc,
-		      const struct qos_line_conf *lc, const struct qos_classifier *cls, uint64_t now,
-		      char *err, size_t errlen)
+		      const struct qos_line_conf *lc, const struct qos_classifier *cls,
+		      uint64_t now, char *err, size_t errlen)
 {
 	const struct qos_policy_conf *pol = &qc->policies[lc->policy];
 	const struct fwd_iface *fi = &st->ifaces[lc->iface];
@@ -168,10 +171,9 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	l->rate_prev = calloc(nq, sizeof(uint64_t));
 	l->rate_bps_q = calloc(nq, sizeof(uint64_t));
 	/* a business meter for each business with a policer, then one per class */
-	l->meters = rte_zmalloc_socket("qos-meter",
-				       (pol->nb_businesses + pol->nb_classes + 1) *
-					       sizeof(*l->meters),
-				       RTE_CACHE_LINE_SIZE, socket);
+	l->meters = rte_zmalloc_socket(
+		"qos-meter", (pol->nb_businesses + pol->nb_classes + 1) * sizeof(*l->meters),
+		RTE_CACHE_LINE_SIZE, socket);
 	if (!s->b || !l->business_names || !l->queue_names || !l->classes || !l->class_names ||
 	    !l->rate_prev || !l->rate_bps_q || !l->meters)
 		goto nomem;
@@ -193,9 +195,8 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 		/* a ceiling at or above the line is the line's own bucket */
 		qos_tb_init(&b->c, c >= line_rate ? 0 : c, depth_for(c, max_frame), hz, now);
 		/* borrowing shares in proportion to the guarantees, a frame at least */
-		b->quantum = (uint32_t)RTE_MIN((unsigned __int128)max_frame * (g * 8) /
-						       (min_g ? min_g : 1),
-					       1u << 30);
+		b->quantum = (uint32_t)RTE_MIN(
+			(unsigned __int128)max_frame * (g * 8) / (min_g ? min_g : 1), 1u << 30);
 		if (b->quantum < max_frame)
 			b->quantum = max_frame;
 		b->priority = bc->priority;
@@ -317,9 +318,8 @@ static int qos_state_build(struct fwd_state *st, const struct fwd_state *prev, c
 		if (dp.nb_workers > 1 && qos_rings[l->port] == NULL) {
 			char name[RTE_RING_NAMESIZE];
 			snprintf(name, sizeof(name), "qos-port%u", l->port);
-			qos_rings[l->port] = rte_ring_create(name, QOS_RING_SIZE,
-							     rte_eth_dev_socket_id(l->port),
-							     RING_F_SC_DEQ);
+			qos_rings[l->port] = rte_ring_create(
+				name, QOS_RING_SIZE, rte_eth_dev_socket_id(l->port), RING_F_SC_DEQ);
 			if (qos_rings[l->port] == NULL) {
 				snprintf(err, errlen, "qos: cannot create the ring of port %u: %s",
 					 l->port, rte_strerror(rte_errno));

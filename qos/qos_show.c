@@ -39,7 +39,8 @@ void qos_rates_update(void)
 				/* the first sample of a generation only sets the base */
 				if (l->rate_tsc)
 					l->rate_bps_q[k] =
-						(uint64_t)((unsigned __int128)(bytes - l->rate_prev[k]) *
+						(uint64_t)((unsigned __int128)(bytes -
+									       l->rate_prev[k]) *
 							   8 * hz / dt);
 				l->rate_prev[k] = bytes;
 			}
@@ -88,20 +89,23 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 					snprintf(share, sizeof(share), "%u%%", qcf->percent);
 				json_array_append_new(
 					queues,
-					json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
+					json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, "
+						  "s:I, "
 						  "s:I, s:I, s:I, s:I, s:I, s:I}",
 						  "interface", l->iface_name, "business",
-						  l->business_names[bi], "queue", l->queue_names[bi][qi],
-						  "type", queue_type(b, qi), "share", share, "limit",
-						  (json_int_t)q->limit, "depth", (json_int_t)d,
-						  "packets", (json_int_t)s.tx_packets, "bytes",
+						  l->business_names[bi], "queue",
+						  l->queue_names[bi][qi], "type", queue_type(b, qi),
+						  "share", share, "limit", (json_int_t)q->limit,
+						  "depth", (json_int_t)d, "packets",
+						  (json_int_t)s.tx_packets, "bytes",
 						  (json_int_t)s.tx_bytes, "rate_bps",
 						  (json_int_t)l->rate_bps_q[k], "enqueued",
 						  (json_int_t)s.enq_packets, "queue_full",
 						  (json_int_t)s.drop_full, "policer_red",
-						  (json_int_t)s.drop_red, "yellow", (json_int_t)s.yellow,
-						  "queue_removed", (json_int_t)s.drop_removed,
-						  "enqueued_bytes", (json_int_t)s.enq_bytes));
+						  (json_int_t)s.drop_red, "yellow",
+						  (json_int_t)s.yellow, "queue_removed",
+						  (json_int_t)s.drop_removed, "enqueued_bytes",
+						  (json_int_t)s.enq_bytes));
 				sum.tx_packets += s.tx_packets;
 				sum.tx_bytes += s.tx_bytes;
 				sum.enq_packets += s.enq_packets;
@@ -118,20 +122,22 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 				businesses,
 				json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 					  "s:I, s:I, s:I}",
-					  "interface", l->iface_name, "business", l->business_names[bi],
-					  "priority", (int)b->priority, "guaranteed_bps",
+					  "interface", l->iface_name, "business",
+					  l->business_names[bi], "priority", (int)b->priority,
+					  "guaranteed_bps",
 					  (json_int_t)qos_rate_bps(&bc->guaranteed, l->rate_bps),
 					  "ceiling_bps",
-					  (json_int_t)(bc->ceiling.set
-							       ? qos_rate_bps(&bc->ceiling, l->rate_bps)
-							       : l->rate_bps),
+					  (json_int_t)(bc->ceiling.set ? qos_rate_bps(&bc->ceiling,
+										      l->rate_bps)
+								       : l->rate_bps),
 					  "rate_bps", (json_int_t)brate, "packets",
-					  (json_int_t)sum.tx_packets, "bytes", (json_int_t)sum.tx_bytes,
-					  "depth", (json_int_t)depth, "enqueued",
-					  (json_int_t)sum.enq_packets, "queue_full",
+					  (json_int_t)sum.tx_packets, "bytes",
+					  (json_int_t)sum.tx_bytes, "depth", (json_int_t)depth,
+					  "enqueued", (json_int_t)sum.enq_packets, "queue_full",
 					  (json_int_t)sum.drop_full, "policer_red",
-					  (json_int_t)sum.drop_red, "yellow", (json_int_t)sum.yellow,
-					  "queue_removed", (json_int_t)sum.drop_removed));
+					  (json_int_t)sum.drop_red, "yellow",
+					  (json_int_t)sum.yellow, "queue_removed",
+					  (json_int_t)sum.drop_removed));
 		}
 		for (unsigned c = 0; c < l->nb_classes; c++) {
 			const struct qos_class_conf *cc = &pol->classes[c];
@@ -139,7 +145,8 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 			const struct qos_meter *qm = cr->meter >= 0 ? &l->meters[cr->meter] : NULL;
 			json_array_append_new(
 				classes,
-				json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I}",
+				json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, "
+					  "s:I}",
 					  "interface", l->iface_name, "class", l->class_names[c],
 					  "priority", (json_int_t)cc->priority, "business",
 					  l->business_names[cr->business], "queue",
@@ -152,14 +159,15 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 					  (json_int_t)(qm ? qm->red : 0)));
 		}
 		json_array_append_new(
-			lines, json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I}",
-					 "interface", l->iface_name, "policy", l->policy, "rate_bps",
-					 (json_int_t)l->rate_bps, "overhead", (int)l->overhead,
-					 "worker", (int)qs->owner[l->port], "tx_rate_bps",
-					 (json_int_t)line_rate, "backlog", (json_int_t)line_backlog,
-					 "unclassified", (json_int_t)l->unclassified, "green_packets",
-					 (json_int_t)l->sched.green_packets, "borrowed_packets",
-					 (json_int_t)l->sched.borrowed_packets));
+			lines,
+			json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I}", "interface",
+				  l->iface_name, "policy", l->policy, "rate_bps",
+				  (json_int_t)l->rate_bps, "overhead", (int)l->overhead, "worker",
+				  (int)qs->owner[l->port], "tx_rate_bps", (json_int_t)line_rate,
+				  "backlog", (json_int_t)line_backlog, "unclassified",
+				  (json_int_t)l->unclassified, "green_packets",
+				  (json_int_t)l->sched.green_packets, "borrowed_packets",
+				  (json_int_t)l->sched.borrowed_packets));
 	}
 	if (argc == 1 && !found) {
 		json_decref(lines);
@@ -178,10 +186,11 @@ int qos_show_start(void);
 
 int qos_show_start(void)
 {
-	int ret = ctl_register("show qos",
-			       "show qos [INTERFACE]: egress QoS per line, business, queue and "
-			       "class: packets, bytes, drops by reason, depth, rate over the last second",
-			       show_qos);
+	int ret = ctl_register(
+		"show qos",
+		"show qos [INTERFACE]: egress QoS per line, business, queue and "
+		"class: packets, bytes, drops by reason, depth, rate over the last second",
+		show_qos);
 	if (ret == 0)
 		ret = ctl_export("show qos", "/vbrd/qos", "egress QoS counters (vbrctl show qos)");
 	return ret;
