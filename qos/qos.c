@@ -201,6 +201,7 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 			b->quantum = max_frame;
 		b->priority = bc->priority;
 		s->by_prio[bc->priority] |= 1ull << bi;
+		s->levels |= 1u << bc->priority;
 		b->nb_queues = (uint8_t)bc->nb_queues;
 		b->prio_mask = (1u << bc->nb_prio) - 1;
 		uint32_t min_pct = 100;
