@@ -38,7 +38,7 @@ struct rte_ring *qos_rings[RTE_MAX_ETHPORTS];
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qos_state *retired;
 
-#define BURST_TIME_MS 2 /* default bucket depth: this much time at the rate */
+#define BURST_TIME_MS 2 /* default line bucket depth: this much time at the line rate */
 
 const struct qos_state *qos_state_of(const struct fwd_state *st)
 {
@@ -50,10 +50,16 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* Depth of a bucket of @p rate bytes/s: BURST_TIME_MS of it, at least two frames. */
-static uint64_t depth_for(uint64_t rate, uint32_t max_frame)
+/*
+ * Depth of a bucket of @p rate bytes/s: @p burst_ns of it, at least two
+ * frames. Every bucket of a line is as deep in time as the line's own, so
+ * that a worker kept off its CPU for that long (a loaded host) loses no
+ * share at any level, not only at the line.
+ */
+static uint64_t depth_for(uint64_t rate, uint64_t burst_ns, uint32_t max_frame)
 {
-	return max_u64(rate * BURST_TIME_MS / 1000, 2ull * max_frame);
+	return max_u64((uint64_t)((unsigned __int128)rate * burst_ns / 1000000000u),
+		       2ull * max_frame);
 }
 
 static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, char *err,
@@ -154,8 +160,13 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 
 	uint32_t max_frame = fi->mtu + (fi->vlan ? 18u : 14u) + lc->overhead;
 	uint64_t line_rate = lc->rate_bps / 8;
-	qos_tb_init(&s->line, line_rate, lc->burst ? lc->burst : depth_for(line_rate, max_frame),
-		    hz, now);
+	uint64_t line_depth = lc->burst
+				      ? lc->burst
+				      : depth_for(line_rate, BURST_TIME_MS * 1000000ull, max_frame);
+	uint64_t burst_ns = line_rate ? (uint64_t)((unsigned __int128)line_depth * 1000000000u /
+						   line_rate)
+				      : BURST_TIME_MS * 1000000ull;
+	qos_tb_init(&s->line, line_rate, line_depth, hz, now);
 	s->overhead = lc->overhead;
 	s->hz = hz;
 	s->nb_business = (uint16_t)pol->nb_businesses;
@@ -191,9 +202,10 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 		uint64_t c = qos_rate_bps(&bc->ceiling, lc->rate_bps) / 8;
 
 		snprintf(l->business_names[bi], CFG_NAME_MAX, "%s", bc->name);
-		qos_tb_init(&b->g, g, depth_for(g, max_frame), hz, now);
+		qos_tb_init(&b->g, g, depth_for(g, burst_ns, max_frame), hz, now);
 		/* a ceiling at or above the line is the line's own bucket */
-		qos_tb_init(&b->c, c >= line_rate ? 0 : c, depth_for(c, max_frame), hz, now);
+		qos_tb_init(&b->c, c >= line_rate ? 0 : c, depth_for(c, burst_ns, max_frame), hz,
+			    now);
 		/* borrowing shares in proportion to the guarantees, a frame at least */
 		b->quantum = (uint32_t)RTE_MIN(
 			(unsigned __int128)max_frame * (g * 8) / (min_g ? min_g : 1), 1u << 30);
@@ -221,7 +233,8 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 			q->limit = qcf->limit;
 			if (qcf->type == QOS_QUEUE_PRIORITY) {
 				uint64_t cap = qos_rate_bps(&qcf->cap, lc->rate_bps) / 8;
-				qos_tb_init(&q->cap, cap, depth_for(cap, max_frame), hz, now);
+				qos_tb_init(&q->cap, cap, depth_for(cap, burst_ns, max_frame), hz,
+					    now);
 			} else {
 				q->quantum = max_frame * RTE_MAX(qcf->percent, 1u) / min_pct;
 			}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_common.h>
 #include <rte_cycles.h>
 
 #include "core/ctl.h"
@@ -55,7 +56,12 @@ static const char *queue_type(const struct qos_business *b, unsigned q)
 	return q + 1u == b->nb_queues ? "default" : "weighted";
 }
 
-static int show_qos(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+enum { T_LINES, T_BUSINESSES, T_QUEUES, T_CLASSES, T_ALL };
+static const char *const table_names[] = { "lines", "businesses", "queues", "classes" };
+
+/* The tables of `show qos`, or only table @p which; argv[0] may name an interface. */
+static int qos_tables(int which, int argc, const char *const *argv, json_t **data, char *err,
+		      size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct qos_state *qs = qos_state_of(st);
@@ -177,21 +183,85 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 		snprintf(err, errlen, "interface '%s' has no QoS policy", argv[0]);
 		return -ENOENT;
 	}
-	*data = json_pack("{s:o, s:o, s:o, s:o}", "lines", lines, "businesses", businesses,
-			  "queues", queues, "classes", classes);
+	json_t *t[] = { lines, businesses, queues, classes };
+	if (which == T_ALL) {
+		*data = json_pack("{s:o, s:o, s:o, s:o}", "lines", lines, "businesses", businesses,
+				  "queues", queues, "classes", classes);
+		return 0;
+	}
+	*data = json_object();
+	for (int i = 0; i < T_ALL; i++) {
+		if (i == which)
+			json_object_set_new(*data, table_names[i], t[i]);
+		else
+			json_decref(t[i]);
+	}
 	return 0;
+}
+
+static int show_qos(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	return qos_tables(T_ALL, argc, argv, data, err, errlen);
+}
+
+static int show_qos_lines(int argc, const char *const *argv, json_t **data, char *err,
+			  size_t errlen)
+{
+	return qos_tables(T_LINES, argc, argv, data, err, errlen);
+}
+
+static int show_qos_businesses(int argc, const char *const *argv, json_t **data, char *err,
+			       size_t errlen)
+{
+	return qos_tables(T_BUSINESSES, argc, argv, data, err, errlen);
+}
+
+static int show_qos_queues(int argc, const char *const *argv, json_t **data, char *err,
+			   size_t errlen)
+{
+	return qos_tables(T_QUEUES, argc, argv, data, err, errlen);
+}
+
+static int show_qos_classes(int argc, const char *const *argv, json_t **data, char *err,
+			    size_t errlen)
+{
+	return qos_tables(T_CLASSES, argc, argv, data, err, errlen);
 }
 
 int qos_show_start(void);
 
 int qos_show_start(void)
 {
-	int ret = ctl_register(
-		"show qos",
-		"show qos [INTERFACE]: egress QoS per line, business, queue and "
-		"class: packets, bytes, drops by reason, depth, rate over the last second",
-		show_qos);
-	if (ret == 0)
-		ret = ctl_export("show qos", "/vbrd/qos", "egress QoS counters (vbrctl show qos)");
-	return ret;
+	/* Telemetry cannot nest a table in a table: each table is an endpoint
+	 * of its own, keyed by the members that name its rows. */
+	static const struct {
+		const char *cmd, *help, *tel, *tel_help;
+		ctl_handler_t fn;
+		unsigned keys;
+	} cmds[] = {
+		{ "show qos",
+		  "show qos [INTERFACE]: egress QoS per line, business, queue and class: packets, "
+		  "bytes, drops by reason, depth, rate over the last second",
+		  NULL, NULL, show_qos, 0 },
+		{ "show qos lines", "show qos lines [INTERFACE]: the lines of show qos",
+		  "/vbrd/qos", "QoS lines (vbrctl show qos lines)", show_qos_lines, 1 },
+		{ "show qos businesses",
+		  "show qos businesses [INTERFACE]: the businesses of show qos",
+		  "/vbrd/qos/businesses", "QoS businesses, keyed INTERFACE_BUSINESS",
+		  show_qos_businesses, 2 },
+		{ "show qos queues", "show qos queues [INTERFACE]: the queues of show qos",
+		  "/vbrd/qos/queues", "QoS queues, keyed INTERFACE_BUSINESS_QUEUE", show_qos_queues,
+		  3 },
+		{ "show qos classes", "show qos classes [INTERFACE]: the classes of show qos",
+		  "/vbrd/qos/classes", "QoS classes, keyed INTERFACE_CLASS", show_qos_classes, 2 },
+	};
+	for (unsigned i = 0; i < RTE_DIM(cmds); i++) {
+		int ret = ctl_register(cmds[i].cmd, cmds[i].help, cmds[i].fn);
+		if (ret == 0 && cmds[i].tel)
+			ret = ctl_export_keyed(cmds[i].cmd, cmds[i].tel, cmds[i].tel_help,
+					       cmds[i].keys);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
