@@ -515,8 +515,12 @@ static void drain_inject(struct worker *w)
 
 	/* control traffic (ARP, ND) leaves at once, around any egress
 	 * scheduler: a line overloaded with data must not starve its neighbors */
-	for (unsigned i = 0; i < n; i++)
-		worker_tx_now(w, pkt_meta(pkts[i])->port, &pkts[i], 1);
+	for (unsigned i = 0, j; i < n; i = j) {
+		uint16_t port = pkt_meta(pkts[i])->port;
+		for (j = i + 1; j < n && pkt_meta(pkts[j])->port == port; j++)
+			;
+		worker_tx_now(w, port, pkts + i, j - i);
+	}
 }
 
 static const struct worker_hook *hooks[WORKER_MAX_HOOKS];

@@ -38,7 +38,7 @@ struct rte_ring *qos_rings[RTE_MAX_ETHPORTS];
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qos_state *retired;
 
-#define BURST_TIME_MS 2 /* default bucket depth: this much time at the rate */
+#define BURST_TIME_MS 2 /* default line bucket depth: this much time at the line rate */
 
 const struct qos_state *qos_state_of(const struct fwd_state *st)
 {
@@ -50,10 +50,16 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* Depth of a bucket of @p rate bytes/s: BURST_TIME_MS of it, at least two frames. */
-static uint64_t depth_for(uint64_t rate, uint32_t max_frame)
+/*
+ * Depth of a bucket of @p rate bytes/s: @p burst_ns of it, at least two
+ * frames. Every bucket of a line is as deep in time as the line's own, so
+ * that a worker kept off its CPU for that long (a loaded host) loses no
+ * share at any level, not only at the line.
+ */
+static uint64_t depth_for(uint64_t rate, uint64_t burst_ns, uint32_t max_frame)
 {
-	return max_u64(rate * BURST_TIME_MS / 1000, 2ull * max_frame);
+	return max_u64((uint64_t)((unsigned __int128)rate * burst_ns / 1000000000u),
+		       2ull * max_frame);
 }
 
 static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, char *err,
@@ -66,7 +72,8 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 	/* rte_meter takes bytes/s: the config's bits/s divided by 8 */
 	switch (pc->mode) {
 	case QOS_METER_SRTCM: {
-		struct rte_meter_srtcm_params p = { .cir = pc->cir_bps / 8, .cbs = pc->cbs,
+		struct rte_meter_srtcm_params p = { .cir = pc->cir_bps / 8,
+						    .cbs = pc->cbs,
 						    .ebs = pc->ebs };
 		ret = rte_meter_srtcm_profile_config(&qm->prof.sr, &p);
 		if (ret == 0)
@@ -74,8 +81,10 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 		break;
 	}
 	case QOS_METER_TRTCM: {
-		struct rte_meter_trtcm_params p = { .cir = pc->cir_bps / 8, .pir = pc->eir_bps / 8,
-						    .cbs = pc->cbs, .pbs = pc->ebs };
+		struct rte_meter_trtcm_params p = { .cir = pc->cir_bps / 8,
+						    .pir = pc->eir_bps / 8,
+						    .cbs = pc->cbs,
+						    .pbs = pc->ebs };
 		ret = rte_meter_trtcm_profile_config(&qm->prof.tr, &p);
 		if (ret == 0)
 			ret = rte_meter_trtcm_config(&qm->m.tr, &qm->prof.tr);
@@ -126,8 +135,8 @@ static void line_free(struct qos_line *l)
 }
 
 static int line_build(struct qos_line *l, const struct fwd_state *st, const struct qos_config *qc,
-		      const struct qos_line_conf *lc, const struct qos_classifier *cls, uint64_t now,
-		      char *err, size_t errlen)
+		      const struct qos_line_conf *lc, const struct qos_classifier *cls,
+		      uint64_t now, char *err, size_t errlen)
 {
 	const struct qos_policy_conf *pol = &qc->policies[lc->policy];
 	const struct fwd_iface *fi = &st->ifaces[lc->iface];
@@ -151,8 +160,13 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 
 	uint32_t max_frame = fi->mtu + (fi->vlan ? 18u : 14u) + lc->overhead;
 	uint64_t line_rate = lc->rate_bps / 8;
-	qos_tb_init(&s->line, line_rate, lc->burst ? lc->burst : depth_for(line_rate, max_frame),
-		    hz, now);
+	uint64_t line_depth = lc->burst
+				      ? lc->burst
+				      : depth_for(line_rate, BURST_TIME_MS * 1000000ull, max_frame);
+	uint64_t burst_ns = line_rate ? (uint64_t)((unsigned __int128)line_depth * 1000000000u /
+						   line_rate)
+				      : BURST_TIME_MS * 1000000ull;
+	qos_tb_init(&s->line, line_rate, line_depth, hz, now);
 	s->overhead = lc->overhead;
 	s->hz = hz;
 	s->nb_business = (uint16_t)pol->nb_businesses;
@@ -168,10 +182,9 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	l->rate_prev = calloc(nq, sizeof(uint64_t));
 	l->rate_bps_q = calloc(nq, sizeof(uint64_t));
 	/* a business meter for each business with a policer, then one per class */
-	l->meters = rte_zmalloc_socket("qos-meter",
-				       (pol->nb_businesses + pol->nb_classes + 1) *
-					       sizeof(*l->meters),
-				       RTE_CACHE_LINE_SIZE, socket);
+	l->meters = rte_zmalloc_socket(
+		"qos-meter", (pol->nb_businesses + pol->nb_classes + 1) * sizeof(*l->meters),
+		RTE_CACHE_LINE_SIZE, socket);
 	if (!s->b || !l->business_names || !l->queue_names || !l->classes || !l->class_names ||
 	    !l->rate_prev || !l->rate_bps_q || !l->meters)
 		goto nomem;
@@ -189,17 +202,18 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 		uint64_t c = qos_rate_bps(&bc->ceiling, lc->rate_bps) / 8;
 
 		snprintf(l->business_names[bi], CFG_NAME_MAX, "%s", bc->name);
-		qos_tb_init(&b->g, g, depth_for(g, max_frame), hz, now);
+		qos_tb_init(&b->g, g, depth_for(g, burst_ns, max_frame), hz, now);
 		/* a ceiling at or above the line is the line's own bucket */
-		qos_tb_init(&b->c, c >= line_rate ? 0 : c, depth_for(c, max_frame), hz, now);
+		qos_tb_init(&b->c, c >= line_rate ? 0 : c, depth_for(c, burst_ns, max_frame), hz,
+			    now);
 		/* borrowing shares in proportion to the guarantees, a frame at least */
-		b->quantum = (uint32_t)RTE_MIN((unsigned __int128)max_frame * (g * 8) /
-						       (min_g ? min_g : 1),
-					       1u << 30);
+		b->quantum = (uint32_t)RTE_MIN(
+			(unsigned __int128)max_frame * (g * 8) / (min_g ? min_g : 1), 1u << 30);
 		if (b->quantum < max_frame)
 			b->quantum = max_frame;
 		b->priority = bc->priority;
 		s->by_prio[bc->priority] |= 1ull << bi;
+		s->levels |= 1u << bc->priority;
 		b->nb_queues = (uint8_t)bc->nb_queues;
 		b->prio_mask = (1u << bc->nb_prio) - 1;
 		uint32_t min_pct = 100;
@@ -219,7 +233,8 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 			q->limit = qcf->limit;
 			if (qcf->type == QOS_QUEUE_PRIORITY) {
 				uint64_t cap = qos_rate_bps(&qcf->cap, lc->rate_bps) / 8;
-				qos_tb_init(&q->cap, cap, depth_for(cap, max_frame), hz, now);
+				qos_tb_init(&q->cap, cap, depth_for(cap, burst_ns, max_frame), hz,
+					    now);
 			} else {
 				q->quantum = max_frame * RTE_MAX(qcf->percent, 1u) / min_pct;
 			}
@@ -317,9 +332,8 @@ static int qos_state_build(struct fwd_state *st, const struct fwd_state *prev, c
 		if (dp.nb_workers > 1 && qos_rings[l->port] == NULL) {
 			char name[RTE_RING_NAMESIZE];
 			snprintf(name, sizeof(name), "qos-port%u", l->port);
-			qos_rings[l->port] = rte_ring_create(name, QOS_RING_SIZE,
-							     rte_eth_dev_socket_id(l->port),
-							     RING_F_SC_DEQ);
+			qos_rings[l->port] = rte_ring_create(
+				name, QOS_RING_SIZE, rte_eth_dev_socket_id(l->port), RING_F_SC_DEQ);
 			if (qos_rings[l->port] == NULL) {
 				snprintf(err, errlen, "qos: cannot create the ring of port %u: %s",
 					 l->port, rte_strerror(rte_errno));

@@ -30,9 +30,9 @@
 #include "qos/qos_config.h"
 #include "qos/sched.h"
 
-#define QOS_TX_BURST   32  /* packets a line dequeues per loop turn and call */
-#define QOS_RING_SIZE  4096 /* per port, workers → the owner (multi-producer) */
-#define QOS_NO_LINE    0xff
+#define QOS_TX_BURST  32   /* packets a line dequeues per loop turn and call */
+#define QOS_RING_SIZE 4096 /* per port, workers → the owner (multi-producer) */
+#define QOS_NO_LINE   0xff
 
 DROP_REASON_DECLARE(drop_qos_queue_full);
 DROP_REASON_DECLARE(drop_qos_policer_red);
@@ -61,16 +61,16 @@ struct qos_meter {
 /** What a class decides, looked up by the classifier's result. */
 struct qos_class_rt {
 	uint8_t business, queue;
-	int8_t set_dscp; /* -1 keep */
-	int16_t meter;   /* index into qos_line.meters, -1 none */
+	int8_t set_dscp;         /* -1 keep */
+	int16_t meter;           /* index into qos_line.meters, -1 none */
 	uint64_t packets, bytes; /* matched (owner lcore) */
 };
 
 struct qos_line {
 	/* set by the control side, read-only after publication */
-	uint16_t port, vlan;      /* egress port id and VLAN (0 untagged) */
-	uint16_t slot;            /* the interface's counter slot */
-	uint16_t iface;           /* index into fwd_state.ifaces */
+	uint16_t port, vlan; /* egress port id and VLAN (0 untagged) */
+	uint16_t slot;       /* the interface's counter slot */
+	uint16_t iface;      /* index into fwd_state.ifaces */
 	char iface_name[CFG_NAME_MAX];
 	char policy[CFG_NAME_MAX];
 	uint64_t rate_bps;
@@ -104,9 +104,9 @@ struct qos_state {
 	int nb_lines;
 	struct qos_line *lines;
 	int nb_classifiers;
-	struct qos_classifier **classifiers; /* one per policy */
-	uint32_t port_mask;                  /* ports with a line */
-	uint16_t owner[RTE_MAX_ETHPORTS];    /* worker id that schedules each port */
+	struct qos_classifier **classifiers;     /* one per policy */
+	uint32_t port_mask;                      /* ports with a line */
+	uint16_t owner[RTE_MAX_ETHPORTS];        /* worker id that schedules each port */
 	uint8_t *line_by_vlan[RTE_MAX_ETHPORTS]; /* [4096] → line index, QOS_NO_LINE */
 	_Atomic int refs;                        /* workers using it (qos_worker.c) */
 	struct qos_state *next_retired;

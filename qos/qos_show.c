@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_common.h>
 #include <rte_cycles.h>
 
 #include "core/ctl.h"
@@ -39,7 +40,8 @@ void qos_rates_update(void)
 				/* the first sample of a generation only sets the base */
 				if (l->rate_tsc)
 					l->rate_bps_q[k] =
-						(uint64_t)((unsigned __int128)(bytes - l->rate_prev[k]) *
+						(uint64_t)((unsigned __int128)(bytes -
+									       l->rate_prev[k]) *
 							   8 * hz / dt);
 				l->rate_prev[k] = bytes;
 			}
@@ -54,7 +56,12 @@ static const char *queue_type(const struct qos_business *b, unsigned q)
 	return q + 1u == b->nb_queues ? "default" : "weighted";
 }
 
-static int show_qos(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+enum { T_LINES, T_BUSINESSES, T_QUEUES, T_CLASSES, T_ALL };
+static const char *const table_names[] = { "lines", "businesses", "queues", "classes" };
+
+/* The tables of `show qos`, or only table @p which; argv[0] may name an interface. */
+static int qos_tables(int which, int argc, const char *const *argv, json_t **data, char *err,
+		      size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct qos_state *qs = qos_state_of(st);
@@ -88,20 +95,23 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 					snprintf(share, sizeof(share), "%u%%", qcf->percent);
 				json_array_append_new(
 					queues,
-					json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
+					json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, "
+						  "s:I, "
 						  "s:I, s:I, s:I, s:I, s:I, s:I}",
 						  "interface", l->iface_name, "business",
-						  l->business_names[bi], "queue", l->queue_names[bi][qi],
-						  "type", queue_type(b, qi), "share", share, "limit",
-						  (json_int_t)q->limit, "depth", (json_int_t)d,
-						  "packets", (json_int_t)s.tx_packets, "bytes",
+						  l->business_names[bi], "queue",
+						  l->queue_names[bi][qi], "type", queue_type(b, qi),
+						  "share", share, "limit", (json_int_t)q->limit,
+						  "depth", (json_int_t)d, "packets",
+						  (json_int_t)s.tx_packets, "bytes",
 						  (json_int_t)s.tx_bytes, "rate_bps",
 						  (json_int_t)l->rate_bps_q[k], "enqueued",
 						  (json_int_t)s.enq_packets, "queue_full",
 						  (json_int_t)s.drop_full, "policer_red",
-						  (json_int_t)s.drop_red, "yellow", (json_int_t)s.yellow,
-						  "queue_removed", (json_int_t)s.drop_removed,
-						  "enqueued_bytes", (json_int_t)s.enq_bytes));
+						  (json_int_t)s.drop_red, "yellow",
+						  (json_int_t)s.yellow, "queue_removed",
+						  (json_int_t)s.drop_removed, "enqueued_bytes",
+						  (json_int_t)s.enq_bytes));
 				sum.tx_packets += s.tx_packets;
 				sum.tx_bytes += s.tx_bytes;
 				sum.enq_packets += s.enq_packets;
@@ -118,20 +128,22 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 				businesses,
 				json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 					  "s:I, s:I, s:I}",
-					  "interface", l->iface_name, "business", l->business_names[bi],
-					  "priority", (int)b->priority, "guaranteed_bps",
+					  "interface", l->iface_name, "business",
+					  l->business_names[bi], "priority", (int)b->priority,
+					  "guaranteed_bps",
 					  (json_int_t)qos_rate_bps(&bc->guaranteed, l->rate_bps),
 					  "ceiling_bps",
-					  (json_int_t)(bc->ceiling.set
-							       ? qos_rate_bps(&bc->ceiling, l->rate_bps)
-							       : l->rate_bps),
+					  (json_int_t)(bc->ceiling.set ? qos_rate_bps(&bc->ceiling,
+										      l->rate_bps)
+								       : l->rate_bps),
 					  "rate_bps", (json_int_t)brate, "packets",
-					  (json_int_t)sum.tx_packets, "bytes", (json_int_t)sum.tx_bytes,
-					  "depth", (json_int_t)depth, "enqueued",
-					  (json_int_t)sum.enq_packets, "queue_full",
+					  (json_int_t)sum.tx_packets, "bytes",
+					  (json_int_t)sum.tx_bytes, "depth", (json_int_t)depth,
+					  "enqueued", (json_int_t)sum.enq_packets, "queue_full",
 					  (json_int_t)sum.drop_full, "policer_red",
-					  (json_int_t)sum.drop_red, "yellow", (json_int_t)sum.yellow,
-					  "queue_removed", (json_int_t)sum.drop_removed));
+					  (json_int_t)sum.drop_red, "yellow",
+					  (json_int_t)sum.yellow, "queue_removed",
+					  (json_int_t)sum.drop_removed));
 		}
 		for (unsigned c = 0; c < l->nb_classes; c++) {
 			const struct qos_class_conf *cc = &pol->classes[c];
@@ -139,7 +151,8 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 			const struct qos_meter *qm = cr->meter >= 0 ? &l->meters[cr->meter] : NULL;
 			json_array_append_new(
 				classes,
-				json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I}",
+				json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, "
+					  "s:I}",
 					  "interface", l->iface_name, "class", l->class_names[c],
 					  "priority", (json_int_t)cc->priority, "business",
 					  l->business_names[cr->business], "queue",
@@ -152,14 +165,15 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 					  (json_int_t)(qm ? qm->red : 0)));
 		}
 		json_array_append_new(
-			lines, json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I}",
-					 "interface", l->iface_name, "policy", l->policy, "rate_bps",
-					 (json_int_t)l->rate_bps, "overhead", (int)l->overhead,
-					 "worker", (int)qs->owner[l->port], "tx_rate_bps",
-					 (json_int_t)line_rate, "backlog", (json_int_t)line_backlog,
-					 "unclassified", (json_int_t)l->unclassified, "green_packets",
-					 (json_int_t)l->sched.green_packets, "borrowed_packets",
-					 (json_int_t)l->sched.borrowed_packets));
+			lines,
+			json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I}", "interface",
+				  l->iface_name, "policy", l->policy, "rate_bps",
+				  (json_int_t)l->rate_bps, "overhead", (int)l->overhead, "worker",
+				  (int)qs->owner[l->port], "tx_rate_bps", (json_int_t)line_rate,
+				  "backlog", (json_int_t)line_backlog, "unclassified",
+				  (json_int_t)l->unclassified, "green_packets",
+				  (json_int_t)l->sched.green_packets, "borrowed_packets",
+				  (json_int_t)l->sched.borrowed_packets));
 	}
 	if (argc == 1 && !found) {
 		json_decref(lines);
@@ -169,20 +183,85 @@ static int show_qos(int argc, const char *const *argv, json_t **data, char *err,
 		snprintf(err, errlen, "interface '%s' has no QoS policy", argv[0]);
 		return -ENOENT;
 	}
-	*data = json_pack("{s:o, s:o, s:o, s:o}", "lines", lines, "businesses", businesses,
-			  "queues", queues, "classes", classes);
+	json_t *t[] = { lines, businesses, queues, classes };
+	if (which == T_ALL) {
+		*data = json_pack("{s:o, s:o, s:o, s:o}", "lines", lines, "businesses", businesses,
+				  "queues", queues, "classes", classes);
+		return 0;
+	}
+	*data = json_object();
+	for (int i = 0; i < T_ALL; i++) {
+		if (i == which)
+			json_object_set_new(*data, table_names[i], t[i]);
+		else
+			json_decref(t[i]);
+	}
 	return 0;
+}
+
+static int show_qos(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	return qos_tables(T_ALL, argc, argv, data, err, errlen);
+}
+
+static int show_qos_lines(int argc, const char *const *argv, json_t **data, char *err,
+			  size_t errlen)
+{
+	return qos_tables(T_LINES, argc, argv, data, err, errlen);
+}
+
+static int show_qos_businesses(int argc, const char *const *argv, json_t **data, char *err,
+			       size_t errlen)
+{
+	return qos_tables(T_BUSINESSES, argc, argv, data, err, errlen);
+}
+
+static int show_qos_queues(int argc, const char *const *argv, json_t **data, char *err,
+			   size_t errlen)
+{
+	return qos_tables(T_QUEUES, argc, argv, data, err, errlen);
+}
+
+static int show_qos_classes(int argc, const char *const *argv, json_t **data, char *err,
+			    size_t errlen)
+{
+	return qos_tables(T_CLASSES, argc, argv, data, err, errlen);
 }
 
 int qos_show_start(void);
 
 int qos_show_start(void)
 {
-	int ret = ctl_register("show qos",
-			       "show qos [INTERFACE]: egress QoS per line, business, queue and "
-			       "class: packets, bytes, drops by reason, depth, rate over the last second",
-			       show_qos);
-	if (ret == 0)
-		ret = ctl_export("show qos", "/vbrd/qos", "egress QoS counters (vbrctl show qos)");
-	return ret;
+	/* Telemetry cannot nest a table in a table: each table is an endpoint
+	 * of its own, keyed by the members that name its rows. */
+	static const struct {
+		const char *cmd, *help, *tel, *tel_help;
+		ctl_handler_t fn;
+		unsigned keys;
+	} cmds[] = {
+		{ "show qos",
+		  "show qos [INTERFACE]: egress QoS per line, business, queue and class: packets, "
+		  "bytes, drops by reason, depth, rate over the last second",
+		  NULL, NULL, show_qos, 0 },
+		{ "show qos lines", "show qos lines [INTERFACE]: the lines of show qos",
+		  "/vbrd/qos", "QoS lines (vbrctl show qos lines)", show_qos_lines, 1 },
+		{ "show qos businesses",
+		  "show qos businesses [INTERFACE]: the businesses of show qos",
+		  "/vbrd/qos/businesses", "QoS businesses, keyed INTERFACE_BUSINESS",
+		  show_qos_businesses, 2 },
+		{ "show qos queues", "show qos queues [INTERFACE]: the queues of show qos",
+		  "/vbrd/qos/queues", "QoS queues, keyed INTERFACE_BUSINESS_QUEUE", show_qos_queues,
+		  3 },
+		{ "show qos classes", "show qos classes [INTERFACE]: the classes of show qos",
+		  "/vbrd/qos/classes", "QoS classes, keyed INTERFACE_CLASS", show_qos_classes, 2 },
+	};
+	for (unsigned i = 0; i < RTE_DIM(cmds); i++) {
+		int ret = ctl_register(cmds[i].cmd, cmds[i].help, cmds[i].fn);
+		if (ret == 0 && cmds[i].tel)
+			ret = ctl_export_keyed(cmds[i].cmd, cmds[i].tel, cmds[i].tel_help,
+					       cmds[i].keys);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }

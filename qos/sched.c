@@ -8,6 +8,8 @@
 
 #include "qos/sched.h"
 
+#define SCHED_RUN 8 /* packets of one queue per pick, at most */
+
 void qos_tb_init(struct qos_tb *tb, uint64_t rate, uint64_t depth, uint64_t hz, uint64_t now)
 {
 	tb->rate = rate;
@@ -30,11 +32,13 @@ static inline unsigned next_bit32(uint32_t mask, unsigned cur)
 	return (unsigned)__builtin_ctz(after ? after : mask);
 }
 
-/* The lowest priority level that has a business in @p mask, and its members. */
+/* The lowest priority level that has a business in @p mask, and its
+ * members; only the levels some business has are looked at. */
 static inline uint64_t best_level(const struct qos_sched *s, uint64_t mask, unsigned *level)
 {
 	*level = 0;
-	for (unsigned p = 0; p < QOS_PRIORITY_LEVELS; p++) {
+	for (uint32_t lv = s->levels; lv; lv &= lv - 1) {
+		unsigned p = (unsigned)__builtin_ctz(lv);
 		uint64_t m = mask & s->by_prio[p];
 		if (m) {
 			*level = p;
@@ -100,7 +104,8 @@ static inline int pick_queue(struct qos_business *b, uint64_t now)
 	return (int)cur;
 }
 
-struct rte_mbuf *qos_sched_take(struct qos_sched *s, unsigned bi, unsigned qi)
+static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sched *s, unsigned bi,
+								   unsigned qi)
 {
 	struct qos_business *b = &s->b[bi];
 	struct qos_queue *q = &b->q[qi];
@@ -118,6 +123,11 @@ struct rte_mbuf *qos_sched_take(struct qos_sched *s, unsigned bi, unsigned qi)
 	}
 	s->backlog--;
 	return m;
+}
+
+struct rte_mbuf *qos_sched_take(struct qos_sched *s, unsigned bi, unsigned qi)
+{
+	return take(s, bi, qi);
 }
 
 unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **out, unsigned max)
@@ -157,36 +167,61 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 			blocked |= 1ull << bi;
 			continue;
 		}
+		/* A run of up to SCHED_RUN packets of this queue while every
+		 * bucket it draws on still has tokens: one pick for the run. */
 		struct qos_queue *q = &b->q[qi];
-		struct rte_mbuf *m = q->ring[q->head & q->mask];
-		uint32_t len = rte_pktmbuf_pkt_len(m);
-		int64_t cost = (int64_t)((uint64_t)(len + s->overhead) * hz);
+		bool prio = (1u << qi) & b->prio_mask;
+		bool is_green = green != 0;
+		uint32_t left = q->tail - q->head, run = 0;
+		uint64_t bytes = 0;
+		for (;;) {
+			struct rte_mbuf *m = q->ring[q->head++ & q->mask];
+			uint32_t len = rte_pktmbuf_pkt_len(m);
+			uint32_t wire = len + s->overhead;
+			int64_t cost = (int64_t)((uint64_t)wire * hz);
 
-		s->line.tokens -= cost;
-		if (b->c.rate) {
-			b->c.tokens -= cost;
-			if (b->c.tokens <= 0)
-				c_ok &= ~(1ull << bi);
+			out[n++] = m;
+			run++;
+			bytes += len;
+			s->line.tokens -= cost;
+			if (b->c.rate)
+				b->c.tokens -= cost;
+			if (is_green)
+				b->g.tokens -= cost;
+			else
+				b->deficit -= wire;
+			if (prio) {
+				if (q->cap.rate)
+					q->cap.tokens -= cost;
+			} else {
+				q->deficit -= (int32_t)wire;
+			}
+			if (run == left || run == SCHED_RUN || n == max || s->line.tokens <= 0 ||
+			    (b->c.rate && b->c.tokens <= 0) ||
+			    (is_green ? b->g.tokens <= 0 : b->deficit <= 0) ||
+			    (prio ? q->cap.rate && q->cap.tokens <= 0 : q->deficit <= 0))
+				break;
 		}
-		if (green) {
-			b->g.tokens -= cost;
-			if (b->g.tokens <= 0)
-				g_ok &= ~(1ull << bi);
-			s->green_packets++;
-		} else {
-			b->deficit -= len + s->overhead;
-			s->borrowed_packets++;
+		q->st.tx_packets += run;
+		q->st.tx_bytes += bytes;
+		if (is_green)
+			s->green_packets += run;
+		else
+			s->borrowed_packets += run;
+		if (b->c.rate && b->c.tokens <= 0)
+			c_ok &= ~(1ull << bi);
+		if (b->g.tokens <= 0)
+			g_ok &= ~(1ull << bi);
+		if (q->head == q->tail) {
+			b->busy &= ~(1u << qi);
+			q->deficit = 0;
 		}
-		if ((1u << qi) & b->prio_mask) {
-			if (q->cap.rate)
-				q->cap.tokens -= cost;
-		} else {
-			q->deficit -= (int32_t)(len + s->overhead);
+		s->backlog -= run;
+		b->backlog -= run;
+		if (b->backlog == 0) {
+			s->active &= ~(1ull << bi);
+			b->deficit = 0;
 		}
-		q->st.tx_packets++;
-		q->st.tx_bytes += len;
-		qos_sched_take(s, bi, (unsigned)qi);
-		out[n++] = m;
 		if (s->line.tokens <= 0)
 			break;
 	}

@@ -59,6 +59,7 @@ static void sim_business(struct sim *sm, unsigned i, uint64_t g, uint64_t c, uns
 	b->quantum = (uint32_t)(MAX_FRAME * (g / 1000000 ? g / 1000000 : 1));
 	b->priority = (uint8_t)prio;
 	sm->s.by_prio[prio] |= 1ull << i;
+	sm->s.levels |= 1u << prio;
 	b->nb_queues = (uint8_t)(nprio + nw);
 	b->prio_mask = (1u << nprio) - 1;
 	for (unsigned q = 0; q < b->nb_queues; q++) {

@@ -138,16 +138,20 @@ ctl reload
 step "QoS: both businesses overload the line: inference (port 5201) and training (port 5202), 60 Mbit/s each for 5 s"
 for p in 5201 5202; do ip netns exec vbrd-h2 iperf3 -s -1 -D -p $p; done
 sleep 0.3
+rb0=$(rcvbuf)
 ip netns exec vbrd-h1 iperf3 -c 10.0.2.2 -p 5201 -u -b 60M -l 1400 -t 5 -J >"$confdir/inference.json" &
+c1=$!
 ip netns exec vbrd-h1 iperf3 -c 10.0.2.2 -p 5202 -u -b 60M -l 1400 -t 5 -J >"$confdir/training.json" &
+c2=$!
 sleep 4
 ctl show qos lan2
-wait
+wait "$c1" "$c2"
 rx_mbps() { python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]; print("%.1f" % (e["sum"]["bits_per_second"] * (1 - e["sum"]["lost_percent"] / 100) / 1e6))' "$1"; }
 inf=$(rx_mbps "$confdir/inference.json"); trn=$(rx_mbps "$confdir/training.json")
 echo "h2 received: inference $inf Mbit/s, training $trn Mbit/s of UDP payload" \
      "(the line is 50 Mbit/s of frames plus 24 bytes each: 1400-byte payloads" \
-     "make it $(python3 -c 'print("%.1f" % (50 * 1400 / 1466))') Mbit/s of payload in all)"
+     "make it $(python3 -c 'print("%.1f" % (50 * 1400 / 1466))') Mbit/s of payload in all;" \
+     "h2's own socket buffers dropped $(( $(rcvbuf) - rb0 )) datagrams)"
 python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("share: inference %.0f%%, training %.0f%% (configured 70/30)" % (100 * a / (a + b), 100 * b / (a + b)))' "$inf" "$trn"
 
 if [ "${HOLD:-0}" = 1 ]; then
