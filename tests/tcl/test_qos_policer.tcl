@@ -2,10 +2,13 @@
 # passes, remarked to yellow_dscp when the policer has one. Rates are bits/s
 # of frames as sent (L2 header included, no line overhead), bursts bytes.
 #
-#   h1 10.0.1.2 ── lan1 [vbrd] lan2 (40M line, policy "police") ── h2 10.0.2.2
+#   h1 10.0.1.2 ── lan1 [vbrd] lan2 (100M line, policy "police") ── h2 10.0.2.2
 #
-# Three policers side by side, each well below the line (the line never
-# queues: what the receiver sees is the policer's doing):
+# Three policers side by side, together a quarter of the line, whose
+# queues hold 1024 frames and whose bucket is 25 ms deep (the line never
+# drops: what the receiver sees is the policers' doing, even when a
+# policer lets its bucket through at once after the worker was off its
+# CPU):
 #
 #   UDP to 5501  class "tr"   trTCM (RFC 2698)  cir 8M  pir 12M  yellow_dscp 10
 #   UDP to 5502  class "sr"   srTCM (RFC 2697)  cir 6M  (yellow keeps its DSCP)
@@ -49,8 +52,8 @@ qos = {
   policies = (
     { name = "police"; default_business = "plain";
       businesses = (
-        { name = "plain"; guaranteed = "50%"; },
-        { name = "metered"; guaranteed = "50%";
+        { name = "plain"; guaranteed = "50%"; queues = ( { name = "default"; type = "default"; limit = 1024; } ); },
+        { name = "metered"; guaranteed = "50%"; queues = ( { name = "default"; type = "default"; limit = 1024; } );
           policer = { mode = "rfc4115"; cir = "@T4CIR@"; cbs = 64000; eir = "@T4EIR@"; ebs = 64000;
                       yellow_dscp = 12; }; }
       );
@@ -65,7 +68,7 @@ qos = {
         { name = "t4"; priority = 30; protocol = "udp"; dst_port = 5503; business = "metered"; }
       ); }
   );
-  interfaces = ( { interface = "lan2"; policy = "police"; rate = "40M"; } );
+  interfaces = ( { interface = "lan2"; policy = "police"; rate = "100M"; burst = 312500; } );
 };
 }
 set conf [string map [list @TRCIR@ $tr_cir @TRPIR@ $tr_pir @SRCIR@ $sr_cir \

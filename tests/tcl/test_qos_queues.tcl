@@ -98,9 +98,8 @@ qos = {
             "best effort tail drops"
     }
 
-    # VBRD BUG on a loaded machine (qos/qos.c line_build(), as for the
-    # ceiling in test_qos.tcl): the cap's bucket is 2 ms deep whatever the
-    # line's burst; a worker kept off its CPU for longer loses cap rate.
+    # On a loaded machine this test found the cap's bucket 2 ms deep
+    # whatever the line's burst (fixed in main's 1953c2f, as the ceiling).
     test {High offered twice its cap is held at its cap +-5%, best effort gets the rest} {
         set len 1400
         set frame [qos_udp_frame $len]
