@@ -39,7 +39,8 @@ qos = {
     { name = "split"; default_business = "bulk";
       businesses = (
         { name = "gold"; guaranteed = "@G@%"; },
-        { name = "bulk"; guaranteed = "@B@%"; }
+        { name = "bulk"; guaranteed = "@B@%";
+          queues = ( { name = "default"; type = "default"; limit = @BL@; } ); }
       );
       classes = (
         { name = "to-gold"; priority = 10; protocol = "udp"; dst_port = 5201; business = "gold"; },
@@ -49,8 +50,9 @@ qos = {
   interfaces = ( { interface = "lan2"; policy = "split"; rate = "@LINE@"; burst = @BURST@; } );
 };
 }
-proc shares {g b} {
-    return [string map [list @G@ $g @B@ $b @LINE@ $::line_bps @BURST@ [qos_burst_bytes $::line_bps]] $::conf]
+proc shares {g b {bulk_limit 256}} {
+    return [string map [list @G@ $g @B@ $b @BL@ $bulk_limit @LINE@ $::line_bps \
+        @BURST@ [qos_burst_bytes $::line_bps]] $::conf]
 }
 
 # Frames/s of gold and bulk over window W against shares G and B (percent).
@@ -148,5 +150,32 @@ start_vbrd [list conf [shares 70 30]] {
         assert_equal [dict get [neighbor 10.0.2.2] mac] $mac0 "neighbor 10.0.2.2"
         assert_ping h1 10.0.2.2 3
         assert_ping h1 10.0.3.2 3
+    }
+
+    test {reload lowering a full queue's limit from 256 to 16 drops the excess as queue_removed, on the queue and in drops} {
+        set d0 [drops queue_removed]
+        set pb [qos_send h1 10.0.2.2 5202 [expr {3 * $line_bps}] $len 8]
+        qos_wait_overload h2 bulk {{lan2 bulk default}}
+        # at 3x the queue refills between dequeues of at most 32 frames
+        wait_for_condition 50 20 {[dict get [qos_queue lan2 bulk default] depth] >= 200} else {
+            fail "bulk/default not full under 3x: [qos_queue lan2 bulk default]"
+        }
+        set r0 [dict get [qos_queue lan2 bulk default] queue_removed]
+        vbrd_rewrite_config [shares 30 70 16]
+        vbrctl reload
+        set q [qos_queue lan2 bulk default]
+        set removed [expr {[dict get $q queue_removed] - $r0}]
+        note "queue_removed $removed (the queue held 256 at most, keeps 16)"
+        assert_equal [dict get $q limit] 16 "limit after the reload"
+        assert_range $removed 150 [expr {256 - 16}] "frames over the new limit dropped as queue_removed"
+        assert_equal [expr {[drops queue_removed] - $d0}] $removed "drops queue_removed"
+        # the queue goes on, within its new limit
+        set p0 [dict get $q packets]
+        wait_for_condition 50 100 {[dict get [qos_queue lan2 bulk default] packets] > $p0 + 100} else {
+            fail "bulk/default stopped sending after the reload"
+        }
+        assert_lessthan [dict get [qos_queue lan2 bulk default] depth] 17 "depth after the reload"
+        qos_stop $pb
+        qos_wait_drained lan2
     }
 }
