@@ -94,6 +94,8 @@ struct qos_line {
 	struct rte_mbuf *pending[QOS_TX_BURST];
 	uint64_t unclassified; /* packets no class matched (default queue) */
 
+	_Atomic bool adopted; /* the owner moved the old line's counters in (qos_worker.c) */
+
 	/* the control side's: rates over the last second (qos_show.c) */
 	uint64_t rate_tsc;
 	uint64_t *rate_prev;  /* tx bytes per queue at rate_tsc */

@@ -31,6 +31,10 @@ void qos_rates_update(void)
 	for (int i = 0; i < qs->nb_lines; i++) {
 		struct qos_line *l = &qs->lines[i];
 		uint64_t dt = now - l->rate_tsc;
+		/* until its owner moved the old counters in, a sample would
+		 * take 0 as the base and show the whole history as one second */
+		if (!atomic_load_explicit(&l->adopted, memory_order_acquire))
+			continue;
 		if (l->rate_tsc && dt < hz * RATE_PERIOD_MS / 1000)
 			continue;
 		unsigned k = 0;

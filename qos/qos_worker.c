@@ -230,14 +230,17 @@ static void line_migrate(struct worker *w, struct qos_line *o, struct qos_line *
 			unsigned tb = 0, tq = 0;
 			struct rte_mbuf *m;
 			bool found = find_queue(o, b, q, l, &tb, &tq) == 0;
-			if (found)
-				l->sched.b[tb].q[tq].st = os->b[b].q[q].st;
+			uint64_t removed = 0;
 			while ((m = qos_sched_take(os, b, q)) != NULL) {
 				if (!found || qos_sched_enqueue(&l->sched, tb, tq, m) < 0) {
-					if (found)
-						l->sched.b[tb].q[tq].st.drop_removed++;
+					removed++;
 					line_drop(w, o, m, &drop_qos_queue_removed);
 				}
+			}
+			/* the counters continue: a moved packet is not enqueued twice */
+			if (found) {
+				l->sched.b[tb].q[tq].st = os->b[b].q[q].st;
+				l->sched.b[tb].q[tq].st.drop_removed += removed;
 			}
 		}
 	}
@@ -304,6 +307,9 @@ static void adopt(struct worker *w, const struct qos_state *old, const struct qo
 		}
 		atomic_fetch_sub((_Atomic int *)&old->refs, 1);
 	}
+	for (int j = 0; qs && j < qs->nb_lines; j++)
+		if (qs->owner[qs->lines[j].port] == w->id)
+			atomic_store_explicit(&qs->lines[j].adopted, true, memory_order_release);
 	wctx[w->id].cur = qs;
 	w->sched_ports = qs ? qs->port_mask : 0;
 }
@@ -315,8 +321,21 @@ static unsigned qos_poll(struct worker *w, const struct fwd_state *st)
 
 	if (unlikely(qs != wctx[w->id].cur))
 		adopt(w, wctx[w->id].cur, qs);
+	/* Rings of the ports this worker owns that have no line (any more):
+	 * another worker still on an older generation may have queued packets
+	 * there; they leave unshaped, as the port's other traffic does. */
+	for (uint16_t port = 0; port < RTE_MAX_ETHPORTS && dp.nb_workers > 1; port++) {
+		if (qos_rings[port] == NULL || port % dp.nb_workers != w->id ||
+		    (qs && (qs->port_mask & (1u << port))))
+			continue;
+		struct rte_mbuf *pkts[64];
+		unsigned n = rte_ring_sc_dequeue_burst(qos_rings[port], (void **)pkts, 64, NULL);
+		if (n)
+			worker_tx_now(w, port, pkts, n);
+		work += n;
+	}
 	if (qs == NULL)
-		return 0;
+		return work;
 	uint64_t now = rte_get_tsc_cycles();
 	uint32_t ports = qs->port_mask;
 	while (ports) {
@@ -335,6 +354,10 @@ static unsigned qos_poll(struct worker *w, const struct fwd_state *st)
 		if (qs->owner[l->port] != w->id)
 			continue;
 		work += line_output(w, l, now);
+		/* a backlog waiting for tokens is work: a worker that slept
+		 * idle_sleep_us now would hold the line far below its rate */
+		if (l->sched.backlog || l->nb_pending)
+			work++;
 	}
 	return work;
 }

@@ -1,0 +1,60 @@
+# BREAK: two workers, reloads removing/adding the qos section under overload.
+source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
+lab_host h1 10.0.1.2/24 10.0.1.1
+lab_host h2 10.0.2.2/24 10.0.2.1
+proc in_use {} { return [dict get [vbrctl show mempool] in_use] }
+set base {
+ports = (
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@,qpairs=2"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@,qpairs=2"; }
+);
+interfaces = (
+  { name = "lan1"; port = "p1"; address = "10.0.1.1/24"; },
+  { name = "lan2"; port = "p2"; address = "10.0.2.1/24"; }
+);
+workers = { cores = [ 0, 1 ]; idle_sleep_us = @SLEEP@; };
+}
+set qos {
+qos = {
+  policies = ( { name = "p"; default_business = "b";
+      businesses = ( { name = "g"; guaranteed = "@G@%"; }, { name = "b"; guaranteed = "@B@%"; } );
+      classes = ( { name = "c"; priority = 10; protocol = "udp"; dst_port = 5201; business = "g"; } ); } );
+  interfaces = ( { interface = "lan2"; policy = "p"; rate = "20M"; } );
+};
+}
+set sleep [expr {[info exists ::env(BRK_SLEEP)] ? $::env(BRK_SLEEP) : 100}]
+proc cfg {withqos {g 50} {b 50}} {
+    set t [string map [list @SLEEP@ $::sleep] $::base]
+    if {$withqos} { append t [string map [list @G@ $g @B@ $b] $::qos] }
+    return $t
+}
+start_vbrd [list conf [cfg 1]] {
+    qos_sink h2 {g "udp dport 5201" b "udp dport 5202"}
+    assert_ping h1 10.0.2.2 2
+    test {reload storm removing and re-adding qos under 3x overload, 2 workers: in_use returns to idle} {
+        after 500
+        set idle [in_use]
+        set pids {}
+        for {set i 0} {$i < 8} {incr i} {
+            lappend pids [qos_send h1 10.0.2.2 5201 [expr {60e6 / 8}] 1400 40]
+            lappend pids [qos_send h1 10.0.2.2 5202 [expr {60e6 / 8}] 1400 40]
+        }
+        after 2000
+        set n [expr {[info exists ::env(BRK_N)] ? $::env(BRK_N) : 20}]
+        set maxms 0
+        for {set i 0} {$i < $n} {incr i} {
+            vbrd_rewrite_config [cfg [expr {$i % 2}] [expr {10 + $i}] [expr {90 - $i}]]
+            set t0 [clock milliseconds]
+            vbrctl reload
+            set maxms [expr {max($maxms, [clock milliseconds] - $t0)}]
+            after 150
+        }
+        note "last config: qos=[expr {($n - 1) % 2}]; max reload ms $maxms"
+        qos_stop {*}$pids
+        after 3000
+        set u [in_use]
+        note "idle in_use $idle, after: $u; drops [dict get [vbrctl show stats] drops]"
+        assert_ping h1 10.0.2.2 2
+        assert_equal $u $idle "mempool in_use after the storm"
+    }
+}
