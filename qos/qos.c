@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -398,8 +400,54 @@ static void qos_state_free(struct fwd_state *st)
 		retired = qs;
 		pthread_mutex_unlock(&retired_lock);
 	}
-	if (stopped)
+	if (stopped) {
 		sweep_retired(true);
+		/* what workers left on the rings to the owners */
+		for (unsigned p = 0; p < RTE_MAX_ETHPORTS; p++) {
+			struct rte_mbuf *m;
+			while (qos_rings[p] && rte_ring_sc_dequeue(qos_rings[p], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+		}
+	}
+}
+
+/*
+ * After a reload is published: wait, boundedly, until each line's owner
+ * has moved to the new generation (the packets and counters of the lines
+ * it replaces are in it only then), so that `show qos` right after
+ * `vbrctl reload` reads the queues as they are, not a new generation's
+ * zeros. An idle owner sleeps up to workers.idle_sleep_us between turns.
+ */
+static void qos_state_published(const struct fwd_state *st)
+{
+	const struct qos_state *qs = qos_state_of(st);
+	struct timespec t0, t;
+
+	if (qs == NULL)
+		return;
+	for (unsigned i = 0; i < dp.nb_workers; i++)
+		if (!atomic_load(&dp.workers[i].thread_known))
+			return; /* start-up: the workers are not running yet */
+	uint64_t limit_us = 2ull * st->cfg.workers.idle_sleep_us + 100000;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		bool all = true;
+		for (int i = 0; i < qs->nb_lines && all; i++)
+			all = atomic_load_explicit(&qs->lines[i].adopted, memory_order_acquire);
+		if (all)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		uint64_t us = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000 +
+			      (uint64_t)((t.tv_nsec - t0.tv_nsec) / 1000);
+		if (us > limit_us) {
+			LOG(WARNING,
+			    "generation %" PRIu64 ": an owner worker did not take it in %" PRIu64
+			    " ms; show qos may lag until it does",
+			    st->generation, us / 1000);
+			return;
+		}
+		usleep(200);
+	}
 }
 
 void qos_rates_update(void);
@@ -418,6 +466,7 @@ struct vbrd_module qos_module = {
 	.depends_on = (const char *const[]){ "workers", NULL },
 	.state_build = qos_state_build,
 	.state_free = qos_state_free,
+	.state_published = qos_state_published,
 	.start = qos_show_start,
 	.timer = qos_timer,
 	.timer_ms = 100,

@@ -134,9 +134,6 @@ static inline unsigned qos_line_of(const struct qos_state *qs, uint16_t port,
 /** Free @p qs now (no worker uses it): its queued packets too. */
 void qos_state_destroy(struct qos_state *qs);
 
-/** The worker side's data-path entry points (qos_worker.c). */
-void qos_worker_fini(void);
-
 /** The qos_state of @p st (NULL when it has no line). */
 const struct qos_state *qos_state_of(const struct fwd_state *st);
 

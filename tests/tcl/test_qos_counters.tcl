@@ -1,4 +1,9 @@
-# BREAK: counters across a reload with a backlog and a sleeping owner.
+# Egress QoS counters across reloads (qos/README.md, "Threads and reloads"):
+# a line with a backlog and an owner worker that sleeps 200 ms when idle is
+# reloaded six times; the queue's counters continue (the owner moves them
+# into each new generation, and `vbrctl reload` answers once it has), no
+# packet is counted as enqueued twice, and rate_bps never shows the
+# counters' history as one second's rate.
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 lab_host h1 10.0.1.2/24 10.0.1.1
 lab_host h2 10.0.2.2/24 10.0.2.1
@@ -42,7 +47,7 @@ start_vbrd [list conf [cfg 100 2M]] {
                 after 100
             }
         }
-        after 2000
+        qos_wait_drained lan2
         set q [qos_queue lan2 b default]
         note "end: [inv $q] max rate_bps $maxrate received [qos_sink_packets h2 d]"
         set e [dict get $q enqueued]

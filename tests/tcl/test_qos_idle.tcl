@@ -1,4 +1,7 @@
-# BREAK: a line's backlog while its owner worker sleeps (idle_sleep_us).
+# Egress QoS with an owner worker that sleeps when idle (idle_sleep_us
+# 200000): a line waiting for tokens counts as work, so its backlog drains
+# at the line rate (200 frames of 1442 bytes on a 2M line: about 1.2 s),
+# not a frame or two per wake-up.
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 lab_host h1 10.0.1.2/24 10.0.1.1
 lab_host h2 10.0.2.2/24 10.0.2.1
