@@ -68,8 +68,11 @@ static inline int64_t qos_tb_refill(struct qos_tb *tb, uint64_t now)
 	tb->last = now;
 	if (dt > tb->fill)
 		dt = tb->fill;
-	int64_t t = tb->tokens + (int64_t)(dt * tb->rate);
-	tb->tokens = t > tb->depth ? tb->depth : t;
+	/* compared with the room left, not added first: at 400G with a 1 GiB
+	 * burst depth + fill × rate passes INT64_MAX once the TSC runs above
+	 * 4.29 GHz (depth is 2^30 × hz) */
+	uint64_t add = dt * tb->rate, room = (uint64_t)(tb->depth - tb->tokens);
+	tb->tokens = add >= room ? tb->depth : tb->tokens + (int64_t)add;
 	return tb->tokens;
 }
 

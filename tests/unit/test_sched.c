@@ -365,6 +365,20 @@ static void queue_limit_tail_drops(void **state)
 	sim_free(&sm);
 }
 
+/* The largest bucket the config allows (400G, a 1 GiB burst) on a 4.5 GHz
+ * TSC: a refill fills it to its depth, it does not wrap negative. */
+static void largest_bucket_refills_on_a_fast_tsc(void **state)
+{
+	(void)state;
+	const uint64_t hz = 4500000000ull;
+	struct qos_tb tb;
+
+	qos_tb_init(&tb, 400000000000ull / 8, 1u << 30, hz, 0);
+	tb.tokens -= (int64_t)(9038 * hz);
+	assert_true(qos_tb_refill(&tb, hz) == tb.depth);
+	assert_true(qos_tb_refill(&tb, 10 * hz) == tb.depth);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +391,7 @@ int main(void)
 		cmocka_unit_test(line_shapes_small_and_large_frames),
 		cmocka_unit_test(starved_businesses_cost_nothing),
 		cmocka_unit_test(queue_limit_tail_drops),
+		cmocka_unit_test(largest_bucket_refills_on_a_fast_tsc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
