@@ -50,6 +50,7 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 			 const struct fwd_iface *out, uint64_t mac, uint32_t gw)
 {
 	struct rte_mbuf *frags[128];
+	uint16_t in_port = m->port, in_tci = m->vlan_tci;
 	int n;
 
 	rte_pktmbuf_adj(m, l2_len);
@@ -65,6 +66,9 @@ static void ip4_fragment(struct worker *w, struct rte_mbuf *m, uint16_t l2_len,
 
 		fh->hdr_checksum = 0;
 		fh->hdr_checksum = rte_ipv4_cksum(fh);
+		/* a fresh header mbuf: the ingress port and tag egress QoS classes by */
+		f->port = in_port;
+		f->vlan_tci = in_tci;
 		w->stats.fragments++;
 		worker_output(w, f, 0, out, mac, AF_INET, &gw);
 	}

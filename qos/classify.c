@@ -380,8 +380,17 @@ static void classify_chunk(const struct qos_classifier *c, struct rte_mbuf **pkt
 	 * family's list only moves on: no branch on the family */
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
-		enum qos_key_family f = qos_key_build(rte_pktmbuf_mtod(m, const uint8_t *),
-						      m->data_len, m->port, m->vlan_tci, &keys[i]);
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = m->data_len;
+		uint8_t lin[128];
+
+		/* a chained frame (a fragment vbrd made: its IP header alone in
+		 * the first segment) has its ports in the next one */
+		if (unlikely(len < sizeof(lin) && m->pkt_len > len)) {
+			len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(lin));
+			p = rte_pktmbuf_read(m, 0, len, lin);
+		}
+		enum qos_key_family f = qos_key_build(p, len, m->port, m->vlan_tci, &keys[i]);
 
 		data4[n4] = (const uint8_t *)&keys[i];
 		at4[n4] = (uint8_t)i;
