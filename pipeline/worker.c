@@ -508,16 +508,47 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 		decap_flush(w, st);
 }
 
+/* ARP, or ICMPv6 neighbor discovery (RS, RA, NS, NA, redirect: types
+ * 133..137, RFC 4861 §4), tagged or not: what bypasses an egress scheduler. */
+static bool inject_is_control(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l2 = 14;
+
+	if (len < 14)
+		return true;
+	if (p[12] == 0x81 && p[13] == 0x00)
+		l2 = 18;
+	if (len < l2)
+		return true;
+	uint16_t et = (uint16_t)(p[l2 - 2] << 8 | p[l2 - 1]);
+	if (et == RTE_ETHER_TYPE_ARP)
+		return true;
+	if (et != RTE_ETHER_TYPE_IPV6 || len < l2 + 41)
+		return false;
+	return p[l2 + 6] == IPPROTO_ICMPV6 && p[l2 + 40] >= 133 && p[l2 + 40] <= 137;
+}
+
 static void drain_inject(struct worker *w)
 {
 	struct rte_mbuf *pkts[64];
 	unsigned n = rte_ring_dequeue_burst(w->inject, (void **)pkts, RTE_DIM(pkts), NULL);
 
 	/* control traffic (ARP, ND) leaves at once, around any egress
-	 * scheduler: a line overloaded with data must not starve its neighbors */
+	 * scheduler: a line overloaded with data must not starve its neighbors.
+	 * Data the control thread held for a neighbor (neigh_flush_held())
+	 * takes the egress point like any routed packet: a QoS line classifies,
+	 * remarks, polices and shapes it. */
 	for (unsigned i = 0, j; i < n; i = j) {
 		uint16_t port = pkt_meta(pkts[i])->port;
-		for (j = i + 1; j < n && pkt_meta(pkts[j])->port == port; j++)
+		if (!inject_is_control(pkts[i])) {
+			worker_tx(w, port, pkts[i]);
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < n && pkt_meta(pkts[j])->port == port &&
+				inject_is_control(pkts[j]);
+		     j++)
 			;
 		worker_tx_now(w, port, pkts + i, j - i);
 	}
