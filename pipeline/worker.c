@@ -546,9 +546,8 @@ static void drain_inject(struct worker *w)
 			j = i + 1;
 			continue;
 		}
-		for (j = i + 1; j < n && pkt_meta(pkts[j])->port == port &&
-				inject_is_control(pkts[j]);
-		     j++)
+		for (j = i + 1;
+		     j < n && pkt_meta(pkts[j])->port == port && inject_is_control(pkts[j]); j++)
 			;
 		worker_tx_now(w, port, pkts + i, j - i);
 	}

@@ -64,6 +64,16 @@ static uint64_t depth_for(uint64_t rate, uint64_t burst_ns, uint32_t max_frame)
 		       2ull * max_frame);
 }
 
+/*
+ * Bits/s as the bytes/s rte_meter and the buckets take, rounded up: a rate
+ * under 8 bit/s is 1 byte/s, not 0 (which a bucket reads as no limit, and
+ * rte_meter refuses). 0 (not set) stays 0.
+ */
+static uint64_t bytes_per_s(uint64_t bps)
+{
+	return (bps + 7) / 8;
+}
+
 static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, char *err,
 		      size_t errlen)
 {
@@ -74,7 +84,7 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 	/* rte_meter takes bytes/s: the config's bits/s divided by 8 */
 	switch (pc->mode) {
 	case QOS_METER_SRTCM: {
-		struct rte_meter_srtcm_params p = { .cir = pc->cir_bps / 8,
+		struct rte_meter_srtcm_params p = { .cir = bytes_per_s(pc->cir_bps),
 						    .cbs = pc->cbs,
 						    .ebs = pc->ebs };
 		ret = rte_meter_srtcm_profile_config(&qm->prof.sr, &p);
@@ -83,8 +93,8 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 		break;
 	}
 	case QOS_METER_TRTCM: {
-		struct rte_meter_trtcm_params p = { .cir = pc->cir_bps / 8,
-						    .pir = pc->eir_bps / 8,
+		struct rte_meter_trtcm_params p = { .cir = bytes_per_s(pc->cir_bps),
+						    .pir = bytes_per_s(pc->eir_bps),
 						    .cbs = pc->cbs,
 						    .pbs = pc->ebs };
 		ret = rte_meter_trtcm_profile_config(&qm->prof.tr, &p);
@@ -93,8 +103,8 @@ static int meter_init(struct qos_meter *qm, const struct qos_policer_conf *pc, c
 		break;
 	}
 	default: {
-		struct rte_meter_trtcm_rfc4115_params p = { .cir = pc->cir_bps / 8,
-							    .eir = pc->eir_bps / 8,
+		struct rte_meter_trtcm_rfc4115_params p = { .cir = bytes_per_s(pc->cir_bps),
+							    .eir = bytes_per_s(pc->eir_bps),
 							    .cbs = pc->cbs,
 							    .ebs = pc->ebs };
 		ret = rte_meter_trtcm_rfc4115_profile_config(&qm->prof.t4, &p);
@@ -161,7 +171,7 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	memcpy(l->dscp_to_pcp, lc->dscp_to_pcp, sizeof(l->dscp_to_pcp));
 
 	uint32_t max_frame = fi->mtu + (fi->vlan ? 18u : 14u) + lc->overhead;
-	uint64_t line_rate = lc->rate_bps / 8;
+	uint64_t line_rate = bytes_per_s(lc->rate_bps);
 	uint64_t line_depth = lc->burst
 				      ? lc->burst
 				      : depth_for(line_rate, BURST_TIME_MS * 1000000ull, max_frame);
@@ -200,8 +210,8 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	for (int bi = 0; bi < pol->nb_businesses; bi++) {
 		const struct qos_business_conf *bc = &pol->businesses[bi];
 		struct qos_business *b = &s->b[bi];
-		uint64_t g = qos_rate_bps(&bc->guaranteed, lc->rate_bps) / 8;
-		uint64_t c = qos_rate_bps(&bc->ceiling, lc->rate_bps) / 8;
+		uint64_t g = bytes_per_s(qos_rate_bps(&bc->guaranteed, lc->rate_bps));
+		uint64_t c = bytes_per_s(qos_rate_bps(&bc->ceiling, lc->rate_bps));
 
 		snprintf(l->business_names[bi], CFG_NAME_MAX, "%s", bc->name);
 		qos_tb_init(&b->g, g, depth_for(g, burst_ns, max_frame), hz, now);
@@ -234,7 +244,7 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 			q->mask = size - 1;
 			q->limit = qcf->limit;
 			if (qcf->type == QOS_QUEUE_PRIORITY) {
-				uint64_t cap = qos_rate_bps(&qcf->cap, lc->rate_bps) / 8;
+				uint64_t cap = bytes_per_s(qos_rate_bps(&qcf->cap, lc->rate_bps));
 				qos_tb_init(&q->cap, cap, depth_for(cap, burst_ns, max_frame), hz,
 					    now);
 			} else {

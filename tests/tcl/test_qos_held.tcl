@@ -32,6 +32,8 @@ qos = {
   );
   interfaces = ( { interface = "lan2"; policy = "mark"; rate = "100M"; } );
 };
+# all ten datagrams may wait for the ARP reply (the default holds 4)
+neighbor = { hold_packets = 16; };
 }} {
     qos_sink h2 {udp "udp dport 5601-5603"}
 
