@@ -175,7 +175,7 @@ static int qos_tables(int which, int argc, const char *const *argv, json_t **dat
 				  (json_int_t)l->rate_bps, "overhead", (int)l->overhead, "worker",
 				  (int)qs->owner[l->port], "tx_rate_bps", (json_int_t)line_rate,
 				  "backlog", (json_int_t)line_backlog, "unclassified",
-				  (json_int_t)l->unclassified, "green_packets",
+				  (json_int_t)l->unclassified, "guaranteed_packets",
 				  (json_int_t)l->sched.green_packets, "borrowed_packets",
 				  (json_int_t)l->sched.borrowed_packets));
 	}
@@ -184,7 +184,16 @@ static int qos_tables(int which, int argc, const char *const *argv, json_t **dat
 		json_decref(businesses);
 		json_decref(queues);
 		json_decref(classes);
-		snprintf(err, errlen, "interface '%s' has no QoS policy", argv[0]);
+		bool known = false;
+		for (int i = 0; i < st->nb_ifaces && !known; i++)
+			known = strcmp(st->ifaces[i].name, argv[0]) == 0;
+		if (known)
+			snprintf(err, errlen, "interface '%s' has no QoS policy", argv[0]);
+		else
+			snprintf(err, errlen,
+				 "no interface '%s' (show qos [lines|businesses|queues|classes] "
+				 "[INTERFACE])",
+				 argv[0]);
 		return -ENOENT;
 	}
 	json_t *t[] = { lines, businesses, queues, classes };
@@ -245,7 +254,8 @@ int qos_show_start(void)
 	} cmds[] = {
 		{ "show qos",
 		  "show qos [INTERFACE]: egress QoS per line, business, queue and class: packets, "
-		  "bytes, drops by reason, depth, rate over the last second",
+		  "bytes, drops by reason, depth, rate over the last second (one table: show qos "
+		  "lines|businesses|queues|classes [INTERFACE])",
 		  NULL, NULL, show_qos, 0 },
 		{ "show qos lines", "show qos lines [INTERFACE]: the lines of show qos",
 		  "/vbrd/qos", "QoS lines (vbrctl show qos lines)", show_qos_lines, 1 },

@@ -251,6 +251,8 @@ static void line_migrate(struct worker *w, struct qos_line *o, struct qos_line *
 				l->classes[c].bytes = o->classes[k].bytes;
 			}
 	l->unclassified = o->unclassified;
+	l->sched.green_packets = o->sched.green_packets;
+	l->sched.borrowed_packets = o->sched.borrowed_packets;
 	if (o->nb_pending > o->pending_at) {
 		unsigned left = (unsigned)(o->nb_pending - o->pending_at);
 		memcpy(l->pending, o->pending + o->pending_at, left * sizeof(*l->pending));

@@ -122,12 +122,16 @@ qos = {
         assert_true {![string match "*lan2*" $one]} "show qos lan3 lists lan2:\n$one"
     }
 
-    test {show qos NOSUCH and show qos lan1 (no policy) are errors naming the interface} {
+    test {show qos NOSUCH (no such interface) and show qos lan1 (no policy) are errors naming the interface} {
         foreach name {NOSUCH lan1} {
             set code [catch {exec $::vbrd::ctl_bin -s [vbrd_socket] show qos $name 2>@1} out opts]
             assert_equal $code 1 "vbrctl show qos $name succeeded: $out"
             assert_equal [lindex [dict get $opts -errorcode] 2] 1 "exit status of vbrctl show qos $name"
-            assert_match "*'$name'*no QoS policy*" $out
+            if {$name eq "lan1"} {
+                assert_match "*'lan1'*no QoS policy*" $out
+            } else {
+                assert_match "*no interface 'NOSUCH'*" $out
+            }
             lassign [vbrctl_raw show qos $name] rc out
             assert_equal $rc 1 "vbrctl -j show qos $name exit status: $out"
         }
@@ -278,7 +282,7 @@ for cmd in sys.argv[3:]:
         assert_equal [dict get $r key] lan2_to_gold "row key in /vbrd/qos/classes ('-' is not a telemetry character): [dict get $r text]"
         assert_equal [dict get $r row packets] [dict get [qos_class lan2 to-gold] packets]
         lassign [tel $sock $py x=y /vbrd/qos/queues,NOSUCH] r
-        assert_match "*'NOSUCH'*no QoS policy*" [dict get $r error] "/vbrd/qos/queues,NOSUCH: [dict get $r text]"
+        assert_match "*no interface 'NOSUCH'*" [dict get $r error] "/vbrd/qos/queues,NOSUCH: [dict get $r text]"
     }
 
     test {drops queue_full of show stats is the sum of every queue's queue_full} {

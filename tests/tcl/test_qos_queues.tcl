@@ -70,6 +70,7 @@ qos = {
         set high_bps [expr {$cap_bps / 2}]
         set q0 [qos_queue lan2 site High]
         set r0 [qos_sink_packets h2 High]
+        set m0 [port_stat p1 rx_missed]
         set pbe [qos_send h1 10.0.2.2 5404 [expr {3 * $line_bps}] $len 8]
         qos_wait_overload h2 default {{lan2 site default}}
         set ph [qos_send h1 10.0.2.2 5401 $high_bps $len 4]
@@ -91,8 +92,14 @@ qos = {
             $sent $got $full $be $be_want [qos_pct $be $be_want]]
         assert_morethan $sent 1000 "High datagrams sent"
         assert_equal $full 0 "High queue_full"
-        assert_equal $got $sent "High datagrams received = sent"
-        assert_equal [expr {[dict get $q packets] - [dict get $q0 packets]}] $sent "High packets of show qos"
+        # every High datagram vbrd took left it and reached h2; what the
+        # sender's kernel sent but vbrd never got (its RX ring full on a
+        # loaded host: rx_missed) is the only loss allowed
+        set missed [expr {[port_stat p1 rx_missed] - $m0}]
+        set enq [expr {[dict get $q enqueued] - [dict get $q0 enqueued]}]
+        assert_equal [expr {[dict get $q packets] - [dict get $q0 packets]}] $enq "High packets of show qos = enqueued"
+        assert_equal $got $enq "High datagrams received = enqueued"
+        assert_range $got [expr {$sent - $missed}] $sent "High datagrams received, $missed missed at vbrd's RX"
         assert_range $be [expr {0.95 * $be_want}] [expr {1.05 * $be_want}] "best effort frames/s"
         assert_morethan [qos_window_delta $w queue_full queues interface lan2 business site queue default] 0 \
             "best effort tail drops"

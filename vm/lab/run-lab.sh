@@ -156,5 +156,11 @@ python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("sh
 
 if [ "${HOLD:-0}" = 1 ]; then
 	step "lab is up: hosts vbrd-h1/vbrd-h2 (ip netns exec vbrd-h1 ...), vbrctl in $root/build/app. Ctrl-C ends it."
+	echo "vbrd runs on $conf (conf/vbrd.conf plus vm/lab/qos-lab.conf): edit that file and"
+	echo "run vbrctl reload to change it; it is deleted when the lab ends."
+	echo "The QoS overload again (servers first):"
+	echo "  for p in 5201 5202; do ip netns exec vbrd-h2 iperf3 -s -1 -D -p \$p; done"
+	echo "  ip netns exec vbrd-h1 iperf3 -c 10.0.2.2 -p 5201 -u -b 60M -l 1400 -t 5 &"
+	echo "  ip netns exec vbrd-h1 iperf3 -c 10.0.2.2 -p 5202 -u -b 60M -l 1400 -t 5; $root/build/app/vbrctl show qos lan2"
 	wait "$pid"
 fi
