@@ -169,6 +169,9 @@ run_qos_sched() {  # run_qos_sched SCEN RUN -> QS_PPS, QS_CORES, QS_WORKER (medi
 	stop_child TERM
 	rm -rf "/var/run/dpdk/$pfx"
 	read -r QS_PPS QS_CORES QS_WORKER <<<"$res"
+	# its two lcores busy-poll: less than that is other work taking the CPUs
+	awk -v c="$QS_CORES" 'BEGIN { exit !(c < 1.6) }' &&
+		log "warning: qos_sched had $QS_CORES of its 2 busy cores in $scen run $run: other work took CPU (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	qos_sched_drops "$scen" "$logf"
 }
 
