@@ -83,7 +83,7 @@ command -v stdbuf >/dev/null || die "stdbuf missing (coreutils)"
 
 # ---- one scenario's files ------------------------------------------------------
 
-qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), $TMP/qos-SCEN.conf (vbrd)
+qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), $TMP/SCEN.qos.conf (vbrd)
 	local scen=$1 size sparse=0 starved=()
 	case $scen in
 	*-imix) size=imix ;;
