@@ -3,7 +3,7 @@
 #   make        build into build/
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
-#   make bench  build, then replay pcaps through vbrd and l3fwd
+#   make bench  build, then replay pcaps through vbrd and l3fwd (and qos_sched)
 #   make test-asan   build into build-asan (ASan + UBSan), run unit and
 #               integration tests there; any sanitizer report fails it
 #   make unit-asan   the unit tests only, under the sanitizers
@@ -46,6 +46,7 @@ unit: build
 bench: deps build
 	./tests/perf/bench.sh
 	./tests/perf/scale.sh
+	./tests/perf/bench-qos.sh
 
 # -O2 -g: sanitizer reports with file:line; see meson.build for the two
 # gcc warnings turned off in this build only.

@@ -181,3 +181,50 @@ int frame_parse_net4(const char *s, uint32_t *net, uint32_t *hosts)
 	*hosts = (~mask) - 1;
 	return 0;
 }
+
+void frame_udp4_set_dscp(uint8_t *buf, uint8_t dscp)
+{
+	uint8_t *ip = buf + FRAME_ETH_HLEN;
+
+	ip[1] = (uint8_t)(dscp << 2);
+	frame_ipv4_fix_cksum(ip, FRAME_IPV4_HLEN);
+}
+
+/* One's complement sum of big-endian 16-bit words, folded (RFC 1071 §4.1). */
+static uint16_t ones_add(uint16_t a, uint16_t b)
+{
+	uint32_t s = (uint32_t)a + b;
+
+	return (uint16_t)((s & 0xffff) + (s >> 16));
+}
+
+int frame_udp4_steer_cksum(uint8_t *buf, size_t len, uint8_t low)
+{
+	const size_t hdrs = FRAME_ETH_HLEN + FRAME_IPV4_HLEN + FRAME_UDP_HLEN;
+	uint8_t *ip = buf + FRAME_ETH_HLEN;
+	uint8_t *udp = ip + FRAME_IPV4_HLEN;
+	uint16_t udp_len, want, sum, word, c;
+	uint32_t src, dst, pseudo;
+
+	if (len < hdrs + 2 || len > FRAME_MAX_LEN)
+		return -EINVAL;
+	udp_len = (uint16_t)(len - FRAME_ETH_HLEN - FRAME_IPV4_HLEN);
+	src = (uint32_t)ip[12] << 24 | ip[13] << 16 | ip[14] << 8 | ip[15];
+	dst = (uint32_t)ip[16] << 24 | ip[17] << 16 | ip[18] << 8 | ip[19];
+	pseudo = (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + FRAME_PROTO_UDP +
+		 udp_len;
+	/* The sum without the checksum and the payload word, then the word
+	 * that makes the sum ~want: the checksum is the complement of the
+	 * sum (RFC 768), and one's complement subtraction adds the complement.
+	 * 0x5a00 | low is neither 0 nor 0xffff, the two forms of zero. */
+	want = (uint16_t)(0x5a00 | low);
+	udp[6] = udp[7] = udp[8] = udp[9] = 0;
+	sum = (uint16_t)~ntohs(frame_cksum(udp, udp_len, pseudo));
+	word = ones_add((uint16_t)~want, (uint16_t)~sum);
+	put16(udp + 8, word);
+	c = frame_cksum(udp, udp_len, pseudo);
+	if (ntohs(c) != want)
+		return -EINVAL; /* cannot happen: the arithmetic above is exact */
+	memcpy(udp + 6, &c, 2);
+	return 0;
+}

@@ -80,6 +80,26 @@ int frame_build_udp4(uint8_t *buf, size_t len, const struct frame_flow *f, uint1
 int frame_build_vxlan4(uint8_t *buf, size_t inner_len, const struct frame_flow *outer, uint32_t vni,
 		       uint16_t id);
 
+/**
+ * Set the DSCP (RFC 2474 §3) of a frame built by frame_build_udp4(), ECN
+ * bits zero, and recompute its IPv4 header checksum. The UDP checksum does
+ * not cover the field.
+ *
+ * @param dscp  0..63
+ */
+void frame_udp4_set_dscp(uint8_t *buf, uint8_t dscp);
+
+/**
+ * Rewrite the first two payload bytes of a UDP/IPv4 frame built by
+ * frame_build_udp4() so that its UDP checksum, still correct (RFC 768),
+ * has @p low as its second byte (frame offset 41), and 0x5a as its first.
+ *
+ * @param len   frame length without FCS, bytes; the UDP payload must have
+ *              at least 2 bytes (len >= 44)
+ * @return      0, or -EINVAL when the payload is shorter
+ */
+int frame_udp4_steer_cksum(uint8_t *buf, size_t len, uint8_t low);
+
 /** Offset of the IPv4 header in a frame built by frame_build_udp4(), bytes. */
 static inline uint8_t *frame_ipv4(uint8_t *buf)
 {

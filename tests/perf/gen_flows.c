@@ -20,6 +20,11 @@ static const uint16_t imix_sizes[12] = {
 	64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 64, 594,
 };
 
+uint32_t frame_size_at(const struct pcapgen_opts *opts, uint32_t p)
+{
+	return opts->size_mode == SIZE_IMIX ? imix_sizes[p % 12] : opts->size;
+}
+
 void flow_tuple(const struct pcapgen_opts *opts, uint32_t i, struct frame_flow *f)
 {
 	memcpy(f->src_mac, opts->src_mac, 6);
@@ -70,7 +75,7 @@ int gen_flows(const struct pcapgen_opts *opts)
 	if (ret < 0)
 		return ret;
 	for (p = 0; p < packets; p++) {
-		uint32_t size = opts->size_mode == SIZE_IMIX ? imix_sizes[p % 12] : opts->size;
+		uint32_t size = frame_size_at(opts, p);
 		size_t len = size - FRAME_FCS_LEN;
 
 		flow_tuple(opts, p % opts->flows, &f);

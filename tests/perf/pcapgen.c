@@ -8,6 +8,8 @@
  *                          [--inner-dst-mac M] [--flows N] [--size 64..1468] [--packets N]
  *   pcapgen fib OUT.pcap --conf ROUTES.conf [--routes N] [--routes6 N] [--via A]
  *                        [--via6 A] [--size 64..1518] [--packets N]
+ *   pcapgen qos OUT.pcap [--businesses B] [--queues Q] [--sparse S] [--flows N]
+ *                        [--size 64..1518|imix] [--packets N]
  *   common: [--src-mac M] [--dst-mac M] [--src-net A/N] [--dst-net A/N]
  */
 #include <errno.h>
@@ -47,6 +49,9 @@ static void usage(FILE *f)
 		"       pcapgen fib OUT.pcap --conf ROUTES.conf [--routes N] [--routes6 N] [--via "
 		"A]\n"
 		"                         [--via6 A] [--size 64..1518] [--packets N]\n"
+		"       pcapgen qos OUT.pcap [--businesses B] [--queues Q] [--sparse S] [--flows "
+		"N]\n"
+		"                         [--size 64..1518|imix] [--packets N]\n"
 		"common options:\n"
 		"  --src-mac M    source MAC (default " DEFAULT_SRC_MAC ")\n"
 		"  --dst-mac M    destination MAC: the router's input port "
@@ -67,7 +72,13 @@ static void usage(FILE *f)
 		"  (default 1000000; BGP-like lengths /8../32, mostly /24, 10 %% longer)\n"
 		"  via --via (default " DEFAULT_VIA ") and --routes6 IPv6 routes (default 0;\n"
 		"  /16../64, mostly /48) via --via6, and to OUT.pcap --packets frames\n"
-		"  (default 8192), one per destination, spread evenly over the IPv4 routes\n");
+		"  (default 8192), one per destination, spread evenly over the IPv4 routes\n"
+		"qos: B (default 16) x Q (default 4) classes, class c = business c / Q, queue\n"
+		"  c mod Q: DSCP c mod 64, destination port 5000 + c / 64 (vbrd's classes),\n"
+		"  IPv4 ID = business, UDP checksum's 2nd byte = queue (qos_sched's pipe and\n"
+		"  queue); the classes of the first S businesses (default 0) get one frame\n"
+		"  each, the other frames go round-robin over the rest; --packets default\n"
+		"  3 per class\n");
 }
 
 static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *out)
@@ -132,6 +143,9 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 		{ "conf", required_argument, NULL, 'C' },
 		{ "via", required_argument, NULL, 'G' },
 		{ "via6", required_argument, NULL, 'g' },
+		{ "businesses", required_argument, NULL, 'B' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "sparse", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -148,6 +162,8 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 	o->count = 5;
 	o->routes = 1000000;
 	o->via = DEFAULT_VIA;
+	o->businesses = 16;
+	o->queues = 4;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -207,6 +223,17 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 		case 'g':
 			o->via6 = optarg;
 			break;
+		case 'B':
+			/* qos_sched's pipe: 12 bits of the IPv4 identification */
+			ret = parse_u32(optarg, "--businesses", 1, 4096, &o->businesses);
+			break;
+		case 'Q':
+			/* rte_sched: 16 queues per pipe */
+			ret = parse_u32(optarg, "--queues", 1, 16, &o->queues);
+			break;
+		case 'p':
+			ret = parse_u32(optarg, "--sparse", 0, 4095, &o->sparse);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -217,6 +244,11 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 			return ret;
 	}
 	o->udp_port = (uint16_t)port;
+	if (strcmp(mode, "qos") == 0 && o->businesses * o->queues > 4096) {
+		/* vbrd's QOS_MAX_CLASSES */
+		fprintf(stderr, "pcapgen: qos: --businesses x --queues must be at most 4096\n");
+		return -EINVAL;
+	}
 	if (strcmp(mode, "vxlan") == 0 && given != GIVEN_VXLAN_ALL) {
 		fprintf(stderr, "pcapgen: vxlan needs --vni, --outer-src and --outer-dst\n");
 		return -EINVAL;
@@ -260,6 +292,8 @@ int main(int argc, char **argv)
 		ret = gen_vxlan(&o);
 	else if (strcmp(mode, "fib") == 0)
 		ret = gen_fib(&o);
+	else if (strcmp(mode, "qos") == 0)
+		ret = gen_qos(&o);
 	else {
 		fprintf(stderr, "pcapgen: unknown mode '%s'\n", mode);
 		usage(stderr);

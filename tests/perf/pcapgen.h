@@ -44,6 +44,10 @@ struct pcapgen_opts {
 	const char *routes_conf; /* output: libconfig file with the routes list */
 	const char *via;         /* IPv4 gateway of every IPv4 route */
 	const char *via6;        /* IPv6 gateway of every IPv6 route */
+	/* qos mode */
+	uint32_t businesses; /* businesses (qos_sched: pipes) */
+	uint32_t queues;     /* queues per business */
+	uint32_t sparse;     /* the first this many businesses get one frame per class */
 };
 
 /** An open pcap output (Ethernet link type, microsecond timestamps). */
@@ -71,6 +75,12 @@ void pcap_out_write(struct pcap_out *o, const uint8_t *frame, size_t len);
 int pcap_out_close(struct pcap_out *o);
 
 /**
+ * Size of frame @p p of the file, bytes incl. FCS: opts->size, or the
+ * p-th of the IMIX sequence (every 12 frames carry the exact 7:4:1 mix).
+ */
+uint32_t frame_size_at(const struct pcapgen_opts *opts, uint32_t p);
+
+/**
  * The addresses and ports of flow @p i of the flows mode (also the inner
  * flows of the vxlan mode): source host 1 + i mod the source network's
  * hosts, source port 1024 + i mod 60000, destination host 1 + 7i mod the
@@ -92,6 +102,14 @@ int gen_fib(const struct pcapgen_opts *opts);
 
 /** Mode "malformed": one set of frames per drop reason, plus valid ones. @return 0 or -errno. */
 int gen_malformed(const struct pcapgen_opts *opts);
+
+/**
+ * Mode "qos": UDP/IPv4 frames over businesses x queues classes, each class
+ * told apart by DSCP and destination port (vbrd's classes) and by the
+ * fields DPDK's qos_sched reads (IPv4 identification: pipe; second byte of
+ * the UDP checksum: queue). @return 0 or -errno.
+ */
+int gen_qos(const struct pcapgen_opts *opts);
 
 /**
  * Mode "vxlan": the frames of mode "flows" (fixed size), each VXLAN-

@@ -12,9 +12,12 @@ per second and print the median of the per-second rates, packets/s.
 
   --pid PID   also read the CPU time of process PID (all its threads, from
               /proc/PID/stat) each second: how many cores it kept busy.
+  --thread NAME  and that of its thread named NAME (/proc/PID/task/*/comm),
+              e.g. a DPDK lcore "rte-worker-1".
 
 stdout: one line "MEDIAN_PPS MEDIAN_CORES" (cores: median of the per-second
-CPU shares, 0 without --pid); stderr: the per-second figures.
+CPU shares, 0 without --pid), with --thread a third field, the thread's
+median share; stderr: the per-second figures.
 Exit status 1 when the counter cannot be read or never moves.
 The median, not the mean, because the VM's vCPUs are shared and a second
 of lost CPU should not move the figure (tests/perf/README.md).
@@ -68,30 +71,44 @@ class Vbrctl:
 TICK_HZ = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid):
-    """utime + stime of every thread of @pid, seconds (proc(5): fields 14, 15)."""
+def cpu_seconds(pid, tid=None):
+    """utime + stime of every thread of @pid (or of its thread @tid),
+    seconds (proc(5): fields 14, 15)."""
     if pid is None:
         return 0.0
-    with open("/proc/%d/stat" % pid) as f:
+    path = "/proc/%d/stat" % pid if tid is None else "/proc/%d/task/%d/stat" % (pid, tid)
+    with open(path) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK_HZ
 
 
-def measure(source, seconds, warmup, pid):
-    """Per-second TX rates (packets/s) and CPU shares (cores) over @seconds
-    seconds, after @warmup seconds."""
+def thread_id(pid, name):
+    """The id of @pid's thread named @name."""
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+            if f.read().strip() == name:
+                return int(tid)
+    raise RuntimeError("process %d has no thread named %r" % (pid, name))
+
+
+def measure(source, seconds, warmup, pid, tid=None):
+    """Per-second TX rates (packets/s) and CPU shares (cores) of the process
+    and of thread @tid over @seconds seconds, after @warmup seconds."""
     time.sleep(warmup)
-    rates, cores = [], []
+    rates, cores, tcores = [], [], []
     t0, c0, u0 = time.monotonic(), source.tx_packets(), cpu_seconds(pid)
+    w0 = cpu_seconds(pid, tid) if tid else 0.0
     next_t = t0 + 1.0
     while len(rates) < seconds:
         time.sleep(max(0.0, next_t - time.monotonic()))
         t1, c1, u1 = time.monotonic(), source.tx_packets(), cpu_seconds(pid)
+        w1 = cpu_seconds(pid, tid) if tid else 0.0
         rates.append((c1 - c0) / (t1 - t0))
         cores.append((u1 - u0) / (t1 - t0))
-        t0, c0, u0 = t1, c1, u1
+        tcores.append((w1 - w0) / (t1 - t0))
+        t0, c0, u0, w0 = t1, c1, u1, w1
         next_t += 1.0
-    return rates, cores
+    return rates, cores, tcores
 
 
 def main():
@@ -100,6 +117,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=10, help="samples, one per second")
     ap.add_argument("--warmup", type=float, default=1.0, help="seconds before sampling")
     ap.add_argument("--pid", type=int, help="process whose CPU time to sample")
+    ap.add_argument("--thread", help="also the CPU time of its thread of this name")
     sub = ap.add_subparsers(dest="source", required=True)
     t = sub.add_parser("telemetry")
     t.add_argument("socket")
@@ -115,7 +133,8 @@ def main():
             src = Telemetry(args.socket, args.port_id)
         else:
             src = Vbrctl(args.vbrctl, args.ctl_socket, args.port_name)
-        rates, cores = measure(src, args.seconds, args.warmup, args.pid)
+        tid = thread_id(args.pid, args.thread) if args.thread and args.pid else None
+        rates, cores, tcores = measure(src, args.seconds, args.warmup, args.pid, tid)
     except (OSError, RuntimeError, ValueError, KeyError, subprocess.SubprocessError) as e:
         print("txrate: %s" % e, file=sys.stderr)
         return 1
@@ -123,11 +142,17 @@ def main():
     if args.pid is not None:
         print("txrate: per-second cores: " + " ".join("%.2f" % c for c in cores),
               file=sys.stderr)
+    if tid:
+        print("txrate: per-second cores of %s: " % args.thread
+              + " ".join("%.2f" % c for c in tcores), file=sys.stderr)
     med = statistics.median(rates)
     if med <= 0:
         print("txrate: the TX counter did not move", file=sys.stderr)
         return 1
-    print("%.0f %.3f" % (med, statistics.median(cores)))
+    if tid:
+        print("%.0f %.3f %.3f" % (med, statistics.median(cores), statistics.median(tcores)))
+    else:
+        print("%.0f %.3f" % (med, statistics.median(cores)))
     return 0
 
 

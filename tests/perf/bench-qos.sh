@@ -1,0 +1,264 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# make bench, QoS part: vbrd's whole pipeline (classes, policers, route,
+# egress scheduler) against DPDK's qos_sched example, on the same pcaps,
+# devices and core, and prints per scenario
+#
+#   bench: qos-64 vbrd MPPS Mpps CYCLES cycles/pkt qos_sched MPPS Mpps CYCLES cycles/pkt (worker W) ratio R mode hugepages
+#
+# or, while vbrd does not load a config with a qos section,
+#
+#   bench: qos-64 vbrd - (WHY) qos_sched MPPS Mpps CYCLES cycles/pkt (worker W) mode hugepages
+#
+# MPPS: median packets/s out of the null port; CYCLES: TSC Hz x busy cores /
+# pps, busy cores being all the CPU time the program used per second
+# (qos_sched: about 2, its RX lcore and its worker busy-poll a CPU each;
+# vbrd: about 1); W: the same with qos_sched's worker lcore's CPU time
+# only (what its scheduler stage costs); R = qos_sched's CYCLES / vbrd's.
+#
+# Scenarios: a line of 100 Gbit/s with 64 businesses (qos_sched: pipes of
+# one subport) of 4 queues each (256 queues; vbrd: 256 classes by DSCP and
+# destination port, half of them policed), the same hierarchy written for
+# both by gen_qos_conf.py, the traffic from `pcapgen qos`:
+#
+#   qos-64, qos-imix       3072 frames round-robin over the 256 classes;
+#                          every business's rate is far above its traffic
+#                          (unstarved: the scheduler is not the bottleneck)
+#   qos-starved-64,        businesses 0..59 shaped to 100 kbit/s (ceiling
+#   qos-starved-imix       too), each of their 240 classes with one frame in
+#                          the pcap (7.8 %): their queues stay full and out
+#                          of credit; the other 92 % go to the 16 queues of
+#                          the 4 businesses left, which are unlimited
+#
+# The method is bench.sh's (this script sources it: hugepages, vbrd's
+# configs and runs, the TX counter sampled once per second after 1 s of
+# warm-up, medians, cleanup); tests/perf/README.md says more. Environment:
+# bench.sh's BUILD, BENCH_RUNS, BENCH_SECONDS, BENCH_CORE (vbrd's worker and
+# qos_sched's worker lcore), BENCH_CORE2 (qos_sched's RX lcore, and its
+# main lcore, which sleeps but once a second), BENCH_HUGEPAGES, TSC_HZ, and
+#   BENCH_QOS_SCENARIOS="qos-64 qos-imix qos-starved-64 qos-starved-imix"
+#   BENCH_QOS_BUDGET_S=300  no run after the first of scenario k starts later
+#                        than the scenarios up to k's share of this
+#   BENCH_QOS_BSZ="64,32,32,64"  qos_sched's --bsz: RX burst, ring burst and
+#                        scheduler enqueue, scheduler dequeue, TX burst
+#                        (its default 64,64,32,64 enqueues twice what it
+#                        dequeues, so that when the RX ring stays full half
+#                        of what it takes is tail-dropped in the queues)
+#   BENCH_QOS_CONFIGS=DIR  write each scenario's pcap, vbrd config (with its
+#                        qos section) and qos_sched profile into DIR, check
+#                        the vbrd configs, and run nothing
+set -euo pipefail
+
+# shellcheck source=tests/perf/bench.sh
+source "$(dirname "$0")/bench.sh"
+
+QOS_SCENARIOS=${BENCH_QOS_SCENARIOS:-qos-64 qos-imix qos-starved-64 qos-starved-imix}
+QOS_BUDGET_S=${BENCH_QOS_BUDGET_S:-300}
+QOS_BSZ=${BENCH_QOS_BSZ:-64,32,32,64}
+QOS_CONFIGS=${BENCH_QOS_CONFIGS:-}
+RX_CORE=$CORE2
+
+# The hierarchy and traffic (gen_qos_conf.py, pcapgen qos)
+QOS_BUSINESSES=64
+QOS_QUEUES=4
+QOS_SPARSE=60          # starved scenarios: businesses 0..59 starved
+QOS_LINE=100G
+QOS_STARVED_RATE=100k
+QOS_PACKETS=3072       # 12 per class unstarved; a multiple of 12 keeps IMIX 7:4:1
+# mempool.mbufs and qos_sched's --msz: vbrd wants its queue limits (256 x 64)
+# to take at most half of its pool; qos_sched holds the pcap, its RX ring, two
+# rings of 8192 and its queues (64 pipes x 5 queues x 64) in its pool
+QOS_MBUFS=65535
+
+ALL_QOS_SCENARIOS="qos-64 qos-imix qos-starved-64 qos-starved-imix"
+for scen in $QOS_SCENARIOS; do
+	grep -qw -- "$scen" <<<"$ALL_QOS_SCENARIOS" ||
+		die "unknown scenario '$scen' (${ALL_QOS_SCENARIOS// /, })"
+done
+
+"$PERF/build-qos-sched.sh" "$BUILD" || die "could not build qos_sched"
+QOS_SCHED=$BUILD/qos_sched
+command -v stdbuf >/dev/null || die "stdbuf missing (coreutils)"
+
+# ---- one scenario's files ------------------------------------------------------
+
+qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), $TMP/SCEN.qos.conf (vbrd)
+	local scen=$1 size sparse=0 starved=()
+	case $scen in
+	*-imix) size=imix ;;
+	*) size=64 ;;
+	esac
+	case $scen in
+	qos-starved-*) sparse=$QOS_SPARSE starved=(--starved-rate "$QOS_STARVED_RATE") ;;
+	esac
+	"$PCAPGEN" qos "$TMP/$scen.pcap" --businesses $QOS_BUSINESSES --queues $QOS_QUEUES \
+		--sparse "$sparse" --packets $QOS_PACKETS --size "$size" --dst-mac $DUT_MAC \
+		--dst-net $DST_NET --src-net $SRC_NET 2>"$TMP/$scen.pcapgen" ||
+		{ cat "$TMP/$scen.pcapgen" >&2; die "pcapgen failed for $scen"; }
+	sed 's/^pcapgen: /bench:   /' "$TMP/$scen.pcapgen" >&2
+	$PYTHON "$PERF/gen_qos_conf.py" --qos-sched "$TMP/$scen.cfg" --vbrd "$TMP/$scen.qos.conf" \
+		--businesses $QOS_BUSINESSES --queues $QOS_QUEUES --sparse "$sparse" --line $QOS_LINE \
+		"${starved[@]}" || die "gen_qos_conf.py failed for $scen"
+}
+
+# The vbrd side. Its config is bench.sh's "route" one (pcap in, null sink
+# out, 198.18.0.0/16 via 10.1.0.2) with the scenario's qos section on "out".
+# VBRD_WHY says why it cannot run (empty: it can).
+VBRD_WHY=""
+qos_vbrd_conf() {  # qos_vbrd_conf SCEN: $TMP/vbrd-SCEN.conf, or VBRD_WHY
+	local scen=$1 extra="@include \"$1.qos.conf\"" in_dev="net_pcap0,rx_pcap=$TMP/$1.pcap,infinite_rx=1"
+	# A trial in a subshell first: write_vbrd_conf ends the bench when
+	# vbrd refuses the file, which is what a vbrd without a qos loader does.
+	if ( vbrd_conf "$scen" route "$in_dev" "$CORE" $QOS_MBUFS "$extra" ) >/dev/null 2>&1; then
+		vbrd_conf "$scen" route "$in_dev" "$CORE" $QOS_MBUFS "$extra"
+		return 0
+	fi
+	if grep -q "unknown setting 'qos'" "$TMP/vbrd-$scen.conf.check"; then
+		VBRD_WHY="vbrd does not load a qos section yet"
+		return 0
+	fi
+	cat "$TMP/vbrd-$scen.conf.check" >&2
+	die "vbrd refuses the QoS config $TMP/vbrd-$scen.conf (its qos section: $TMP/$scen.qos.conf)"
+}
+
+# The hook: vbrd on CONF, run as bench.sh runs it (run_vbrd: its control
+# socket, the TX counter of "out" and its CPU time once per second, its drop
+# report). CONF is one that vbrd_conf wrote ($TMP/vbrd-TAG.conf).
+vbrd_rate() {  # vbrd_rate CONF RUN KIND -> PPS (median packets/s), CORES (median busy cores)
+	local tag
+	tag=$(basename "$1" .conf)
+	run_vbrd "${tag#vbrd-}" "$2" "$3"
+}
+
+# ---- qos_sched -----------------------------------------------------------------
+
+# qos_sched's lcores: 0 reads the pcap port and puts the frames on a ring (on
+# RX_CORE), 1 is the worker, which runs the scheduler's enqueue and dequeue and
+# sends (on CORE; "WT_LCORE" with no TX_LCORE in --pfc: scheduling and TX on
+# one lcore), 2 the main lcore, which sleeps but for printing its stats once a
+# second (on RX_CORE). It refuses RX and worker on one lcore, and its lcore ids
+# must be below the machine's CPU count, hence --lcores. Port 0 is the pcap,
+# port 1 the sink (the --vdev order).
+QS_PPS=0 QS_CORES=0 QS_WORKER=0
+run_qos_sched() {  # run_qos_sched SCEN RUN -> QS_PPS, QS_CORES, QS_WORKER (medians)
+	local scen=$1 run=$2 pfx="$PREFIX-q$2" res
+	local logf=$TMP/qos_sched-$scen-$run.log
+	local tsock=/var/run/dpdk/$pfx/dpdk_telemetry.v2
+	# stdbuf: its stats go to a file, fully buffered, and are lost when it
+	# is stopped (it has no signal handler: SIGTERM ends it)
+	# shellcheck disable=SC2046
+	stdbuf -oL "$QOS_SCHED" $(eal_mem_args) --no-pci --file-prefix "$pfx" \
+		--lcores "0@$RX_CORE,1@$CORE,2@$RX_CORE" --main-lcore 2 \
+		--vdev "net_pcap0,rx_pcap=$TMP/$scen.pcap,infinite_rx=1" --vdev "$NULL_DEV" -- \
+		--pfc "0,1,0,1" --mnc 2 --msz $QOS_MBUFS --bsz "$QOS_BSZ" --cfg "$TMP/$scen.cfg" \
+		>"$logf" 2>&1 &
+	CHILD=$!
+	for _ in $(seq 150); do
+		kill -0 "$CHILD" 2>/dev/null || fail_child "qos_sched exited during start-up" "$logf"
+		[ -S "$tsock" ] && grep -q "sched+write" "$logf" && break
+		sleep 0.1
+	done
+	grep -q "sched+write" "$logf" || fail_child "qos_sched did not start within 15 s" "$logf"
+	res=$($PYTHON "$PERF/txrate.py" --seconds "$SECONDS_PER_RUN" --pid "$CHILD" \
+		--thread rte-worker-1 telemetry "$tsock" 1 2>"$TMP/txrate.err") ||
+		{ cat "$TMP/txrate.err" >&2; fail_child "qos_sched forwarded nothing to port 1 in $scen" "$logf"; }
+	sed 's/^/bench:   qos_sched /' "$TMP/txrate.err" >&2
+	HUGE_KB=$(huge_kb "$CHILD")
+	check_mode qos_sched
+	stop_child TERM
+	rm -rf "/var/run/dpdk/$pfx"
+	read -r QS_PPS QS_CORES QS_WORKER <<<"$res"
+	# its two lcores busy-poll: less than that is other work taking the CPUs
+	awk -v c="$QS_CORES" 'BEGIN { exit !(c < 1.6) }' &&
+		log "warning: qos_sched had $QS_CORES of its 2 busy cores in $scen run $run: other work took CPU (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	qos_sched_drops "$scen" "$logf"
+}
+
+# Its last second of stats: what its RX lcore read and could not put on the
+# ring (full: the worker is the bottleneck, as it must be for the figure to
+# be the scheduler's; else the RX lcore's CPU was taken by other work), what
+# the worker took and what its scheduler dropped (queues full). Unstarved
+# nothing may be dropped there (a queue overflowed: the dequeue did not keep
+# up); starved the starved queues' excess must be.
+qos_sched_drops() {  # qos_sched_drops SCEN LOG
+	local rx rx_drop took dropped
+	read -r rx rx_drop took dropped < <(awk '$1 == "RX" && $2 == "|" { r = $3; rd = $5 }
+		$1 == "QOS+TX" { t = $3; d = $5 } END { print r + 0, rd + 0, t + 0, d + 0 }' "$2")
+	log "  qos_sched $1: in its last second of stats RX read $rx packets, $rx_drop of them with the ring full; the worker took $took, its scheduler dropped $dropped (queues full)"
+	[ "$rx_drop" -gt 0 ] ||
+		log "warning: qos_sched's RX lcore (CPU $RX_CORE) never filled the ring in $1: the worker waited for packets, the figure is not the scheduler's (other work on CPU $RX_CORE?)"
+	case $1 in
+	qos-starved-*) [ "$dropped" -gt 0 ] ||
+		log "warning: qos_sched dropped nothing in $1: the starved queues were not backlogged" ;;
+	*) [ "$dropped" -eq 0 ] ||
+		log "warning: qos_sched's scheduler dropped $dropped packets/s in $1, where nothing is out of credit" ;;
+	esac
+}
+
+# ---- the runs --------------------------------------------------------------------
+
+if [ -n "$QOS_CONFIGS" ]; then
+	mkdir -p "$QOS_CONFIGS"
+	for scen in $QOS_SCENARIOS; do
+		qos_prepare "$scen"
+		qos_vbrd_conf "$scen"
+		# the files as they would run, with their paths in DIR
+		for f in "$scen.cfg" "$scen.qos.conf" "vbrd-$scen.conf"; do
+			sed "s|$TMP/|$QOS_CONFIGS/|g" "$TMP/$f" >"$QOS_CONFIGS/$f"
+		done
+		cp "$TMP/$scen.pcap" "$QOS_CONFIGS/"
+		log "$scen: $QOS_CONFIGS/vbrd-$scen.conf (includes $scen.qos.conf), $QOS_CONFIGS/$scen.cfg, $QOS_CONFIGS/$scen.pcap; vbrd: ${VBRD_WHY:-loads it}"
+	done
+	exit 0
+fi
+
+huge_setup
+if [ "$MODE" = hugepages ]; then
+	MODE_TEXT="mode hugepages"
+else
+	MODE_TEXT="mode no-huge ($MODE_WHY)"
+	log "warning: running with --no-huge: $MODE_WHY"
+fi
+START=$(date +%s)
+log "TSC $TSC_HZ Hz, vbrd's worker and qos_sched's worker on CPU $CORE, qos_sched's RX on CPU $RX_CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, qos_sched --bsz $QOS_BSZ, $MODE_TEXT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+RESULTS=()
+n_scen=$(wc -w <<<"$QOS_SCENARIOS") k=0
+for scen in $QOS_SCENARIOS; do
+	k=$((k + 1))
+	scen_budget=$((QOS_BUDGET_S * k / n_scen))
+	qos_prepare "$scen"
+	VBRD_WHY=""
+	qos_vbrd_conf "$scen"
+	[ -z "$VBRD_WHY" ] || log "$scen: vbrd not run: $VBRD_WHY"
+	kind=qos
+	case $scen in qos-starved-*) kind=qos-starved ;; esac
+	v=() vc=() q=() qc=() qw=()
+	for run in $(seq "$RUNS"); do
+		if [ "$run" -gt 1 ] && [ $(($(date +%s) - START)) -gt "$scen_budget" ]; then
+			log "time budget reached: $scen stops after $((run - 1)) run(s)"
+			break
+		fi
+		# alternately, one at a time: noise from other work hits both
+		if [ -z "$VBRD_WHY" ]; then
+			vbrd_rate "$TMP/vbrd-$scen.conf" "$run" "$kind"
+			v+=("$PPS") vc+=("$(cycles "$PPS" "$CORES")")
+		fi
+		run_qos_sched "$scen" "$run"
+		q+=("$QS_PPS") qc+=("$(cycles "$QS_PPS" "$QS_CORES")") qw+=("$(cycles "$QS_PPS" "$QS_WORKER")")
+		log "$scen run $run:${v:+ vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt,} qos_sched ${q[-1]} pps ${qc[-1]} cycles/pkt (${QS_CORES} cores; worker ${qw[-1]} cycles/pkt, ${QS_WORKER} cores)"
+	done
+	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}")
+	if [ -z "$VBRD_WHY" ]; then
+		vp=$(median "${v[@]}") vcy=$(median "${vc[@]}")
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v vc="$vcy" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) ratio %.2f %s\n",
+				s, v / 1e6, vc, q / 1e6, qc, qw, qc / vc, m }')")
+	else
+		RESULTS+=("$(awk -v s="$scen" -v why="$VBRD_WHY" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd - (%s) qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) %s\n",
+				s, why, q / 1e6, qc, qw, m }')")
+	fi
+done
+printf '%s\n' "${RESULTS[@]}"
+log "done in $(($(date +%s) - START)) s, load average $(cut -d' ' -f1-3 /proc/loadavg); cycles/pkt = TSC Hz x busy cores (measured CPU time) / pps"
