@@ -135,15 +135,26 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 	if (!s->active || qos_tb_refill(&s->line, now) <= 0)
 		return 0;
 
-	/* Refill the buckets of the businesses with packets, once per call. */
+	/* Refill the buckets of the businesses with packets, once per call.
+	 * One whose ceiling is out of tokens sleeps until the TSC at which it
+	 * has some again (s->wake, a dense array): a line with most businesses
+	 * starved does not touch them on every call. */
 	uint64_t g_ok = 0, c_ok = 0;
 	for (uint64_t a = s->active; a; a &= a - 1) {
 		unsigned i = (unsigned)__builtin_ctzll(a);
+		if (now < s->wake[i])
+			continue;
 		struct qos_business *b = &s->b[i];
+		if (b->c.rate) {
+			int64_t t = qos_tb_refill(&b->c, now);
+			if (t <= 0) {
+				s->wake[i] = now + (uint64_t)-t / b->c.rate + 1;
+				continue;
+			}
+		}
+		c_ok |= 1ull << i;
 		if (qos_tb_refill(&b->g, now) > 0)
 			g_ok |= 1ull << i;
-		if (b->c.rate == 0 || qos_tb_refill(&b->c, now) > 0)
-			c_ok |= 1ull << i;
 	}
 
 	uint64_t hz = s->hz, blocked = 0;
@@ -208,8 +219,10 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 			s->green_packets += run;
 		else
 			s->borrowed_packets += run;
-		if (b->c.rate && b->c.tokens <= 0)
+		if (b->c.rate && b->c.tokens <= 0) {
 			c_ok &= ~(1ull << bi);
+			s->wake[bi] = now + (uint64_t)-b->c.tokens / b->c.rate + 1;
+		}
 		if (b->g.tokens <= 0)
 			g_ok &= ~(1ull << bi);
 		if (q->head == q->tail) {
