@@ -5,7 +5,8 @@
 # egress scheduler) against DPDK's qos_sched example, on the same pcaps,
 # devices and core, and prints per scenario
 #
-#   bench: qos-64 vbrd MPPS Mpps CYCLES cycles/pkt qos_sched MPPS Mpps CYCLES cycles/pkt (worker W) ratio R mode hugepages
+#   bench: qos-64 vbrd MPPS Mpps CYCLES cycles/pkt qos_sched MPPS Mpps CYCLES cycles/pkt (worker W)
+#          l3fwd MPPS Mpps; vbrd/qos_sched R (Mpps), vbrd/l3fwd R mode hugepages
 #
 # or, while vbrd does not load a config with a qos section,
 #
@@ -15,7 +16,9 @@
 # pps, busy cores being all the CPU time the program used per second
 # (qos_sched: about 2, its RX lcore and its worker busy-poll a CPU each;
 # vbrd: about 1); W: the same with qos_sched's worker lcore's CPU time
-# only (what its scheduler stage costs); R = qos_sched's CYCLES / vbrd's.
+# only (what its scheduler stage costs); the ratios are of Mpps. l3fwd runs
+# on the same pcap (it only routes: the floor of the issue is 0.35x it), and
+# the last lines give each starved scenario's Mpps over the unstarved one's.
 #
 # Scenarios: a line of 100 Gbit/s with 64 businesses (qos_sched: pipes of
 # one subport) of 4 queues each (256 queues; vbrd: 256 classes by DSCP and
@@ -38,7 +41,7 @@
 # qos_sched's worker lcore), BENCH_CORE2 (qos_sched's RX lcore, and its
 # main lcore, which sleeps but once a second), BENCH_HUGEPAGES, TSC_HZ, and
 #   BENCH_QOS_SCENARIOS="qos-64 qos-imix qos-starved-64 qos-starved-imix"
-#   BENCH_QOS_BUDGET_S=300  no run after the first of scenario k starts later
+#   BENCH_QOS_BUDGET_S=540  no run after the first of scenario k starts later
 #                        than the scenarios up to k's share of this
 #   BENCH_QOS_BSZ="64,32,32,64"  qos_sched's --bsz: RX burst, ring burst and
 #                        scheduler enqueue, scheduler dequeue, TX burst
@@ -54,7 +57,7 @@ set -euo pipefail
 source "$(dirname "$0")/bench.sh"
 
 QOS_SCENARIOS=${BENCH_QOS_SCENARIOS:-qos-64 qos-imix qos-starved-64 qos-starved-imix}
-QOS_BUDGET_S=${BENCH_QOS_BUDGET_S:-300}
+QOS_BUDGET_S=${BENCH_QOS_BUDGET_S:-540}
 QOS_BSZ=${BENCH_QOS_BSZ:-64,32,32,64}
 QOS_CONFIGS=${BENCH_QOS_CONFIGS:-}
 RX_CORE=$CORE2
@@ -213,6 +216,8 @@ if [ -n "$QOS_CONFIGS" ]; then
 	exit 0
 fi
 
+"$PERF/build-l3fwd.sh" "$BUILD" || die "could not build l3fwd"
+L3FWD=$BUILD/l3fwd
 huge_setup
 if [ "$MODE" = hugepages ]; then
 	MODE_TEXT="mode hugepages"
@@ -223,6 +228,7 @@ fi
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, vbrd's worker and qos_sched's worker on CPU $CORE, qos_sched's RX on CPU $RX_CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, qos_sched --bsz $QOS_BSZ, $MODE_TEXT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=()
+declare -A VBRD_MPPS
 n_scen=$(wc -w <<<"$QOS_SCENARIOS") k=0
 for scen in $QOS_SCENARIOS; do
 	k=$((k + 1))
@@ -233,7 +239,7 @@ for scen in $QOS_SCENARIOS; do
 	[ -z "$VBRD_WHY" ] || log "$scen: vbrd not run: $VBRD_WHY"
 	kind=qos
 	case $scen in qos-starved-*) kind=qos-starved ;; esac
-	v=() vc=() q=() qc=() qw=()
+	v=() vc=() q=() qc=() qw=() l=()
 	for run in $(seq "$RUNS"); do
 		if [ "$run" -gt 1 ] && [ $(($(date +%s) - START)) -gt "$scen_budget" ]; then
 			log "time budget reached: $scen stops after $((run - 1)) run(s)"
@@ -246,14 +252,18 @@ for scen in $QOS_SCENARIOS; do
 		fi
 		run_qos_sched "$scen" "$run"
 		q+=("$QS_PPS") qc+=("$(cycles "$QS_PPS" "$QS_CORES")") qw+=("$(cycles "$QS_PPS" "$QS_WORKER")")
-		log "$scen run $run:${v:+ vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt,} qos_sched ${q[-1]} pps ${qc[-1]} cycles/pkt (${QS_CORES} cores; worker ${qw[-1]} cycles/pkt, ${QS_WORKER} cores)"
+		# l3fwd on the same pcap: the issue's floor is vbrd >= 0.35x l3fwd
+		run_l3fwd "$scen" "$TMP/$scen.pcap" "$run"
+		l+=("$PPS")
+		log "$scen run $run:${v:+ vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt,} qos_sched ${q[-1]} pps ${qc[-1]} cycles/pkt (${QS_CORES} cores; worker ${qw[-1]} cycles/pkt, ${QS_WORKER} cores), l3fwd ${l[-1]} pps"
 	done
-	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}")
+	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}") lp=$(median "${l[@]}")
 	if [ -z "$VBRD_WHY" ]; then
 		vp=$(median "${v[@]}") vcy=$(median "${vc[@]}")
-		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v vc="$vcy" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
-			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) ratio %.2f %s\n",
-				s, v / 1e6, vc, q / 1e6, qc, qw, qc / vc, m }')")
+		VBRD_MPPS[$scen]=$vp
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v vc="$vcy" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v lp="$lp" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) l3fwd %.2f Mpps; vbrd/qos_sched %.2f (Mpps), vbrd/l3fwd %.2f %s\n",
+				s, v / 1e6, vc, q / 1e6, qc, qw, lp / 1e6, v / q, v / lp, m }')")
 	else
 		RESULTS+=("$(awk -v s="$scen" -v why="$VBRD_WHY" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
 			printf "bench: %s vbrd - (%s) qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) %s\n",
@@ -261,4 +271,11 @@ for scen in $QOS_SCENARIOS; do
 	fi
 done
 printf '%s\n' "${RESULTS[@]}"
+# the issue's third floor: starved >= 0.8x unstarved, per frame size
+for size in 64 imix; do
+	if [ -n "${VBRD_MPPS[qos-$size]:-}" ] && [ -n "${VBRD_MPPS[qos-starved-$size]:-}" ]; then
+		awk -v s="$size" -v a="${VBRD_MPPS[qos-starved-$size]}" -v b="${VBRD_MPPS[qos-$size]}" \
+			'BEGIN { printf "bench: qos-starved-%s / qos-%s (vbrd) %.2f\n", s, s, a / b }'
+	fi
+done
 log "done in $(($(date +%s) - START)) s, load average $(cut -d' ' -f1-3 /proc/loadavg); cycles/pkt = TSC Hz x busy cores (measured CPU time) / pps"
