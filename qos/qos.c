@@ -460,16 +460,12 @@ static void qos_state_published(const struct fwd_state *st)
 	}
 }
 
-void qos_rates_update(void);
-
 static void qos_timer(uint64_t now_ms)
 {
 	(void)now_ms;
 	sweep_retired(false);
 	qos_rates_update();
 }
-
-int qos_show_start(void);
 
 struct vbrd_module qos_module = {
 	.name = "qos",

@@ -134,6 +134,16 @@ static inline unsigned qos_line_of(const struct qos_state *qs, uint16_t port,
 /** Free @p qs now (no worker uses it): its queued packets too. */
 void qos_state_destroy(struct qos_state *qs);
 
+/** Register `show qos` and its views, and their telemetry (qos_show.c; the module's start hook). @return 0 or a negative errno */
+int qos_show_start(void);
+
+/**
+ * Sample every line's per-queue TX bytes of the current generation and
+ * update its rates (bits/s over the last RATE_PERIOD_MS, 1 s); main lcore,
+ * from the module's timer. A line is sampled once its owner adopted it.
+ */
+void qos_rates_update(void);
+
 /** The qos_state of @p st (NULL when it has no line). */
 const struct qos_state *qos_state_of(const struct fwd_state *st);
 

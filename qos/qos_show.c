@@ -19,8 +19,6 @@
 
 #define RATE_PERIOD_MS 1000
 
-void qos_rates_update(void);
-
 void qos_rates_update(void)
 {
 	const struct qos_state *qs = qos_state_of(atomic_load(&fwd_current));
@@ -240,8 +238,6 @@ static int show_qos_classes(int argc, const char *const *argv, json_t **data, ch
 {
 	return qos_tables(T_CLASSES, argc, argv, data, err, errlen);
 }
-
-int qos_show_start(void);
 
 int qos_show_start(void)
 {
