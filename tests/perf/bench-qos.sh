@@ -18,7 +18,11 @@
 # vbrd: about 1); W: the same with qos_sched's worker lcore's CPU time
 # only (what its scheduler stage costs); the ratios are of Mpps. l3fwd runs
 # on the same pcap (it only routes: the floor of the issue is 0.35x it), and
-# the last lines give each starved scenario's Mpps over the unstarved one's.
+# the last lines give each starved scenario's Mpps over the unstarved one's
+# (qos-64 or qos-imix) and over the skew one's (the same pcap, unstarved):
+#
+#   bench: qos-starved-64 / qos-64 (vbrd) S
+#   bench: qos-starved-64 / qos-skew-64, the same pcap unstarved: vbrd S2, qos_sched Q2
 #
 # Scenarios: a line of 100 Gbit/s with 64 businesses (qos_sched: pipes of
 # one subport) of 4 queues each (256 queues; vbrd: 256 classes by DSCP and
@@ -33,6 +37,12 @@
 #                          the pcap (7.8 %): their queues stay full and out
 #                          of credit; the other 92 % go to the 16 queues of
 #                          the 4 businesses left, which are unlimited
+#   qos-skew-64,           the starved scenarios' pcap with every business
+#   qos-skew-imix          far above its traffic, as in qos-64: what the
+#                          starved rates cost on the same traffic (qos_sched
+#                          forwards half as much on it as on qos-64's, whose
+#                          frames spread over all 64 pipes); no l3fwd (its
+#                          figure is the starved scenario's, same pcap)
 #
 # The method is bench.sh's (this script sources it: hugepages, vbrd's
 # configs and runs, the TX counter sampled once per second after 1 s of
@@ -40,8 +50,9 @@
 # bench.sh's BUILD, BENCH_RUNS, BENCH_SECONDS, BENCH_CORE (vbrd's worker and
 # qos_sched's worker lcore), BENCH_CORE2 (qos_sched's RX lcore, and its
 # main lcore, which sleeps but once a second), BENCH_HUGEPAGES, TSC_HZ, and
-#   BENCH_QOS_SCENARIOS="qos-64 qos-imix qos-starved-64 qos-starved-imix"
-#   BENCH_QOS_BUDGET_S=540  no run after the first of scenario k starts later
+#   BENCH_QOS_SCENARIOS="qos-64 qos-imix qos-skew-64 qos-skew-imix qos-starved-64
+#                        qos-starved-imix"
+#   BENCH_QOS_BUDGET_S=720  no run after the first of scenario k starts later
 #                        than the scenarios up to k's share of this
 #   BENCH_QOS_BSZ="64,64,32,64"  qos_sched's --bsz: RX burst, ring burst and
 #                        scheduler enqueue, scheduler dequeue, TX burst; the
@@ -60,8 +71,9 @@ set -euo pipefail
 # shellcheck source=tests/perf/bench.sh
 source "$(dirname "$0")/bench.sh"
 
-QOS_SCENARIOS=${BENCH_QOS_SCENARIOS:-qos-64 qos-imix qos-starved-64 qos-starved-imix}
-QOS_BUDGET_S=${BENCH_QOS_BUDGET_S:-540}
+ALL_QOS_SCENARIOS="qos-64 qos-imix qos-skew-64 qos-skew-imix qos-starved-64 qos-starved-imix"
+QOS_SCENARIOS=${BENCH_QOS_SCENARIOS:-$ALL_QOS_SCENARIOS}
+QOS_BUDGET_S=${BENCH_QOS_BUDGET_S:-720}
 QOS_BSZ=${BENCH_QOS_BSZ:-64,64,32,64}
 QOS_CONFIGS=${BENCH_QOS_CONFIGS:-}
 RX_CORE=$CORE2
@@ -69,7 +81,7 @@ RX_CORE=$CORE2
 # The hierarchy and traffic (gen_qos_conf.py, pcapgen qos)
 QOS_BUSINESSES=64
 QOS_QUEUES=4
-QOS_SPARSE=60          # starved scenarios: businesses 0..59 starved
+QOS_SPARSE=60          # skew and starved scenarios: businesses 0..59 with one frame per class
 QOS_LINE=100G
 QOS_STARVED_RATE=100k
 QOS_PACKETS=3072       # 12 per class unstarved; a multiple of 12 keeps IMIX 7:4:1
@@ -78,7 +90,6 @@ QOS_PACKETS=3072       # 12 per class unstarved; a multiple of 12 keeps IMIX 7:4
 # rings of 8192 and its queues (64 pipes x 5 queues x 64) in its pool
 QOS_MBUFS=65535
 
-ALL_QOS_SCENARIOS="qos-64 qos-imix qos-starved-64 qos-starved-imix"
 for scen in $QOS_SCENARIOS; do
 	grep -qw -- "$scen" <<<"$ALL_QOS_SCENARIOS" ||
 		die "unknown scenario '$scen' (${ALL_QOS_SCENARIOS// /, })"
@@ -97,6 +108,7 @@ qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), 
 	*) size=64 ;;
 	esac
 	case $scen in
+	qos-skew-*) sparse=$QOS_SPARSE ;;
 	qos-starved-*) sparse=$QOS_SPARSE starved=(--starved-rate "$QOS_STARVED_RATE") ;;
 	esac
 	"$PCAPGEN" qos "$TMP/$scen.pcap" --businesses $QOS_BUSINESSES --queues $QOS_QUEUES \
@@ -226,7 +238,7 @@ fi
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, vbrd's worker and qos_sched's worker on CPU $CORE, qos_sched's RX on CPU $RX_CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, qos_sched --bsz $QOS_BSZ, $MODE_TEXT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=()
-declare -A VBRD_MPPS
+declare -A VBRD_MPPS QS_MPPS
 n_scen=$(wc -w <<<"$QOS_SCENARIOS") k=0
 for scen in $QOS_SCENARIOS; do
 	k=$((k + 1))
@@ -251,12 +263,23 @@ for scen in $QOS_SCENARIOS; do
 		run_qos_sched "$scen" "$run"
 		q+=("$QS_PPS") qc+=("$(cycles "$QS_PPS" "$QS_CORES")") qw+=("$(cycles "$QS_PPS" "$QS_WORKER")")
 		# l3fwd on the same pcap: the issue's floor is vbrd >= 0.35x l3fwd
-		run_l3fwd "$scen" "$TMP/$scen.pcap" "$run"
-		l+=("$PPS")
-		log "$scen run $run:${v:+ vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt,} qos_sched ${q[-1]} pps ${qc[-1]} cycles/pkt (${QS_CORES} cores; worker ${qw[-1]} cycles/pkt, ${QS_WORKER} cores), l3fwd ${l[-1]} pps"
+		# (the skew scenarios' pcap is the starved ones': measured there)
+		if [ "${scen#qos-skew-}" = "$scen" ]; then
+			run_l3fwd "$scen" "$TMP/$scen.pcap" "$run"
+			l+=("$PPS")
+		fi
+		log "$scen run $run:${v:+ vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt,} qos_sched ${q[-1]} pps ${qc[-1]} cycles/pkt (${QS_CORES} cores; worker ${qw[-1]} cycles/pkt, ${QS_WORKER} cores)${l:+, l3fwd ${l[-1]} pps}"
 	done
-	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}") lp=$(median "${l[@]}")
-	if [ -z "$VBRD_WHY" ]; then
+	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}") lp=""
+	[ ${#l[@]} -eq 0 ] || lp=$(median "${l[@]}")
+	QS_MPPS[$scen]=$qp
+	if [ -z "$VBRD_WHY" ] && [ -z "$lp" ]; then
+		vp=$(median "${v[@]}") vcy=$(median "${vc[@]}")
+		VBRD_MPPS[$scen]=$vp
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v vc="$vcy" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f); vbrd/qos_sched %.2f (Mpps) %s\n",
+				s, v / 1e6, vc, q / 1e6, qc, qw, v / q, m }')")
+	elif [ -z "$VBRD_WHY" ]; then
 		vp=$(median "${v[@]}") vcy=$(median "${vc[@]}")
 		VBRD_MPPS[$scen]=$vp
 		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v vc="$vcy" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v lp="$lp" -v m="$MODE_TEXT" 'BEGIN {
@@ -275,5 +298,14 @@ for size in 64 imix; do
 		awk -v s="$size" -v a="${VBRD_MPPS[qos-starved-$size]}" -v b="${VBRD_MPPS[qos-$size]}" \
 			'BEGIN { printf "bench: qos-starved-%s / qos-%s (vbrd) %.2f\n", s, s, a / b }'
 	fi
+done
+# the same over the same pcap unstarved: what the starved rates cost, the
+# traffic's skew left out (qos_sched slows down on the skew alone)
+for size in 64 imix; do
+	[ -n "${QS_MPPS[qos-skew-$size]:-}" ] && [ -n "${QS_MPPS[qos-starved-$size]:-}" ] || continue
+	awk -v s="$size" -v va="${VBRD_MPPS[qos-starved-$size]:-}" -v vb="${VBRD_MPPS[qos-skew-$size]:-}" \
+		-v qa="${QS_MPPS[qos-starved-$size]}" -v qb="${QS_MPPS[qos-skew-$size]}" 'BEGIN {
+		printf "bench: qos-starved-%s / qos-skew-%s, the same pcap unstarved: vbrd %s, qos_sched %.2f\n",
+			s, s, (va != "" && vb != "") ? sprintf("%.2f", va / vb) : "-", qa / qb }'
 done
 log "done in $(($(date +%s) - START)) s, load average $(cut -d' ' -f1-3 /proc/loadavg); cycles/pkt = TSC Hz x busy cores (measured CPU time) / pps"
