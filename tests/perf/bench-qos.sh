@@ -302,7 +302,9 @@ done
 # the same over the same pcap unstarved: what the starved rates cost, the
 # traffic's skew left out (qos_sched slows down on the skew alone)
 for size in 64 imix; do
-	[ -n "${QS_MPPS[qos-skew-$size]:-}" ] && [ -n "${QS_MPPS[qos-starved-$size]:-}" ] || continue
+	if [ -z "${QS_MPPS[qos-skew-$size]:-}" ] || [ -z "${QS_MPPS[qos-starved-$size]:-}" ]; then
+		continue
+	fi
 	awk -v s="$size" -v va="${VBRD_MPPS[qos-starved-$size]:-}" -v vb="${VBRD_MPPS[qos-skew-$size]:-}" \
 		-v qa="${QS_MPPS[qos-starved-$size]}" -v qb="${QS_MPPS[qos-skew-$size]}" 'BEGIN {
 		printf "bench: qos-starved-%s / qos-skew-%s, the same pcap unstarved: vbrd %s, qos_sched %.2f\n",
