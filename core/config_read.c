@@ -809,6 +809,13 @@ static void sections_sort(void)
 				const struct config_section *dep = section_find(*a);
 				ready = dep == NULL || done[dep->id];
 			}
+			/* a section that names it in `before` goes first */
+			for (unsigned j = 0; ready && j < nb_sections; j++)
+				for (const char *const *b = sections[j]->before; ready && b && *b;
+				     b++)
+					if (!done[j] && j != i &&
+					    strcmp(*b, sections[i]->name) == 0)
+						ready = false;
 			if (ready &&
 			    (pick < 0 || strcmp(sections[i]->name, sections[pick]->name) < 0))
 				pick = (int)i;

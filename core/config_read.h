@@ -58,9 +58,10 @@ enum { CFG_VAL_BAD = -1, CFG_VAL_ABSENT = 0, CFG_VAL_OK = 1 };
 
 /** A feature's top-level settings. Define with CONFIG_SECTION(). */
 struct config_section {
-	const char *name;         /* top-level setting it owns, e.g. "tunnels" */
-	const char *const *also;  /* further top-level names it owns; NULL-terminated */
-	const char *const *after; /* sections whose results it reads; NULL-terminated */
+	const char *name;          /* top-level setting it owns, e.g. "tunnels" */
+	const char *const *also;   /* further top-level names it owns; NULL-terminated */
+	const char *const *after;  /* sections whose results it reads; NULL-terminated */
+	const char *const *before; /* sections that read its results; NULL-terminated */
 	/**
 	 * Load the section from @p root (whether or not its settings are
 	 * present: defaults are the loader's). Problems are reported with

@@ -124,6 +124,18 @@ int modules_state_build(struct fwd_state *st, const struct fwd_state *prev, char
 	return 0;
 }
 
+int modules_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
+			  const struct fwd_state *prev, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < nb_modules; i++) {
+		struct vbrd_module *m = modules[i];
+		int ret;
+		if (m->state_prepare && (ret = m->state_prepare(st, cfg, prev, err, errlen)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 void modules_state_free(struct fwd_state *st)
 {
 	for (unsigned i = nb_modules; i-- > 0;)

@@ -37,6 +37,17 @@ struct vbrd_module {
 	 */
 	int (*init)(const struct vbrd_config *cfg);
 	/**
+	 * Into every new forwarding state, while its route table is built and
+	 * before its next hops are filled: take (fib_nexthop_get()) the ids of
+	 * the next hops the feature's objects use, so st->nexthops covers them
+	 * and the neighbor table keeps their MACs current. What it keeps goes
+	 * in st->feature[id]; state_free releases it (also after a failed build).
+	 * @p cfg is the configuration the state is built from (st->cfg is not set yet).
+	 * @return 0 or a negative errno with @p err filled
+	 */
+	int (*state_prepare)(struct fwd_state *st, const struct vbrd_config *cfg,
+			     const struct fwd_state *prev, char *err, size_t errlen);
+	/**
 	 * Into every new forwarding state, after the core tables are built and
 	 * before it is published (start-up and each reload). @p prev is the
 	 * running state (NULL at start-up) to carry run-time data over from.
@@ -96,6 +107,13 @@ int modules_init(const struct vbrd_config *cfg, char *err, size_t errlen);
  */
 int modules_state_build(struct fwd_state *st, const struct fwd_state *prev, char *err,
 			size_t errlen);
+
+/**
+ * Run every state_prepare hook on @p st in order.
+ * @return 0 or the first negative errno (@p err says what failed)
+ */
+int modules_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
+			  const struct fwd_state *prev, char *err, size_t errlen);
 
 /** Run every state_free hook on @p st, in reverse order. */
 void modules_state_free(struct fwd_state *st);

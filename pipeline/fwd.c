@@ -11,6 +11,7 @@
 #include "pipeline/fib.h"
 #include "pipeline/fwd.h"
 #include "pipeline/l2.h"
+#include "pipeline/nh_kind.h"
 #include "pipeline/mem.h"
 #include "pipeline/neigh.h"
 #include "pipeline/local.h"
@@ -230,8 +231,13 @@ static int nexthops_fill(struct fwd_state *st)
 
 /* Whether FIB values of @p prev (interface and path-group indexes) mean
  * the same in @p st: prev's lists are a prefix of st's, by name. */
-static bool indexes_kept(const struct fwd_state *st, const struct fwd_state *prev)
+static bool indexes_kept(const struct fwd_state *st, const struct vbrd_config *cfg,
+			 const struct fwd_state *prev)
 {
+	for (unsigned k = 0; k < FIB_KIND_MAX; k++)
+		if (fwd_nh_kinds[k] != NULL && fwd_nh_kinds[k]->same_indexes != NULL &&
+		    !fwd_nh_kinds[k]->same_indexes(&prev->cfg, cfg))
+			return false;
 	if (prev->nb_ifaces > st->nb_ifaces || prev->nb_path_groups > st->nb_path_groups)
 		return false;
 	for (int i = 0; i < prev->nb_ifaces; i++)
@@ -264,7 +270,7 @@ static int fib_attach(struct fwd_state *st, const struct vbrd_config *cfg,
 			RTE_MAX(need.routes6, need_old.routes6),
 			RTE_MAX(need.tbl8_6, need_old.tbl8_6),
 		};
-		if (fib_capacity_fits(&peak, &prev->fibs->cap) && indexes_kept(st, prev)) {
+		if (fib_capacity_fits(&peak, &prev->fibs->cap) && indexes_kept(st, cfg, prev)) {
 			st->fibs = prev->fibs;
 			fib_pair_get(st->fibs);
 			st->fib = st->fibs->fib;
@@ -301,9 +307,9 @@ static int fib_attach(struct fwd_state *st, const struct vbrd_config *cfg,
 				 need.routes4, need.tbl8_4, need.routes6, need.tbl8_6,
 				 prev->fibs->cap.routes4, prev->fibs->cap.tbl8_4,
 				 prev->fibs->cap.routes6, prev->fibs->cap.tbl8_6,
-				 indexes_kept(st, prev) ? ""
-							: "; interfaces or path groups "
-							  "renumbered too",
+				 indexes_kept(st, cfg, prev) ? ""
+							     : "; interfaces or path groups "
+							       "renumbered too",
 				 why);
 		else
 			snprintf(err, errlen, "%s", why);
@@ -436,7 +442,9 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 
 		if (cr->prefix.addr.family != AF_INET)
 			continue; /* IPv6 routes: fwd6_build() */
-		if (cr->path_group >= 0) {
+		if (cr->target_kind) {
+			value = FIB_NH(cr->target_kind, cr->target);
+		} else if (cr->path_group >= 0) {
 			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
 		} else if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];
@@ -471,6 +479,10 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	ret = fib_table_sort(t);
 	if (ret < 0)
 		goto fail_msg;
+	/* features take the ids of their own next hops before the fill */
+	ret = modules_state_prepare(st, cfg, prev, err, errlen);
+	if (ret < 0)
+		goto fail;
 	ret = nexthops_fill(st);
 	if (ret < 0)
 		goto fail_msg;

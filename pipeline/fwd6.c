@@ -175,7 +175,9 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 
 		if (cr->prefix.addr.family != AF_INET6)
 			continue;
-		if (cr->path_group >= 0) {
+		if (cr->target_kind) {
+			value = FIB_NH(cr->target_kind, cr->target);
+		} else if (cr->path_group >= 0) {
 			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
 		} else if (cr->nb_nexthops == 1) {
 			const struct cfg_nexthop *n = &cr->nexthops[0];

@@ -47,6 +47,14 @@ struct fwd_nh_kind {
 	/** The same for IPv6 (hop limit checked, not decremented). */
 	void (*output6)(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			const struct ip6_ctx *c, uint32_t idx);
+	/**
+	 * Optional: whether every index of this kind that a FIB value of
+	 * configuration @p prev carries names the same object in @p next
+	 * (prev's objects a prefix of next's, by name). When it is not, a
+	 * reload builds a fresh FIB rather than changing the running one in
+	 * place (fwd_state_build()).
+	 */
+	bool (*same_indexes)(const struct vbrd_config *prev, const struct vbrd_config *next);
 };
 
 /** Kinds by number; NULL for the core's own and unused ones. */

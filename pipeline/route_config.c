@@ -138,9 +138,58 @@ static void load_next_hops(struct cfg_reader *ld, struct cfg_route *r, const str
 	}
 }
 
+/* Next hops that features own (route_target_register()). */
+#define ROUTE_TARGETS_MAX 4
+static struct route_target {
+	const char *key;
+	unsigned fib_kind;
+	int (*resolve)(const struct vbrd_config *cfg, const char *name);
+} targets[ROUTE_TARGETS_MAX];
+static unsigned nb_targets;
+
+void route_target_register(const char *key, unsigned fib_kind,
+			   int (*resolve)(const struct vbrd_config *cfg, const char *name))
+{
+	if (nb_targets == ROUTE_TARGETS_MAX)
+		abort();
+	targets[nb_targets++] = (struct route_target){ key, fib_kind, resolve };
+}
+
+/* A feature's target named in route @p s: resolved into r, or reported. */
+static bool load_target(struct cfg_reader *ld, const config_setting_t *s, struct cfg_route *r,
+			bool other)
+{
+	char path[128];
+	const char *v;
+
+	for (unsigned i = 0; i < nb_targets; i++) {
+		const config_setting_t *t = config_setting_get_member(s, targets[i].key);
+		int idx;
+
+		if (t == NULL)
+			continue;
+		if (other) {
+			cfg_err_at(ld, t, "%s: '%s' excludes 'via', 'next_hops' and 'path_group'",
+				   cfg_path(s, path, sizeof(path)), targets[i].key);
+			return true;
+		}
+		if (cfg_string_value(ld, t, &v) != CFG_VAL_OK)
+			return true;
+		idx = targets[i].resolve(ld->cfg, v);
+		if (idx < 0) {
+			cfg_err(ld, t, "unknown %s '%s'", targets[i].key, v);
+			return true;
+		}
+		r->target_kind = targets[i].fib_kind;
+		r->target = (uint32_t)idx;
+		return true;
+	}
+	return false;
+}
+
 static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
-	static const char *const keys[] = { "prefix", "via", "next_hops", "path_group", NULL };
+	const char *keys[5 + ROUTE_TARGETS_MAX] = { "prefix", "via", "next_hops", "path_group" };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_route *r = &cfg->routes[idx];
 	const config_setting_t *pg = config_setting_get_member(s, "path_group");
@@ -153,6 +202,8 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 
 	r->line = cfg_line(s);
 	r->path_group = -1;
+	for (unsigned i = 0; i < nb_targets; i++)
+		keys[4 + i] = targets[i].key;
 	cfg_check_members(ld, s, keys);
 
 	if (ps == NULL) {
@@ -173,6 +224,8 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 			pfx = &r->prefix;
 		}
 	}
+	if (load_target(ld, s, r, pg != NULL || via != NULL || nhs != NULL))
+		return;
 	if (pg != NULL && (via != NULL || nhs != NULL))
 		cfg_err_at(ld, pg, "%s: 'path_group' excludes 'via' and 'next_hops'",
 			   cfg_path(s, path, sizeof(path)));
@@ -187,10 +240,15 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 		load_via(ld, r, pfx, via);
 	else if (nhs != NULL)
 		load_next_hops(ld, r, pfx, nhs);
-	else
+	else {
+		char more[128] = "";
+		for (unsigned i = 0; i < nb_targets; i++)
+			snprintf(more + strlen(more), sizeof(more) - strlen(more), ", '%s'",
+				 targets[i].key);
 		cfg_err_at(ld, s,
-			   "%s: missing required setting 'via' (or 'next_hops', 'path_group')",
-			   cfg_path(s, path, sizeof(path)));
+			   "%s: missing required setting 'via' (or 'next_hops', 'path_group'%s)",
+			   cfg_path(s, path, sizeof(path)), more);
+	}
 }
 
 /* IPv6 route order for finding duplicates: by prefix, then by line. */
