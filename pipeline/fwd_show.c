@@ -14,6 +14,7 @@
 
 #include "core/ctl.h"
 #include "core/module.h"
+#include "pipeline/nh_kind.h"
 #include "pipeline/l2.h"
 #include "pipeline/fwd.h"
 #include "pipeline/worker.h"
@@ -75,6 +76,13 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 	uint32_t idx = FIB_NH_INDEX(value);
 	json_t *nhs = json_array();
 
+	const struct fwd_nh_kind *k = fwd_nh_kinds[FIB_NH_KIND(value)];
+	if (k != NULL && k->object_name != NULL) {
+		const char *name = k->object_name(st, idx);
+		json_array_append_new(nhs, json_pack("{s:s, s:s}", "via", "", "interface",
+						     name ? name : ""));
+		return nhs;
+	}
 	if (FIB_NH_KIND(value) == FIB_KIND_PATHGRP) {
 		json_array_append_new(
 			nhs,
@@ -156,7 +164,9 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 			arr,
 			json_pack("{s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
 				  "type",
-				  FIB_NH_KIND(value) == FIB_KIND_PATHGRP ? "path_group" : "static",
+				  fwd_nh_kinds[FIB_NH_KIND(value)]
+					  ? fwd_nh_kinds[FIB_NH_KIND(value)]->name
+					  : "static",
 				  "next_hops", value_json(st, value)));
 	}
 	*data = json_pack("{s:o}", "routes", arr);
@@ -206,11 +216,12 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	static const char *const kinds[] = { "next_hop",   "ecmp",      "local", "none",
 					     "path_group", "broadcast", "kind6", "kind7" };
 	uint32_t kind = FIB_NH_KIND(value);
-	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || kind == FIB_KIND_PATHGRP
+	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || fwd_nh_kinds[kind]
 			      ? value_json(st, (uint32_t)value)
 			      : json_array();
 	*data = json_pack("{s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
-			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "type", kinds[kind & 7],
+			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "type",
+			  fwd_nh_kinds[kind] ? fwd_nh_kinds[kind]->name : kinds[kind & 7],
 			  "value", (json_int_t)value, "next_hops", nhs);
 	return 0;
 }

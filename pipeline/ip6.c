@@ -145,8 +145,8 @@ drop:
 	worker_drop(w, m, why);
 }
 
-static void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			const struct ip6_ctx *c, uint64_t fibnh)
+void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		 const struct ip6_ctx *c, uint64_t fibnh)
 {
 	const struct fwd_iface *in = &st->ifaces[c->iface];
 	const struct pkt_ipv6 *ip = &c->ip;

@@ -72,6 +72,14 @@ void ip6_classify(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 void ip6_route_burst(struct worker *w, const struct fwd_state *st, struct ip6_burst *b);
 
 /**
+ * Route one IPv6 packet whose FIB lookup gave @p fibnh, as ip6_route_burst()
+ * does each of its packets (a feature's next-hop kind that resolves to
+ * another FIB value, the failover group, calls it with the member's).
+ */
+void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		 const struct ip6_ctx *c, uint64_t fibnh);
+
+/**
  * Write the L2 header for leaving by @p out (14 bytes, or 18 with its
  * 802.1Q tag; ethertype IPv6) in place of the @p in_l2 bytes @p m starts
  * with (0 for a packet that has none yet).

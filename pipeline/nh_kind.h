@@ -55,6 +55,8 @@ struct fwd_nh_kind {
 	 * place (fwd_state_build()).
 	 */
 	bool (*same_indexes)(const struct vbrd_config *prev, const struct vbrd_config *next);
+	/** Optional: the name of object @p idx of @p st (show routes), or NULL. */
+	const char *(*object_name)(const struct fwd_state *st, uint32_t idx);
 };
 
 /** Kinds by number; NULL for the core's own and unused ones. */

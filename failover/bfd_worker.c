@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * BFD in the data path: one worker (FO_BFD_WORKER) runs every session in
+ * its poll loop, TSC-timed, so neither a busy control thread (a reload of
+ * a million routes, a flood of vbrctl requests) nor a blocking call can
+ * delay a packet or a detection. Each turn of its loop it
+ *
+ *   1. takes a new generation's parameters (a Poll sequence, RFC 5880 §6.8.3);
+ *   2. takes the BFD packets other workers received (fo_rx_ring);
+ *   3. fires what is due: detection timeouts (§6.8.4), periodic packets
+ *      (§6.8.7) - only when the earliest deadline has come, otherwise the
+ *      turn costs one comparison;
+ *   4. decides every failover group whose member changed, and switches it
+ *      with one atomic store: within the loop iteration of the event.
+ *
+ * Received packets: UDP 3784 (single-hop, RFC 5881: TTL/hop limit 255,
+ * source port 49152-65535) and 4784 (multihop, RFC 5883), IPv4 and IPv6,
+ * to an own address. They are demultiplexed by Your Discriminator (its
+ * low 16 bits are the session's slot), or, when it is zero, by interface
+ * and peer (single-hop) or by the address pair (multihop, §6.3).
+ *
+ * Sent packets bypass the egress scheduler on lines (like ARP): BFD must
+ * not queue behind the traffic it protects. Multihop and tunnel sessions
+ * are routed like vbrd's own packets.
+ */
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "failover/failover.h"
+#include "pipeline/fwd.h"
+#include "pipeline/ip4.h"
+#include "pipeline/ip6.h"
+#include "pipeline/parse6.h"
+#include "pipeline/l2.h"
+#include "pipeline/local.h"
+#include "pipeline/neigh.h"
+#include "pipeline/nh_kind.h"
+#include "pipeline/output.h"
+#include "pipeline/worker.h"
+
+/* One drop reason per bfd_err (bfd_proto.h), counted like every drop. */
+DROP_REASON(drop_bfd_truncated, "bfd", "bfd_truncated", "BFD packet shorter than its header or Length");
+DROP_REASON(drop_bfd_bad_version, "bfd", "bfd_bad_version", "BFD version is not 1 (RFC 5880 §6.8.6)");
+DROP_REASON(drop_bfd_bad_length, "bfd", "bfd_bad_length", "BFD Length or auth section length wrong");
+DROP_REASON(drop_bfd_zero_mult, "bfd", "bfd_zero_detect_mult", "BFD Detect Mult is zero");
+DROP_REASON(drop_bfd_multipoint, "bfd", "bfd_multipoint", "BFD Multipoint bit set");
+DROP_REASON(drop_bfd_zero_my_disc, "bfd", "bfd_zero_my_disc", "BFD My Discriminator is zero");
+DROP_REASON(drop_bfd_no_session, "bfd", "bfd_no_session",
+	    "BFD packet for no configured session (discriminator or addresses)");
+DROP_REASON(drop_bfd_zero_your_disc, "bfd", "bfd_zero_your_disc",
+	    "BFD Your Discriminator zero outside Down/AdminDown");
+DROP_REASON(drop_bfd_auth_mismatch, "bfd", "bfd_auth_mismatch",
+	    "BFD A bit does not match the session's authentication");
+DROP_REASON(drop_bfd_auth_type, "bfd", "bfd_auth_type", "BFD Auth Type is not the session's");
+DROP_REASON(drop_bfd_auth_key_id, "bfd", "bfd_auth_key_id", "BFD Auth Key ID is not the session's");
+DROP_REASON(drop_bfd_auth_bad, "bfd", "bfd_auth_bad", "BFD password or SHA1 digest wrong");
+DROP_REASON(drop_bfd_auth_seq, "bfd", "bfd_auth_seq",
+	    "BFD auth sequence number outside the window (RFC 5880 §6.7)");
+DROP_REASON(drop_bfd_auth_unsupported, "bfd", "bfd_auth_unsupported",
+	    "BFD auth type vbrd does not implement (MD5)");
+DROP_REASON(drop_bfd_bad_ttl, "bfd", "bfd_bad_ttl",
+	    "single-hop BFD with TTL/hop limit not 255 (RFC 5881 §5)");
+DROP_REASON(drop_bfd_bad_sport, "bfd", "bfd_bad_sport",
+	    "single-hop BFD from a source port below 49152 (RFC 5881 §4)");
+DROP_REASON(drop_bfd_ring_full, "bfd", "bfd_ring_full",
+	    "BFD packet received on another worker: the BFD worker's ring is full");
+
+static const struct drop_reason *const err_drop[BFD_ERR_MAX] = {
+	[BFD_ERR_TRUNCATED] = &drop_bfd_truncated,
+	[BFD_ERR_BAD_VERSION] = &drop_bfd_bad_version,
+	[BFD_ERR_BAD_LENGTH] = &drop_bfd_bad_length,
+	[BFD_ERR_ZERO_MULT] = &drop_bfd_zero_mult,
+	[BFD_ERR_MULTIPOINT] = &drop_bfd_multipoint,
+	[BFD_ERR_ZERO_MY_DISC] = &drop_bfd_zero_my_disc,
+	[BFD_ERR_NO_SESSION] = &drop_bfd_no_session,
+	[BFD_ERR_ZERO_YOUR_DISC] = &drop_bfd_zero_your_disc,
+	[BFD_ERR_AUTH_MISMATCH] = &drop_bfd_auth_mismatch,
+	[BFD_ERR_AUTH_TYPE] = &drop_bfd_auth_type,
+	[BFD_ERR_AUTH_KEY_ID] = &drop_bfd_auth_key_id,
+	[BFD_ERR_AUTH_BAD] = &drop_bfd_auth_bad,
+	[BFD_ERR_AUTH_SEQ] = &drop_bfd_auth_seq,
+	[BFD_ERR_AUTH_UNSUPPORTED] = &drop_bfd_auth_unsupported,
+	[BFD_ERR_BAD_TTL] = &drop_bfd_bad_ttl,
+	[BFD_ERR_BAD_SPORT] = &drop_bfd_bad_sport,
+};
+
+/* What the receiving worker learned, kept in the mbuf's headroom for the
+ * BFD worker (the packet data starts after it). */
+struct fo_rx_info {
+	uint8_t family;
+	uint8_t ttl;
+	uint16_t iface;
+	uint16_t sport, dport;
+	uint32_t l4_off, l4_len;
+	uint8_t src[16], dst[16]; /* IPv4: uint32_t host order in the first 4 bytes */
+};
+
+/* The BFD worker's own state (only it runs this file's loop part). */
+static uint64_t seen_gen;  /* generation whose parameters were applied */
+static uint64_t next_due;  /* ns: earliest timer or TX of any session */
+static bool groups_dirty;  /* a member changed: decide the groups this turn */
+static uint64_t last_detect; /* ns of the member change that made groups dirty */
+static uint64_t next_hold; /* ns: earliest hold-down end of a group (UINT64_MAX: none) */
+
+static void push_event(struct fo_event *e)
+{
+	if (rte_ring_enqueue_elem(fo_events, e, sizeof(*e)) != 0)
+		atomic_fetch_add_explicit(&fo_events_lost, 1, memory_order_relaxed);
+}
+
+static void session_changed(struct fo_session_rt *rt, const struct bfd_event *ev, uint64_t now)
+{
+	struct fo_event e = {
+		.type = FO_EV_SESSION,
+		.old = ev->old_state,
+		.new = ev->new_state,
+		.diag = ev->diag,
+		.remote_state = rt->s.remote_state,
+		.t = now,
+	};
+
+	memcpy(e.name, rt->key.name, sizeof(e.name));
+	if (ev->new_state == BFD_STATE_UP)
+		rt->up_since = now;
+	else if (ev->old_state == BFD_STATE_UP)
+		rt->up_since = 0;
+	push_event(&e);
+	groups_dirty = true;
+	last_detect = now;
+}
+
+/* ---- transmit ------------------------------------------------------------ */
+
+/* An IPv4 or IPv6 + UDP + BFD packet from @p s, at the start of a new mbuf. */
+static struct rte_mbuf *build_packet(const struct fo_sess *s, struct fo_session_rt *rt,
+				     uint16_t ip_id, uint64_t now)
+{
+	uint8_t bfd[BFD_PKT_MAX];
+	size_t n = bfd_session_build(&rt->s, bfd, sizeof(bfd), now);
+	bool v4 = s->peer.family == AF_INET;
+	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + n);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len));
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(p + l3);
+	uh->src_port = rte_cpu_to_be_16(rt->sport);
+	uh->dst_port = rte_cpu_to_be_16(s->dport);
+	uh->dgram_len = rte_cpu_to_be_16(udp_len);
+	uh->dgram_cksum = 0;
+	memcpy(uh + 1, bfd, n);
+	if (v4) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)p;
+		memset(ih, 0, sizeof(*ih));
+		ih->version_ihl = 0x45;
+		ih->type_of_service = 0xc0; /* CS6, network control (RFC 5881 §4 is silent; RFC 4594) */
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
+		ih->packet_id = ip_id;
+		ih->time_to_live = 255; /* RFC 5881 §5 (multihop: routed, so 254 on the wire) */
+		ih->next_proto_id = IPPROTO_UDP;
+		ih->src_addr = rte_cpu_to_be_32(s->local.v4);
+		ih->dst_addr = rte_cpu_to_be_32(s->peer.v4);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)p;
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28 | 0xc0u << 20);
+		ih->payload_len = rte_cpu_to_be_16(udp_len);
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 255; /* RFC 5881 §5 */
+		memcpy(ih->src_addr, s->local.v6, 16);
+		memcpy(ih->dst_addr, s->peer.v6, 16);
+		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
+		if (uh->dgram_cksum == 0)
+			uh->dgram_cksum = 0xffff;
+	}
+	rt->s.cnt.tx++;
+	return m;
+}
+
+/* A single-hop packet: straight to the neighbor's MAC, past the scheduler. */
+static void send_line(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
+		      struct fo_session_rt *rt, struct rte_mbuf *m)
+{
+	const struct fwd_iface *out = &st->ifaces[s->iface];
+	bool v4 = s->peer.family == AF_INET;
+	uint64_t mac = v4 ? neigh_lookup(out->port, out->vlan, s->peer.v4)
+			  : neigh_lookup6(out->port, out->vlan, s->peer.v6);
+	struct rte_ether_addr dmac;
+
+	neigh_mac_to_ether(mac, &dmac);
+	if (l2_rewrite(m, 0, out, &dmac, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6) < 0) {
+		rt->tx_errors++;
+		worker_drop(w, m, &drop_bfd_ring_full);
+		return;
+	}
+	w->stats.iface[out->slot].tx_packets++;
+	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	if (mac == 0) {
+		/* the control thread resolves the neighbor and sends it then */
+		rt->tx_unresolved++;
+		if (v4)
+			worker_punt(w, m, PUNT_RESOLVE, out->port, out->vlan, &s->peer.v4);
+		else
+			worker_punt(w, m, PUNT_RESOLVE6, out->port, out->vlan, s->peer.v6);
+		return;
+	}
+	worker_tx_now(w, out->port, &m, 1);
+}
+
+/* A multihop or tunnel packet: routed (its FIB route, or the path group). */
+static void send_routed(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
+			struct fo_session_rt *rt, struct rte_mbuf *m)
+{
+	struct pkt_ctx c = { .iface = s->iface, .decapped = true };
+	const struct drop_reason *why;
+
+	/* both paths take a frame with a 14-byte L2 header in front */
+	if (rte_pktmbuf_prepend(m, 14) == NULL || s->peer.family != AF_INET) {
+		rt->tx_errors++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (s->kind == CFG_BFD_MULTIHOP) {
+		ip4_output_local(w, st, m, s->iface == FWD_NO_IFACE ? 0 : s->iface);
+		return;
+	}
+	c.l2.l2_len = 14;
+	c.l2.ethertype = RTE_ETHER_TYPE_IPV4;
+	if (!parse_ipv4(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14),
+			rte_pktmbuf_data_len(m) - 14, true, &c.ip, &why)) {
+		rt->tx_errors++;
+		worker_drop(w, m, why);
+		return;
+	}
+	fwd_nh_kinds[FIB_KIND_PATHGRP]->output4(w, st, m, &c, s->path_group);
+}
+
+static void session_send(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
+			 uint64_t now)
+{
+	struct fo_session_rt *rt = s->rt;
+	struct rte_mbuf *m = build_packet(s, rt, w->ip_id++, now);
+
+	if (m == NULL) {
+		rt->tx_errors++;
+		return;
+	}
+	if (s->kind == CFG_BFD_SINGLE_HOP)
+		send_line(w, st, s, rt, m);
+	else
+		send_routed(w, st, s, rt, m);
+}
+
+/* ---- receive ------------------------------------------------------------- */
+
+static bool addr_is(const struct cfg_addr *a, uint8_t family, const uint8_t *raw)
+{
+	if (family == AF_INET)
+		return a->family == AF_INET && a->v4 == *(const uint32_t *)raw;
+	return a->family == AF_INET6 && memcmp(a->v6, raw, 16) == 0;
+}
+
+/* The session a packet belongs to (RFC 5880 §6.3, RFC 5881 §3, RFC 5883 §4). */
+static int demux(const struct fo_state *fo, const struct fo_rx_info *ri, const struct bfd_ctrl *c)
+{
+	bool multi = ri->dport == BFD_PORT_MULTI;
+
+	if (c->your_disc != 0) {
+		uint32_t slot = (c->your_disc & 0xffff) - 1;
+		if (slot >= FO_MAX_SESSIONS || fo->sess_by_slot[slot] == UINT16_MAX)
+			return -1;
+		const struct fo_sess *s = &fo->sess[fo->sess_by_slot[slot]];
+		if (s->rt->s.local_disc != c->your_disc ||
+		    (s->kind != CFG_BFD_SINGLE_HOP) != multi)
+			return -1;
+		return fo->sess_by_slot[slot];
+	}
+	for (int i = 0; i < fo->nb_sess; i++) {
+		const struct fo_sess *s = &fo->sess[i];
+		if ((s->kind != CFG_BFD_SINGLE_HOP) != multi || !addr_is(&s->peer, ri->family, ri->src))
+			continue;
+		if (multi ? addr_is(&s->local, ri->family, ri->dst) : s->iface == ri->iface)
+			return i;
+	}
+	return -1;
+}
+
+static void rx_packet(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		      const struct fo_rx_info *ri, uint64_t now)
+{
+	const struct fo_state *fo = fo_state_of(st);
+	uint8_t buf[BFD_PKT_MAX + 64];
+	const uint8_t *p;
+	struct bfd_ctrl c;
+	struct bfd_event ev = { 0 };
+	enum bfd_err err;
+	uint32_t len;
+	int si;
+
+	if (ri->l4_len < sizeof(struct rte_udp_hdr)) {
+		err = BFD_ERR_TRUNCATED;
+		goto drop;
+	}
+	len = ri->l4_len - (uint32_t)sizeof(struct rte_udp_hdr);
+	if (len > sizeof(buf))
+		len = sizeof(buf); /* what follows the longest packet is ignored */
+	p = rte_pktmbuf_read(m, ri->l4_off + (uint32_t)sizeof(struct rte_udp_hdr), len, buf);
+	if (p == NULL) {
+		err = BFD_ERR_TRUNCATED;
+		goto drop;
+	}
+	if (ri->dport == BFD_PORT_SINGLE) {
+		if (ri->ttl != 255) {
+			err = BFD_ERR_BAD_TTL;
+			goto drop;
+		}
+		if (ri->sport < BFD_SPORT_MIN) {
+			err = BFD_ERR_BAD_SPORT;
+			goto drop;
+		}
+	}
+	err = bfd_decode(p, len, &c);
+	if (err != BFD_OK)
+		goto drop;
+	si = fo ? demux(fo, ri, &c) : -1;
+	if (si < 0) {
+		err = BFD_ERR_NO_SESSION;
+		goto drop;
+	}
+	const struct fo_sess *s = &fo->sess[si];
+	uint64_t prev_rx = s->rt->s.last_rx;
+	err = bfd_session_rx(&s->rt->s, &c, p, len, now, &ev);
+	if (err != BFD_OK)
+		goto drop;
+	if (s->rt->s.state == BFD_STATE_UP && prev_rx && now - prev_rx > s->rt->rx_late_max_ns)
+		s->rt->rx_late_max_ns = now - prev_rx;
+	if (ev.changed)
+		session_changed(s->rt, &ev, now);
+	if (ev.send_now)
+		session_send(w, st, s, now);
+	next_due = 0; /* the deadlines moved: recompute */
+	rte_pktmbuf_free(m);
+	return;
+drop:
+	worker_drop(w, m, err_drop[err] ? err_drop[err] : &drop_bfd_truncated);
+}
+
+static void bfd_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		      const struct local_pkt *lp)
+{
+	struct fo_rx_info ri = {
+		.family = (uint8_t)lp->family,
+		.iface = lp->iface,
+		.sport = lp->sport,
+		.dport = lp->dport,
+		.l4_off = lp->l4_off,
+		.l4_len = lp->l4_len,
+	};
+
+	if (lp->family == AF_INET) {
+		ri.ttl = lp->ip4->ttl;
+		memcpy(ri.src, lp->src, 4);
+		memcpy(ri.dst, lp->dst, 4);
+	} else {
+		ri.ttl = lp->ip6->hop_limit;
+		memcpy(ri.src, lp->src, 16);
+		memcpy(ri.dst, lp->dst, 16);
+	}
+	if (w->id == FO_BFD_WORKER) {
+		rx_packet(w, st, m, &ri, fo_now_ns());
+		return;
+	}
+	/* another worker: the BFD worker owns the sessions */
+	if (rte_pktmbuf_headroom(m) < sizeof(ri) ||
+	    (memcpy(m->buf_addr, &ri, sizeof(ri)), rte_ring_enqueue(fo_rx_ring, m) != 0)) {
+		worker_drop(w, m, &drop_bfd_ring_full);
+		return;
+	}
+}
+
+static const struct local_service bfd_single_service = { .name = "bfd", .input = bfd_input };
+static const struct local_service bfd_multi_service = { .name = "bfd-multihop",
+							 .input = bfd_input };
+
+/* ---- failover groups ---------------------------------------------------- */
+
+enum member_health { M_DOWN, M_ADMIN, M_UP };
+
+static enum member_health member_health(const struct fo_state *fo, const struct fo_member *fm)
+{
+	if (fm->sess < 0)
+		return M_UP;
+	const struct bfd_session *s = &fo->sess[fm->sess].rt->s;
+	if (s->state == BFD_STATE_UP)
+		return M_UP;
+	/* RFC 5882 §3.2: the peer's AdminDown is no failure: nothing moves */
+	if (s->state == BFD_STATE_DOWN && s->remote_state == BFD_STATE_ADMIN_DOWN &&
+	    s->local_diag == BFD_DIAG_NEIGHBOR_DOWN)
+		return M_ADMIN;
+	return M_DOWN;
+}
+
+static uint8_t member_diag(const struct fo_state *fo, const struct fo_member *fm)
+{
+	return fm->sess < 0 ? 0 : fo->sess[fm->sess].rt->s.local_diag;
+}
+
+static void group_switch(const struct fo_state *fo, const struct fo_group *g, uint32_t to,
+			 uint8_t reason, uint8_t diag, uint64_t detect)
+{
+	struct fo_group_rt *rt = g->rt;
+	uint32_t from = atomic_load_explicit(&rt->sel, memory_order_relaxed);
+	struct fo_event e = { .type = FO_EV_GROUP, .old = (uint8_t)from, .new = (uint8_t)to,
+			      .reason = reason, .diag = diag };
+
+	(void)fo;
+	/* the one store that moves every route and flow of the group */
+	atomic_store_explicit(&rt->sel, to, memory_order_release);
+	e.t = fo_now_ns();
+	e.t_detect = detect ? detect : e.t;
+	rt->switches++;
+	rt->last_switch = e.t;
+	rt->hold_start = 0;
+	memcpy(e.name, rt->name, sizeof(e.name));
+	push_event(&e);
+}
+
+/* Decide group @p g now; returns the ns of its pending hold-down end (UINT64_MAX: none). */
+static uint64_t group_decide(const struct fo_state *fo, const struct fo_group *g, uint64_t now)
+{
+	struct fo_group_rt *rt = g->rt;
+	uint32_t sel = atomic_load_explicit(&rt->sel, memory_order_relaxed);
+	enum member_health h0 = member_health(fo, &g->m[0]), h1 = member_health(fo, &g->m[1]);
+
+	if (rt->forced)
+		return UINT64_MAX;
+	if (g->mode == CFG_FG_ACTIVE_STANDBY) {
+		uint32_t cur = sel == FO_SEL_1 ? 1 : 0;
+		enum member_health hc = cur ? h1 : h0, ho = cur ? h0 : h1;
+		if (hc == M_DOWN && ho == M_UP) {
+			group_switch(fo, g, cur ^ 1, FO_REASON_DOWN, member_diag(fo, &g->m[cur]),
+				     last_detect);
+			if (cur == 0)
+				return UINT64_MAX; /* now on the backup; failback waits for member 0 */
+			return UINT64_MAX;
+		}
+		if (cur == 1 && g->revertive && h0 == M_UP) {
+			/* failback once member 0 has been Up for the whole hold-down */
+			if (rt->hold_start == 0)
+				rt->hold_start = now;
+			if (now - rt->hold_start >= g->hold_down_ns) {
+				group_switch(fo, g, FO_SEL_0, FO_REASON_FAILBACK, 0, 0);
+				return UINT64_MAX;
+			}
+			return rt->hold_start + g->hold_down_ns;
+		}
+		if (h0 != M_UP)
+			rt->hold_start = 0; /* a flap starts the hold-down again */
+		return UINT64_MAX;
+	}
+	/* load-balance: both while both are usable; one step out, hold-down back in */
+	bool in0 = sel != FO_SEL_1, in1 = sel != FO_SEL_0;
+	bool ok0 = h0 == M_UP || (h0 == M_ADMIN && in0), ok1 = h1 == M_UP || (h1 == M_ADMIN && in1);
+	if (in0 && in1) {
+		if (!ok0 && ok1)
+			group_switch(fo, g, FO_SEL_1, FO_REASON_DOWN, member_diag(fo, &g->m[0]),
+				     last_detect);
+		else if (ok0 && !ok1)
+			group_switch(fo, g, FO_SEL_0, FO_REASON_DOWN, member_diag(fo, &g->m[1]),
+				     last_detect);
+		return UINT64_MAX;
+	}
+	unsigned in = in0 ? 0 : 1, out = in ^ 1;
+	bool ok_in = in ? ok1 : ok0;
+	enum member_health h_out = out ? h1 : h0;
+	if (!ok_in && h_out == M_UP) {
+		group_switch(fo, g, out, FO_REASON_DOWN, member_diag(fo, &g->m[in]), last_detect);
+		return UINT64_MAX;
+	}
+	if (h_out != M_UP) {
+		rt->hold_start = 0;
+		return UINT64_MAX;
+	}
+	if (rt->hold_start == 0)
+		rt->hold_start = now;
+	if (now - rt->hold_start >= g->hold_down_ns) {
+		group_switch(fo, g, FO_SEL_BOTH, FO_REASON_RESTORED, 0, 0);
+		return UINT64_MAX;
+	}
+	return rt->hold_start + g->hold_down_ns;
+}
+
+static void groups_decide(const struct fo_state *fo, uint64_t now)
+{
+	next_hold = UINT64_MAX;
+	for (int i = 0; i < fo->nb_groups; i++) {
+		uint64_t t = group_decide(fo, &fo->groups[i], now);
+		if (t < next_hold)
+			next_hold = t;
+	}
+	groups_dirty = false;
+}
+
+/* ---- the poll loop ---------------------------------------------------------- */
+
+static void apply_generation(const struct fwd_state *st, const struct fo_state *fo, uint64_t now)
+{
+	for (int i = 0; i < fo->nb_sess; i++) {
+		struct fo_session_rt *rt = fo->sess[i].rt;
+		struct bfd_event ev = { 0 };
+
+		if (memcmp(&rt->s.params, &fo->sess[i].params, sizeof(rt->s.params)) != 0) {
+			bfd_session_set_params(&rt->s, &fo->sess[i].params, now, &ev);
+			if (ev.changed)
+				session_changed(rt, &ev, now);
+		}
+		rt->applied_gen = st->generation;
+	}
+	seen_gen = st->generation;
+	groups_dirty = true;
+	next_due = 0;
+}
+
+static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
+{
+	const struct fo_state *fo;
+	unsigned work = 0;
+	uint64_t now;
+
+	if (w->id != FO_BFD_WORKER || (fo = fo_state_of(st)) == NULL)
+		return 0;
+	if (fo->nb_sess == 0 && fo->nb_groups == 0 && rte_ring_empty(fo_rx_ring))
+		return 0;
+	now = fo_now_ns();
+	if (st->generation != seen_gen)
+		apply_generation(st, fo, now);
+
+	struct rte_mbuf *rx[32];
+	unsigned n = rte_ring_dequeue_burst(fo_rx_ring, (void **)rx, RTE_DIM(rx), NULL);
+	for (unsigned i = 0; i < n; i++) {
+		struct fo_rx_info ri;
+		memcpy(&ri, rx[i]->buf_addr, sizeof(ri));
+		rx_packet(w, st, rx[i], &ri, now);
+	}
+	work += n;
+
+	if (now >= next_due) {
+		uint64_t due = UINT64_MAX;
+		for (int i = 0; i < fo->nb_sess; i++) {
+			const struct fo_sess *s = &fo->sess[i];
+			struct bfd_event ev = { 0 };
+
+			if (bfd_session_timer(&s->rt->s, now, &ev))
+				session_changed(s->rt, &ev, now);
+			if (bfd_session_tx_due(&s->rt->s, now) || ev.send_now) {
+				session_send(w, st, s, now);
+				work++;
+			}
+			uint64_t t = bfd_session_next_event(&s->rt->s);
+			if (t < due)
+				due = t;
+		}
+		next_due = due;
+	}
+	if (groups_dirty || now >= next_hold)
+		groups_decide(fo, now);
+	return work;
+}
+
+static const struct worker_hook fo_hook = { .name = "bfd", .poll = fo_worker_poll };
+
+/* ---- the FIB kind: routes to a failover group --------------------------- */
+
+DROP_REASON(drop_fgroup_no_member, "failover", "fgroup_no_member",
+	    "routed to a failover group whose selected member has no next hop of the family");
+
+static const struct fo_group *group_at(const struct fwd_state *st, uint32_t idx)
+{
+	const struct fo_state *fo = fo_state_of(st);
+	return fo != NULL && idx < (uint32_t)fo->nb_groups ? &fo->groups[idx] : NULL;
+}
+
+static void fg_output4(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		       struct pkt_ctx *c, uint32_t idx)
+{
+	const struct fo_group *g = group_at(st, idx);
+	uint32_t sel, v;
+
+	if (unlikely(g == NULL)) {
+		worker_drop(w, m, &drop_fgroup_no_member);
+		return;
+	}
+	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
+	if (sel == FO_SEL_BOTH)
+		sel = flow_hash_ipv4(&c->ip) & 1;
+	v = g->m[sel].value4;
+	if (unlikely(v == FO_NO_VALUE)) {
+		worker_drop(w, m, &drop_fgroup_no_member);
+		return;
+	}
+	ip4_forward(w, st, m, c, v);
+}
+
+static void fg_output6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		       const struct ip6_ctx *c, uint32_t idx)
+{
+	const struct fo_group *g = group_at(st, idx);
+	uint32_t sel, v;
+
+	if (unlikely(g == NULL)) {
+		worker_drop(w, m, &drop_fgroup_no_member);
+		return;
+	}
+	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
+	if (sel == FO_SEL_BOTH)
+		sel = flow_hash_ipv6(&c->ip) & 1;
+	v = g->m[sel].value6;
+	if (unlikely(v == FO_NO_VALUE)) {
+		worker_drop(w, m, &drop_fgroup_no_member);
+		return;
+	}
+	ip6_forward(w, st, m, c, v);
+}
+
+/* Group indexes keep their meaning when the old groups are a prefix of the new, by name. */
+static bool fg_same_indexes(const struct vbrd_config *prev, const struct vbrd_config *next)
+{
+	const struct failover_config *a = failover_config_get(prev),
+				     *b = failover_config_get(next);
+	int na = a ? a->nb_groups : 0, nb = b ? b->nb_groups : 0;
+
+	if (na > nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (strcmp(a->groups[i].name, b->groups[i].name) != 0)
+			return false;
+	return true;
+}
+
+static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
+{
+	const struct fo_group *g = group_at(st, idx);
+	return g ? g->rt->name : NULL;
+}
+
+static const struct fwd_nh_kind fgroup_kind = {
+	.object_name = fg_object_name,
+	.name = "failover_group",
+	.output4 = fg_output4,
+	.output6 = fg_output6,
+	.same_indexes = fg_same_indexes,
+};
+
+__attribute__((constructor)) static void fo_worker_init(void)
+{
+	worker_hook_register(&fo_hook);
+	local_udp_register(BFD_PORT_SINGLE, &bfd_single_service);
+	local_udp_register(BFD_PORT_MULTI, &bfd_multi_service);
+	fwd_nh_kind_register(FIB_KIND_FGROUP, &fgroup_kind);
+}
