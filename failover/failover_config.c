@@ -430,7 +430,8 @@ static void check_session_unique(struct cfg_reader *ld, const config_setting_t *
 		if (b->kind == CFG_BFD_SINGLE_HOP && o->kind == CFG_BFD_SINGLE_HOP &&
 		    b->iface == o->iface && cfg_addr_equal(&b->peer, &o->peer)) {
 			cfg_err(ld, config_setting_get_member(s, "peer"),
-				"peer %s on interface '%s' is already session '%s' (line %d)",
+				"%s on interface '%s' is already the peer of session '%s' (line "
+				"%d)",
 				config_format_addr(&b->peer, a, sizeof(a)),
 				ld->cfg->ifaces[b->iface].name, o->name, o->line);
 			return;
