@@ -111,7 +111,8 @@ struct cfg_fgroup {
 /** Sections "bfd" and "failover_groups". */
 struct failover_config {
 	struct bfd_params defaults; /* bfd.transmit_interval, receive_interval,
-	                             * detect_multiplier (or theirs by default) */
+	                             * detect_multiplier: what sessions inherit
+	                             * (FO_DEFAULT_* when absent) */
 	int nb_sessions;
 	struct cfg_bfd_session *sessions;
 	int nb_groups;
