@@ -70,7 +70,7 @@ static int check_config(const char *file)
 	struct config_errors errs = { 0 };
 	int ret = config_load(file, &cfg, &errs);
 	struct mem_need need;
-	char err[1024];
+	char err[1024], more[512];
 
 	if (ret < 0) {
 		config_errors_print(&errs, stderr);
@@ -82,9 +82,12 @@ static int check_config(const char *file)
 		config_free(&cfg);
 		return 2;
 	}
-	printf("%s: ok (%d ports, %d interfaces, %d routes; needs %u of %u MiB without "
+	/* features add their own counts (config_section.summary) */
+	config_sections_summary(&cfg, more, sizeof(more));
+	printf("%s: ok (%d ports, %d interfaces, %d routes%s; needs %u of %u MiB without "
 	       "hugepages)\n",
-	       file, cfg.nb_ports, cfg.nb_ifaces, cfg.nb_routes, need.total_mb, cfg.eal.memory_mb);
+	       file, cfg.nb_ports, cfg.nb_ifaces, cfg.nb_routes, more, need.total_mb,
+	       cfg.eal.memory_mb);
 	config_free(&cfg);
 	return 0;
 }

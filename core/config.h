@@ -293,6 +293,15 @@ void config_errors_free(struct config_errors *errs);
 void config_errors_print(const struct config_errors *errs, FILE *out);
 
 /**
+ * What the feature sections loaded, for `vbrd --check-config`: the summary
+ * of every section that has one (config_section.summary in
+ * core/config_read.h), in load order, each led by ", " (", 2 BFD
+ * sessions, 1 failover groups"), into @p buf of @p len bytes; "" when none
+ * has anything to say.
+ */
+void config_sections_summary(const struct vbrd_config *cfg, char *buf, size_t len);
+
+/**
  * Parse "A.B.C.D/N" or "X:Y::Z/N" into a prefix.
  * @return 0, or -EINVAL for bad syntax or a prefix length out of range.
  */

@@ -832,6 +832,25 @@ static void sections_sort(void)
 	sections_sorted = true;
 }
 
+void config_sections_summary(const struct vbrd_config *cfg, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	sections_sort();
+	for (unsigned i = 0; i < nb_sections && used + 1 < len; i++) {
+		char one[128] = "";
+
+		if (sections[i]->summary == NULL)
+			continue;
+		sections[i]->summary(cfg, one, sizeof(one));
+		if (one[0])
+			used += (size_t)snprintf(buf + used, len - used, ", %s", one);
+	}
+}
+
 /* Every top-level name a section owns is known; anything else is reported. */
 static void check_top_level(struct cfg_reader *ld, const config_setting_t *root)
 {

@@ -71,6 +71,12 @@ struct config_section {
 	int (*load)(struct cfg_reader *rd, const config_setting_t *root, struct vbrd_config *cfg);
 	/** Release what load() kept (may be NULL). */
 	void (*free)(struct vbrd_config *cfg);
+	/**
+	 * Optional: what the section loaded, in a few words for `vbrd
+	 * --check-config` ("2 BFD sessions"), into @p buf of @p len bytes;
+	 * left empty when there is nothing worth saying.
+	 */
+	void (*summary)(const struct vbrd_config *cfg, char *buf, size_t len);
 	uint16_t id; /* set by config_section_register() */
 };
 

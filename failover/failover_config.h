@@ -50,6 +50,10 @@
 #define FO_MAX_SESSIONS 1024
 #define FO_MAX_GROUPS   256
 
+#define FO_DEFAULT_INTERVAL_US  300000u /* transmit_interval, receive_interval: 300 ms */
+#define FO_DEFAULT_DETECT_MULT  3
+#define FO_DEFAULT_HOLD_DOWN_MS 1000u
+
 enum cfg_bfd_kind {
 	CFG_BFD_SINGLE_HOP = 0, /* RFC 5881: `interface`, peer on its subnet */
 	CFG_BFD_MULTIHOP,       /* RFC 5883: `multihop = true` */
@@ -60,12 +64,13 @@ enum cfg_bfd_kind {
 struct cfg_bfd_session {
 	char name[CFG_NAME_MAX];
 	enum cfg_bfd_kind kind;
-	int iface;               /* single-hop: index into vbrd_config.ifaces; else -1 */
-	int path_group;          /* tunnel: index into vbrd_config.path_groups; else -1 */
-	struct cfg_addr local;   /* own address: default the interface's (or the tunnel's
-	                          * inner) first address of the peer's family; multihop:
-	                          * required, and an address of some interface */
-	struct cfg_addr peer;    /* the neighbor */
+	int iface;                /* single-hop: index into vbrd_config.ifaces; else -1 */
+	int path_group;           /* tunnel: index into vbrd_config.path_groups; else -1 */
+	struct cfg_addr local;    /* own address: default the interface's (or the tunnel's
+	                           * inner) address whose subnet holds the peer (the first
+	                           * such); given, it must be one of them; multihop:
+	                           * required, and an address of some interface */
+	struct cfg_addr peer;     /* the neighbor */
 	struct bfd_params params; /* intervals in µs, detect multiplier, passive,
 	                           * admin_down (`shutdown = true`), auth */
 	int line;
@@ -97,7 +102,7 @@ struct cfg_fgroup_member {
 struct cfg_fgroup {
 	char name[CFG_NAME_MAX];
 	enum cfg_fgroup_mode mode;
-	bool revertive;       /* default true */
+	bool revertive;        /* default true */
 	uint32_t hold_down_ms; /* default 1000; 0 = fail back at once */
 	struct cfg_fgroup_member members[2];
 	int line;
@@ -105,16 +110,26 @@ struct cfg_fgroup {
 
 /** Sections "bfd" and "failover_groups". */
 struct failover_config {
+	struct bfd_params defaults; /* bfd.transmit_interval, receive_interval,
+	                             * detect_multiplier: what sessions inherit
+	                             * (FO_DEFAULT_* when absent) */
 	int nb_sessions;
 	struct cfg_bfd_session *sessions;
 	int nb_groups;
 	struct cfg_fgroup *groups;
 };
 
-/** The loaded failover configuration of @p cfg (never NULL after config_load()). */
+/**
+ * The loaded failover configuration of @p cfg: never NULL (an empty one
+ * for a config without the sections, or a zeroed struct vbrd_config).
+ */
 const struct failover_config *failover_config_get(const struct vbrd_config *cfg);
 
-/** Index of failover group @p name in @p cfg, or -1. */
+/**
+ * Index of failover group @p name in @p cfg, or -1. Also the resolver of
+ * routes' `failover_group = "NAME"` (route_target_register(), FIB kind
+ * FIB_KIND_FGROUP).
+ */
 int failover_group_index(const struct vbrd_config *cfg, const char *name);
 
 /** "active-standby" / "load-balance". */

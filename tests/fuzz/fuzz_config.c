@@ -13,7 +13,10 @@
  *     counts within the CFG_MAX_* limits, VLANs 0..4094, MTUs in range and
  *     prefix lengths fit the family, route prefixes have no host bits;
  *     the qos section's indexes in range (line -> interface and policy,
- *     class -> business and queue), queues in their order, classes sorted.
+ *     class -> business and queue), queues in their order, classes sorted;
+ *     the failover sections' indexes in range (session -> interface or
+ *     path group, member -> interface, path group and session, route ->
+ *     failover group), addresses of the right families, auth keys sized.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -25,7 +28,10 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "failover/failover_config.h"
 #include "qos/qos_config.h"
+
+#define FIB_KIND_FGROUP 6u /* pipeline/fwd.h (which needs DPDK) */
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
 #define CHECK(c)                                                                                  \
@@ -141,6 +147,61 @@ static void check_qos(const struct vbrd_config *c)
 	}
 }
 
+static void check_failover(const struct vbrd_config *c)
+{
+	const struct failover_config *fo = failover_config_get(c);
+
+	CHECK(fo != NULL);
+	CHECK(fo->nb_sessions >= 0 && fo->nb_sessions <= FO_MAX_SESSIONS);
+	CHECK(fo->nb_groups >= 0 && fo->nb_groups <= FO_MAX_GROUPS);
+	for (int i = 0; i < fo->nb_sessions; i++) {
+		const struct cfg_bfd_session *b = &fo->sessions[i];
+
+		CHECK(b->name[0] && memchr(b->name, 0, sizeof(b->name)));
+		CHECK(b->kind == CFG_BFD_SINGLE_HOP
+			      ? b->iface >= 0 && b->iface < c->nb_ifaces && b->path_group == -1
+		      : b->kind == CFG_BFD_TUNNEL
+			      ? b->path_group >= 0 && b->path_group < c->nb_path_groups &&
+					b->iface == -1
+			      : b->kind == CFG_BFD_MULTIHOP && b->iface == -1 &&
+					b->path_group == -1);
+		CHECK(b->peer.family == AF_INET || b->peer.family == AF_INET6);
+		CHECK(b->local.family == b->peer.family);
+		CHECK(b->params.desired_min_tx_us >= 1000 &&
+		      b->params.desired_min_tx_us <= 60000000);
+		CHECK(b->params.required_min_rx_us >= 1000 &&
+		      b->params.required_min_rx_us <= 60000000);
+		CHECK(b->params.detect_mult >= 1);
+		const struct bfd_auth *a = &b->params.auth;
+		CHECK(a->type == BFD_AUTH_NONE     ? a->key_len == 0
+		      : a->type == BFD_AUTH_SIMPLE ? a->key_len >= 1 && a->key_len <= 16
+						   : (a->type == BFD_AUTH_KEYED_SHA1 ||
+						      a->type == BFD_AUTH_METICULOUS_SHA1) &&
+							     a->key_len >= 1 && a->key_len <= 20);
+	}
+	for (int i = 0; i < fo->nb_groups; i++) {
+		const struct cfg_fgroup *g = &fo->groups[i];
+
+		CHECK(g->name[0] && memchr(g->name, 0, sizeof(g->name)));
+		CHECK(g->hold_down_ms <= 600000);
+		for (int k = 0; k < 2; k++) {
+			const struct cfg_fgroup_member *m = &g->members[k];
+
+			CHECK(m->bfd >= -1 && m->bfd < fo->nb_sessions);
+			if (m->kind == CFG_FG_TUNNEL) {
+				CHECK(m->path_group >= 0 && m->path_group < c->nb_path_groups);
+				CHECK(m->iface == -1);
+				continue;
+			}
+			CHECK(m->kind == CFG_FG_LINE && m->path_group == -1);
+			CHECK(m->iface >= 0 && m->iface < c->nb_ifaces);
+			CHECK(m->via.family == AF_INET || m->via6.family == AF_INET6);
+			CHECK(m->via.family == 0 || m->via.family == AF_INET);
+			CHECK(m->via6.family == 0 || m->via6.family == AF_INET6);
+		}
+	}
+}
+
 static void check_config(const struct vbrd_config *c)
 {
 	CHECK(c->nb_ports >= 0 && c->nb_ports <= CFG_MAX_PORTS);
@@ -174,7 +235,13 @@ static void check_config(const struct vbrd_config *c)
 		check_prefix(&rt->prefix);
 		if (rt->prefix.addr.family == AF_INET && rt->prefix.len < 32)
 			CHECK((rt->prefix.addr.v4 & (0xffffffffu >> rt->prefix.len)) == 0);
-		CHECK(rt->nb_nexthops >= 1 && rt->nb_nexthops <= CFG_MAX_ECMP);
+		if (rt->target_kind != 0) { /* a feature's next hop: a failover group */
+			CHECK(rt->target_kind == FIB_KIND_FGROUP && rt->nb_nexthops == 0);
+			CHECK(rt->target < (uint32_t)failover_config_get(c)->nb_groups);
+		} else if (rt->path_group >= 0)
+			CHECK(rt->nb_nexthops == 0 && rt->path_group < c->nb_path_groups);
+		else
+			CHECK(rt->nb_nexthops >= 1 && rt->nb_nexthops <= CFG_MAX_ECMP);
 		for (int k = 0; k < rt->nb_nexthops; k++) {
 			CHECK(rt->nexthops[k].iface >= 0 && rt->nexthops[k].iface < c->nb_ifaces);
 			CHECK(rt->nexthops[k].via.family == rt->prefix.addr.family);
@@ -183,6 +250,7 @@ static void check_config(const struct vbrd_config *c)
 	for (int n = 0; n < c->nb_neighbors; n++)
 		CHECK(c->neighbors[n].iface >= 0 && c->neighbors[n].iface < c->nb_ifaces);
 	check_qos(c);
+	check_failover(c);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

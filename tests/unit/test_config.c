@@ -261,6 +261,7 @@ static void shipped_configs(void **state)
 		"../../conf/examples/pcap-null.conf",
 		"../../conf/examples/qos-four-businesses.conf",
 		"../../conf/examples/qos-roce-tcp.conf",
+		"../../conf/examples/failover-two-lines.conf",
 	};
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
