@@ -25,18 +25,23 @@
 #include <stdint.h>
 
 #define BFD_VERSION     1
-#define BFD_HDR_LEN     24 /* mandatory section, bytes */
+#define BFD_HDR_LEN     24                 /* mandatory section, bytes */
 #define BFD_PKT_MAX     (BFD_HDR_LEN + 28) /* with the longest auth section (SHA1) */
-#define BFD_PORT_SINGLE 3784 /* RFC 5881 §4 */
+#define BFD_PORT_SINGLE 3784               /* RFC 5881 §4 */
 #define BFD_PORT_ECHO   3785
-#define BFD_PORT_MULTI  4784 /* RFC 5883 §3 */
+#define BFD_PORT_MULTI  4784  /* RFC 5883 §3 */
 #define BFD_SPORT_MIN   49152 /* RFC 5881 §4 source ports */
 #define BFD_SPORT_MAX   65535
 #define BFD_SLOW_TX_US  1000000u /* §6.8.3: at least 1 s while not Up */
-#define BFD_KEY_MAX     20 /* simple password: 1..16; SHA1 key: 1..20 bytes */
+#define BFD_KEY_MAX     20       /* simple password: 1..16; SHA1 key: 1..20 bytes */
 
 /* §4.1 State (Sta) */
-enum bfd_state { BFD_STATE_ADMIN_DOWN = 0, BFD_STATE_DOWN = 1, BFD_STATE_INIT = 2, BFD_STATE_UP = 3 };
+enum bfd_state {
+	BFD_STATE_ADMIN_DOWN = 0,
+	BFD_STATE_DOWN = 1,
+	BFD_STATE_INIT = 2,
+	BFD_STATE_UP = 3
+};
 
 /* §4.1 Diagnostic (Diag) */
 enum bfd_diag {
@@ -75,22 +80,22 @@ enum bfd_auth_type {
  */
 enum bfd_err {
 	BFD_OK = 0,
-	BFD_ERR_TRUNCATED,       /* shorter than 24 bytes or than its Length field */
-	BFD_ERR_BAD_VERSION,     /* Version is not 1 */
-	BFD_ERR_BAD_LENGTH,      /* Length < 24 (26 with A), or > the datagram, or auth length wrong */
-	BFD_ERR_ZERO_MULT,       /* Detect Mult is zero */
-	BFD_ERR_MULTIPOINT,      /* M bit set */
-	BFD_ERR_ZERO_MY_DISC,    /* My Discriminator is zero */
-	BFD_ERR_NO_SESSION,      /* Your Discriminator (or, when zero, the addresses) match no session */
-	BFD_ERR_ZERO_YOUR_DISC,  /* Your Discriminator zero while the State is not Down or AdminDown */
-	BFD_ERR_AUTH_MISMATCH,   /* A bit set and the session has no auth, or the other way round */
-	BFD_ERR_AUTH_TYPE,       /* Auth Type is not the session's */
-	BFD_ERR_AUTH_KEY_ID,     /* Auth Key ID is not the session's */
-	BFD_ERR_AUTH_BAD,        /* wrong password or digest */
-	BFD_ERR_AUTH_SEQ,        /* sequence number out of the window of §6.7.3/§6.7.4 */
+	BFD_ERR_TRUNCATED,    /* shorter than 24 bytes or than its Length field */
+	BFD_ERR_BAD_VERSION,  /* Version is not 1 */
+	BFD_ERR_BAD_LENGTH,   /* Length < 24 (26 with A), or > the datagram, or auth length wrong */
+	BFD_ERR_ZERO_MULT,    /* Detect Mult is zero */
+	BFD_ERR_MULTIPOINT,   /* M bit set */
+	BFD_ERR_ZERO_MY_DISC, /* My Discriminator is zero */
+	BFD_ERR_NO_SESSION, /* Your Discriminator (or, when zero, the addresses) match no session */
+	BFD_ERR_ZERO_YOUR_DISC, /* Your Discriminator zero while the State is not Down or AdminDown */
+	BFD_ERR_AUTH_MISMATCH, /* A bit set and the session has no auth, or the other way round */
+	BFD_ERR_AUTH_TYPE,     /* Auth Type is not the session's */
+	BFD_ERR_AUTH_KEY_ID,   /* Auth Key ID is not the session's */
+	BFD_ERR_AUTH_BAD,      /* wrong password or digest */
+	BFD_ERR_AUTH_SEQ,      /* sequence number out of the window of §6.7.3/§6.7.4 */
 	BFD_ERR_AUTH_UNSUPPORTED, /* MD5 and unknown types */
-	BFD_ERR_BAD_TTL,         /* single-hop: TTL / hop limit not 255 (RFC 5881 §5); caller's check */
-	BFD_ERR_BAD_SPORT,       /* source port outside 49152..65535 (RFC 5881 §4); caller's check */
+	BFD_ERR_BAD_TTL,   /* single-hop: TTL / hop limit not 255 (RFC 5881 §5); caller's check */
+	BFD_ERR_BAD_SPORT, /* source port outside 49152..65535 (RFC 5881 §4); caller's check */
 	BFD_ERR_MAX
 };
 
@@ -114,8 +119,8 @@ struct bfd_ctrl {
 	uint8_t auth_type;
 	uint8_t auth_len;
 	uint8_t auth_key_id;
-	uint32_t auth_seq;          /* SHA1/MD5 types */
-	const uint8_t *auth_data;   /* simple: the password; SHA1: the 20-byte digest */
+	uint32_t auth_seq;        /* SHA1/MD5 types */
+	const uint8_t *auth_data; /* simple: the password; SHA1: the 20-byte digest */
 	uint8_t auth_data_len;
 };
 
@@ -135,8 +140,8 @@ enum bfd_err bfd_decode(const uint8_t *p, size_t len, struct bfd_ctrl *out);
 
 /** Authentication of one session (§6.7). */
 struct bfd_auth {
-	uint8_t type;   /* enum bfd_auth_type: NONE, SIMPLE, KEYED_SHA1, METICULOUS_SHA1 */
-	uint8_t key_id; /* Auth Key ID sent and required */
+	uint8_t type;    /* enum bfd_auth_type: NONE, SIMPLE, KEYED_SHA1, METICULOUS_SHA1 */
+	uint8_t key_id;  /* Auth Key ID sent and required */
 	uint8_t key_len; /* bytes of key: simple 1..16, SHA1 1..20 */
 	uint8_t key[BFD_KEY_MAX];
 };
@@ -153,54 +158,54 @@ struct bfd_params {
 
 /** Session counters; written by the session's thread, read by anyone (torn reads are fine). */
 struct bfd_counters {
-	uint64_t rx;        /* packets accepted */
-	uint64_t tx;        /* packets built */
-	uint64_t up;        /* transitions to Up */
-	uint64_t down;      /* transitions from Up to Down or AdminDown (flaps) */
-	uint64_t polls;     /* Poll sequences started */
+	uint64_t rx;                 /* packets accepted */
+	uint64_t tx;                 /* packets built */
+	uint64_t up;                 /* transitions to Up */
+	uint64_t down;               /* transitions from Up to Down or AdminDown (flaps) */
+	uint64_t polls;              /* Poll sequences started */
 	uint64_t drops[BFD_ERR_MAX]; /* packets for this session discarded, by reason */
 };
 
 /** One BFD session: the state variables of §6.8.1 plus timers. */
 struct bfd_session {
-	struct bfd_params params;     /* as configured (bfd_session_set_params()) */
-	uint8_t state;                /* bfd.SessionState */
-	uint8_t remote_state;         /* bfd.RemoteSessionState */
-	uint8_t local_diag;           /* bfd.LocalDiag */
-	uint8_t remote_diag;          /* the last packet's Diag */
-	uint32_t local_disc;          /* bfd.LocalDiscr (nonzero, the caller's) */
-	uint32_t remote_disc;         /* bfd.RemoteDiscr */
-	uint32_t desired_min_tx_us;   /* in effect: BFD_SLOW_TX_US while not Up (§6.8.3) */
-	uint32_t required_min_rx_us;  /* in effect */
-	uint32_t remote_min_rx_us;    /* bfd.RemoteMinRxInterval */
+	struct bfd_params params;      /* as configured (bfd_session_set_params()) */
+	uint8_t state;                 /* bfd.SessionState */
+	uint8_t remote_state;          /* bfd.RemoteSessionState */
+	uint8_t local_diag;            /* bfd.LocalDiag */
+	uint8_t remote_diag;           /* the last packet's Diag */
+	uint32_t local_disc;           /* bfd.LocalDiscr (nonzero, the caller's) */
+	uint32_t remote_disc;          /* bfd.RemoteDiscr */
+	uint32_t desired_min_tx_us;    /* in effect: BFD_SLOW_TX_US while not Up (§6.8.3) */
+	uint32_t required_min_rx_us;   /* in effect */
+	uint32_t remote_min_rx_us;     /* bfd.RemoteMinRxInterval */
 	uint32_t remote_desired_tx_us; /* the last packet's Desired Min TX */
 	uint8_t remote_detect_mult;
-	bool remote_demand;           /* bfd.RemoteDemandMode (only recorded: no Demand mode) */
-	bool poll;                    /* a Poll sequence is running: P on every packet */
-	bool final_due;               /* a Poll was received: the next packet carries F, now */
-	bool remote_heard;            /* a packet arrived since the session began (passive role) */
+	bool remote_demand; /* bfd.RemoteDemandMode (only recorded: no Demand mode) */
+	bool poll;          /* a Poll sequence is running: P on every packet */
+	bool final_due;     /* a Poll was received: the next packet carries F, now */
+	bool remote_heard;  /* a packet arrived since the session began (passive role) */
 	/* timer changes deferred by §6.8.3 until the Poll sequence ends */
 	uint32_t pending_tx_us, pending_rx_us;
-	uint32_t tx_interval_us;      /* the agreed TX interval now (before jitter) */
-	uint64_t detect_time_ns;      /* the agreed detection time now (0 while none) */
-	uint64_t next_tx;             /* ns: when the next periodic packet is due */
-	uint64_t detect_deadline;     /* ns: detection timeout (0: not armed) */
-	uint64_t last_rx;             /* ns of the last packet accepted (0: never) */
-	uint64_t last_change;         /* ns of the last state change */
+	uint32_t tx_interval_us;  /* the agreed TX interval now (before jitter) */
+	uint64_t detect_time_ns;  /* the agreed detection time now (0 while none) */
+	uint64_t next_tx;         /* ns: when the next periodic packet is due */
+	uint64_t detect_deadline; /* ns: detection timeout (0: not armed) */
+	uint64_t last_rx;         /* ns of the last packet accepted (0: never) */
+	uint64_t last_change;     /* ns of the last state change */
 	/* §6.7: sequence numbers */
-	uint32_t xmit_auth_seq;       /* bfd.XmitAuthSeq */
-	uint32_t rcv_auth_seq;        /* bfd.RcvAuthSeq */
-	bool auth_seq_known;          /* bfd.AuthSeqKnown */
-	uint32_t rand;                /* xorshift state for the jitter */
+	uint32_t xmit_auth_seq; /* bfd.XmitAuthSeq */
+	uint32_t rcv_auth_seq;  /* bfd.RcvAuthSeq */
+	bool auth_seq_known;    /* bfd.AuthSeqKnown */
+	uint32_t rand;          /* xorshift state for the jitter */
 	struct bfd_counters cnt;
 };
 
 /** What one call changed, for the caller to act on and log. */
 struct bfd_event {
-	bool changed;       /* state changed */
+	bool changed; /* state changed */
 	uint8_t old_state, new_state;
-	uint8_t diag;       /* bfd.LocalDiag after the change */
-	bool send_now;      /* a packet must go out now (Final, or the state changed) */
+	uint8_t diag;  /* bfd.LocalDiag after the change */
+	bool send_now; /* a packet must go out now (Final, or the state changed) */
 };
 
 /**
