@@ -165,7 +165,7 @@ static void member_desc(const struct vbrd_config *cfg, const struct cfg_fgroup_m
 
 static struct fo_group_rt *group_get(const struct vbrd_config *cfg, const struct cfg_fgroup *cg)
 {
-	char d[2][64];
+	char d[2][160];
 	int free_slot = -1;
 
 	for (int i = 0; i < 2; i++)

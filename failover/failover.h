@@ -93,7 +93,7 @@ enum fo_reason {
 /** A failover group that lives across reloads. */
 struct fo_group_rt {
 	char name[CFG_NAME_MAX];
-	char members[2][64]; /* member descriptions: a change makes a new group */
+	char members[2][160]; /* member descriptions: a change makes a new group */
 	uint32_t refs;       /* forwarding states that list it (control thread) */
 	/* read by the data path; written by the BFD worker (or the control
 	 * thread before the group is published) */
