@@ -54,7 +54,8 @@ child=
 
 # Delete whatever this run left behind: processes it started (only those
 # whose command line names the prefix), processes in its namespaces, its
-# veths and namespaces, DPDK runtime directories of its vbrd instances.
+# veths and namespaces, DPDK runtime directories of its vbrd instances, its
+# nft tables in the root namespace.
 cleanup() {
 	local pid ns link
 	if [ -f "$rundir/pids" ]; then
@@ -78,6 +79,11 @@ cleanup() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	rm -rf /var/run/dpdk/"$prefix"-* 2>/dev/null
+	# blackhole.tcl's tables in the root namespace (PREFIX_bh_IFNAME)
+	local table
+	for table in $(nft list tables netdev 2>/dev/null | awk '{print $3}' | grep "^${prefix}_"); do
+		nft delete table netdev "$table" 2>/dev/null
+	done
 	return 0
 }
 

@@ -22,6 +22,7 @@ namespace eval lab {
     array set spawn_logs {}
     variable dpdk_prefixes {} ;# EAL file prefixes used (runtime dirs to delete)
     variable seq 0
+    variable cleanups {}    ;# scripts lab_cleanup runs first (lab_on_cleanup)
     variable exec_timeout 120   ;# s, upper bound of any lab_exec command
 }
 
@@ -116,6 +117,40 @@ proc lab_host {name addr gw args} {
         exec ip -n $ns route add default via $gw
     }
     return $ns
+}
+
+# lab_wire HOST_A IF_A HOST_B IF_B ?-mtu BYTES? ?-ipv6 1?
+#
+# A veth pair straight between two lab hosts (made with lab_netns or
+# lab_host): IF_A in HOST_A, IF_B in HOST_B, both up, TX checksum offload
+# off (as lab_host's eth0, so that a raw-socket reader such as vbrd's
+# af_packet port or tcpdump sees correct TCP/UDP checksums; between two
+# kernels it would not matter). No vbrd in between. Both ends live only in
+# the namespaces, so deleting those (lab_cleanup) deletes the pair. -ipv6 1
+# turns IPv6 on for the two ends only (lab_netns turns it off), with
+# link-local addresses and duplicate address detection off so that
+# addresses are usable at once.
+proc lab_wire {host_a if_a host_b if_b args} {
+    set mtu 1500
+    set ipv6 0
+    foreach {k v} $args {
+        switch -- $k {
+            -mtu { set mtu $v }
+            -ipv6 { set ipv6 $v }
+            default { error "lab_wire: unknown option $k" }
+        }
+    }
+    set ns_a [lab_ns $host_a]
+    set ns_b [lab_ns $host_b]
+    exec ip link add $if_a netns $ns_a mtu $mtu type veth peer name $if_b netns $ns_b mtu $mtu
+    foreach {ns ifname} [list $ns_a $if_a $ns_b $if_b] {
+        if {$ipv6} {
+            exec ip netns exec $ns sysctl -qw net.ipv6.conf.$ifname.accept_dad=0 \
+                net.ipv6.conf.$ifname.disable_ipv6=0
+        }
+        exec ip -n $ns link set $ifname up
+        exec ip netns exec $ns ethtool -K $ifname tx off >/dev/null 2>@1
+    }
 }
 
 # Run a command in HOST's namespace ("-" = the root namespace) and return
@@ -215,10 +250,23 @@ proc lab_mac {host {ifname eth0}} {
     return [dict get [lindex $j 0] address]
 }
 
-# Delete everything this test file created: processes it started (TERM, then
-# KILL), processes still inside its namespaces, the veths, the namespaces,
-# DPDK runtime directories. Safe to call twice; never raises.
+# Have lab_cleanup run SCRIPT (at global level, errors ignored) before it
+# deletes anything, the last registered first: for what other harness files
+# create outside the namespaces (nft tables in the root namespace, ...).
+proc lab_on_cleanup {script} {
+    set ::lab::cleanups [linsert $::lab::cleanups 0 $script]
+}
+
+# Delete everything this test file created: what lab_on_cleanup scripts
+# delete, processes it started (TERM, then KILL), processes still inside its
+# namespaces, the veths, the namespaces, DPDK runtime directories. Safe to
+# call twice; never raises.
 proc lab_cleanup {} {
+    set scripts $::lab::cleanups
+    set ::lab::cleanups {}
+    foreach script $scripts {
+        catch {uplevel #0 $script}
+    }
     foreach pid $::lab::procs {
         if {![lab_exited $pid]} { catch {exec kill -TERM $pid} }
     }

@@ -1,0 +1,81 @@
+# Sequence-numbered UDP streams (tools/seqstream.py) between lab hosts, to
+# measure an outage (failover) as the receiver saw it.
+#
+#   stream_recv HOST PORT SECONDS ?-bind ADDR?      -> pid, once it listens
+#   stream_send HOST DST PORT PPS SECONDS ?FLOWS? ?-size B? ?-sport BASE?  -> pid
+#   stream_result PID ?TIMEOUT_MS?                  -> dict (its JSON report)
+#
+# The receiver's report (see the tool's docstring): received, sent, lost,
+# duplicates, reordered, holes, max_gap_ms (the outage: the longest stretch
+# of *sender* time between two consecutively numbered datagrams that got
+# through), max_loss_gap_ms (the same, counting only stretches with loss),
+# sender_max_send_gap_ms (the sender's own worst pause: on this 2-core VM
+# 10-20 ms happen now and then even at SCHED_FIFO, so a bound on an outage
+# needs that much margin), rcvbuf_errors (datagrams the receiving kernel
+# dropped because the receiver was too slow: not the path's fault),
+# first_seq, last_seq, end_marker, and flows: a list of dicts flow, sport,
+# received, lost, max_gap_ms. The sender's report: sent, seconds, pps
+# (achieved), send_errors, max_send_gap_ms.
+#
+# The receiver ends at the sender's end marker (plus 200 ms for
+# stragglers) or after SECONDS; give it the sender's SECONDS plus a margin
+# for start-up. Both are lab_spawn processes: lab_cleanup kills them.
+#
+# Not sourced by helpers.tcl: a test that uses it does
+#   source [file join [file dirname [info script]] harness stream.tcl]
+
+package require json
+
+set ::seqstream_py [file join [file dirname [file dirname [file normalize [info script]]]] tools seqstream.py]
+
+proc stream_recv {host port seconds args} {
+    set bind 0.0.0.0
+    foreach {k v} $args {
+        switch -- $k {
+            -bind { set bind $v }
+            default { error "stream_recv: unknown option $k" }
+        }
+    }
+    set pid [lab_spawn $host -lifetime [expr {int($seconds) + 30}] \
+        /usr/bin/python3 $::seqstream_py recv --port $port --seconds $seconds \
+        --bind $bind --json]
+    wait_for_condition 100 20 {
+        [string match "*seqstream: ready*" [lab_spawn_output $pid]] || [lab_exited $pid]
+    } else {
+        fail "seqstream receiver in $host did not start:\n[lab_spawn_output $pid]"
+    }
+    if {[lab_exited $pid]} {
+        fail "seqstream receiver in $host exited:\n[lab_spawn_output $pid]"
+    }
+    return $pid
+}
+
+proc stream_send {host dst port pps seconds {flows 1} args} {
+    set opts {}
+    foreach {k v} $args {
+        switch -- $k {
+            -size { lappend opts --size $v }
+            -sport { lappend opts --sport $v }
+            default { error "stream_send: unknown option $k" }
+        }
+    }
+    return [lab_spawn $host -lifetime [expr {int($seconds) + 30}] \
+        /usr/bin/python3 $::seqstream_py send --dst $dst --port $port \
+        --pps $pps --seconds $seconds --flows $flows {*}$opts]
+}
+
+# Wait up to TIMEOUT_MS (default 30 s) for a stream_recv or stream_send
+# process to end and return its JSON report as a dict; fails the test if
+# it does not end or prints no report.
+proc stream_result {pid {timeout_ms 30000}} {
+    if {![lab_wait_exit $pid $timeout_ms]} {
+        fail "seqstream $pid still running after $timeout_ms ms:\n[lab_spawn_output $pid]"
+    }
+    set out [lab_spawn_output $pid]
+    foreach line [lreverse [split $out "\n"]] {
+        if {[string index $line 0] eq "\{"} {
+            return [json::json2dict $line]
+        }
+    }
+    fail "seqstream $pid printed no report:\n$out"
+}
