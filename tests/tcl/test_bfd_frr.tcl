@@ -1,0 +1,60 @@
+# BFD interop with FRR's bfdd (Debian frr 8.4) at 10 ms x 3, single-hop
+# (RFC 5881) on two lines (harness/failover.tcl draws the lab): both ends
+# come Up and agree on discriminators and intervals; FRR shutting a
+# session (AdminDown) and FRR being killed are told apart by vbrd.
+
+source [file join [file dirname [file normalize [info script]]] harness failover.tcl]
+
+fo_lab
+fo_frr
+
+start_vbrd [list conf [fo_conf]] {
+    test "both single-hop sessions come Up with FRR at 10 ms x 3" {
+        fo_wait_session l1 Up 10000
+        fo_wait_session l2 Up 10000
+        frr_bfd_wait_state rtr 172.16.1.1 up 5000
+        frr_bfd_wait_state rtr 172.16.2.1 up 5000
+    }
+
+    test "vbrd and FRR agree on discriminators, intervals and multiplier" {
+        foreach {name peer} {l1 172.16.1.1 l2 172.16.2.1} {
+            set v [fo_session $name]
+            set f [frr_bfd_peer rtr $peer]
+            assert_equal [dict get $v remote_disc] [dict get $f id] "$name: vbrd's remote = FRR's local"
+            assert_equal [dict get $v local_disc] [dict get $f remote-id] "$name: vbrd's local = FRR's remote"
+            # 10 ms both ways (FRR's JSON is in ms, vbrd's in µs)
+            assert_equal [dict get $v tx_interval_us] 10000 "$name: agreed TX interval"
+            assert_equal [dict get $v remote_min_rx_us] 10000 "$name: FRR's required min RX"
+            assert_equal [dict get $v detect_time_us] 30000 "$name: detection time 3 x 10 ms"
+            assert_equal [dict get $v remote_detect_mult] 3 "$name: FRR's multiplier"
+            assert_equal [dict get $f transmit-interval] 10 "$name: FRR's TX interval"
+        }
+    }
+
+    test "FRR shuts l1 (AdminDown): vbrd goes Down with diag neighbor_down, and the group stays on line1" {
+        set sw0 [dict get [fo_group] switches]
+        frr_shutdown_peer rtr 172.16.1.1
+        fo_wait_session l1 Down 5000
+        set s [fo_session l1]
+        assert_equal [dict get $s remote_state] AdminDown "the peer's state"
+        assert_equal [dict get $s diag] neighbor_down "vbrd's diag (RFC 5880 §6.8.6)"
+        set g [fo_group]
+        assert_equal [dict get $g member0_state] "peer AdminDown"
+        assert_equal [dict get $g active] member0 "RFC 5882 §3.2: AdminDown is not a failure"
+        assert_equal [dict get $g switches] $sw0 "no switch"
+        frr_noshutdown_peer rtr 172.16.1.1
+        fo_wait_session l1 Up 10000
+    }
+
+    test "FRR killed: vbrd detects it (diag control_detect_expired) and moves to line2" {
+        set sw0 [dict get [fo_group] switches]
+        frr_kill rtr bfdd
+        fo_wait_session l1 Down 5000
+        fo_wait_session l2 Down 5000
+        set s [fo_session l1]
+        assert_equal [dict get $s diag] control_detect_expired "diag of a silent peer"
+        # both members failed: nothing to move to, the group stays put
+        set g [fo_group]
+        assert_equal [dict get $g switches] $sw0 "no switch when both members are down"
+    }
+}
