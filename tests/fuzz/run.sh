@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang and run each for SECONDS.
 #
-#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|all]     (default: all)
+#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|bfd|all]     (default: all)
 #
-# Needs clang and libclang-rt-14-dev (Debian 12); not part of `make test`.
+# Needs clang, libclang-rt-14-dev and nettle-dev (Debian 12); not part of `make test`.
 # Environment: FUZZ_OUT (work dir, default /tmp/vbrd-fuzz): binaries, the
 # growing corpus (corpus/TARGET) and crash/leak inputs (artifacts/TARGET/).
 # Exits 1 when a target found a crash, a leak or a broken invariant; the
@@ -16,8 +16,8 @@ secs=$1
 which=${2:-all}
 case "$secs" in ''|*[!0-9]*|0) usage ;; esac  # 0 would mean "forever" to libFuzzer
 case "$which" in
-parse|config|qos_classify) targets=("$which") ;;
-all) targets=(parse config qos_classify) ;;
+parse|config|qos_classify|bfd) targets=("$which") ;;
+all) targets=(parse config qos_classify bfd) ;;
 *) usage ;;
 esac
 
@@ -59,6 +59,12 @@ build() { # TARGET
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" $(pkg-config --cflags libdpdk) \
 			"$here/fuzz_qos_classify.c" -o "$out/fuzz_qos_classify" ;;
+	bfd)
+		# failover/bfd_proto.c: plain C, SHA1 from libnettle.
+		# shellcheck disable=SC2046
+		"$CC" "${cflags[@]}" $(pkg-config --cflags nettle) \
+			"$here/fuzz_bfd.c" "$src/failover/bfd_proto.c" -o "$out/fuzz_bfd" \
+			$(pkg-config --libs nettle) ;;
 	esac
 }
 
@@ -85,6 +91,14 @@ seed() { # TARGET: fill corpus/TARGET with valid inputs to start from
 		hex2bin "0001""0000""17""020000000001020000000002""8100""0007""86dd"\
 "6b812345001406402001""0db8000000000000000000000001"\
 "20010db8000000000000000000000002""9c4001bb0000000000000000500200000000""0000" >"$c/seed-tcp6-vlan" ;;
+	bfd)
+		# No auth, 10 ms x 3: the peer's Down (fixed up), a build, the
+		# peer's Init (Your Discriminator fixed up), a timer 51.2 ms later.
+		hex2bin "5003""010000""18""20400318""0000000b""00000000""000f4240""00002710""00000000"\
+"030001""010000""18""20800318""0000000b""00000001""00002710""00002710""00000000""020200" >"$c/seed-none"
+		# Keyed SHA1: the peer's Down with an auth section (digest fixed up), a build.
+		hex2bin "5203""010000""34""20440334""0000000b""00000000""000f4240""00002710""00000000"\
+"041c0700""00000010""0000000000000000000000000000000000000000""030001" >"$c/seed-sha1" ;;
 	config)
 		cp "$src"/tests/unit/configs/*.conf "$src"/conf/*.conf "$src"/conf/examples/*.conf "$c/" \
 			2>/dev/null || true ;;
