@@ -43,9 +43,12 @@
 #include "pipeline/worker.h"
 
 /* One drop reason per bfd_err (bfd_proto.h), counted like every drop. */
-DROP_REASON(drop_bfd_truncated, "bfd", "bfd_truncated", "BFD packet shorter than its header or Length");
-DROP_REASON(drop_bfd_bad_version, "bfd", "bfd_bad_version", "BFD version is not 1 (RFC 5880 §6.8.6)");
-DROP_REASON(drop_bfd_bad_length, "bfd", "bfd_bad_length", "BFD Length or auth section length wrong");
+DROP_REASON(drop_bfd_truncated, "bfd", "bfd_truncated",
+	    "BFD packet shorter than its header or Length");
+DROP_REASON(drop_bfd_bad_version, "bfd", "bfd_bad_version",
+	    "BFD version is not 1 (RFC 5880 §6.8.6)");
+DROP_REASON(drop_bfd_bad_length, "bfd", "bfd_bad_length",
+	    "BFD Length or auth section length wrong");
 DROP_REASON(drop_bfd_zero_mult, "bfd", "bfd_zero_detect_mult", "BFD Detect Mult is zero");
 DROP_REASON(drop_bfd_multipoint, "bfd", "bfd_multipoint", "BFD Multipoint bit set");
 DROP_REASON(drop_bfd_zero_my_disc, "bfd", "bfd_zero_my_disc", "BFD My Discriminator is zero");
@@ -100,11 +103,11 @@ struct fo_rx_info {
 };
 
 /* The BFD worker's own state (only it runs this file's loop part). */
-static uint64_t seen_gen;  /* generation whose parameters were applied */
-static uint64_t next_due;  /* ns: earliest timer or TX of any session */
-static bool groups_dirty;  /* a member changed: decide the groups this turn */
+static uint64_t seen_gen;    /* generation whose parameters were applied */
+static uint64_t next_due;    /* ns: earliest timer or TX of any session */
+static bool groups_dirty;    /* a member changed: decide the groups this turn */
 static uint64_t last_detect; /* ns of the member change that made groups dirty */
-static uint64_t next_hold; /* ns: earliest hold-down end of a group (UINT64_MAX: none) */
+static uint64_t next_hold;   /* ns: earliest hold-down end of a group (UINT64_MAX: none) */
 
 static void push_event(struct fo_event *e)
 {
@@ -164,7 +167,8 @@ static struct rte_mbuf *build_packet(const struct fo_sess *s, struct fo_session_
 		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)p;
 		memset(ih, 0, sizeof(*ih));
 		ih->version_ihl = 0x45;
-		ih->type_of_service = 0xc0; /* CS6, network control (RFC 5881 §4 is silent; RFC 4594) */
+		ih->type_of_service =
+			0xc0; /* CS6, network control (RFC 5881 §4 is silent; RFC 4594) */
 		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
 		ih->packet_id = ip_id;
 		ih->time_to_live = 255; /* RFC 5881 §5 (multihop: routed, so 254 on the wire) */
@@ -282,14 +286,14 @@ static int demux(const struct fo_state *fo, const struct fo_rx_info *ri, const s
 		if (slot >= FO_MAX_SESSIONS || fo->sess_by_slot[slot] == UINT16_MAX)
 			return -1;
 		const struct fo_sess *s = &fo->sess[fo->sess_by_slot[slot]];
-		if (s->rt->s.local_disc != c->your_disc ||
-		    (s->kind != CFG_BFD_SINGLE_HOP) != multi)
+		if (s->rt->s.local_disc != c->your_disc || (s->kind != CFG_BFD_SINGLE_HOP) != multi)
 			return -1;
 		return fo->sess_by_slot[slot];
 	}
 	for (int i = 0; i < fo->nb_sess; i++) {
 		const struct fo_sess *s = &fo->sess[i];
-		if ((s->kind != CFG_BFD_SINGLE_HOP) != multi || !addr_is(&s->peer, ri->family, ri->src))
+		if ((s->kind != CFG_BFD_SINGLE_HOP) != multi ||
+		    !addr_is(&s->peer, ri->family, ri->src))
 			continue;
 		if (multi ? addr_is(&s->local, ri->family, ri->dst) : s->iface == ri->iface)
 			return i;
@@ -392,7 +396,7 @@ static void bfd_input(struct worker *w, const struct fwd_state *st, struct rte_m
 
 static const struct local_service bfd_single_service = { .name = "bfd", .input = bfd_input };
 static const struct local_service bfd_multi_service = { .name = "bfd-multihop",
-							 .input = bfd_input };
+							.input = bfd_input };
 
 /* ---- failover groups ---------------------------------------------------- */
 
@@ -422,8 +426,11 @@ static void group_switch(const struct fo_state *fo, const struct fo_group *g, ui
 {
 	struct fo_group_rt *rt = g->rt;
 	uint32_t from = atomic_load_explicit(&rt->sel, memory_order_relaxed);
-	struct fo_event e = { .type = FO_EV_GROUP, .old = (uint8_t)from, .new = (uint8_t)to,
-			      .reason = reason, .diag = diag };
+	struct fo_event e = { .type = FO_EV_GROUP,
+			      .old = (uint8_t)from,
+			      .new = (uint8_t)to,
+			      .reason = reason,
+			      .diag = diag };
 
 	(void)fo;
 	/* the one store that moves every route and flow of the group */
@@ -437,69 +444,76 @@ static void group_switch(const struct fo_state *fo, const struct fo_group *g, ui
 	push_event(&e);
 }
 
-/* Decide group @p g now; returns the ns of its pending hold-down end (UINT64_MAX: none). */
+/*
+ * Decide group @p g now; returns the ns of its pending hold-down end
+ * (UINT64_MAX: none). A member that comes Up for the first time (start-up,
+ * a new group) needs no hold-down: it has not flapped.
+ */
 static uint64_t group_decide(const struct fo_state *fo, const struct fo_group *g, uint64_t now)
 {
 	struct fo_group_rt *rt = g->rt;
 	uint32_t sel = atomic_load_explicit(&rt->sel, memory_order_relaxed);
-	enum member_health h0 = member_health(fo, &g->m[0]), h1 = member_health(fo, &g->m[1]);
+	enum member_health h[2] = { member_health(fo, &g->m[0]), member_health(fo, &g->m[1]) };
+	bool first[2] = { h[0] == M_UP && !rt->seen_up[0], h[1] == M_UP && !rt->seen_up[1] };
+	uint64_t ret = UINT64_MAX;
 
 	if (rt->forced)
 		return UINT64_MAX;
 	if (g->mode == CFG_FG_ACTIVE_STANDBY) {
-		uint32_t cur = sel == FO_SEL_1 ? 1 : 0;
-		enum member_health hc = cur ? h1 : h0, ho = cur ? h0 : h1;
-		if (hc == M_DOWN && ho == M_UP) {
-			group_switch(fo, g, cur ^ 1, FO_REASON_DOWN, member_diag(fo, &g->m[cur]),
-				     last_detect);
-			if (cur == 0)
-				return UINT64_MAX; /* now on the backup; failback waits for member 0 */
-			return UINT64_MAX;
-		}
-		if (cur == 1 && g->revertive && h0 == M_UP) {
+		uint32_t cur = sel == FO_SEL_1 ? 1 : 0, oth = cur ^ 1;
+		if (h[cur] == M_DOWN && h[oth] == M_UP) {
+			group_switch(fo, g, oth,
+				     rt->seen_up[cur] ? FO_REASON_DOWN : FO_REASON_STARTUP,
+				     member_diag(fo, &g->m[cur]), last_detect);
+		} else if (cur == 1 && g->revertive && h[0] == M_UP) {
 			/* failback once member 0 has been Up for the whole hold-down */
 			if (rt->hold_start == 0)
 				rt->hold_start = now;
-			if (now - rt->hold_start >= g->hold_down_ns) {
+			if (first[0])
+				group_switch(fo, g, FO_SEL_0, FO_REASON_STARTUP, 0, 0);
+			else if (now - rt->hold_start >= g->hold_down_ns)
 				group_switch(fo, g, FO_SEL_0, FO_REASON_FAILBACK, 0, 0);
-				return UINT64_MAX;
-			}
-			return rt->hold_start + g->hold_down_ns;
-		}
-		if (h0 != M_UP)
+			else
+				ret = rt->hold_start + g->hold_down_ns;
+		} else if (h[0] != M_UP) {
 			rt->hold_start = 0; /* a flap starts the hold-down again */
-		return UINT64_MAX;
+		}
+		goto out;
 	}
 	/* load-balance: both while both are usable; one step out, hold-down back in */
-	bool in0 = sel != FO_SEL_1, in1 = sel != FO_SEL_0;
-	bool ok0 = h0 == M_UP || (h0 == M_ADMIN && in0), ok1 = h1 == M_UP || (h1 == M_ADMIN && in1);
-	if (in0 && in1) {
-		if (!ok0 && ok1)
-			group_switch(fo, g, FO_SEL_1, FO_REASON_DOWN, member_diag(fo, &g->m[0]),
-				     last_detect);
-		else if (ok0 && !ok1)
-			group_switch(fo, g, FO_SEL_0, FO_REASON_DOWN, member_diag(fo, &g->m[1]),
-				     last_detect);
-		return UINT64_MAX;
+	bool in[2] = { sel != FO_SEL_1, sel != FO_SEL_0 };
+	bool ok[2] = { h[0] == M_UP || (h[0] == M_ADMIN && in[0]),
+		       h[1] == M_UP || (h[1] == M_ADMIN && in[1]) };
+	if (in[0] && in[1]) {
+		for (unsigned i = 0; i < 2; i++)
+			if (!ok[i] && ok[i ^ 1]) {
+				group_switch(fo, g, i ^ 1,
+					     rt->seen_up[i] ? FO_REASON_DOWN : FO_REASON_STARTUP,
+					     member_diag(fo, &g->m[i]), last_detect);
+				break;
+			}
+		goto out;
 	}
-	unsigned in = in0 ? 0 : 1, out = in ^ 1;
-	bool ok_in = in ? ok1 : ok0;
-	enum member_health h_out = out ? h1 : h0;
-	if (!ok_in && h_out == M_UP) {
-		group_switch(fo, g, out, FO_REASON_DOWN, member_diag(fo, &g->m[in]), last_detect);
-		return UINT64_MAX;
-	}
-	if (h_out != M_UP) {
+	unsigned a = in[0] ? 0 : 1, o = a ^ 1;
+	if (!ok[a] && h[o] == M_UP) {
+		group_switch(fo, g, o, FO_REASON_DOWN, member_diag(fo, &g->m[a]), last_detect);
+	} else if (h[o] != M_UP) {
 		rt->hold_start = 0;
-		return UINT64_MAX;
+	} else {
+		if (rt->hold_start == 0)
+			rt->hold_start = now;
+		if (first[o])
+			group_switch(fo, g, FO_SEL_BOTH, FO_REASON_STARTUP, 0, 0);
+		else if (now - rt->hold_start >= g->hold_down_ns)
+			group_switch(fo, g, FO_SEL_BOTH, FO_REASON_RESTORED, 0, 0);
+		else
+			ret = rt->hold_start + g->hold_down_ns;
 	}
-	if (rt->hold_start == 0)
-		rt->hold_start = now;
-	if (now - rt->hold_start >= g->hold_down_ns) {
-		group_switch(fo, g, FO_SEL_BOTH, FO_REASON_RESTORED, 0, 0);
-		return UINT64_MAX;
-	}
-	return rt->hold_start + g->hold_down_ns;
+out:
+	for (unsigned i = 0; i < 2; i++)
+		if (h[i] == M_UP)
+			rt->seen_up[i] = true;
+	return ret;
 }
 
 static void groups_decide(const struct fo_state *fo, uint64_t now)
@@ -637,8 +651,7 @@ static void fg_output6(struct worker *w, const struct fwd_state *st, struct rte_
 /* Group indexes keep their meaning when the old groups are a prefix of the new, by name. */
 static bool fg_same_indexes(const struct vbrd_config *prev, const struct vbrd_config *next)
 {
-	const struct failover_config *a = failover_config_get(prev),
-				     *b = failover_config_get(next);
+	const struct failover_config *a = failover_config_get(prev), *b = failover_config_get(next);
 	int na = a ? a->nb_groups : 0, nb = b ? b->nb_groups : 0;
 
 	if (na > nb)

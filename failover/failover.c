@@ -46,8 +46,8 @@ uint64_t fo_wall_us(uint64_t t_ns)
 
 const char *fo_reason_name(uint8_t reason)
 {
-	static const char *const names[] = { "none",   "bfd_down", "failback",
-					     "restored", "reload", "admin" };
+	static const char *const names[] = { "none",   "bfd_down", "failback", "restored",
+					     "reload", "admin",    "startup" };
 	return reason < RTE_DIM(names) ? names[reason] : "unknown";
 }
 
@@ -99,8 +99,7 @@ static bool key_eq(const struct fo_session_key *a, const struct fo_session_key *
 }
 
 /* The run-time session for @p k: the running one, or a new one in Down. */
-static struct fo_session_rt *session_get(const struct fo_session_key *k,
-					 const struct bfd_params *p)
+static struct fo_session_rt *session_get(const struct fo_session_key *k, const struct bfd_params *p)
 {
 	int free_slot = -1;
 
@@ -159,8 +158,8 @@ static void member_desc(const struct vbrd_config *cfg, const struct cfg_fgroup_m
 		config_format_addr(&cm->via, a, sizeof(a));
 	if (cm->via6.family == AF_INET6)
 		config_format_addr(&cm->via6, b, sizeof(b));
-	snprintf(buf, len, "%s via %s%s%s bfd %s", cfg->ifaces[cm->iface].name, a, *b ? " " : "",
-		 b, bfd);
+	snprintf(buf, len, "%s via %s%s%s bfd %s", cfg->ifaces[cm->iface].name, a, *b ? " " : "", b,
+		 bfd);
 }
 
 static struct fo_group_rt *group_get(const struct vbrd_config *cfg, const struct cfg_fgroup *cg)
@@ -300,8 +299,8 @@ static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 			fm->value4 = fm->value6 = FO_NO_VALUE;
 			fm->sess = cm->bfd;
 			if (cm->kind == CFG_FG_TUNNEL) {
-				fm->value4 = fm->value6 =
-					FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cm->path_group);
+				fm->value4 = fm->value6 = FIB_NH(FIB_KIND_PATHGRP,
+								 (uint32_t)cm->path_group);
 				continue;
 			}
 			if (cm->via.family == AF_INET &&
@@ -367,8 +366,8 @@ static unsigned fo_poll(void)
 
 	if (fo_events == NULL)
 		return 0;
-	while ((n = rte_ring_dequeue_burst_elem(fo_events, ev, sizeof(ev[0]), RTE_DIM(ev),
-						NULL)) > 0) {
+	while ((n = rte_ring_dequeue_burst_elem(fo_events, ev, sizeof(ev[0]), RTE_DIM(ev), NULL)) >
+	       0) {
 		for (unsigned i = 0; i < n; i++) {
 			log_event(&ev[i]);
 			history[history_next] = ev[i];
@@ -416,7 +415,7 @@ static void fo_fini(void)
 
 struct vbrd_module failover_module = {
 	.name = "failover",
-	.depends_on = (const char *const[]){ "fwd", NULL },
+	.depends_on = (const char *const[]){ "workers", NULL },
 	.init = fo_init,
 	.state_prepare = fo_state_prepare,
 	.state_free = fo_state_free,

@@ -62,10 +62,10 @@ struct fo_session_key {
 /** A BFD session that lives across reloads. */
 struct fo_session_rt {
 	struct fo_session_key key;
-	uint16_t slot;   /* index into fo_sessions[]: the low bits of the discriminator */
-	uint16_t sport;  /* our UDP source port (RFC 5881 §4: 49152..65535) */
-	uint32_t refs;   /* forwarding states that list it (control thread) */
-	bool started;    /* the BFD worker ran bfd_session_init() */
+	uint16_t slot;  /* index into fo_sessions[]: the low bits of the discriminator */
+	uint16_t sport; /* our UDP source port (RFC 5881 §4: 49152..65535) */
+	uint32_t refs;  /* forwarding states that list it (control thread) */
+	bool started;   /* the BFD worker ran bfd_session_init() */
 	uint32_t seed;
 	/* written by the BFD worker only */
 	struct bfd_session s;
@@ -83,26 +83,28 @@ struct fo_session_rt {
 /** Why a group changed member (history, log). */
 enum fo_reason {
 	FO_REASON_NONE = 0,
-	FO_REASON_DOWN,      /* the active member's BFD went Down (its diag says why) */
-	FO_REASON_FAILBACK,  /* the first member was Up for the hold-down: revertive */
-	FO_REASON_RESTORED,  /* load-balance: a member is back after the hold-down */
-	FO_REASON_RELOAD,    /* a reload changed the group */
-	FO_REASON_ADMIN,     /* vbrctl fgroup set */
+	FO_REASON_DOWN,     /* the active member's BFD went Down (its diag says why) */
+	FO_REASON_FAILBACK, /* the first member was Up for the hold-down: revertive */
+	FO_REASON_RESTORED, /* load-balance: a member is back after the hold-down */
+	FO_REASON_RELOAD,   /* a reload changed the group */
+	FO_REASON_ADMIN,    /* vbrctl fgroup set */
+	FO_REASON_STARTUP,  /* a member came Up for the first time: no hold-down */
 };
 
 /** A failover group that lives across reloads. */
 struct fo_group_rt {
 	char name[CFG_NAME_MAX];
 	char members[2][160]; /* member descriptions: a change makes a new group */
-	uint32_t refs;       /* forwarding states that list it (control thread) */
+	uint32_t refs;        /* forwarding states that list it (control thread) */
 	/* read by the data path; written by the BFD worker (or the control
 	 * thread before the group is published) */
 	_Atomic uint32_t sel; /* FO_SEL_* */
 	/* the BFD worker's */
-	uint64_t hold_start;  /* ns: when the member to restore came Up (0: none) */
+	uint64_t hold_start; /* ns: when the member to restore came Up (0: none) */
 	uint64_t switches;
 	uint64_t last_switch; /* ns */
 	bool forced;          /* vbrctl fgroup set: no automatic failback until cleared */
+	bool seen_up[2];      /* the member has been Up: a return needs the hold-down */
 };
 
 /* ---- one generation ---------------------------------------------------- */
@@ -201,7 +203,6 @@ const char *fo_reason_name(uint8_t reason);
 
 /** "member0", "member1", "both". */
 const char *fo_sel_name(uint32_t sel);
-
 
 /** Show commands (failover_show.c). */
 int fo_show_start(void);

@@ -72,31 +72,31 @@ static int show_bfd(int argc, const char *const *argv, json_t **data, char *err,
 			"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "name",
 			rt->key.name, "kind", cfg_bfd_kind_name(s->kind), "where", where(st, s),
 			"local", config_format_addr(&s->local, l, sizeof(l)), "peer",
-			config_format_addr(&s->peer, p, sizeof(p)), "state", bfd_state_name(b->state),
-			"remote_state", bfd_state_name(b->remote_state), "diag",
-			bfd_diag_name(b->local_diag), "remote_diag", bfd_diag_name(b->remote_diag),
-			"local_disc", (json_int_t)b->local_disc, "remote_disc",
-			(json_int_t)b->remote_disc);
+			config_format_addr(&s->peer, p, sizeof(p)), "state",
+			bfd_state_name(b->state), "remote_state", bfd_state_name(b->remote_state),
+			"diag", bfd_diag_name(b->local_diag), "remote_diag",
+			bfd_diag_name(b->remote_diag), "local_disc", (json_int_t)b->local_disc,
+			"remote_disc", (json_int_t)b->remote_disc);
 		json_object_update_new(
-			row,
-			json_pack("{s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:s, s:s}",
-				  "tx_interval_us", (json_int_t)b->tx_interval_us,
-				  "desired_min_tx_us", (json_int_t)b->desired_min_tx_us,
-				  "required_min_rx_us", (json_int_t)b->required_min_rx_us,
-				  "remote_min_rx_us", (json_int_t)b->remote_min_rx_us,
-				  "detect_mult", b->params.detect_mult, "remote_detect_mult",
-				  b->remote_detect_mult, "detect_time_us",
-				  (json_int_t)(b->detect_time_ns / 1000), "uptime_us",
-				  (json_int_t)(up / 1000), "flaps", (json_int_t)b->cnt.down,
-				  "last_change", wall_text(b->last_change, ch, sizeof(ch)), "auth",
-				  bfd_auth_name(b->params.auth.type)));
+			row, json_pack("{s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:s, s:s}",
+				       "tx_interval_us", (json_int_t)b->tx_interval_us,
+				       "desired_min_tx_us", (json_int_t)b->desired_min_tx_us,
+				       "required_min_rx_us", (json_int_t)b->required_min_rx_us,
+				       "remote_min_rx_us", (json_int_t)b->remote_min_rx_us,
+				       "detect_mult", b->params.detect_mult, "remote_detect_mult",
+				       b->remote_detect_mult, "detect_time_us",
+				       (json_int_t)(b->detect_time_ns / 1000), "uptime_us",
+				       (json_int_t)(up / 1000), "flaps", (json_int_t)b->cnt.down,
+				       "last_change", wall_text(b->last_change, ch, sizeof(ch)),
+				       "auth", bfd_auth_name(b->params.auth.type)));
 		uint64_t drops = 0;
 		for (int e = 1; e < BFD_ERR_MAX; e++)
 			drops += b->cnt.drops[e];
 		json_object_update_new(
-			row, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx", (json_int_t)b->cnt.rx,
-				       "tx", (json_int_t)b->cnt.tx, "rx_dropped", (json_int_t)drops,
-				       "ups", (json_int_t)b->cnt.up, "polls", (json_int_t)b->cnt.polls,
+			row, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx",
+				       (json_int_t)b->cnt.rx, "tx", (json_int_t)b->cnt.tx,
+				       "rx_dropped", (json_int_t)drops, "ups",
+				       (json_int_t)b->cnt.up, "polls", (json_int_t)b->cnt.polls,
 				       "tx_unresolved", (json_int_t)rt->tx_unresolved,
 				       "rx_gap_max_us", (json_int_t)(rt->rx_late_max_ns / 1000)));
 		json_array_append_new(rows, row);
@@ -140,8 +140,7 @@ static const char *health(const struct fo_state *fo, const struct fo_member *m)
 	return bfd_state_name(s->state);
 }
 
-static int show_fgroup(int argc, const char *const *argv, json_t **data, char *err,
-		       size_t errlen)
+static int show_fgroup(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct fo_state *fo = current();
 	json_t *rows = json_array();
@@ -199,7 +198,8 @@ static int show_fgroup_history(int argc, const char *const *argv, json_t **data,
 					  e->reason == FO_REASON_DOWN ? bfd_diag_name(e->diag)
 								      : fo_reason_name(e->reason),
 					  "detect_to_switch_ns",
-					  (json_int_t)(e->t >= e->t_detect ? e->t - e->t_detect : 0)));
+					  (json_int_t)(e->t >= e->t_detect ? e->t - e->t_detect
+									   : 0)));
 		else
 			json_array_append_new(
 				rows,
@@ -223,8 +223,9 @@ int fo_show_start(void)
 		  "show bfd [SESSION]: BFD sessions (RFC 5880): state, diag, discriminators, "
 		  "negotiated intervals, detection time, uptime, flaps, last change",
 		  "/vbrd/bfd", "BFD sessions (vbrctl show bfd)", show_bfd },
-		{ "show bfd counters", "show bfd counters: BFD packets dropped, per session and reason",
-		  NULL, NULL, show_bfd_counters },
+		{ "show bfd counters",
+		  "show bfd counters: BFD packets dropped, per session and reason", NULL, NULL,
+		  show_bfd_counters },
 		{ "show fgroup",
 		  "show fgroup [GROUP]: failover groups: mode, active member, member health, "
 		  "switches (history: show fgroup history [GROUP])",

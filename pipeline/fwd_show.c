@@ -79,8 +79,8 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 	const struct fwd_nh_kind *k = fwd_nh_kinds[FIB_NH_KIND(value)];
 	if (k != NULL && k->object_name != NULL) {
 		const char *name = k->object_name(st, idx);
-		json_array_append_new(nhs, json_pack("{s:s, s:s}", "via", "", "interface",
-						     name ? name : ""));
+		json_array_append_new(
+			nhs, json_pack("{s:s, s:s}", "via", "", "interface", name ? name : ""));
 		return nhs;
 	}
 	if (FIB_NH_KIND(value) == FIB_KIND_PATHGRP) {
@@ -160,14 +160,13 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 			p.addr.v4 = r4->addr;
 		else
 			memcpy(p.addr.v6, r6->addr, 16);
-		json_array_append_new(
-			arr,
-			json_pack("{s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
-				  "type",
-				  fwd_nh_kinds[FIB_NH_KIND(value)]
-					  ? fwd_nh_kinds[FIB_NH_KIND(value)]->name
-					  : "static",
-				  "next_hops", value_json(st, value)));
+		json_array_append_new(arr,
+				      json_pack("{s:s, s:s, s:o}", "prefix",
+						fmt_prefix(&p, buf, sizeof(buf)), "type",
+						fwd_nh_kinds[FIB_NH_KIND(value)]
+							? fwd_nh_kinds[FIB_NH_KIND(value)]->name
+							: "static",
+						"next_hops", value_json(st, value)));
 	}
 	*data = json_pack("{s:o}", "routes", arr);
 	return 0;
@@ -221,8 +220,8 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 			      : json_array();
 	*data = json_pack("{s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
 			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "type",
-			  fwd_nh_kinds[kind] ? fwd_nh_kinds[kind]->name : kinds[kind & 7],
-			  "value", (json_int_t)value, "next_hops", nhs);
+			  fwd_nh_kinds[kind] ? fwd_nh_kinds[kind]->name : kinds[kind & 7], "value",
+			  (json_int_t)value, "next_hops", nhs);
 	return 0;
 }
 

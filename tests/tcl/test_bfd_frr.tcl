@@ -14,6 +14,10 @@ start_vbrd [list conf [fo_conf]] {
         fo_wait_session l2 Up 10000
         frr_bfd_wait_state rtr 172.16.1.1 up 5000
         frr_bfd_wait_state rtr 172.16.2.1 up 5000
+        # a member's first Up needs no hold-down: the group is on member0
+        wait_for_condition 50 20 {[dict get [fo_group] active] eq "member0"} else {
+            fail "group not on member0 once both are Up: [fo_group]"
+        }
     }
 
     test "vbrd and FRR agree on discriminators, intervals and multiplier" {
@@ -34,27 +38,45 @@ start_vbrd [list conf [fo_conf]] {
     test "FRR shuts l1 (AdminDown): vbrd goes Down with diag neighbor_down, and the group stays on line1" {
         set sw0 [dict get [fo_group] switches]
         frr_shutdown_peer rtr 172.16.1.1
-        fo_wait_session l1 Down 5000
-        set s [fo_session l1]
-        assert_equal [dict get $s remote_state] AdminDown "the peer's state"
-        assert_equal [dict get $s diag] neighbor_down "vbrd's diag (RFC 5880 §6.8.6)"
-        set g [fo_group]
-        assert_equal [dict get $g member0_state] "peer AdminDown"
-        assert_equal [dict get $g active] member0 "RFC 5882 §3.2: AdminDown is not a failure"
-        assert_equal [dict get $g switches] $sw0 "no switch"
-        frr_noshutdown_peer rtr 172.16.1.1
+        try {
+            fo_wait_session l1 Down 5000
+            set s [fo_session l1]
+            assert_equal [dict get $s remote_state] AdminDown "the peer's state"
+            assert_equal [dict get $s diag] neighbor_down "vbrd's diag (RFC 5880 §6.8.6)"
+            # well past a detection time: still nothing moved
+            after 300
+            set g [fo_group]
+            assert_equal [dict get $g member0_state] "peer AdminDown"
+            assert_equal [dict get $g active] member0 "RFC 5882 §3.2: AdminDown is not a failure"
+            assert_equal [dict get $g switches] $sw0 "no switch"
+        } finally {
+            frr_noshutdown_peer rtr 172.16.1.1
+        }
         fo_wait_session l1 Up 10000
     }
 
-    test "FRR killed: vbrd detects it (diag control_detect_expired) and moves to line2" {
-        set sw0 [dict get [fo_group] switches]
+    test "FRR killed: both sessions go Down with diag control_detect_expired (a failure)" {
+        set disc0 [dict get [fo_session l1] remote_disc]
+        set flaps0 [dict get [fo_session l1] flaps]
         frr_kill rtr bfdd
         fo_wait_session l1 Down 5000
         fo_wait_session l2 Down 5000
-        set s [fo_session l1]
-        assert_equal [dict get $s diag] control_detect_expired "diag of a silent peer"
-        # both members failed: nothing to move to, the group stays put
-        set g [fo_group]
-        assert_equal [dict get $g switches] $sw0 "no switch when both members are down"
+        foreach name {l1 l2} {
+            set s [fo_session $name]
+            assert_equal [dict get $s diag] control_detect_expired "$name: diag of a silent peer"
+        }
+        assert_equal [dict get [fo_session l1] flaps] [expr {$flaps0 + 1}] "l1 flap count"
+        set ::disc0 $disc0
+    }
+
+    test "FRR restarted with new discriminators: the sessions come Up again and learn them" {
+        fo_frr
+        fo_wait_session l1 Up 10000
+        fo_wait_session l2 Up 10000
+        set f [frr_bfd_peer rtr 172.16.1.1]
+        assert_equal [dict get [fo_session l1] remote_disc] [dict get $f id] "new remote discriminator"
+        wait_for_condition 100 20 {[dict get [fo_group] active] eq "member0"} else {
+            fail "the group does not fail back to member0 after the hold-down: [fo_group]"
+        }
     }
 }
