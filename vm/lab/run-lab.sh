@@ -8,9 +8,11 @@
 # vbr-h* veth ends). The script shows ARP, ping, TCP and UDP iperf3 through
 # vbrd and the counters vbrctl reports; then it adds vm/lab/qos-lab.conf to
 # the copy, reloads, and shows two businesses sharing a 50 Mbit/s line
-# under overload with their measured rates; then it stops vbrd and removes
-# the lab. Set HOLD=1 to
-# keep the lab up until Ctrl-C (try `build/app/vbrctl show stats` meanwhile).
+# under overload with their measured rates; then it stops vbrd and runs
+# vm/lab/failover-lab.sh (a line failing silently under a stream, the
+# outage it caused in ms), and removes the lab. Set HOLD=1 to
+# keep the lab up until Ctrl-C, without the failover step (try
+# `build/app/vbrctl show stats` meanwhile).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -153,6 +155,15 @@ echo "h2 received: inference $inf Mbit/s, training $trn Mbit/s of UDP payload" \
      "make it $(python3 -c 'print("%.1f" % (50 * 1400 / 1466))') Mbit/s of payload in all;" \
      "h2's own socket buffers dropped $(( $(rcvbuf) - rb0 )) datagrams)"
 python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("share: inference %.0f%%, training %.0f%% (configured 70/30)" % (100 * a / (a + b), 100 * b / (a + b)))' "$inf" "$trn"
+
+if [ "${HOLD:-0}" != 1 ]; then
+	step "failover: this vbrd stops; one with two lines in a failover group starts (vm/lab/failover-lab.sh)"
+	kill -TERM "$pid"
+	wait "$pid" || true
+	pid=
+	rm -rf /run/dpdk/vbrd
+	"$root/vm/lab/failover-lab.sh"
+fi
 
 if [ "${HOLD:-0}" = 1 ]; then
 	step "lab is up: hosts vbrd-h1/vbrd-h2 (ip netns exec vbrd-h1 ...), vbrctl in $root/build/app. Ctrl-C ends it."
