@@ -110,6 +110,32 @@ static int show_bfd(int argc, const char *const *argv, json_t **data, char *err,
 	return 0;
 }
 
+static int show_bfd_brief(int argc, const char *const *argv, json_t **data, char *err,
+			  size_t errlen)
+{
+	static const char *const keep[] = { "name",	   "where",	      "peer",
+					    "state",	   "remote_state",    "diag",
+					    "tx_interval_us", "detect_time_us", "uptime_us",
+					    "flaps",	   "last_change",     NULL };
+	json_t *full = NULL;
+	int ret = show_bfd(argc, argv, &full, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	json_t *rows = json_array(), *row;
+	size_t i;
+	json_array_foreach(json_object_get(full, "sessions"), i, row)
+	{
+		json_t *r = json_object();
+		for (const char *const *k = keep; *k; k++)
+			json_object_set(r, *k, json_object_get(row, *k));
+		json_array_append_new(rows, r);
+	}
+	json_decref(full);
+	*data = json_pack("{s:o}", "sessions", rows);
+	return 0;
+}
+
 static int show_bfd_counters(int argc, const char *const *argv, json_t **data, char *err,
 			     size_t errlen)
 {
@@ -223,6 +249,9 @@ int fo_show_start(void)
 		  "show bfd [SESSION]: BFD sessions (RFC 5880): state, diag, discriminators, "
 		  "negotiated intervals, detection time, uptime, flaps, last change",
 		  "/vbrd/bfd", "BFD sessions (vbrctl show bfd)", show_bfd },
+		{ "show bfd brief",
+		  "show bfd brief [SESSION]: one short line per session (show bfd has every field)",
+		  NULL, NULL, show_bfd_brief },
 		{ "show bfd counters",
 		  "show bfd counters: BFD packets dropped, per session and reason", NULL, NULL,
 		  show_bfd_counters },

@@ -1,0 +1,107 @@
+# BFD timing that load cannot break: for 60 s, the worker that runs BFD
+# also forwards a pcap replayed at full speed (net_pcap, infinite_rx),
+# while the control side reloads a 100 000-route config 20 times and a
+# loop floods the control socket with requests. The two single-hop
+# sessions to FRR's bfdd (10 ms x 3, harness/failover.tcl) never flap:
+# not in vbrd's counters, not in FRR's log, and the group never switches.
+#
+#   idc ── lan [vbrd] line1/line2 ── rtr (FRR bfdd)
+#   in (net_pcap, 1000 flows of 64-byte frames) → [same worker] → out (net_null)
+
+source [file join [file dirname [file normalize [info script]]] harness failover.tcl]
+
+fo_lab
+fo_frr
+
+set seconds 60
+set reloads 20
+set pcap [file join [lab_rundir] flows.pcap]
+set gen [file join $::vbrd::root tests perf gen_routes.py]
+set inc_a [lab_file routes-a.inc]
+set inc_b [lab_file routes-b.inc]
+exec [build_tool pcapgen] flows $pcap --flows 1000 --size 64 --packets 3000 2>@1
+exec python3 $gen $inc_a 100000 --body-only 2>@1
+exec python3 $gen $inc_b 100000 --body-only --change 10 2>@1
+
+# The failover lab's config plus the replay ports and INC's routes.
+proc stab_conf {inc} {
+    set c [fo_conf]
+    # the replay's ports and interfaces join the lab's lists
+    set c [string map [list \
+        {{ name = "p0";} {{ name = "out"; devargs = "net_null0,no-rx=1"; },
+  { name = "in"; devargs = "net_pcap0,rx_pcap=@rundir@/flows.pcap,infinite_rx=1"; },
+  { name = "p0";} \
+        {{ name = "lan";} {{ name = "out"; port = "out"; address = "10.1.0.1/16"; },
+  { name = "in"; port = "in"; address = "10.0.0.254/16"; },
+  { name = "lan";} \
+        {{ prefix = "10.2.0.0/24"; failover_group = "uplink"; }} \
+        "{ prefix = \"10.2.0.0/24\"; failover_group = \"uplink\"; },
+  { prefix = \"198.18.0.0/16\"; via = \"10.1.0.2\"; },
+@include \"$inc\""] $c]
+    append c {
+neighbors = ( { interface = "out"; address = "10.1.0.2"; mac = "02:00:00:00:00:02"; } );
+neighbor = { reachable_s = 3600; };
+eal = { memory_mb = 1024; };
+}
+    return $c
+}
+
+start_vbrd [list conf [stab_conf $inc_a]] {
+    test "both sessions Up with FRR, the replay runs through the BFD worker" {
+        fo_wait_session l1 Up 10000
+        fo_wait_session l2 Up 10000
+        wait_for_condition 50 20 {[dict get [fo_group] active] eq "member0"} else {
+            fail "group not on member0: [fo_group]"
+        }
+        set rx0 [port_stat in rx_packets]
+        wait_for_condition 50 100 {[port_stat in rx_packets] - $rx0 > 100000} else {
+            fail "the pcap replay does not run: in rx_packets [port_stat in rx_packets]"
+        }
+    }
+
+    test "60 s of full-speed replay, 20 reloads of 100 000 routes, a control-socket flood: no flap" {
+        set before {}
+        foreach s {l1 l2} { dict set before $s [fo_session $s] }
+        set sw0 [dict get [fo_group] switches]
+        set frr0 [llength [frr_bfd_transitions rtr]]
+        set rx0 [port_stat in rx_packets]
+        set gen0 [dict get [vbrctl show config] generation]
+        # the flood: vbrctl requests back to back for the whole minute
+        set flood [lab_spawn - bash -c "end=\$((SECONDS + $seconds)); n=0; while \[ \$SECONDS -lt \$end \]; do $::vbrd::ctl_bin -s [vbrd_socket] show stats >/dev/null; n=\$((n + 1)); done; echo \$n"]
+        set t0 [clock milliseconds]
+        set done 0
+        set worst_ms 0
+        while {[clock milliseconds] - $t0 < $seconds * 1000} {
+            if {$done < $reloads && [clock milliseconds] - $t0 >= $done * $seconds * 1000 / $reloads} {
+                vbrd_rewrite_config [stab_conf [expr {$done % 2 ? $inc_a : $inc_b}]]
+                set r0 [clock milliseconds]
+                vbrctl reload
+                set worst_ms [expr {max($worst_ms, [clock milliseconds] - $r0)}]
+                incr done
+            }
+            foreach s {l1 l2} {
+                set st [dict get [fo_session $s] state]
+                if {$st ne "Up"} {
+                    fail "session $s is $st at [expr {[clock milliseconds] - $t0}] ms: [fo_session $s]"
+                }
+            }
+            after 200
+        }
+        lab_wait_exit $flood 10000
+        set requests [string trim [lab_spawn_output $flood]]
+        assert_equal [expr {[dict get [vbrctl show config] generation] - $gen0}] $reloads "reloads applied"
+        foreach s {l1 l2} {
+            set a [dict get $before $s]
+            set b [fo_session $s]
+            assert_equal [dict get $b flaps] [dict get $a flaps] "$s flaps"
+            assert_equal [dict get $b ups] [dict get $a ups] "$s transitions to Up"
+            assert_morethan [dict get $b uptime_us] [expr {[dict get $a uptime_us] + ($seconds - 5) * 1000000}] "$s uptime"
+            note "$s: longest gap between two packets from FRR while Up: [expr {[dict get $b rx_gap_max_us] / 1000.0}] ms (detection time 30 ms)"
+        }
+        assert_equal [dict get [fo_group] switches] $sw0 "group switches"
+        assert_equal [llength [frr_bfd_transitions rtr]] $frr0 "state changes in FRR's log"
+        set frames [expr {[port_stat in rx_packets] - $rx0}]
+        note "replayed $frames frames ([expr {$frames / $seconds / 1000}] kpps), $done reloads of 100 000 routes (slowest answered in $worst_ms ms), $requests control requests"
+        assert_morethan $frames [expr {$seconds * 100000}] "frames the BFD worker forwarded meanwhile"
+    }
+}
