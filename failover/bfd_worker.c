@@ -400,29 +400,22 @@ static const struct local_service bfd_multi_service = { .name = "bfd-multihop",
 
 /* ---- failover groups ---------------------------------------------------- */
 
-enum member_health { M_DOWN, M_ADMIN, M_UP };
-
-static enum member_health member_health(const struct fo_state *fo, const struct fo_member *fm)
+static enum fo_health member_health(const struct fo_state *fo, const struct fo_member *fm)
 {
 	if (fm->sess < 0)
-		return M_UP;
+		return FO_UP;
 	const struct bfd_session *s = &fo->sess[fm->sess].rt->s;
 	if (s->state == BFD_STATE_UP)
-		return M_UP;
+		return FO_UP;
 	/* RFC 5882 §3.2: the peer's AdminDown is no failure: nothing moves */
 	if (s->state == BFD_STATE_DOWN && s->remote_state == BFD_STATE_ADMIN_DOWN &&
 	    s->local_diag == BFD_DIAG_NEIGHBOR_DOWN)
-		return M_ADMIN;
-	return M_DOWN;
+		return FO_ADMIN;
+	return FO_DOWN;
 }
 
-static uint8_t member_diag(const struct fo_state *fo, const struct fo_member *fm)
-{
-	return fm->sess < 0 ? 0 : fo->sess[fm->sess].rt->s.local_diag;
-}
-
-static void group_switch(const struct fo_state *fo, const struct fo_group *g, uint32_t to,
-			 uint8_t reason, uint8_t diag, uint64_t detect)
+static void group_switch(const struct fo_group *g, uint32_t to, uint8_t reason, uint8_t diag,
+			 uint64_t detect)
 {
 	struct fo_group_rt *rt = g->rt;
 	uint32_t from = atomic_load_explicit(&rt->sel, memory_order_relaxed);
@@ -432,88 +425,37 @@ static void group_switch(const struct fo_state *fo, const struct fo_group *g, ui
 			      .reason = reason,
 			      .diag = diag };
 
-	(void)fo;
 	/* the one store that moves every route and flow of the group */
 	atomic_store_explicit(&rt->sel, to, memory_order_release);
 	e.t = fo_now_ns();
 	e.t_detect = detect ? detect : e.t;
 	rt->switches++;
 	rt->last_switch = e.t;
-	rt->hold_start = 0;
 	memcpy(e.name, rt->name, sizeof(e.name));
 	push_event(&e);
 }
 
-/*
- * Decide group @p g now; returns the ns of its pending hold-down end
- * (UINT64_MAX: none). A member that comes Up for the first time (start-up,
- * a new group) needs no hold-down: it has not flapped.
- */
+/* Decide group @p g now (fgroup.h); returns when to decide again (ns, UINT64_MAX: on a change). */
 static uint64_t group_decide(const struct fo_state *fo, const struct fo_group *g, uint64_t now)
 {
-	struct fo_group_rt *rt = g->rt;
-	uint32_t sel = atomic_load_explicit(&rt->sel, memory_order_relaxed);
-	enum member_health h[2] = { member_health(fo, &g->m[0]), member_health(fo, &g->m[1]) };
-	bool first[2] = { h[0] == M_UP && !rt->seen_up[0], h[1] == M_UP && !rt->seen_up[1] };
-	uint64_t ret = UINT64_MAX;
+	const struct fgroup_policy p = { g->mode, g->revertive, g->hold_down_ns };
+	enum fo_health h[2];
+	uint64_t ups[2];
+	struct fgroup_decision d;
 
-	if (rt->forced)
-		return UINT64_MAX;
-	if (g->mode == CFG_FG_ACTIVE_STANDBY) {
-		uint32_t cur = sel == FO_SEL_1 ? 1 : 0, oth = cur ^ 1;
-		if (h[cur] == M_DOWN && h[oth] == M_UP) {
-			group_switch(fo, g, oth,
-				     rt->seen_up[cur] ? FO_REASON_DOWN : FO_REASON_STARTUP,
-				     member_diag(fo, &g->m[cur]), last_detect);
-		} else if (cur == 1 && g->revertive && h[0] == M_UP) {
-			/* failback once member 0 has been Up for the whole hold-down */
-			if (rt->hold_start == 0)
-				rt->hold_start = now;
-			if (first[0])
-				group_switch(fo, g, FO_SEL_0, FO_REASON_STARTUP, 0, 0);
-			else if (now - rt->hold_start >= g->hold_down_ns)
-				group_switch(fo, g, FO_SEL_0, FO_REASON_FAILBACK, 0, 0);
-			else
-				ret = rt->hold_start + g->hold_down_ns;
-		} else if (h[0] != M_UP) {
-			rt->hold_start = 0; /* a flap starts the hold-down again */
-		}
-		goto out;
+	for (unsigned i = 0; i < 2; i++) {
+		h[i] = member_health(fo, &g->m[i]);
+		ups[i] = g->m[i].sess < 0 ? 0 : fo->sess[g->m[i].sess].rt->s.cnt.up;
 	}
-	/* load-balance: both while both are usable; one step out, hold-down back in */
-	bool in[2] = { sel != FO_SEL_1, sel != FO_SEL_0 };
-	bool ok[2] = { h[0] == M_UP || (h[0] == M_ADMIN && in[0]),
-		       h[1] == M_UP || (h[1] == M_ADMIN && in[1]) };
-	if (in[0] && in[1]) {
-		for (unsigned i = 0; i < 2; i++)
-			if (!ok[i] && ok[i ^ 1]) {
-				group_switch(fo, g, i ^ 1,
-					     rt->seen_up[i] ? FO_REASON_DOWN : FO_REASON_STARTUP,
-					     member_diag(fo, &g->m[i]), last_detect);
-				break;
-			}
-		goto out;
+	fgroup_decide(&p, &g->rt->mem, atomic_load_explicit(&g->rt->sel, memory_order_relaxed), h,
+		      ups, now, &d);
+	if (d.move) {
+		uint8_t diag = 0;
+		if (d.failed >= 0 && g->m[d.failed].sess >= 0)
+			diag = fo->sess[g->m[d.failed].sess].rt->s.local_diag;
+		group_switch(g, d.to, d.reason, diag, d.failed >= 0 ? last_detect : 0);
 	}
-	unsigned a = in[0] ? 0 : 1, o = a ^ 1;
-	if (!ok[a] && h[o] == M_UP) {
-		group_switch(fo, g, o, FO_REASON_DOWN, member_diag(fo, &g->m[a]), last_detect);
-	} else if (h[o] != M_UP) {
-		rt->hold_start = 0;
-	} else {
-		if (rt->hold_start == 0)
-			rt->hold_start = now;
-		if (first[o])
-			group_switch(fo, g, FO_SEL_BOTH, FO_REASON_STARTUP, 0, 0);
-		else if (now - rt->hold_start >= g->hold_down_ns)
-			group_switch(fo, g, FO_SEL_BOTH, FO_REASON_RESTORED, 0, 0);
-		else
-			ret = rt->hold_start + g->hold_down_ns;
-	}
-out:
-	for (unsigned i = 0; i < 2; i++)
-		if (h[i] == M_UP)
-			rt->seen_up[i] = true;
-	return ret;
+	return d.wake;
 }
 
 static void groups_decide(const struct fo_state *fo, uint64_t now)
@@ -662,6 +604,20 @@ static bool fg_same_indexes(const struct vbrd_config *prev, const struct vbrd_co
 	return true;
 }
 
+/* The fast path's question: which member's next hop a packet of @p flow_hash takes. */
+static uint64_t fg_resolve4(const struct fwd_state *st, uint32_t idx, uint32_t flow_hash)
+{
+	const struct fo_group *g = group_at(st, idx);
+	uint32_t sel;
+
+	if (unlikely(g == NULL))
+		return FIB_NH(FIB_KIND_NONE, 0);
+	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
+	if (sel == FO_SEL_BOTH)
+		sel = flow_hash & 1;
+	return g->m[sel].value4 == FO_NO_VALUE ? FIB_NH(FIB_KIND_FGROUP, idx) : g->m[sel].value4;
+}
+
 static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
 {
 	const struct fo_group *g = group_at(st, idx);
@@ -670,6 +626,7 @@ static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
 
 static const struct fwd_nh_kind fgroup_kind = {
 	.object_name = fg_object_name,
+	.resolve4 = fg_resolve4,
 	.name = "failover_group",
 	.output4 = fg_output4,
 	.output6 = fg_output6,

@@ -33,6 +33,7 @@
 #include "core/module.h"
 #include "failover/bfd_proto.h"
 #include "failover/failover_config.h"
+#include "failover/fgroup.h"
 #include "pipeline/fwd.h"
 
 struct fwd_state;
@@ -76,21 +77,6 @@ struct fo_session_rt {
 	uint64_t rx_late_max_ns; /* longest gap between two accepted packets while Up */
 };
 
-#define FO_SEL_0    0u /* every flow to member 0 */
-#define FO_SEL_1    1u /* every flow to member 1 */
-#define FO_SEL_BOTH 2u /* load-balance: the flow hash picks */
-
-/** Why a group changed member (history, log). */
-enum fo_reason {
-	FO_REASON_NONE = 0,
-	FO_REASON_DOWN,     /* the active member's BFD went Down (its diag says why) */
-	FO_REASON_FAILBACK, /* the first member was Up for the hold-down: revertive */
-	FO_REASON_RESTORED, /* load-balance: a member is back after the hold-down */
-	FO_REASON_RELOAD,   /* a reload changed the group */
-	FO_REASON_ADMIN,    /* vbrctl fgroup set */
-	FO_REASON_STARTUP,  /* a member came Up for the first time: no hold-down */
-};
-
 /** A failover group that lives across reloads. */
 struct fo_group_rt {
 	char name[CFG_NAME_MAX];
@@ -100,11 +86,9 @@ struct fo_group_rt {
 	 * thread before the group is published) */
 	_Atomic uint32_t sel; /* FO_SEL_* */
 	/* the BFD worker's */
-	uint64_t hold_start; /* ns: when the member to restore came Up (0: none) */
+	struct fgroup_memory mem; /* what its decisions remember (fgroup.h) */
 	uint64_t switches;
 	uint64_t last_switch; /* ns */
-	bool forced;          /* vbrctl fgroup set: no automatic failback until cleared */
-	bool seen_up[2];      /* the member has been Up: a return needs the hold-down */
 };
 
 /* ---- one generation ---------------------------------------------------- */

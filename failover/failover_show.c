@@ -113,10 +113,10 @@ static int show_bfd(int argc, const char *const *argv, json_t **data, char *err,
 static int show_bfd_brief(int argc, const char *const *argv, json_t **data, char *err,
 			  size_t errlen)
 {
-	static const char *const keep[] = { "name",	   "where",	      "peer",
-					    "state",	   "remote_state",    "diag",
+	static const char *const keep[] = { "name",           "where",          "peer",
+					    "state",          "remote_state",   "diag",
 					    "tx_interval_us", "detect_time_us", "uptime_us",
-					    "flaps",	   "last_change",     NULL };
+					    "flaps",          "last_change",    NULL };
 	json_t *full = NULL;
 	int ret = show_bfd(argc, argv, &full, err, errlen);
 

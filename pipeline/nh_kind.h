@@ -55,6 +55,15 @@ struct fwd_nh_kind {
 	 * place (fwd_state_build()).
 	 */
 	bool (*same_indexes)(const struct vbrd_config *prev, const struct vbrd_config *next);
+	/**
+	 * Optional: a kind that only picks another FIB value for a packet (a
+	 * failover group picks its active member's next hop) says which, so
+	 * that the IPv4 fast path routes the packet to it as to any direct
+	 * next hop. @p flow_hash is the packet's (fast4_flow_hash()). The
+	 * fast path takes a FIB_KIND_NEXTHOP or FIB_KIND_ECMP result; any
+	 * other sends the packet to output4() as without this hook.
+	 */
+	uint64_t (*resolve4)(const struct fwd_state *st, uint32_t idx, uint32_t flow_hash);
 	/** Optional: the name of object @p idx of @p st (show routes), or NULL. */
 	const char *(*object_name)(const struct fwd_state *st, uint32_t idx);
 };

@@ -295,6 +295,16 @@ static void fast4_route(struct worker *w, const struct fwd_state *st, struct rte
 		uint64_t v = nh[i];
 
 		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
+			const struct fwd_nh_kind *k = fwd_nh_kinds[FIB_NH_KIND(v)];
+			if (k != NULL && k->resolve4 != NULL) {
+				/* a kind that picks another value (a failover group's member) */
+				uint64_t r = k->resolve4(st, FIB_NH_INDEX(v), fast4_flow_hash(m));
+				if (FIB_NH_KIND(r) == FIB_KIND_NEXTHOP ||
+				    FIB_NH_KIND(r) == FIB_KIND_ECMP)
+					v = r;
+			}
+		}
+		if (unlikely(FIB_NH_KIND(v) != FIB_KIND_NEXTHOP)) {
 			if (FIB_NH_KIND(v) != FIB_KIND_ECMP) {
 				/* a run of another kind (a path group, an own
 				 * address) goes in its place, after what came before */
