@@ -22,8 +22,8 @@ static bool hold_done(const struct fgroup_policy *p, struct fgroup_memory *mem, 
 	return false;
 }
 
-static void move(struct fgroup_decision *d, struct fgroup_memory *mem, uint32_t to,
-		 uint8_t reason, int failed)
+static void move(struct fgroup_decision *d, struct fgroup_memory *mem, uint32_t to, uint8_t reason,
+		 int failed)
 {
 	d->move = true;
 	d->to = to;

@@ -63,11 +63,11 @@ struct fgroup_policy {
 
 /** The outcome of one decision. */
 struct fgroup_decision {
-	bool move;       /* sel changes to `to` */
-	uint32_t to;     /* FO_SEL_* */
-	uint8_t reason;  /* enum fo_reason */
-	int failed;      /* FO_REASON_DOWN: the member that failed (0/1), else -1 */
-	uint64_t wake;   /* ns: call again then (a hold-down ends), UINT64_MAX: on a change only */
+	bool move;      /* sel changes to `to` */
+	uint32_t to;    /* FO_SEL_* */
+	uint8_t reason; /* enum fo_reason */
+	int failed;     /* FO_REASON_DOWN: the member that failed (0/1), else -1 */
+	uint64_t wake;  /* ns: call again then (a hold-down ends), UINT64_MAX: on a change only */
 };
 
 /**

@@ -35,6 +35,21 @@ start_vbrd [list conf [fo_conf]] {
         }
     }
 
+    test "vbrd's packet counters match what FRR counted on the other end" {
+        wait_for_condition 100 20 {[dict get [fo_session l1] tx] > 150} else {
+            fail "l1 sent few packets: [fo_session l1]"
+        }
+        # vtysh takes tens of ms: the two reads are apart by a few packets
+        set v0 [fo_session l1]
+        set f [json::json2dict [frr_vtysh rtr "show bfd peer 172.16.1.1 interface eth0 local-address 172.16.1.2 counters json"]]
+        set v1 [fo_session l1]
+        set in [dict get $f control-packet-input]
+        set out [dict get $f control-packet-output]
+        assert_morethan $in 100 "FRR received vbrd's packets"
+        assert_range $in [expr {[dict get $v0 tx] - 20}] [expr {[dict get $v1 tx] + 20}] "vbrd tx vs FRR input"
+        assert_range $out [expr {[dict get $v0 rx] - 20}] [expr {[dict get $v1 rx] + 20}] "vbrd rx vs FRR output"
+    }
+
     test "FRR shuts l1 (AdminDown): vbrd goes Down with diag neighbor_down, and the group stays on line1" {
         set sw0 [dict get [fo_group] switches]
         frr_shutdown_peer rtr 172.16.1.1
