@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_fib6.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
@@ -222,21 +223,52 @@ static void send_line(struct worker *w, const struct fwd_state *st, const struct
 	worker_tx_now(w, out->port, &m, 1);
 }
 
-/* A multihop or tunnel packet: routed (its FIB route, or the path group). */
+/* A multihop or tunnel packet over IPv6: routed by the FIB6, or the path group. */
+static void send_routed6(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
+			 struct fo_session_rt *rt, struct rte_mbuf *m)
+{
+	struct ip6_ctx c = { .iface = s->iface == FWD_NO_IFACE ? 0 : s->iface, .decapped = true };
+	const struct drop_reason *why;
+	uint64_t nh;
+
+	c.l2.l2_len = 14;
+	c.l2.ethertype = RTE_ETHER_TYPE_IPV6;
+	if (!parse_ipv6(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14),
+			rte_pktmbuf_data_len(m) - 14, &c.ip, &why)) {
+		rt->tx_errors++;
+		worker_drop(w, m, why);
+		return;
+	}
+	if (s->kind == CFG_BFD_TUNNEL) {
+		fwd_nh_kinds[FIB_KIND_PATHGRP]->output6(w, st, m, &c, s->path_group);
+		return;
+	}
+	rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])c.ip.dst, &nh, 1);
+	ip6_forward(w, st, m, &c, nh);
+}
+
+/*
+ * A multihop or tunnel packet: routed like vbrd's own (its FIB route, so
+ * it leaves with TTL 254), or sent through the path group.
+ */
 static void send_routed(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
 			struct fo_session_rt *rt, struct rte_mbuf *m)
 {
-	struct pkt_ctx c = { .iface = s->iface, .decapped = true };
+	struct pkt_ctx c = { .iface = s->iface == FWD_NO_IFACE ? 0 : s->iface, .decapped = true };
 	const struct drop_reason *why;
 
 	/* both paths take a frame with a 14-byte L2 header in front */
-	if (rte_pktmbuf_prepend(m, 14) == NULL || s->peer.family != AF_INET) {
+	if (rte_pktmbuf_prepend(m, 14) == NULL) {
 		rt->tx_errors++;
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (s->peer.family == AF_INET6) {
+		send_routed6(w, st, s, rt, m);
+		return;
+	}
 	if (s->kind == CFG_BFD_MULTIHOP) {
-		ip4_output_local(w, st, m, s->iface == FWD_NO_IFACE ? 0 : s->iface);
+		ip4_output_local(w, st, m, c.iface);
 		return;
 	}
 	c.l2.l2_len = 14;
