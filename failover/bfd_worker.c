@@ -464,13 +464,15 @@ static uint64_t group_decide(const struct fo_state *fo, const struct fo_group *g
 			group_switch(fo, g, oth,
 				     rt->seen_up[cur] ? FO_REASON_DOWN : FO_REASON_STARTUP,
 				     member_diag(fo, &g->m[cur]), last_detect);
+		} else if (cur == 1 && first[0]) {
+			/* member 0's first Up takes the group, revertive or not:
+			 * member 1 only had it for coming Up first */
+			group_switch(fo, g, FO_SEL_0, FO_REASON_STARTUP, 0, 0);
 		} else if (cur == 1 && g->revertive && h[0] == M_UP) {
 			/* failback once member 0 has been Up for the whole hold-down */
 			if (rt->hold_start == 0)
 				rt->hold_start = now;
-			if (first[0])
-				group_switch(fo, g, FO_SEL_0, FO_REASON_STARTUP, 0, 0);
-			else if (now - rt->hold_start >= g->hold_down_ns)
+			if (now - rt->hold_start >= g->hold_down_ns)
 				group_switch(fo, g, FO_SEL_0, FO_REASON_FAILBACK, 0, 0);
 			else
 				ret = rt->hold_start + g->hold_down_ns;
