@@ -44,10 +44,13 @@ void fgroup_decide(const struct fgroup_policy *p, struct fgroup_memory *mem, uin
 		if (h[cur] == FO_DOWN && h[oth] == FO_UP)
 			move(d, mem, oth, mem->seen_up[cur] ? FO_REASON_DOWN : FO_REASON_STARTUP,
 			     (int)cur);
+		else if (cur == 1 && first[0])
+			/* member 0's first Up takes the group, revertive or not:
+			 * member 1 only had it for coming Up first */
+			move(d, mem, FO_SEL_0, FO_REASON_STARTUP, -1);
 		else if (cur == 1 && p->revertive && h[0] == FO_UP) {
-			if (hold_done(p, mem, 0, first[0], ups, now, d))
-				move(d, mem, FO_SEL_0,
-				     first[0] ? FO_REASON_STARTUP : FO_REASON_FAILBACK, -1);
+			if (hold_done(p, mem, 0, false, ups, now, d))
+				move(d, mem, FO_SEL_0, FO_REASON_FAILBACK, -1);
 		} else if (h[0] != FO_UP)
 			mem->hold_start = 0; /* down again: the wait starts over */
 	} else {

@@ -87,6 +87,20 @@ static void up_both(struct sim *s)
 	s->moves = 0;
 }
 
+/* Non-revertive too: member 0's first Up takes the group from member 1,
+ * which only had it for coming Up first (a race of two handshakes). */
+static void startup_non_revertive(void **state)
+{
+	struct sim s;
+	(void)state;
+	sim_init(&s, CFG_FG_ACTIVE_STANDBY, false, 1000);
+	sim_set(&s, 1, FO_UP, 10 * MS);
+	assert_int_equal(s.sel, FO_SEL_1);
+	sim_set(&s, 0, FO_UP, 12 * MS);
+	assert_int_equal(s.sel, FO_SEL_0);
+	assert_int_equal(s.last_reason, FO_REASON_STARTUP);
+}
+
 /* The active member fails: the group moves at once, naming it. */
 static void failure_moves(void **state)
 {
@@ -248,6 +262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(startup_no_hold),
+		cmocka_unit_test(startup_non_revertive),
 		cmocka_unit_test(failure_moves),
 		cmocka_unit_test(admin_down_moves_nothing),
 		cmocka_unit_test(failback_after_hold_down),

@@ -20,7 +20,14 @@
 #   fo_group ?NAME?              the row of `show fgroup` (dict)
 #   fo_session NAME              the row of `show bfd` (dict)
 #   fo_wait_session NAME STATE MS   wait until vbrd's session is in STATE
-#   fo_switches_since N          group events in `show fgroup history` after the first N
+#   fo_wait_group KEY VALUE MS   wait until the group's KEY (active...) is VALUE
+#   fo_group_events / fo_bfd_events NAME   `show fgroup history` rows, oldest first
+#   fo_time_us TIME              a history row's time as Unix µs
+#   fo_sink PORT ?SPORTS?        count a stream's datagrams as rtr accepts them, per line
+#   fo_sink_counts               those counts: dict eth0 N eth1 N ?"eth0 SPORT" N ...?
+#   fo_stream PORT PPS SECONDS ?-flows N? ?-sport BASE? MIDWAY SCRIPT
+#                                a seqstream idc -> 10.2.0.1 that runs SCRIPT
+#                                midway; -> {receiver sender} reports
 #
 # Not sourced by helpers.tcl: a test that uses it does
 #   source [file join [file dirname [info script]] harness failover.tcl]
@@ -30,6 +37,10 @@ foreach _f {frr.tcl stream.tcl blackhole.tcl} {
     source [file join $_fo_dir $_f]
 }
 unset _fo_dir _f
+
+namespace eval fo {
+    variable sink ""   ;# the fo_sink table
+}
 
 proc fo_lab {} {
     lab_host idc 10.1.0.2/24 10.1.0.1
@@ -49,6 +60,10 @@ proc fo_lab {} {
         exec ip netns exec $ns sysctl -qw net.ipv4.conf.$i.rp_filter=0
     }
     exec ip -n $ns route add 10.1.0.0/24 via 172.16.1.1
+    # the cut's hooks registered now, so that fo_cut only adds rules
+    # (blackhole.tcl: a new hook costs an RCU grace period)
+    blackhole_prepare rtr eth0
+    blackhole_prepare rtr eth1
 }
 
 # Root-namespace end of rtr's line N (what vbrd's port opens).
@@ -100,39 +115,35 @@ routes = (
 }]
 }
 
+# bfdd runs at SCHED_FIFO (all its threads): at 10 ms x 3 a peer that the
+# scheduler holds off for 30 ms declares the session down, and so does
+# vbrd when nothing comes; on a shared 2-core machine (compilers, other
+# test runs) a normal-priority bfdd does that several times a minute,
+# which is noise, not what the tests test. bfdd needs ~1 % of a core.
 proc fo_frr {args} {
     set o [dict merge {-interval 10 -multiplier 3} $args]
     frr_start rtr [frr_bfd_conf {
         "172.16.1.1 interface eth0 local-address 172.16.1.2"
         "172.16.2.1 interface eth1 local-address 172.16.2.2"
     } -interval [dict get $o -interval] -multiplier [dict get $o -multiplier]]
+    exec chrt -a -f -p 10 [dict get $::frr::inst(rtr) pid bfdd]
 }
 
-# Cut line N silently: rtr drops what arrives on it and what it would send.
+# Cut line N silently: rtr drops what arrives on it and what it would
+# send, both from one instant (one nft transaction), as a line that dies
+# does: the stream and rtr's BFD packets stop together. vbrd's port sees
+# no link change.
 proc fo_cut {n} {
-    set if [expr {$n == 1 ? "eth0" : "eth1"}]
-    blackhole_on rtr $if -hook ingress
-    # a second table for the other direction (one table per interface and
-    # hook is what blackhole.tcl keeps): egress on the same interface
-    _fo_egress rtr $if on
+    blackhole_on rtr [_fo_rtr_if $n] -hook both
 }
 
+# Heal line N; returns the packets the cut dropped.
 proc fo_heal {n} {
-    set if [expr {$n == 1 ? "eth0" : "eth1"}]
-    blackhole_off rtr $if
-    _fo_egress rtr $if off
+    return [blackhole_off rtr [_fo_rtr_if $n]]
 }
 
-# An egress drop of our own beside blackhole.tcl's ingress one.
-proc _fo_egress {host if what} {
-    set t "[lab_prefix]_fo_eg_$if"
-    if {$what eq "on"} {
-        lab_exec $host nft -f - << "table netdev $t {
-            chain c { type filter hook egress device $if priority 0; policy accept; drop; }
-        }"
-    } else {
-        catch {lab_exec $host nft delete table netdev $t}
-    }
+proc _fo_rtr_if {n} {
+    return [expr {$n == 1 ? "eth0" : "eth1"}]
 }
 
 proc fo_group {{name uplink}} {
@@ -155,13 +166,111 @@ proc fo_wait_session {name state ms} {
     return [expr {[clock milliseconds] - $t0}]
 }
 
-# The group events of `show fgroup history` (dicts), oldest first.
+# Wait until the row of `show fgroup` has VALUE at KEY; return ms waited.
+proc fo_wait_group {key value ms {name uplink}} {
+    set t0 [clock milliseconds]
+    while {[dict get [fo_group $name] $key] ne $value} {
+        if {[clock milliseconds] - $t0 > $ms} {
+            fail "group $name: $key not $value after $ms ms: [fo_group $name]"
+        }
+        after 20
+    }
+    return [expr {[clock milliseconds] - $t0}]
+}
+
+# The group events of `show fgroup history` (dicts: time, from, to,
+# reason, detect_to_switch_ns), oldest first. The history keeps the last
+# 64 events of sessions and groups together.
 proc fo_group_events {} {
+    return [_fo_events fgroup ""]
+}
+
+# The state changes of BFD session NAME in `show fgroup history`, oldest first.
+proc fo_bfd_events {name} {
+    return [_fo_events bfd $name]
+}
+
+proc _fo_events {object name} {
     set out {}
     foreach e [dict get [vbrctl show fgroup history] history] {
-        if {[dict get $e object] eq "fgroup"} {
+        if {[dict get $e object] eq $object && ($name eq "" || [dict get $e name] eq $name)} {
             lappend out $e
         }
     }
     return $out
+}
+
+# "2026-12-01T22:31:07.123456Z" (a history row's time, UTC) as Unix µs.
+proc fo_time_us {t} {
+    if {![regexp {^(\d+-\d+-\d+T\d+:\d+:\d+)\.(\d{6})Z$} $t -> sec us]} {
+        error "fo_time_us: not a history time: '$t'"
+    }
+    return [expr {[clock scan $sec -format {%Y-%m-%dT%H:%M:%S} -gmt 1] * 1000000 + [scan $us %d]}]
+}
+
+# Count the datagrams to UDP PORT that rtr's stack accepts, per line
+# (iifname eth0 = line1, eth1 = line2), and per source port in SPORTS.
+# Counted in an inet prerouting chain, i.e. after the cut's netdev
+# ingress drop: only what got through. Replaces an earlier sink.
+proc fo_sink {port {sports {}}} {
+    set t "[lab_prefix]_fo_sink"
+    set text "table inet $t\ndelete table inet $t\ntable inet $t {\n"
+    set rules ""
+    foreach if {eth0 eth1} {
+        append text "  counter $if { }\n"
+        append rules "    iifname \"$if\" udp dport $port counter name \"$if\"\n"
+        foreach sp $sports {
+            append text "  counter ${if}_$sp { }\n"
+            append rules "    iifname \"$if\" udp dport $port udp sport $sp counter name \"${if}_$sp\"\n"
+        }
+    }
+    append text "  chain pre {\n    type filter hook prerouting priority 0; policy accept;\n"
+    append text "$rules  }\n}\n"
+    set f [lab_file nft-$t.conf]
+    _lab_write $f $text
+    lab_exec rtr nft -f $f
+    set ::fo::sink $t
+}
+
+# The sink's counts now: dict with keys eth0, eth1 and "eth0 SPORT",
+# "eth1 SPORT" (packets).
+proc fo_sink_counts {} {
+    set j [json::json2dict [lab_exec rtr nft -j list counters table inet $::fo::sink]]
+    set out {}
+    foreach item [dict get $j nftables] {
+        if {![dict exists $item counter]} { continue }
+        set c [dict get $item counter]
+        set key [split [dict get $c name] _]
+        dict set out $key [dict get $c packets]
+    }
+    return $out
+}
+
+# A seqstream from idc to 10.2.0.1:PORT (receiver in rtr bound to it) of
+# PPS for SECONDS, on -flows N flows from source ports -sport BASE.. (default
+# 1 flow, base 40000), counted by fo_sink; once rtr has accepted MIDWAY of
+# its datagrams, SCRIPT runs in the caller. Returns {RECEIVER SENDER}, the
+# two reports (stream.tcl).
+proc fo_stream {port pps seconds args} {
+    set script [lindex $args end]
+    set midway [lindex $args end-1]
+    set o [dict merge {-flows 1 -sport 40000} [lrange $args 0 end-2]]
+    set flows [dict get $o -flows]
+    set base [dict get $o -sport]
+    set sports {}
+    for {set i 0} {$i < $flows} {incr i} { lappend sports [expr {$base + $i}] }
+    fo_sink $port $sports
+    set r [stream_recv rtr $port [expr {$seconds + 15}] -bind 10.2.0.1]
+    set s [stream_send idc 10.2.0.1 $port $pps $seconds $flows -sport $base]
+    wait_for_condition 1000 10 {
+        [dict get [set c [fo_sink_counts]] eth0] + [dict get $c eth1] >= $midway || [lab_exited $s]
+    } else {
+        fail "rtr did not accept $midway datagrams of the stream: [fo_sink_counts]"
+    }
+    if {[lab_exited $s]} {
+        fail "the sender ended before $midway datagrams got through: [lab_spawn_output $s]"
+    }
+    uplevel 1 $script
+    set snd [stream_result $s [expr {int($seconds * 1000) + 30000}]]
+    return [list [stream_result $r] $snd]
 }
