@@ -11,7 +11,7 @@ version, diag, state, flags (P F C A D M as letters, "" for none), a
 (the A bit, 0/1), mult, length (the Length field), my_disc, your_disc,
 and with the A bit: auth_type, auth_len, key_id, and for the SHA1 and
 MD5 types seq (the Sequence Number). Parsed from the bytes here, not by
-tcpdump's dissector.
+tcpdump's dissector. Last, t_us: the capture time, µs since the epoch.
 """
 
 import ipaddress
@@ -39,11 +39,11 @@ def packets(f):
         rec = f.read(16)
         if len(rec) < 16:
             return
-        _, _, incl, _ = struct.unpack(e + "IIII", rec)
+        sec, usec, incl, _ = struct.unpack(e + "IIII", rec)
         frame = f.read(incl)
         if len(frame) < incl:
             return  # a record tcpdump is still writing
-        yield frame
+        yield sec * 1000000 + usec, frame
 
 
 def bfd(frame):
@@ -89,9 +89,10 @@ def bfd(frame):
 
 def main():
     with open(sys.argv[1], "rb") as f:
-        for frame in packets(f):
+        for t_us, frame in packets(f):
             d = bfd(frame)
             if d is not None:
+                d["t_us"] = t_us
                 print(json.dumps(d))
 
 
