@@ -189,7 +189,6 @@ static struct rte_mbuf *build_packet(const struct fo_sess *s, struct fo_session_
 		if (uh->dgram_cksum == 0)
 			uh->dgram_cksum = 0xffff;
 	}
-	rt->s.cnt.tx++;
 	return m;
 }
 
