@@ -74,6 +74,17 @@ bfd = {
         }
     }
 
+    test "show bfd's tx counts each packet on the wire once" {
+        # the capture's 40 packets fall between the two readings; what
+        # else is sent between them is a few packets of 50 ms, never 40
+        set tx0 [dict get [session l6] tx]
+        set cap [bfd_capture rtr eth0 {ip6 and udp dst port 3784 and src host fd00:1::1} 40]
+        bfd_capture_wait $cap
+        set tx1 [dict get [session l6] tx]
+        assert_equal [llength [bfd_pcap [lindex $cap 1]]] 40 "packets captured"
+        assert_range [expr {$tx1 - $tx0}] 40 59 "tx counted while the capture saw 40"
+    }
+
     test "IPv6 hop limit 254 (RFC 5881 §5): dropped once as bfd_bad_ttl, l6 stays Up" {
         set before [bfd_drops]
         set flaps6 [dict get [session l6] flaps]
