@@ -127,6 +127,46 @@ start_vbrd [list conf $conf] {
         }
     }
 
+    test "meticulous SHA1: a replayed packet of the peer is dropped as bfd_auth_seq, a forged one (its sequence number moved into the window) as bfd_auth_bad" {
+        set cap [bfd_capture peer eth0 {udp and src host 10.9.0.13 and dst port 3784} 1]
+        bfd_capture_wait $cap
+        set p [lindex [bfd_pcap [lindex $cap 1]] 0]
+        assert_equal [list [dict get $p auth_type] [dict get $p a]] {5 1} "a meticulous packet of the peer"
+        set pay [dict get $p payload]
+        # wait until vbrd has taken a later one: RcvAuthSeq is past it
+        set rx0 [dict get [session metic] rx]
+        wait_for_condition 100 20 {[dict get [session metic] rx] > $rx0 + 1} else {
+            fail "metic receives nothing: [session metic]"
+        }
+        # a forgery: a Sequence Number (bytes 28-31) inside the window
+        # (RcvAuthSeq+1 .. RcvAuthSeq+15 at 5 x 100 ms), 12 ahead of the
+        # peer's last (which goes on sending: the forgery must arrive
+        # before 12 more, 0.9 s at least), and the old digest
+        set seq [expr {([dict get [bfdpeer_status $peer(metic)] xmit_seq] + 12) & 0xffffffff}]
+        set tampered [string replace $pay 56 63 [format %08x $seq]]
+        set before [bfd_drops]
+        set flaps [dict get [session metic] flaps]
+        # from another source port (the digest covers the BFD packet only)
+        bfd_craft peer 10.9.0.13 10.9.0.1 -sport 49998 -payload $tampered
+        bfd_craft peer 10.9.0.13 10.9.0.1 -sport 49998 -payload $pay
+        wait_for_condition 100 20 {
+            [llength [bfd_session_drops metic]] == 4
+        } else {
+            fail "replay and forgery not both counted: [bfd_session_drops metic]"
+        }
+        dict incr before bfd_auth_seq
+        dict incr before bfd_auth_bad
+        # the refused sessions' peers still send (bfd_auth_bad, _key_id, _mismatch)
+        foreach r {bfd_auth_bad bfd_auth_key_id bfd_auth_mismatch} { dict unset before $r }
+        set after [bfd_drops]
+        foreach r {bfd_auth_bad bfd_auth_key_id bfd_auth_mismatch} { dict unset after $r }
+        assert_equal $after $before "bfd_* drops: bfd_auth_seq +1 (and bfd_auth_bad +1), the others unchanged"
+        assert_equal [lsort -stride 2 [bfd_session_drops metic]] {auth_bad 1 auth_seq 1} "metic's drops"
+        set s [session metic]
+        assert_equal [list [dict get $s state] [dict get $s flaps]] [list Up $flaps] "metic: state, flaps"
+        set ::crafted {bfd_auth_seq 1 bfd_auth_bad 1}
+    }
+
     # name -> {vbrd's reason, the peer's reason}
     set refused {simple_x {auth_bad bad} keyed_x {auth_bad bad} metic_x {auth_bad bad}
                  keyid_x {auth_key_id key_id} none_x {auth_mismatch mismatch}}
@@ -168,10 +208,15 @@ start_vbrd [list conf $conf] {
 
     test "show stats counts the refused packets under bfd_auth_bad, bfd_auth_key_id, bfd_auth_mismatch" {
         set d [bfd_drops]
-        dict for {reason n} $::want_total {
+        set want $::want_total
+        # and the replayed and the forged packet of the test above
+        if {[info exists ::crafted]} {
+            dict for {reason n} $::crafted { dict incr want $reason $n }
+        }
+        dict for {reason n} $want {
             assert_equal [dict get $d $reason] $n "drops $reason"
         }
-        foreach reason {bfd_auth_type bfd_auth_seq bfd_auth_unsupported bfd_bad_length} {
+        foreach reason {bfd_auth_type bfd_auth_unsupported bfd_bad_length} {
             assert_equal [dict get $d $reason] 0 "drops $reason"
         }
     }

@@ -7,6 +7,7 @@ One line per IPv4 or IPv6 UDP datagram to port 3784 or 4784 in FILE
 (classic libpcap, Ethernet link type, as `tcpdump -w` writes), oldest
 first (a capture still being written is read up to its last whole
 record): src, dst, ttl (IPv4 TTL / IPv6 hop limit), sport, dport, udp_len,
+payload (the UDP payload in hex),
 version, diag, state, flags (P F C A D M as letters, "" for none), a
 (the A bit, 0/1), mult, length (the Length field), my_disc, your_disc,
 and with the A bit: auth_type, auth_len, key_id, and for the SHA1 and
@@ -71,7 +72,7 @@ def bfd(frame):
     if dport not in (3784, 4784):
         return None
     p = frame[l4 + 8:l4 + ulen]
-    d = dict(src=src, dst=dst, ttl=ttl, sport=sport, dport=dport, udp_len=ulen)
+    d = dict(src=src, dst=dst, ttl=ttl, sport=sport, dport=dport, udp_len=ulen, payload=p.hex())
     if len(p) < 24:
         d["short"] = len(p)
         return d
