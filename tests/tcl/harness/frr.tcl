@@ -41,11 +41,14 @@
 #
 # Authentication: FRR 8.4's bfdd has none. The peer node has no
 # authentication command (only detect-multiplier, receive-interval,
-# transmit-interval, echo-*, minimum-ttl, passive-mode, profile, shutdown),
-# it never sets the A bit, and bfd_check_auth() (bfdd/bfd_packet.c, still
-# so in FRR's master) discards every received packet that has it set,
-# whatever the type ("RFC5880 6.7: To be finshed"). vbrd's RFC 5880 §6.7
-# authentication cannot be tested against it.
+# transmit-interval, echo-*, minimum-ttl, passive-mode, profile, shutdown)
+# and it never sets the A bit. Debian's 8.4.4 does not look at the A bit
+# either: it takes an authenticated packet as a plain one (a capture in
+# test_bfd_auth.tcl shows it answering vbrd's keyed-SHA1 packets in Init
+# with vbrd's discriminator). FRR's master discards such packets instead
+# (bfd_check_auth() in bfdd/bfd_packet.c: "RFC5880 6.7: To be finshed").
+# Either way vbrd's RFC 5880 §6.7 authentication cannot be tested against
+# it: test_bfd_auth.tcl uses tools/bfd_peer.py.
 #
 # Not sourced by helpers.tcl: a test that uses it does
 #   source [file join [file dirname [info script]] harness frr.tcl]

@@ -14,9 +14,13 @@ meticulous keyed SHA1). Written from the RFC, not from vbrd's code.
                 [--key-id 1] [--key secret] [--status FILE] [--seconds N]
 
 It runs until --seconds pass or SIGTERM; SIGUSR1 toggles AdminDown
-(§6.8.16). --status FILE is rewritten as JSON on every change and once a
-second: state, remote_state, remote_disc, rx, tx, auth_failures,
-ups, downs.
+(§6.8.16). --status FILE is rewritten as JSON on every change of state
+and of a counter (at most every 20 ms) and at exit: state, remote_state,
+local_disc, remote_disc, diag, remote_diag, rx, tx, auth_failures (with
+auth_reasons: mismatch, type, key_id, bad, seq, length), bad (packets
+discarded by the checks of §6.8.6 before authentication), ups, downs,
+xmit_seq (the last Sequence Number sent) and rcv_seq (bfd.RcvAuthSeq, null
+while bfd.AuthSeqKnown is 0).
 """
 
 import argparse
@@ -35,7 +39,12 @@ import time
 ADMIN_DOWN, DOWN, INIT, UP = 0, 1, 2, 3
 NAMES = {ADMIN_DOWN: "AdminDown", DOWN: "Down", INIT: "Init", UP: "Up"}
 AUTH = {"none": 0, "simple": 1, "keyed-sha1": 4, "meticulous-sha1": 5}
-F_POLL, F_FINAL, F_AUTH = 0x20, 0x10, 0x04
+F_POLL, F_FINAL, F_AUTH, F_MULTI = 0x20, 0x10, 0x04, 0x01
+
+
+# Linux <linux/in.h>: Python's socket module has IP_TTL but not IP_RECVTTL;
+# the TTL arrives as a cmsg of type IP_TTL.
+IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
 
 
 def now_us():
@@ -50,7 +59,8 @@ class Peer:
         self.local_disc = random.randint(1, 0xFFFFFFFF)
         self.remote_disc = 0
         self.diag = 0
-        self.remote_min_rx = 1
+        self.remote_diag = 0
+        self.remote_min_rx = 1  # §6.8.1: bfd.RemoteMinRxInterval starts at 1 µs
         self.remote_tx = 0
         self.remote_mult = 0
         self.desired_tx = 1000000  # §6.8.3: at least 1 s while not Up
@@ -60,9 +70,11 @@ class Peer:
         self.detect_deadline = 0
         self.next_tx = 0
         self.xmit_seq = random.randint(0, 0xFFFFFFFF)
-        self.rcv_seq = None
+        self.rcv_seq = None  # bfd.RcvAuthSeq; None: bfd.AuthSeqKnown is 0
         self.last_rx = 0
+        self.detect_us = 0  # the detection time now (§6.8.4), µs
         self.stats = dict(rx=0, tx=0, auth_failures=0, ups=0, downs=0, bad=0)
+        self.auth_reasons = dict(mismatch=0, type=0, key_id=0, bad=0, seq=0, length=0)
         self.key = a.key.encode()
         self.auth = AUTH[a.auth]
 
@@ -75,7 +87,9 @@ class Peer:
         return b""
 
     def build(self):
-        flags = (F_POLL if self.poll else 0) | (F_FINAL if self.final_due else 0)
+        # §6.8.7: "A BFD Control packet MUST NOT have both the Poll (P) and
+        # Final (F) bits set": a Final goes alone, the Poll in the next one.
+        flags = F_FINAL if self.final_due else (F_POLL if self.poll else 0)
         self.final_due = False
         if self.auth:
             flags |= F_AUTH
@@ -92,31 +106,48 @@ class Peer:
         self.stats["tx"] += 1
         return body
 
-    def check_auth(self, pkt, a_bit):
+    def check_auth(self, pkt, a_bit, mult):
+        """§6.7 and §6.8.6 on PKT (Length bytes): None if accepted, else the
+        reason (a key of auth_reasons). MULT is the packet's Detect Mult."""
         if bool(a_bit) != bool(self.auth):
-            return False
+            return "mismatch"
         if not self.auth:
-            return True
+            return None
         if len(pkt) < 26:
-            return False
-        atype, alen, key_id = pkt[24], pkt[25], pkt[26] if len(pkt) > 26 else None
-        if atype != self.auth or key_id != self.a.key_id:
-            return False
+            return "length"
+        atype, alen = pkt[24], pkt[25]
+        if 24 + alen > len(pkt):
+            return "length"
+        if atype != self.auth:
+            return "type"
         if self.auth == 1:
-            return hmac.compare_digest(pkt[27:24 + alen], self.key)
-        if alen != 28 or len(pkt) < 52:
-            return False
+            # §4.2: Type, Len, Key ID, a password of 1..16 bytes
+            if not 4 <= alen <= 19:
+                return "length"
+            if pkt[26] != self.a.key_id:
+                return "key_id"
+            if not hmac.compare_digest(pkt[27:24 + alen], self.key):
+                return "bad"
+            return None
+        # §4.4: Type, Len 28, Key ID, Reserved, Sequence Number, 20-byte digest
+        if alen != 28:
+            return "length"
+        if pkt[26] != self.a.key_id:
+            return "key_id"
         seq = struct.unpack("!I", pkt[28:32])[0]
-        got = pkt[32:52]
-        want = hashlib.sha1(pkt[:32] + self.key.ljust(20, b"\0")).digest()
-        if not hmac.compare_digest(got, want):
-            return False
         if self.rcv_seq is not None:
-            lo = self.rcv_seq + (1 if self.auth == 5 else 0)
-            if (seq - lo) & 0xFFFFFFFF > 3 * max(self.remote_mult, 1):
-                return False
+            # §6.7.4, circular 32-bit: keyed RcvAuthSeq..RcvAuthSeq+3*M,
+            # meticulous RcvAuthSeq+1..RcvAuthSeq+3*M, both inclusive
+            lo = (self.rcv_seq + (1 if self.auth == 5 else 0)) & 0xFFFFFFFF
+            hi = (self.rcv_seq + 3 * mult) & 0xFFFFFFFF
+            if (seq - lo) & 0xFFFFFFFF > (hi - lo) & 0xFFFFFFFF:
+                return "seq"
+        got = pkt[32:52]
+        want = hashlib.sha1(pkt[:32] + self.key.ljust(20, b"\0") + pkt[52:]).digest()
+        if not hmac.compare_digest(got, want):
+            return "bad"
         self.rcv_seq = seq
-        return True
+        return None
 
     def tx_interval(self):
         return max(self.desired_tx, self.remote_min_rx)
@@ -138,37 +169,45 @@ class Peer:
         self.changed = True
 
     def receive(self, pkt, ttl):
+        # §6.8.6, in its order; RFC 5881 §5 for the TTL
         if len(pkt) < 24:
             self.stats["bad"] += 1
             return
         vd, sf, mult, length, my, your, dtx, rrx, _ = struct.unpack("!BBBBIIIII", pkt[:24])
-        if vd >> 5 != 1 or length < 24 or length > len(pkt) or mult == 0 or my == 0:
+        st, flags = sf >> 6, sf & 0x3F
+        if (vd >> 5 != 1 or length < (26 if flags & F_AUTH else 24) or length > len(pkt)
+                or mult == 0 or flags & F_MULTI or my == 0):
             self.stats["bad"] += 1
             return
         if not self.a.multihop and ttl is not None and ttl != 255:
             self.stats["bad"] += 1
             return
-        st, flags = sf >> 6, sf & 0x3F
         if your != 0 and your != self.local_disc:
             self.stats["bad"] += 1
             return
         if your == 0 and st not in (DOWN, ADMIN_DOWN):
             self.stats["bad"] += 1
             return
-        self.remote_mult = mult
-        if not self.check_auth(pkt[:length], flags & F_AUTH):
+        # A discarded packet changes nothing: the remote variables are
+        # learnt only from an authenticated one.
+        why = self.check_auth(pkt[:length], flags & F_AUTH, mult)
+        if why is not None:
             self.stats["auth_failures"] += 1
+            self.auth_reasons[why] += 1
             return
         self.stats["rx"] += 1
+        self.remote_mult = mult
         self.remote_disc = my
         self.remote_state = st
+        self.remote_diag = vd & 0x1F
         self.remote_tx = dtx
-        self.remote_min_rx = max(rrx, 1)
+        # 0 is meaningful: the peer wants no periodic packets (§6.8.7)
+        self.remote_min_rx = rrx
         self.last_rx = now_us()
         if flags & F_FINAL:
             self.poll = False
-        detect = mult * max(self.required_rx, dtx)
-        self.detect_deadline = now_us() + detect
+        self.detect_us = mult * max(self.required_rx, dtx)
+        self.detect_deadline = now_us() + self.detect_us
         if self.state == ADMIN_DOWN:
             return
         if st == ADMIN_DOWN:
@@ -204,11 +243,16 @@ def main():
     ap.add_argument("--status")
     ap.add_argument("--seconds", type=float, default=3600)
     a = ap.parse_args()
+    # §4.2: a password of 1..16 bytes; §4.4: a SHA1 key of up to 20 bytes
+    if a.auth == "simple" and not 1 <= len(a.key.encode()) <= 16:
+        ap.error("--key: a simple password has 1..16 bytes")
+    if a.auth in ("keyed-sha1", "meticulous-sha1") and not 1 <= len(a.key.encode()) <= 20:
+        ap.error("--key: a SHA1 key has 1..20 bytes")
 
     port = 4784 if a.multihop else 3784
     rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rx.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    rx.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTTL, 1)
+    rx.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
     rx.bind((a.local, port))
     tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     tx.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, 255)
@@ -222,16 +266,22 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: running.__setitem__("on", False))
     end = time.monotonic() + a.seconds
     last_status = 0
+    written = {}
 
     def status():
         if not a.status:
             return
         d = dict(state=NAMES[p.state], remote_state=NAMES[p.remote_state],
-                 remote_disc=p.remote_disc, local_disc=p.local_disc, diag=p.diag, **p.stats)
+                 local_disc=p.local_disc, remote_disc=p.remote_disc, diag=p.diag,
+                 remote_diag=p.remote_diag, auth=a.auth, key_id=a.key_id,
+                 xmit_seq=p.xmit_seq if p.auth in (4, 5) else None, rcv_seq=p.rcv_seq,
+                 auth_reasons=dict(p.auth_reasons), **p.stats)
         tmp = a.status + ".tmp"
         with open(tmp, "w") as f:
             json.dump(d, f)
         os.replace(tmp, a.status)
+        written.clear()
+        written.update(p.stats)
 
     while running["on"] and time.monotonic() < end:
         t = now_us()
@@ -252,13 +302,17 @@ def main():
             p.set_state(DOWN, 1)
             p.remote_disc = 0
             p.detect_deadline = 0
-        if p.rcv_seq is not None and p.last_rx and t - p.last_rx > 2 * 1000000:
+        # §6.8.1 bfd.AuthSeqKnown: back to 0 after twice the detection
+        # time without an authenticated packet
+        if p.rcv_seq is not None and p.last_rx and t - p.last_rx > 2 * p.detect_us:
             p.rcv_seq = None
+        # §6.8.7: no periodic packets while the peer's RequiredMinRxInterval is 0
         if t >= p.next_tx and p.remote_min_rx > 0:
             tx.sendto(p.build(), (a.peer, port))
             iv = p.tx_interval()
             p.next_tx = t + int(iv * random.uniform(0.75, 0.9 if a.mult == 1 else 1.0))
-        wait = max(0, min(p.next_tx - now_us(), 5000)) / 1e6
+        wait = 5000 if p.remote_min_rx == 0 else min(p.next_tx - now_us(), 5000)
+        wait = max(0, wait) / 1e6
         r, _, _ = select.select([rx], [], [], wait)
         if r:
             data, anc, _, _ = rx.recvmsg(256, socket.CMSG_SPACE(4))
@@ -267,7 +321,8 @@ def main():
                 if lvl == socket.IPPROTO_IP and typ == socket.IP_TTL:
                     ttl = struct.unpack("i", val[:4])[0]
             p.receive(data, ttl)
-        if p.changed or time.monotonic() - last_status > 1:
+        dirty = written != p.stats and time.monotonic() - last_status > 0.02
+        if p.changed or dirty or time.monotonic() - last_status > 1:
             p.changed = False
             last_status = time.monotonic()
             status()
