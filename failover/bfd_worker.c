@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_fib.h>
 #include <rte_fib6.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -132,6 +133,15 @@ static void session_changed(struct fo_session_rt *rt, const struct bfd_event *ev
 		rt->up_since = now;
 	else if (ev->old_state == BFD_STATE_UP)
 		rt->up_since = 0;
+	/* RFC 5882 §3.2: a session the peer took down administratively is no
+	 * failure until it comes back Up, through the Down and Init of its
+	 * return too; only a detection timeout (or our own AdminDown) ends that */
+	if (ev->new_state == BFD_STATE_UP)
+		rt->peer_admin = false;
+	else if (ev->new_state == BFD_STATE_DOWN && rt->s.remote_state == BFD_STATE_ADMIN_DOWN)
+		rt->peer_admin = true;
+	else if (ev->diag == BFD_DIAG_DETECT_EXPIRED || ev->new_state == BFD_STATE_ADMIN_DOWN)
+		rt->peer_admin = false;
 	push_event(&e);
 	groups_dirty = true;
 	last_detect = now;
@@ -193,6 +203,33 @@ static struct rte_mbuf *build_packet(const struct fo_sess *s, struct fo_session_
 	return m;
 }
 
+/*
+ * Send @p m (starting at its IP header) out of @p out to the neighbor @p gw
+ * (family of the session), whose MAC is @p mac (0: unresolved): straight
+ * to the wire, past the egress scheduler, with the TTL it was built with.
+ */
+static void send_l2(struct worker *w, const struct fwd_iface *out, struct fo_session_rt *rt,
+		    bool v4, const void *gw, uint64_t mac, struct rte_mbuf *m)
+{
+	struct rte_ether_addr dmac;
+
+	neigh_mac_to_ether(mac, &dmac);
+	if (l2_rewrite(m, 0, out, &dmac, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6) < 0) {
+		rt->tx_errors++;
+		worker_drop(w, m, &drop_no_headroom);
+		return;
+	}
+	w->stats.iface[out->slot].tx_packets++;
+	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	if (mac == 0) {
+		/* the control thread resolves the neighbor and sends it then */
+		rt->tx_unresolved++;
+		worker_punt(w, m, v4 ? PUNT_RESOLVE : PUNT_RESOLVE6, out->port, out->vlan, gw);
+		return;
+	}
+	worker_tx_now(w, out->port, &m, 1);
+}
+
 /* A single-hop packet: straight to the neighbor's MAC, past the scheduler. */
 static void send_line(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
 		      struct fo_session_rt *rt, struct rte_mbuf *m)
@@ -201,26 +238,40 @@ static void send_line(struct worker *w, const struct fwd_state *st, const struct
 	bool v4 = s->peer.family == AF_INET;
 	uint64_t mac = v4 ? neigh_lookup(out->port, out->vlan, s->peer.v4)
 			  : neigh_lookup6(out->port, out->vlan, s->peer.v6);
-	struct rte_ether_addr dmac;
 
-	neigh_mac_to_ether(mac, &dmac);
-	if (l2_rewrite(m, 0, out, &dmac, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6) < 0) {
-		rt->tx_errors++;
-		worker_drop(w, m, &drop_bfd_ring_full);
-		return;
-	}
-	w->stats.iface[out->slot].tx_packets++;
-	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
-	if (mac == 0) {
-		/* the control thread resolves the neighbor and sends it then */
-		rt->tx_unresolved++;
-		if (v4)
-			worker_punt(w, m, PUNT_RESOLVE, out->port, out->vlan, &s->peer.v4);
-		else
-			worker_punt(w, m, PUNT_RESOLVE6, out->port, out->vlan, s->peer.v6);
-		return;
-	}
-	worker_tx_now(w, out->port, &m, 1);
+	send_l2(w, out, rt, v4, v4 ? (const void *)&s->peer.v4 : s->peer.v6, mac, m);
+}
+
+/*
+ * A multihop packet whose route is a direct next hop (or ECMP set): sent
+ * like a single-hop one to that next hop, so it leaves with TTL 255 (RFC
+ * 5883 §5 lets the receiver check a minimum TTL: FRR's default is 254,
+ * one router away). @return false when the route is of another kind.
+ */
+static bool send_nexthop(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
+			 struct fo_session_rt *rt, struct rte_mbuf *m)
+{
+	bool v4 = s->peer.family == AF_INET;
+	uint64_t v;
+
+	if (v4)
+		rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)&s->peer.v4, &v, 1);
+	else
+		rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])(uintptr_t)s->peer.v6, &v, 1);
+	if (FIB_NH_KIND(v) != FIB_KIND_NEXTHOP && FIB_NH_KIND(v) != FIB_KIND_ECMP)
+		return false;
+	const struct fwd_nexthop *nh = &st->nexthops[fwd_nexthop_select(st, v, 0)];
+	const struct fwd_iface *out = &st->ifaces[nh->iface];
+	if (out->port == FWD_NO_PORT)
+		return false;
+	bool connected = v4 ? nh->gw == 0 : !memcmp(nh->gw6, (const uint8_t[16]){ 0 }, 16);
+	const void *gw = connected ? (v4 ? (const void *)&s->peer.v4 : s->peer.v6)
+				   : (v4 ? (const void *)&nh->gw : nh->gw6);
+	uint64_t mac = !connected ? atomic_load_explicit(&nh->mac, memory_order_acquire)
+		       : v4       ? neigh_lookup(out->port, out->vlan, s->peer.v4)
+				  : neigh_lookup6(out->port, out->vlan, s->peer.v6);
+	send_l2(w, out, rt, v4, gw, mac, m);
+	return true;
 }
 
 /* A multihop or tunnel packet over IPv6: routed by the FIB6, or the path group. */
@@ -294,7 +345,7 @@ static void session_send(struct worker *w, const struct fwd_state *st, const str
 	}
 	if (s->kind == CFG_BFD_SINGLE_HOP)
 		send_line(w, st, s, rt, m);
-	else
+	else if (s->kind != CFG_BFD_MULTIHOP || !send_nexthop(w, st, s, rt, m))
 		send_routed(w, st, s, rt, m);
 }
 
@@ -439,8 +490,7 @@ static enum fo_health member_health(const struct fo_state *fo, const struct fo_m
 	if (s->state == BFD_STATE_UP)
 		return FO_UP;
 	/* RFC 5882 §3.2: the peer's AdminDown is no failure: nothing moves */
-	if (s->state == BFD_STATE_DOWN && s->remote_state == BFD_STATE_ADMIN_DOWN &&
-	    s->local_diag == BFD_DIAG_NEIGHBOR_DOWN)
+	if (fo->sess[fm->sess].rt->peer_admin)
 		return FO_ADMIN;
 	return FO_DOWN;
 }

@@ -71,6 +71,7 @@ struct fo_session_rt {
 	/* written by the BFD worker only */
 	struct bfd_session s;
 	uint64_t up_since;      /* ns (fo_now_ns) of the last transition to Up, 0 while not Up */
+	bool peer_admin;        /* Down since the peer signalled AdminDown, not Up again yet */
 	uint64_t applied_gen;   /* generation whose parameters s.params holds */
 	uint64_t tx_unresolved; /* packets sent to the control thread while the peer's MAC resolves */
 	uint64_t tx_errors;     /* no mbuf, no route */

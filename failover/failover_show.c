@@ -161,7 +161,7 @@ static const char *health(const struct fo_state *fo, const struct fo_member *m)
 	if (m->sess < 0)
 		return "up (no bfd)";
 	const struct bfd_session *s = &fo->sess[m->sess].rt->s;
-	if (s->state == BFD_STATE_DOWN && s->remote_state == BFD_STATE_ADMIN_DOWN)
+	if (s->state != BFD_STATE_UP && fo->sess[m->sess].rt->peer_admin)
 		return "peer AdminDown";
 	return bfd_state_name(s->state);
 }

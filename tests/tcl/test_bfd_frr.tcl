@@ -68,6 +68,10 @@ start_vbrd [list conf [fo_conf]] {
             frr_noshutdown_peer rtr 172.16.1.1
         }
         fo_wait_session l1 Up 10000
+        # its return (the peer's Down, our Init) is no failure either
+        set g [fo_group]
+        assert_equal [dict get $g switches] $sw0 "no switch while the peer came back"
+        assert_equal [dict get $g active] member0 "still on member0"
     }
 
     test "FRR killed: both sessions go Down with diag control_detect_expired (a failure)" {

@@ -9,14 +9,10 @@
 # 10.1.0.1; peer 10.2.0.1 }. bfdd: peer 10.1.0.1 multihop local-address
 # 10.2.0.1. rtr routes 10.1.0.0/24 back to vbrd and 10.2.0.1 to region.
 #
-# Known bug: vbrd sends its multihop packets through ip4_output_local(),
-# which decrements the TTL of its own packets as if it had forwarded them
-# (RFC 1812 §5.3.1 decrements forwarded packets only): they leave with 254,
-# not 255, and arrive at region with 253, below bfdd's default minimum-ttl
-# of 254 (255 less one hop): bfdd discards them ("exceeded max hop count")
-# and the session never comes Up. bfdd is given minimum-ttl 253 here so
-# that the rest can be tested; the wire test below states what RFC-minded
-# peers expect and fails until vbrd sends 255.
+# vbrd sends its multihop packets with TTL 255 straight to the route's next
+# hop (not routed like a forwarded packet, which would take one off): they
+# arrive at region with 254, what bfdd's default minimum-ttl (254, one hop)
+# wants. (Before, they left with 254 and bfdd discarded every one.)
 
 source [file join [file dirname [file normalize [info script]]] harness frr.tcl]
 source [file join [file dirname [file normalize [info script]]] harness blackhole.tcl]
@@ -34,7 +30,7 @@ lab_exec region ip addr add 10.3.0.2/30 dev eth0
 lab_exec region ip addr add 10.2.0.1/32 dev lo
 lab_exec region ip route add default via 10.3.0.1
 
-frr_start region [frr_bfd_conf [list "10.1.0.1 multihop local-address 10.2.0.1\n  minimum-ttl 253"] \
+frr_start region [frr_bfd_conf [list "10.1.0.1 multihop local-address 10.2.0.1"] \
                       -interval 50 -multiplier 5]
 
 proc mh {} {
@@ -92,7 +88,7 @@ bfd = {
         set ::mh_vbrd_ttl [lsort -unique [lmap p $from_vbrd {dict get $p ttl}]]
     }
 
-    test "vbrd's multihop packets leave with TTL 255: 254 at region, one routed hop on (KNOWN BUG: 253)" {
+    test "vbrd's multihop packets leave with TTL 255: 254 at region, one routed hop on" {
         # 255 from the originator is what bfdd's default minimum-ttl 254
         # (one hop) and GTSM-style checks (RFC 5082) count on
         assert_equal $::mh_vbrd_ttl 254 "TTL of vbrd's packets at region, after rtr"

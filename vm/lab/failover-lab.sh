@@ -94,7 +94,7 @@ chown frr:frr "$frr"/*.conf
 for d in zebra bfdd; do
 	extra=()
 	[ $d = bfdd ] && extra=(--bfdctl "$frr/bfdd.sock")
-	ip netns exec vbrd-rtr /usr/lib/frr/$d -f "$frr/$d.conf" -i "$frr/$d.pid" \
+	ip netns exec vbrd-rtr taskset -c 0 /usr/lib/frr/$d -f "$frr/$d.conf" -i "$frr/$d.pid" \
 		--vty_socket "$frr" -P 0 -z "$frr/zserv.api" "${extra[@]}" >"$frr/$d.out" 2>&1 &
 	for _ in $(seq 50); do [ -S "$frr/$d.vty" ] && break; sleep 0.1; done
 done
@@ -118,10 +118,10 @@ ip netns exec vbrd-rtr vtysh --vty_socket "$frr" -c 'show bfd peers brief'
 ctl show fgroup
 
 step "a silent failure: h1 streams 20 000 packets/s to 10.2.0.1; after 1.5 s vbrd-rtr drops all of line1, both ways"
-ip netns exec vbrd-rtr python3 "$seqstream" recv --port 9000 --seconds 8 --json >"$work/recv.json" &
+ip netns exec vbrd-rtr taskset -c 0 python3 "$seqstream" recv --port 9000 --seconds 8 --json >"$work/recv.json" &
 rpid=$!
 sleep 0.5
-ip netns exec vbrd-h1 python3 "$seqstream" send --dst 10.2.0.1 --port 9000 --pps 20000 --seconds 4 >"$work/send.json" &
+ip netns exec vbrd-h1 taskset -c 0 python3 "$seqstream" send --dst 10.2.0.1 --port 9000 --pps 20000 --seconds 4 >"$work/send.json" &
 spid=$!
 sleep 1.5
 ip netns exec vbrd-rtr nft -f - <<'EOF'

@@ -292,7 +292,9 @@ proc _frr_spawn {host daemon args} {
     set dir [dict get $::frr::inst($host) dir]
     set pidf [file join $dir $daemon.pid]
     set vty [file join $dir $daemon.vty]
-    set spawn [lab_spawn $host [file join $::frr::bin $daemon] \
+    # off the CPU of vbrd's worker, like the stream tools (stream.tcl)
+    set cpu [expr {[exec nproc] > 1 ? {taskset -c 0} : {}}]
+    set spawn [lab_spawn $host {*}$cpu [file join $::frr::bin $daemon] \
         -f [file join $dir $daemon.conf] -i $pidf --vty_socket $dir -P 0 \
         {*}$args]
     dict set ::frr::inst($host) spawn $daemon $spawn

@@ -26,6 +26,11 @@
 
 package require json
 
+# The lab's traffic tools run on CPU 0, off the CPU of vbrd's worker (1 in
+# every test config), as a production box keeps its dataplane cores to
+# itself: the stream then measures vbrd, not the scheduler sharing a core.
+set ::lab_tool_cpu [expr {[exec nproc] > 1 ? {taskset -c 0} : {}}]
+
 set ::seqstream_py [file join [file dirname [file dirname [file normalize [info script]]]] tools seqstream.py]
 
 proc stream_recv {host port seconds args} {
@@ -37,7 +42,7 @@ proc stream_recv {host port seconds args} {
         }
     }
     set pid [lab_spawn $host -lifetime [expr {int($seconds) + 30}] \
-        /usr/bin/python3 $::seqstream_py recv --port $port --seconds $seconds \
+        {*}$::lab_tool_cpu /usr/bin/python3 $::seqstream_py recv --port $port --seconds $seconds \
         --bind $bind --json]
     wait_for_condition 100 20 {
         [string match "*seqstream: ready*" [lab_spawn_output $pid]] || [lab_exited $pid]
@@ -60,7 +65,7 @@ proc stream_send {host dst port pps seconds {flows 1} args} {
         }
     }
     return [lab_spawn $host -lifetime [expr {int($seconds) + 30}] \
-        /usr/bin/python3 $::seqstream_py send --dst $dst --port $port \
+        {*}$::lab_tool_cpu /usr/bin/python3 $::seqstream_py send --dst $dst --port $port \
         --pps $pps --seconds $seconds --flows $flows {*}$opts]
 }
 
