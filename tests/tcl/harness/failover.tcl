@@ -20,7 +20,9 @@
 #   fo_group ?NAME?              the row of `show fgroup` (dict)
 #   fo_session NAME              the row of `show bfd` (dict)
 #   fo_wait_session NAME STATE MS   wait until vbrd's session is in STATE
-#   fo_switches_since N          group events in `show fgroup history` after the first N
+#   fo_group_events              the group events of `show fgroup history`, oldest first
+#   fo_events ?NAME?             all its events (of session or group NAME), oldest first
+#   fo_time_us TIME              µs since the epoch of a history or show time
 #
 # Not sourced by helpers.tcl: a test that uses it does
 #   source [file join [file dirname [info script]] harness failover.tcl]
@@ -164,4 +166,23 @@ proc fo_group_events {} {
         }
     }
     return $out
+}
+
+# Every event of `show fgroup history` (dicts: time object name from to
+# reason detect_to_switch_ns), or those of session or group NAME, oldest first.
+proc fo_events {{name ""}} {
+    if {$name eq ""} {
+        return [dict get [vbrctl show fgroup history] history]
+    }
+    return [dict get [vbrctl show fgroup history $name] history]
+}
+
+# Microseconds since the epoch of a time as vbrd shows it
+# ("2026-12-01T22:31:07.123456Z", UTC).
+proc fo_time_us {t} {
+    if {![regexp {^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{6})Z$} $t -> sec frac]} {
+        error "fo_time_us: not a vbrd time: '$t'"
+    }
+    return [expr {[clock scan $sec -format {%Y-%m-%dT%H:%M:%S} -gmt 1] * 1000000
+                  + [scan $frac %d]}]
 }
