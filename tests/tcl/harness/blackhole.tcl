@@ -2,13 +2,14 @@
 # drop all frames (ARP too) or a random share of them.
 #
 #   blackhole_prepare HOST IFNAME        -> table name (see below)
-#   blackhole_on HOST IFNAME ?-hook ingress|egress? ?-loss PCT? ?-match EXPR?
+#   blackhole_on HOST IFNAME ?-hook ingress|egress|both? ?-loss PCT? ?-match EXPR?
 #                                        -> table name
 #   blackhole_off HOST IFNAME            -> packets it dropped (final count)
 #   blackhole_drops HOST IFNAME          -> packets dropped so far
 #
 # HOST is a lab host or "-" for the root namespace. -hook: ingress (default)
-# drops what arrives on IFNAME, egress (Linux >= 5.16) what leaves by it.
+# drops what arrives on IFNAME, egress (Linux >= 5.16) what leaves by it,
+# both the two at one instant (one transaction: a line cut both ways).
 # -loss PCT drops PCT % at random (`numgen random mod 100 < PCT`) instead of
 # everything; -match EXPR drops only what matches the nft expression (e.g.
 # "udp dport 3784", BFD control only). Turning a blackhole on again
@@ -54,8 +55,8 @@ proc blackhole_on {host ifname args} {
     if {![string is integer -strict $loss] || $loss < 0 || $loss > 100} {
         error "blackhole_on: -loss wants 0..100, got '$loss'"
     }
-    if {$hook ni {ingress egress}} {
-        error "blackhole_on: -hook wants ingress or egress, got '$hook'"
+    if {$hook ni {ingress egress both}} {
+        error "blackhole_on: -hook wants ingress, egress or both, got '$hook'"
     }
     set table [blackhole_prepare $host $ifname]
     set rule "$match"
@@ -63,11 +64,14 @@ proc blackhole_on {host ifname args} {
     append rule " counter name dropped drop"
     # One transaction: the rule replaced and its counter zeroed at one
     # instant.
+    set add ""
+    foreach h [expr {$hook eq "both" ? {ingress egress} : [list $hook]}] {
+        append add "add rule netdev $table $h $rule\n"
+    }
     _blackhole_nft $host $table "flush chain netdev $table ingress
 flush chain netdev $table egress
 reset counter netdev $table dropped
-add rule netdev $table $hook $rule
-"
+$add"
     return $table
 }
 

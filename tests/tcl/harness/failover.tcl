@@ -110,31 +110,20 @@ proc fo_frr {args} {
     } -interval [dict get $o -interval] -multiplier [dict get $o -multiplier]]
 }
 
-# Cut line N silently: rtr drops what arrives on it and what it would send.
+# Cut line N silently: rtr drops what arrives on it and what it would
+# send, both from one instant (one nft transaction on a table whose hooks
+# exist already: registering a hook costs an RCU grace period, tens of ms
+# here, that would otherwise separate the two directions and lengthen the
+# outage by that much).
 proc fo_cut {n} {
     set if [expr {$n == 1 ? "eth0" : "eth1"}]
-    blackhole_on rtr $if -hook ingress
-    # a second table for the other direction (one table per interface and
-    # hook is what blackhole.tcl keeps): egress on the same interface
-    _fo_egress rtr $if on
+    blackhole_prepare rtr $if
+    blackhole_on rtr $if -hook both
 }
 
 proc fo_heal {n} {
     set if [expr {$n == 1 ? "eth0" : "eth1"}]
     blackhole_off rtr $if
-    _fo_egress rtr $if off
-}
-
-# An egress drop of our own beside blackhole.tcl's ingress one.
-proc _fo_egress {host if what} {
-    set t "[lab_prefix]_fo_eg_$if"
-    if {$what eq "on"} {
-        lab_exec $host nft -f - << "table netdev $t {
-            chain c { type filter hook egress device $if priority 0; policy accept; drop; }
-        }"
-    } else {
-        catch {lab_exec $host nft delete table netdev $t}
-    }
 }
 
 proc fo_group {{name uplink}} {
