@@ -4,6 +4,9 @@
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
 #   make bench  build, then replay pcaps through vbrd and l3fwd (and qos_sched)
+#   make bench-failover   build, then 20 silent line cuts per failover scenario
+#               (vbrd <-> vbrd, vbrd <-> FRR bfdd, the DR tunnel): outage and
+#               detect-to-switch, median and max (not part of make test)
 #   make test-asan   build into build-asan (ASan + UBSan), run unit and
 #               integration tests there; any sanitizer report fails it
 #   make unit-asan   the unit tests only, under the sanitizers
@@ -15,7 +18,8 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build build-asan run test unit test-asan unit-asan fuzz bench clean format \
+.PHONY: all deps build build-asan run test unit test-asan unit-asan fuzz bench bench-failover \
+	clean format \
 	format-check docs
 
 all: build
@@ -47,6 +51,9 @@ bench: deps build
 	./tests/perf/bench.sh
 	./tests/perf/scale.sh
 	./tests/perf/bench-qos.sh
+
+bench-failover: deps build
+	BUILD=$(BUILD) ./tests/perf/bench-failover.sh
 
 # -O2 -g: sanitizer reports with file:line; see meson.build for the two
 # gcc warnings turned off in this build only.

@@ -274,3 +274,12 @@ proc fo_stream {port pps seconds args} {
     set snd [stream_result $s [expr {int($seconds * 1000) + 30000}]]
     return [list [stream_result $r] $snd]
 }
+
+# Every event of `show fgroup history` (dicts: time object name from to
+# reason detect_to_switch_ns), or those of session or group NAME, oldest first.
+proc fo_events {{name ""}} {
+    if {$name eq ""} {
+        return [dict get [vbrctl show fgroup history] history]
+    }
+    return [dict get [vbrctl show fgroup history $name] history]
+}

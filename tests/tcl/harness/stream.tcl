@@ -4,6 +4,8 @@
 #   stream_recv HOST PORT SECONDS ?-bind ADDR?      -> pid, once it listens
 #   stream_send HOST DST PORT PPS SECONDS ?FLOWS? ?-size B? ?-sport BASE?  -> pid
 #   stream_result PID ?TIMEOUT_MS?                  -> dict (its JSON report)
+#   stream_during SRC DST RHOST PORT PPS SECONDS MIDWAY SCRIPT ?-if IF?
+#                                                   -> {receiver sender} reports
 #
 # The receiver's report (see the tool's docstring): received, sent, lost,
 # duplicates, reordered, holes, max_gap_ms (the outage: the longest stretch
@@ -83,4 +85,34 @@ proc stream_result {pid {timeout_ms 30000}} {
         }
     }
     fail "seqstream $pid printed no report:\n$out"
+}
+
+# stream_during SRC DST RHOST PORT PPS SECONDS MIDWAY SCRIPT ?-if IF?
+#
+# A stream of PPS datagrams/s for SECONDS from host SRC to address DST,
+# received in host RHOST on PORT; once RHOST's interface IF (default eth0)
+# has received MIDWAY packets more than at the start, run SCRIPT in the
+# caller. Returns {RECEIVER-REPORT SENDER-REPORT} (stream_result's dicts).
+proc stream_during {src dst rhost port pps seconds midway script args} {
+    set ifname eth0
+    foreach {k v} $args {
+        switch -- $k {
+            -if { set ifname $v }
+            default { error "stream_during: unknown option $k" }
+        }
+    }
+    set rx0 [dict get [lab_link_stats $rhost $ifname] rx_packets]
+    set r [stream_recv $rhost $port [expr {$seconds + 15}]]
+    set s [stream_send $src $dst $port $pps $seconds]
+    wait_for_condition 1000 10 {
+        [dict get [lab_link_stats $rhost $ifname] rx_packets] - $rx0 >= $midway || [lab_exited $s]
+    } else {
+        fail "$rhost did not receive $midway packets of the stream"
+    }
+    if {[lab_exited $s]} {
+        fail "the stream ended before $rhost received $midway packets of it:\n[lab_spawn_output $s]"
+    }
+    uplevel 1 $script
+    set sent [stream_result $s]
+    return [list [stream_result $r] $sent]
 }

@@ -23,7 +23,14 @@
 # and break it (impair_set line1 loss 100).
 #
 #   start_twosite {?type vxlan|geneve? ?outer 4|6? ?inner6 0|1? ?plane1 N?
-#                  ?plane2 N? ?edge_extra TEXT? ?region_extra TEXT?} {body}
+#                  ?plane2 N? ?inner 0|1? ?edge_routes TEXT? ?region_routes TEXT?
+#                  ?edge_extra TEXT? ?region_extra TEXT?} {body}
+#
+# inner 1 gives the tunnels inner addresses (`address`: edge 10.99.0.1/30,
+# region 10.99.0.2/30), what a BFD session through a path group runs
+# between. edge_routes / region_routes replace the entries of that side's
+# `routes` list (default: the far subnet to the path group), e.g. to route
+# h2's subnet to a failover group put in edge_extra; "" keeps the default.
 #
 # starts both vbrds (start_vbrd names edgeN and regionN, N counting the
 # blocks of the file: instances PREFIX-edgeN and PREFIX-regionN, own
@@ -75,7 +82,7 @@ proc twosite_lab {{inner6 0}} {
 # Defaults of start_twosite's options.
 proc _twosite_opts {opts} {
     set o [dict create type vxlan outer 4 inner6 0 plane1 "" plane2 "" \
-               edge_extra "" region_extra ""]
+               inner 0 edge_routes "" region_routes "" edge_extra "" region_extra ""]
     foreach {k v} $opts {
         if {![dict exists $o $k]} {
             error "start_twosite: unknown option '$k'"
@@ -87,6 +94,9 @@ proc _twosite_opts {opts} {
     }
     if {[dict get $o outer] ni {4 6}} {
         error "start_twosite: outer must be 4 or 6"
+    }
+    if {[dict get $o inner] ni {0 1}} {
+        error "start_twosite: inner must be 0 or 1"
     }
     return $o
 }
@@ -114,11 +124,19 @@ proc twosite_conf {side opts} {
     if {$side eq "edge"} {
         set host h1; set lan 10.1.1.1/24; set lan6 2001:db8:1::1/64
         set far 10.2.2.0/24; set far6 2001:db8:2::/64
-        set tunnel to-region; set group region; set sfx ""
+        set tunnel to-region; set group region; set sfx ""; set inner 10.99.0.1/30
     } else {
         set host h2; set lan 10.2.2.1/24; set lan6 2001:db8:2::1/64
         set far 10.1.1.0/24; set far6 2001:db8:1::/64
-        set tunnel to-edge; set group edge; set sfx "-b"
+        set tunnel to-edge; set group edge; set sfx "-b"; set inner 10.99.0.2/30
+    }
+    set inneraddr [expr {[dict get $o inner] ? " address = \"$inner\";" : ""}]
+    set routes [dict get $o ${side}_routes]
+    if {$routes eq ""} {
+        set routes "  { prefix = \"$far\"; path_group = \"$group\"; }"
+        if {[dict get $o inner6]} {
+            append routes ",\n  { prefix = \"$far6\"; path_group = \"$group\"; }"
+        }
     }
     set lanaddr [expr {[dict get $o inner6]
                        ? "addresses = \[ \"$lan\", \"$lan6\" \];"
@@ -143,7 +161,7 @@ interfaces = (
 );
 tunnels = (
   { name = \"$tunnel\"; type = \"[dict get $o type]\"; vni = 1000;
-    local = \"[dict get $a local]\"; remote = \"[dict get $a remote]\"; }
+    local = \"[dict get $a local]\"; remote = \"[dict get $a remote]\";$inneraddr }
 );
 path_groups = (
   { name = \"$group\";
@@ -153,7 +171,7 @@ path_groups = (
     ); }
 );
 routes = (
-  { prefix = \"$far\"; path_group = \"$group\"; }[expr {[dict get $o inner6] ? ",\n  { prefix = \"$far6\"; path_group = \"$group\"; }" : ""}]
+$routes
 );
 [dict get $o ${side}_extra]
 "
