@@ -69,7 +69,11 @@ struct vbrd_module {
 	/** Periodic work, every @c timer_ms milliseconds of CLOCK_MONOTONIC. */
 	void (*timer)(uint64_t now_ms);
 	uint32_t timer_ms;
-	/** Shutdown, in reverse dependency order, after the workers stopped. */
+	/**
+	 * Shutdown, in reverse dependency order. The workers module's fini
+	 * stops the workers, so a module that depends on it finalises while
+	 * workers may still run: free nothing they read.
+	 */
 	void (*fini)(void);
 
 	/* set by the registry */

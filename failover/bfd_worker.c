@@ -110,6 +110,8 @@ static uint64_t next_due;    /* ns: earliest timer or TX of any session */
 static bool groups_dirty;    /* a member changed: decide the groups this turn */
 static uint64_t last_detect; /* ns of the member change that made groups dirty */
 static uint64_t next_hold;   /* ns: earliest hold-down end of a group (UINT64_MAX: none) */
+static uint64_t last_turn;   /* ns of the previous turn of the loop */
+uint64_t fo_loop_gap_max_ns;
 
 static void push_event(struct fo_event *e)
 {
@@ -581,6 +583,10 @@ static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
 	if (fo->nb_sess == 0 && fo->nb_groups == 0 && rte_ring_empty(fo_rx_ring))
 		return 0;
 	now = fo_now_ns();
+	/* how long the loop can be away: what a detection time must cover */
+	if (last_turn && now - last_turn > fo_loop_gap_max_ns)
+		fo_loop_gap_max_ns = now - last_turn;
+	last_turn = now;
 	if (st->generation != seen_gen)
 		apply_generation(st, fo, now);
 

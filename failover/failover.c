@@ -401,17 +401,9 @@ static int fo_init(const struct vbrd_config *cfg)
 	return 0;
 }
 
-static void fo_fini(void)
-{
-	struct rte_mbuf *m;
-
-	while (fo_rx_ring != NULL && rte_ring_dequeue(fo_rx_ring, (void **)&m) == 0)
-		rte_pktmbuf_free(m);
-	rte_ring_free(fo_rx_ring);
-	rte_ring_free(fo_events);
-	fo_rx_ring = NULL;
-	fo_events = NULL;
-}
+/* No fini: the rings are the BFD worker's, and a module's fini runs before
+ * the workers module's (reverse dependency order), which is what stops the
+ * workers. The rings and any mbuf left on them go with the EAL's memory. */
 
 struct vbrd_module failover_module = {
 	.name = "failover",
@@ -421,6 +413,5 @@ struct vbrd_module failover_module = {
 	.state_free = fo_state_free,
 	.start = fo_show_start,
 	.poll = fo_poll,
-	.fini = fo_fini,
 };
 VBRD_MODULE(failover_module);

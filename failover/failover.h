@@ -159,6 +159,9 @@ struct fo_event {
 	uint64_t t_detect;       /* group: when the member's change was detected (ns) */
 };
 
+/** The longest time between two turns of the BFD worker's loop, ns (it writes, show reads). */
+extern uint64_t fo_loop_gap_max_ns;
+
 /** Events the BFD worker produced (SP/SC; full: counted in fo_events_lost). */
 extern struct rte_ring *fo_events;
 extern _Atomic uint64_t fo_events_lost;

@@ -152,7 +152,9 @@ static int show_bfd_counters(int argc, const char *const *argv, json_t **data, c
 							"reason", bfd_err_name((enum bfd_err)e),
 							"packets", (json_int_t)rt->s.cnt.drops[e]));
 	}
-	*data = json_pack("{s:o}", "drops", rows);
+	*data = json_pack("{s:o, s:{s:I, s:I}}", "drops", rows, "worker", "loop_gap_max_us",
+			  (json_int_t)(fo_loop_gap_max_ns / 1000), "events_lost",
+			  (json_int_t)atomic_load(&fo_events_lost));
 	return 0;
 }
 

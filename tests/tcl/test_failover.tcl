@@ -1,7 +1,7 @@
 # Failover groups with real packets through vbrd and FRR's bfdd at the
 # other end (harness/failover.tcl draws the lab): a line that dies
 # silently moves the stream to the other line within the BFD detection
-# time (10 ms x 3 = 30 ms, RFC 5880 §6.8.4) plus the switch; a revertive
+# time (10 ms x 5 = 50 ms, RFC 5880 §6.8.4) plus the switch; a revertive
 # group comes back only after the hold-down, a non-revertive one stays; a
 # flapping line is held off; a load-balanced group moves only the flows of
 # the failed line; a reload of the BFD intervals is a Poll sequence
@@ -10,15 +10,25 @@
 # Outages are measured by tools/seqstream.py in the receiver's report
 # (max_gap_ms, sender time), which includes the sender's own pauses
 # (sender_max_send_gap_ms, 10-20 ms now and then on a loaded 2-core
-# machine): the bound of 100 ms leaves that margin over the ~30 ms the
+# machine): the bound of 100 ms leaves that margin over the ~50 ms the
 # failover itself takes.
+#
+# Why 10 ms x 5 and not x 3: on this 2-core VM a thread can be off its
+# CPU for 20 ms now and then with nothing else running (vbrd's worker,
+# `show bfd counters` loop_gap_max_us; bfdd at SCHED_FIFO alike), and a
+# 10 ms x 3 session to FRR then goes down though its line is healthy
+# (about once a minute; test_bfd_frr.tcl runs 10 ms x 3 for the interop,
+# make bench-failover measures its outages). Here a healthy session's
+# flap would make the failover under test meaningless, so the detection
+# time is 50 ms: what these tests check (one step, the right member, the
+# hold-down, the flows that stay) does not depend on it.
 
 source [file join [file dirname [file normalize [info script]]] harness failover.tcl]
 
 # What the tests expect, from the config they run (fo_conf's defaults) and
 # RFC 5880.
 set interval_ms 10
-set mult 3
+set mult 5
 set hold_down_ms 1000
 set pps 10000
 # the bound on a failover outage (see above)
@@ -61,11 +71,12 @@ proc events_since {list t_us} {
 proc assert_quiet {name flaps0} {
     set f [dict get [fo_session $name] flaps]
     if {$f != $flaps0} {
-        fail "$name (not cut) flapped [expr {$f - $flaps0}] times during the test: BFD at 10 ms x 3 missed 30 ms on this machine (timing noise, see bfdd's control-expired in its log), the rest is meaningless"
+        set w [dict get [vbrctl show bfd counters] worker]
+        fail "$name (not cut) flapped [expr {$f - $flaps0}] times during the test: BFD at $::interval_ms ms x $::mult missed [expr {$::interval_ms * $::mult}] ms on this machine (timing noise, see bfdd's control-expired in its log), the rest is meaningless; vbrd's BFD worker was away from its loop for up to [dict get $w loop_gap_max_us] µs, its longest gap between packets from FRR on $name [dict get [fo_session $name] rx_gap_max_us] µs"
     }
 }
 
-start_vbrd [list conf [fo_conf]] {
+start_vbrd [list conf [fo_conf mult $mult]] {
     test "both sessions Up at 10 ms x 3: the active-standby group is on member0 (line1)" {
         lab_ready
         set g [fo_group]
@@ -135,10 +146,14 @@ start_vbrd [list conf [fo_conf]] {
     }
 
     test "l1 goes Down with diag control_detect_expired; the group switches to member1 within 1 ms of it" {
-        set s [fo_session l1]
-        assert_equal [dict get $s state] Down
-        assert_equal [dict get $s diag] control_detect_expired "RFC 5880 §6.8.4: detection time expired"
-        assert_equal [dict get [fo_session l2] state] Up "l2 untouched"
+        # the cut test healed line1 at its end: l1 may be Up again by now,
+        # so its going Down is read from the history
+        set l1evs [events_since [fo_bfd_events l1] $::t_cut]
+        assert_morethan [llength $l1evs] 0 "l1 events since the cut"
+        set first [lindex $l1evs 0]
+        assert_equal [list [dict get $first from] [dict get $first to]] {Up Down} "l1's first change after the cut"
+        assert_equal [dict get $first reason] control_detect_expired "RFC 5880 §6.8.4: detection time expired"
+        assert_equal [llength [events_since [fo_bfd_events l2] $::t_cut]] 0 "l2 untouched"
         set g [fo_group]
         assert_equal [dict get $g active] member1
         assert_equal [dict get $g switches] [expr {$::sw_before_cut + 1}] "one switch"
@@ -152,8 +167,7 @@ start_vbrd [list conf [fo_conf]] {
         note "detect to switch: $d ns"
         assert_lessthan $d 1000000 "detect_to_switch_ns"
         # the switch and l1's Down are the same moment of the BFD worker
-        set down [lindex [fo_bfd_events l1] end]
-        assert_equal [dict get $down to] Down
+        set down $first
         assert_range [expr {[fo_time_us [dict get $e time]] - [fo_time_us [dict get $down time]]}] \
             0 1000 "µs from l1's Down to the switch"
     }
@@ -261,7 +275,7 @@ start_vbrd [list conf [fo_conf]] {
         set t_before [clock milliseconds]
         set up_before [dict get [fo_session l1] uptime_us]
         set t_read [clock milliseconds]
-        vbrd_rewrite_config [fo_conf interval $new_ms]
+        vbrd_rewrite_config [fo_conf interval $new_ms mult $mult]
         vbrctl reload
         # tx_interval_us only grows when the Poll sequence ends (§6.8.3:
         # a larger TX interval waits for the Final)
@@ -295,7 +309,7 @@ start_vbrd [list conf [fo_conf]] {
 
 # vbrd starts with line1 cut: member1 comes Up first
 fo_cut 1
-start_vbrd [list conf [fo_conf revertive false]] {
+start_vbrd [list conf [fo_conf revertive false mult $mult]] {
     test "non-revertive: member0's first Up takes the group from member1 at once (startup, not a failback)" {
         try {
             fo_wait_session l2 Up 10000
@@ -342,7 +356,7 @@ start_vbrd [list conf [fo_conf revertive false]] {
 }
 fo_heal 1
 
-start_vbrd [list conf [fo_conf mode load-balance]] {
+start_vbrd [list conf [fo_conf mode load-balance mult $mult]] {
     set nflows 16
     set sport0 41000
 
@@ -390,8 +404,9 @@ start_vbrd [list conf [fo_conf mode load-balance]] {
             if {$sp in $on1} {
                 assert_equal [dict get $f lost] 0 "line1's flow $sp"
                 # without loss a flow's gap is the sender's pause plus its
-                # own spacing ($nflows datagrams of the stream)
-                assert_lessthan [dict get $f max_gap_ms] [expr {$send_gap + 1000.0 * $nflows / $pps + 1}] \
+                # own spacing ($nflows datagrams of the stream), plus the
+                # receiver's scheduling (10 ms: a loaded 2-core machine)
+                assert_lessthan [dict get $f max_gap_ms] [expr {$send_gap + 1000.0 * $nflows / $pps + 10}] \
                     "line1's flow $sp gap"
                 assert_equal [dict get $after [list eth1 $sp]] 0 "line1's flow $sp never took line2"
             } else {

@@ -74,20 +74,30 @@ proc fo_line_if {n} {
 # Config text. Keys: interval (ms, both sessions, default 10), mult
 # (default 3), mode (active-standby), revertive (true), hold_down (ms,
 # default 1000), auth (a libconfig auth group for both sessions, or ""),
-# extra (text appended), bfd2 (0: member1 has no BFD session).
+# extra (text appended), bfd2 (0: member1 has no BFD session), frames
+# (the lines' af_packet TX ring, frames; see below).
+#
+# The lines' TX rings are 4096 frames, not net_af_packet's 512: a frame
+# sent to a veth stays in use until the receiving socket's reader has the
+# datagram (the skb points into the ring), and the PMD waits in poll(),
+# with no timeout, for a free frame. With 512 frames, a stream receiver in
+# rtr that lags 50 ms at 10 kpps (a loaded 2-core machine) stopped vbrd's
+# worker, and with it every BFD session of every line. A NIC has no such
+# coupling.
 proc fo_conf {args} {
     set o [dict merge {interval 10 mult 3 mode active-standby revertive true
-                       hold_down 1000 auth "" extra "" bfd2 1} $args]
+                       hold_down 1000 auth "" extra "" bfd2 1 frames 4096} $args]
     set auth [expr {[dict get $o auth] ne "" ? "auth = [dict get $o auth];" : ""}]
     set m1bfd [expr {[dict get $o bfd2] ? {bfd = "l2";} : ""}]
     return [string map [list @IDC@ [lab_if idc] @L1@ [fo_line_if 1] @L2@ [fo_line_if 2] \
         @IV@ [dict get $o interval] @MULT@ [dict get $o mult] @MODE@ [dict get $o mode] \
         @REV@ [dict get $o revertive] @HOLD@ [dict get $o hold_down] @AUTH@ $auth \
-        @M1BFD@ $m1bfd @EXTRA@ [dict get $o extra]] {
+        @M1BFD@ $m1bfd @EXTRA@ [dict get $o extra] \
+        @FRAMES@ ",framecnt=[dict get $o frames]"] {
 ports = (
   { name = "p0"; devargs = "net_af_packet0,iface=@IDC@"; },
-  { name = "p1"; devargs = "net_af_packet1,iface=@L1@"; },
-  { name = "p2"; devargs = "net_af_packet2,iface=@L2@"; }
+  { name = "p1"; devargs = "net_af_packet1,iface=@L1@@FRAMES@"; },
+  { name = "p2"; devargs = "net_af_packet2,iface=@L2@@FRAMES@"; }
 );
 interfaces = (
   { name = "lan";   port = "p0"; address = "10.1.0.1/24"; },
