@@ -1,0 +1,163 @@
+# Findings of a hostile review of BFD and failover groups (failover/),
+# each a test that fails on the code it was written against.
+#
+#   peer  10.9.0.2/24 (bfd_peer.py) ── line  10.9.0.1/24 [vbrd]
+#   peer2 10.9.1.2/24 (bfd_peer.py) ── line2 10.9.1.1/24
+#
+# Group "g": member0 line via 10.9.0.2 (session a), member1 line2 via
+# 10.9.1.2 (session b), active-standby, revertive, hold-down 300 ms.
+# 100 ms x 5 on both ends (Python's timing on a shared 2-core machine).
+#
+# 1. A single-hop packet is demultiplexed by Your Discriminator alone: one
+#    that arrives on another interface is taken by the session, although a
+#    single-hop session is bound to its interface (RFC 5881 §3). A host on
+#    line2 that knows (or guesses: 16 random bits) session a's discriminator
+#    takes a down, and the group moves.
+# 2. A member whose peer signalled AdminDown stays "peer AdminDown" for
+#    ever when the peer then goes silent: the detection timeout of a
+#    session already in Down makes no event (bfd_session_timer() changes
+#    no state), so rt->peer_admin is never cleared, and the group stays on
+#    a dead member (failover/README.md: "until Up or a detection timeout").
+# 3. Run-time session slots (FO_MAX_SESSIONS = 1024) are shared by the
+#    running and the new generation while a reload builds: a config of
+#    1024 sessions (the documented limit) cannot be reloaded with one
+#    session renamed; more generally N running + M new keys > 1024 fails.
+
+source [file join [file dirname [file normalize [info script]]] harness bfdtest.tcl]
+
+lab_host peer 10.9.0.2/24 10.9.0.1
+lab_host peer2 10.9.1.2/24 10.9.1.1
+
+set conf {
+ports = (
+  { name = "p0"; devargs = "net_af_packet0,iface=@peer@"; },
+  { name = "p1"; devargs = "net_af_packet1,iface=@peer2@"; }
+);
+interfaces = (
+  { name = "line";  port = "p0"; address = "10.9.0.1/24"; },
+  { name = "line2"; port = "p1"; address = "10.9.1.1/24"; }
+);
+bfd = {
+  transmit_interval = 100; receive_interval = 100; detect_multiplier = 5;
+  sessions = (
+    { name = "a"; interface = "line";  peer = "10.9.0.2"; },
+    { name = "b"; interface = "line2"; peer = "10.9.1.2"; }
+  );
+};
+failover_groups = (
+  { name = "g"; mode = "active-standby"; revertive = true; hold_down = 300;
+    members = (
+      { interface = "line";  via = "10.9.0.2"; bfd = "a"; },
+      { interface = "line2"; via = "10.9.1.2"; bfd = "b"; }
+    ); }
+);
+routes = ( { prefix = "10.2.0.0/24"; failover_group = "g"; } );
+}
+
+proc session {name} {
+    return [lindex [dict get [vbrctl show bfd $name] sessions] 0]
+}
+
+proc group {} {
+    return [lindex [dict get [vbrctl show fgroup g] groups] 0]
+}
+
+proc wait_session {name state ms} {
+    wait_for_condition [expr {$ms / 50}] 50 {[dict get [session $name] state] eq $state} else {
+        fail "session $name not $state after $ms ms: [session $name]"
+    }
+}
+
+proc wait_group {key value ms} {
+    wait_for_condition [expr {$ms / 50}] 50 {[dict get [group] $key] eq $value} else {
+        fail "group g: $key not $value after $ms ms: [group]"
+    }
+}
+
+start_vbrd [list conf $conf] {
+    set pa [bfdpeer_start peer 10.9.0.2 10.9.0.1 --tx-ms 100 --rx-ms 100 --mult 5]
+    set pb [bfdpeer_start peer2 10.9.1.2 10.9.1.1 --tx-ms 100 --rx-ms 100 --mult 5]
+
+    test "both sessions Up, the group on member0" {
+        wait_session a Up 10000
+        wait_session b Up 10000
+        wait_group active member0 3000
+    }
+
+    test "a packet with session a's discriminator arriving on line2 is not a's (RFC 5881 §3)" {
+        set s [session a]
+        set disc [dict get $s local_disc]
+        set flaps [dict get $s flaps]
+        set rx [dict get $s rx]
+        set before [dict get [bfd_drops] bfd_no_session]
+        # from peer2, the host on line2: TTL 255, a valid source port, a's
+        # discriminator, state Down ("the neighbor went down")
+        bfd_craft peer2 10.9.1.2 10.9.1.1 your_disc=$disc my_disc=0x4242 state=1
+        wait_for_condition 50 20 {
+            [dict get [bfd_drops] bfd_no_session] > $before ||
+            [dict get [session a] flaps] > $flaps
+        } else {
+            fail "the packet was neither dropped nor taken: [session a] [bfd_drops]"
+        }
+        set s [session a]
+        assert_equal [dict get $s flaps] $flaps \
+            "session a's flaps (it went [dict get $s state], diag [dict get $s diag], on a packet of line2)"
+        assert_equal [dict get [group] switches] 0 "group switches"
+        assert_equal [dict get [bfd_drops] bfd_no_session] [expr {$before + 1}] "bfd_no_session"
+    }
+
+    test "a peer that signals AdminDown, then goes silent: the member is Down, the group moves" {
+        # back to the start: a Up, the group on member0
+        wait_session a Up 10000
+        wait_group active member0 5000
+        # bfd_peer.py's SIGUSR1 toggles AdminDown; lab_spawn's pid is
+        # timeout(1)'s, which SIGUSR1 would kill: signal its child
+        exec kill -USR1 [exec pgrep -P [dict get $pa pid]]
+        wait_session a Down 3000
+        wait_group member0_state "peer AdminDown" 1000
+        # RFC 5882 §3.2: no failure, nothing moves
+        assert_equal [dict get [group] active] member0 "active while the peer is AdminDown"
+        # now the peer dies: nothing more arrives from it
+        bfdpeer_stop $pa
+        # its last packet said Detect Mult 5 x 1 s (slow TX while not Up):
+        # the detection time is 5 s at the most
+        after 6000
+        set g [group]
+        assert_equal [dict get $g member0_state] Down \
+            "member0 after a detection time without a packet ([session a])"
+        assert_equal [dict get $g active] member1 "the group's active member"
+    }
+    catch {bfdpeer_stop $pb}
+}
+
+# 1024 passive multihop sessions: passive ones send nothing until the
+# peer is heard (RFC 5880 §6.1), so the lab stays quiet.
+proc many_conf {first} {
+    set rows {}
+    for {set i 0} {$i < 1024} {incr i} {
+        set n [expr {$i == 0 ? $first : "s$i"}]
+        lappend rows [format {{ name = "%s"; multihop = true; local = "10.9.0.1"; peer = "10.50.%d.%d"; passive = true; }} \
+                          $n [expr {$i / 250}] [expr {$i % 250 + 1}]]
+    }
+    return [string map [list @ROWS@ [join $rows ",\n    "]] {
+ports = ( { name = "p0"; devargs = "net_af_packet0,iface=@peer@"; } );
+interfaces = ( { name = "line"; port = "p0"; address = "10.9.0.1/24"; } );
+bfd = {
+  sessions = (
+    @ROWS@
+  );
+};
+}]
+}
+
+start_vbrd [list conf [many_conf s0]] {
+    test "1024 sessions (the limit): a reload that renames one of them is applied" {
+        assert_equal [llength [dict get [vbrctl show bfd] sessions]] 1024 "sessions running"
+        set gen [dict get [vbrctl show config] generation]
+        vbrd_rewrite_config [many_conf renamed]
+        lassign [vbrctl_raw reload] rc out
+        assert_equal $rc 0 "vbrctl reload exit status; output: $out"
+        assert_equal [dict get [vbrctl show config] generation] [expr {$gen + 1}] "generation"
+        assert_equal [dict get [session renamed] state] Down "the renamed session"
+    }
+}
