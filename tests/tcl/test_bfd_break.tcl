@@ -22,6 +22,11 @@
 #    running and the new generation while a reload builds: a config of
 #    1024 sessions (the documented limit) cannot be reloaded with one
 #    session renamed; more generally N running + M new keys > 1024 fails.
+# 4. A group is the same group across a reload when its name and members
+#    are: its mode is not part of that, and the run-time `sel` is kept. A
+#    load-balance group (sel "both") reloaded as active-standby keeps
+#    splitting its flows over both members: nothing in the active-standby
+#    decision moves a group away from "both" while both members are Up.
 
 source [file join [file dirname [file normalize [info script]]] harness bfdtest.tcl]
 
@@ -45,7 +50,7 @@ bfd = {
   );
 };
 failover_groups = (
-  { name = "g"; mode = "active-standby"; revertive = true; hold_down = 300;
+  { name = "g"; mode = "@MODE@"; revertive = true; hold_down = 300;
     members = (
       { interface = "line";  via = "10.9.0.2"; bfd = "a"; },
       { interface = "line2"; via = "10.9.1.2"; bfd = "b"; }
@@ -74,7 +79,7 @@ proc wait_group {key value ms} {
     }
 }
 
-start_vbrd [list conf $conf] {
+start_vbrd [list conf [string map {@MODE@ active-standby} $conf]] {
     set pa [bfdpeer_start peer 10.9.0.2 10.9.0.1 --tx-ms 100 --rx-ms 100 --mult 5]
     set pb [bfdpeer_start peer2 10.9.1.2 10.9.1.1 --tx-ms 100 --rx-ms 100 --mult 5]
 
@@ -127,6 +132,35 @@ start_vbrd [list conf $conf] {
             "member0 after a detection time without a packet ([session a])"
         assert_equal [dict get $g active] member1 "the group's active member"
     }
+    catch {bfdpeer_stop $pb}
+}
+
+start_vbrd [list conf [string map {@MODE@ load-balance} $conf]] {
+    set pa [bfdpeer_start peer 10.9.0.2 10.9.0.1 --tx-ms 100 --rx-ms 100 --mult 5]
+    set pb [bfdpeer_start peer2 10.9.1.2 10.9.1.1 --tx-ms 100 --rx-ms 100 --mult 5]
+
+    test "load-balance reloaded as active-standby: one member active, not both" {
+        wait_session a Up 10000
+        wait_session b Up 10000
+        wait_group active both 3000
+        vbrd_rewrite_config [string map {@MODE@ active-standby} $::conf]
+        vbrctl reload
+        assert_equal [dict get [group] mode] active-standby "mode after the reload"
+        after 500
+        assert_equal [dict get [group] active] member0 \
+            "active member of the active-standby group, both members Up"
+    }
+
+    test "... and member1 failing then takes no flow to the dead member" {
+        bfdpeer_stop $pb
+        wait_session b Down 3000
+        after 200
+        set g [group]
+        assert_equal [dict get $g member1_state] Down "member1"
+        # "both": half the flows (the flow hash) still go to line2
+        assert_equal [dict get $g active] member0 "active member with member1 Down"
+    }
+    catch {bfdpeer_stop $pa}
     catch {bfdpeer_stop $pb}
 }
 
