@@ -184,7 +184,39 @@ bfd = {
 }]
 }
 
+proc telemetry {args} {
+    regexp {instance = "([^"]+)"} [_lab_read [vbrd_conf]] -> inst
+    set py {
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+json.loads(s.recv(65536))
+out = {}
+for cmd in sys.argv[2:]:
+    s.send(cmd.encode())
+    raw = s.recv(1 << 22)
+    try:
+        out[cmd] = json.loads(raw)[cmd]
+    except Exception as e:
+        out[cmd] = "NOT JSON (%d bytes): %s" % (len(raw), e)
+print(json.dumps(out))
+}
+    return [exec python3 -c $py /var/run/dpdk/$inst/dpdk_telemetry.v2 {*}$args]
+}
+
 start_vbrd [list conf [many_conf s0]] {
+    test "telemetry /vbrd/bfd with 1024 sessions: every session, valid JSON; /vbrd/fgroup with none" {
+        set got [telemetry /vbrd/bfd /vbrd/fgroup]
+        set py {
+import json, sys
+d = json.loads(sys.stdin.read())
+b, g = d["/vbrd/bfd"], d["/vbrd/fgroup"]
+print(len(b) if isinstance(b, dict) else repr(b)[:200], "|", repr(g)[:200])
+}
+        lassign [split [exec python3 -c $py << $got] |] nb ng
+        assert_equal [string trim $nb] 1024 "sessions in /vbrd/bfd"
+    }
+
     test "1024 sessions (the limit): a reload that renames one of them is applied" {
         assert_equal [llength [dict get [vbrctl show bfd] sessions]] 1024 "sessions running"
         set gen [dict get [vbrctl show config] generation]
