@@ -164,15 +164,19 @@ start_vbrd [list conf [string map {@MODE@ load-balance} $conf]] {
     catch {bfdpeer_stop $pb}
 }
 
-# 1024 passive multihop sessions: passive ones send nothing until the
+# 1023 passive multihop sessions (and "ghost"): passive ones send nothing until the
 # peer is heard (RFC 5880 §6.1), so the lab stays quiet.
 proc many_conf {first} {
     set rows {}
-    for {set i 0} {$i < 1024} {incr i} {
+    for {set i 0} {$i < 1023} {incr i} {
         set n [expr {$i == 0 ? $first : "s$i"}]
         lappend rows [format {{ name = "%s"; multihop = true; local = "10.9.0.1"; peer = "10.50.%d.%d"; passive = true; }} \
                           $n [expr {$i / 250}] [expr {$i % 250 + 1}]]
     }
+    # and one active session to a neighbor that never answers ARP: its
+    # packets wait for the control thread's resolution (tx_unresolved)
+    # when vbrd stops (start_vbrd checks the SIGTERM)
+    lappend rows {{ name = "ghost"; interface = "line"; peer = "10.9.0.77"; transmit_interval = 10; }}
     return [string map [list @ROWS@ [join $rows ",\n    "]] {
 ports = ( { name = "p0"; devargs = "net_af_packet0,iface=@peer@"; } );
 interfaces = ( { name = "line"; port = "p0"; address = "10.9.0.1/24"; } );
@@ -205,6 +209,12 @@ print(json.dumps(out))
 }
 
 start_vbrd [list conf [many_conf s0]] {
+    test "ghost's packets wait for a neighbor that never answers (then SIGTERM with them held)" {
+        wait_for_condition 60 50 {[dict get [session ghost] tx_unresolved] >= 2} else {
+            fail "ghost: [session ghost]"
+        }
+    }
+
     test "telemetry /vbrd/bfd with 1024 sessions: every session, valid JSON; /vbrd/fgroup with none" {
         set got [telemetry /vbrd/bfd /vbrd/fgroup]
         set py {
