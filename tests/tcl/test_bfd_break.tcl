@@ -27,6 +27,10 @@
 #    load-balance group (sel "both") reloaded as active-standby keeps
 #    splitting its flows over both members: nothing in the active-standby
 #    decision moves a group away from "both" while both members are Up.
+#    When member1 then fails, half the flows still go to it.
+# 5. Telemetry /vbrd/bfd with 1024 sessions gives 31 of them, with no sign
+#    of the cut (DPDK's telemetry reply is 16 KB; app/ctl_telemetry.c
+#    says nothing when rows do not fit).
 
 source [file join [file dirname [file normalize [info script]]] harness bfdtest.tcl]
 
