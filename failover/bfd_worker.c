@@ -365,24 +365,26 @@ static int demux(const struct fo_state *fo, const struct fo_rx_info *ri, const s
 {
 	bool multi = ri->dport == BFD_PORT_MULTI;
 
+	/* a session is bound to its peer and to its interface (single-hop,
+	 * RFC 5881 §3) or its local address (multihop, RFC 5883 §4): a packet
+	 * with the right discriminator from elsewhere is not its */
+#define FO_SESSION_IS(s)                                                                           \
+	(((s)->kind != CFG_BFD_SINGLE_HOP) == multi && addr_is(&(s)->peer, ri->family, ri->src) && \
+	 (multi ? addr_is(&(s)->local, ri->family, ri->dst) : (s)->iface == ri->iface))
 	if (c->your_disc != 0) {
 		uint32_t slot = (c->your_disc & 0xffff) - 1;
-		if (slot >= FO_MAX_SESSIONS || fo->sess_by_slot[slot] == UINT16_MAX)
+		if (slot >= FO_SLOTS || fo->sess_by_slot[slot] == UINT16_MAX)
 			return -1;
 		const struct fo_sess *s = &fo->sess[fo->sess_by_slot[slot]];
-		if (s->rt->s.local_disc != c->your_disc || (s->kind != CFG_BFD_SINGLE_HOP) != multi)
+		if (s->rt->s.local_disc != c->your_disc || !FO_SESSION_IS(s))
 			return -1;
 		return fo->sess_by_slot[slot];
 	}
-	for (int i = 0; i < fo->nb_sess; i++) {
-		const struct fo_sess *s = &fo->sess[i];
-		if ((s->kind != CFG_BFD_SINGLE_HOP) != multi ||
-		    !addr_is(&s->peer, ri->family, ri->src))
-			continue;
-		if (multi ? addr_is(&s->local, ri->family, ri->dst) : s->iface == ri->iface)
+	for (int i = 0; i < fo->nb_sess; i++)
+		if (FO_SESSION_IS(&fo->sess[i]))
 			return i;
-	}
 	return -1;
+#undef FO_SESSION_IS
 }
 
 static void rx_packet(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -401,7 +403,15 @@ static void rx_packet(struct worker *w, const struct fwd_state *st, struct rte_m
 		err = BFD_ERR_TRUNCATED;
 		goto drop;
 	}
-	len = ri->l4_len - (uint32_t)sizeof(struct rte_udp_hdr);
+	/* the UDP Length says how much is BFD (RFC 768): never more than the IP payload */
+	struct rte_udp_hdr uh_copy;
+	const struct rte_udp_hdr *uh = rte_pktmbuf_read(m, ri->l4_off, sizeof(uh_copy), &uh_copy);
+	uint32_t udp_len = uh ? rte_be_to_cpu_16(uh->dgram_len) : 0;
+	if (udp_len < sizeof(struct rte_udp_hdr) || udp_len > ri->l4_len) {
+		err = BFD_ERR_TRUNCATED;
+		goto drop;
+	}
+	len = udp_len - (uint32_t)sizeof(struct rte_udp_hdr);
 	if (len > sizeof(buf))
 		len = sizeof(buf); /* what follows the longest packet is ignored */
 	p = rte_pktmbuf_read(m, ri->l4_off + (uint32_t)sizeof(struct rte_udp_hdr), len, buf);
@@ -607,6 +617,20 @@ static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
 
 			if (bfd_session_timer(&s->rt->s, now, &ev))
 				session_changed(s->rt, &ev, now);
+			/* a peer that signalled AdminDown and then fell silent is
+			 * gone, not administratively down: while not Up it sends at
+			 * least once a second (RFC 5880 §6.8.3), so three of its
+			 * intervals (at least 3 s) without a packet say so */
+			if (s->rt->peer_admin &&
+			    now - s->rt->s.last_rx >
+				    3 * 1000ull *
+					    (s->rt->s.remote_desired_tx_us > BFD_SLOW_TX_US
+						     ? s->rt->s.remote_desired_tx_us
+						     : BFD_SLOW_TX_US)) {
+				s->rt->peer_admin = false;
+				groups_dirty = true;
+				last_detect = now;
+			}
 			if (bfd_session_tx_due(&s->rt->s, now) || ev.send_now) {
 				session_send(w, st, s, now);
 				work++;

@@ -26,7 +26,7 @@
 VBRD_LOG_TYPE(failover);
 
 uint64_t fo_ns_mult;
-struct fo_session_rt *fo_sessions[FO_MAX_SESSIONS];
+struct fo_session_rt *fo_sessions[FO_SLOTS];
 static struct fo_group_rt *fo_groups[FO_MAX_GROUPS];
 struct rte_ring *fo_events;
 struct rte_ring *fo_rx_ring;
@@ -103,7 +103,7 @@ static struct fo_session_rt *session_get(const struct fo_session_key *k, const s
 {
 	int free_slot = -1;
 
-	for (int i = 0; i < FO_MAX_SESSIONS; i++) {
+	for (int i = 0; i < FO_SLOTS; i++) {
 		if (fo_sessions[i] == NULL) {
 			if (free_slot < 0)
 				free_slot = i;
@@ -175,7 +175,7 @@ static struct fo_group_rt *group_get(const struct vbrd_config *cfg, const struct
 			if (free_slot < 0)
 				free_slot = i;
 		} else if (strcmp(g->name, cg->name) == 0 && strcmp(g->members[0], d[0]) == 0 &&
-			   strcmp(g->members[1], d[1]) == 0) {
+			   strcmp(g->members[1], d[1]) == 0 && g->mode == cg->mode) {
 			g->refs++;
 			return g;
 		}
@@ -187,6 +187,7 @@ static struct fo_group_rt *group_get(const struct vbrd_config *cfg, const struct
 		return NULL;
 	snprintf(g->name, sizeof(g->name), "%s", cg->name);
 	memcpy(g->members, d, sizeof(d));
+	g->mode = cg->mode;
 	g->refs = 1;
 	atomic_store(&g->sel, cg->mode == CFG_FG_LOAD_BALANCE ? FO_SEL_BOTH : FO_SEL_0);
 	fo_groups[free_slot] = g;
@@ -258,8 +259,10 @@ static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 		session_key(cfg, cs, &k);
 		s->rt = session_get(&k, &cs->params);
 		if (s->rt == NULL) {
-			snprintf(err, errlen, "bfd session %s: more than %d sessions, or no memory",
-				 cs->name, FO_MAX_SESSIONS);
+			snprintf(err, errlen,
+				 "%s:%d: bfd session %s: no run-time slot left (%d: the running "
+				 "sessions and this config's together) or no memory",
+				 cfg->file, cs->line, cs->name, FO_SLOTS);
 			goto fail;
 		}
 		fo->nb_sess = i + 1;

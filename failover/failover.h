@@ -52,6 +52,13 @@ static inline uint64_t fo_now_ns(void)
 
 /* ---- run-time objects ------------------------------------------------- */
 
+/*
+ * Run-time session slots: twice the sessions a config may have, since a
+ * reload holds the running sessions and the new ones at once (a config of
+ * FO_MAX_SESSIONS that renames one needs one more slot).
+ */
+#define FO_SLOTS (2 * FO_MAX_SESSIONS)
+
 /** What makes two configured sessions the same session across a reload. */
 struct fo_session_key {
 	char name[CFG_NAME_MAX];
@@ -81,8 +88,9 @@ struct fo_session_rt {
 /** A failover group that lives across reloads. */
 struct fo_group_rt {
 	char name[CFG_NAME_MAX];
-	char members[2][160]; /* member descriptions: a change makes a new group */
-	uint32_t refs;        /* forwarding states that list it (control thread) */
+	char members[2][160];      /* member descriptions: a change makes a new group */
+	enum cfg_fgroup_mode mode; /* so does a change of mode (its selection means another thing) */
+	uint32_t refs;             /* forwarding states that list it (control thread) */
 	/* read by the data path; written by the BFD worker (or the control
 	 * thread before the group is published) */
 	_Atomic uint32_t sel; /* FO_SEL_* */
@@ -125,7 +133,7 @@ struct fo_state {
 	struct fo_sess *sess;
 	int nb_groups;
 	struct fo_group *groups;
-	uint16_t sess_by_slot[FO_MAX_SESSIONS]; /* slot → index into sess, UINT16_MAX: none */
+	uint16_t sess_by_slot[FO_SLOTS]; /* slot → index into sess, UINT16_MAX: none */
 	int nb_held;
 	uint32_t *held; /* FIB values whose id references it holds */
 };
@@ -139,7 +147,7 @@ static inline const struct fo_state *fo_state_of(const struct fwd_state *st)
 }
 
 /** Run-time sessions by slot (control thread writes, before publishing). */
-extern struct fo_session_rt *fo_sessions[FO_MAX_SESSIONS];
+extern struct fo_session_rt *fo_sessions[FO_SLOTS];
 
 /** The worker (struct worker.id) that runs every BFD session and group decision. */
 #define FO_BFD_WORKER 0

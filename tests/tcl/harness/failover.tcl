@@ -293,3 +293,33 @@ proc fo_events {{name ""}} {
     }
     return [dict get [vbrctl show fgroup history $name] history]
 }
+
+# CPU time the hypervisor took from each vCPU so far (/proc/stat's steal,
+# USER_HZ ticks of 10 ms): a list, one per CPU, in ms.
+proc fo_steal_ms {} {
+    set out {}
+    foreach line [split [exec cat /proc/stat] "\n"] {
+        if {[regexp {^cpu[0-9]+ } $line]} {
+            lappend out [expr {[lindex $line 8] * 10}]
+        }
+    }
+    return $out
+}
+
+# Call when a session that nothing cut has flapped. When vbrd's BFD worker
+# was itself away from its loop for at least DETECT_MS (`show bfd counters`
+# loop_gap_max_us), or the hypervisor took at least DETECT_MS from a vCPU
+# since STEAL0 (fo_steal_ms: this shared VM's vCPUs stop now and then, and
+# a stopped bfdd or worker misses its peer's packets), the flap measures the
+# machine and the test is skipped saying so; otherwise it fails with WHAT.
+proc fo_flap_verdict {what detect_ms {steal0 {}}} {
+    set gap [dict get [vbrctl show bfd counters] worker loop_gap_max_us]
+    set stolen 0
+    if {$steal0 ne ""} {
+        foreach a $steal0 b [fo_steal_ms] { set stolen [expr {max($stolen, $b - $a)}] }
+    }
+    if {$gap >= $detect_ms * 1000 || $stolen >= $detect_ms} {
+        skip "$what, but this machine stopped it: vbrd's BFD worker was off its loop for up to [expr {$gap / 1000.0}] ms and the hypervisor took $stolen ms from a vCPU meanwhile (the detection time is $detect_ms ms)"
+    }
+    fail "$what (the BFD worker's longest time away from its loop was [expr {$gap / 1000.0}] ms, the hypervisor took $stolen ms from a vCPU: under the $detect_ms ms detection time)"
+}
