@@ -659,20 +659,29 @@ static const struct fo_group *group_at(const struct fwd_state *st, uint32_t idx)
 	return fo != NULL && idx < (uint32_t)fo->nb_groups ? &fo->groups[idx] : NULL;
 }
 
+/*
+ * The member a packet of group @p idx with flow hash @p hash takes (the
+ * flow hash picks one when both are in use): its FIB value of the family
+ * (@p v6), or FO_NO_VALUE when the group is gone or the member has none.
+ */
+static uint32_t fg_member_value(const struct fwd_state *st, uint32_t idx, bool v6, uint32_t hash)
+{
+	const struct fo_group *g = group_at(st, idx);
+	uint32_t sel;
+
+	if (unlikely(g == NULL))
+		return FO_NO_VALUE;
+	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
+	if (sel == FO_SEL_BOTH)
+		sel = hash & 1;
+	return v6 ? g->m[sel].value6 : g->m[sel].value4;
+}
+
 static void fg_output4(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		       struct pkt_ctx *c, uint32_t idx)
 {
-	const struct fo_group *g = group_at(st, idx);
-	uint32_t sel, v;
+	uint32_t v = fg_member_value(st, idx, false, flow_hash_ipv4(&c->ip));
 
-	if (unlikely(g == NULL)) {
-		worker_drop(w, m, &drop_fgroup_no_member);
-		return;
-	}
-	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
-	if (sel == FO_SEL_BOTH)
-		sel = flow_hash_ipv4(&c->ip) & 1;
-	v = g->m[sel].value4;
 	if (unlikely(v == FO_NO_VALUE)) {
 		worker_drop(w, m, &drop_fgroup_no_member);
 		return;
@@ -683,17 +692,8 @@ static void fg_output4(struct worker *w, const struct fwd_state *st, struct rte_
 static void fg_output6(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		       const struct ip6_ctx *c, uint32_t idx)
 {
-	const struct fo_group *g = group_at(st, idx);
-	uint32_t sel, v;
+	uint32_t v = fg_member_value(st, idx, true, flow_hash_ipv6(&c->ip));
 
-	if (unlikely(g == NULL)) {
-		worker_drop(w, m, &drop_fgroup_no_member);
-		return;
-	}
-	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
-	if (sel == FO_SEL_BOTH)
-		sel = flow_hash_ipv6(&c->ip) & 1;
-	v = g->m[sel].value6;
 	if (unlikely(v == FO_NO_VALUE)) {
 		worker_drop(w, m, &drop_fgroup_no_member);
 		return;
@@ -718,15 +718,10 @@ static bool fg_same_indexes(const struct vbrd_config *prev, const struct vbrd_co
 /* The fast path's question: which member's next hop a packet of @p flow_hash takes. */
 static uint64_t fg_resolve4(const struct fwd_state *st, uint32_t idx, uint32_t flow_hash)
 {
-	const struct fo_group *g = group_at(st, idx);
-	uint32_t sel;
+	uint32_t v = fg_member_value(st, idx, false, flow_hash);
 
-	if (unlikely(g == NULL))
-		return FIB_NH(FIB_KIND_NONE, 0);
-	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
-	if (sel == FO_SEL_BOTH)
-		sel = flow_hash & 1;
-	return g->m[sel].value4 == FO_NO_VALUE ? FIB_NH(FIB_KIND_FGROUP, idx) : g->m[sel].value4;
+	/* none: the general path (output4) names the drop */
+	return v == FO_NO_VALUE ? FIB_NH(FIB_KIND_FGROUP, idx) : v;
 }
 
 static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)

@@ -56,34 +56,10 @@ child=
 # whose command line names the prefix), processes in its namespaces, its
 # veths and namespaces, DPDK runtime directories of its vbrd instances, its
 # nft tables in the root namespace.
+# shellcheck source=tests/lab-cleanup.sh
+. "$(dirname "$0")/lab-cleanup.sh"
 cleanup() {
-	local pid ns link
-	if [ -f "$rundir/pids" ]; then
-		while read -r pid; do
-			if [ -r "/proc/$pid/cmdline" ] &&
-			   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$prefix"; then
-				kill -KILL "$pid" 2>/dev/null
-			fi
-		done <"$rundir/pids"
-		: >"$rundir/pids"
-	fi
-	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill -KILL "$pid" 2>/dev/null
-		done
-	done
-	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$prefix-"); do
-		ip link del "$link" 2>/dev/null
-	done
-	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do
-		ip netns del "$ns" 2>/dev/null
-	done
-	rm -rf /var/run/dpdk/"$prefix"-* 2>/dev/null
-	# blackhole.tcl's tables in the root namespace (PREFIX_bh_IFNAME)
-	local table
-	for table in $(nft list tables netdev 2>/dev/null | awk '{print $3}' | grep "^${prefix}_"); do
-		nft delete table netdev "$table" 2>/dev/null
-	done
+	lab_cleanup_run "$prefix" "$rundir"
 	return 0
 }
 

@@ -59,27 +59,10 @@ done
 
 # What a killed scenario left behind, of this prefix only (run.tcl's
 # lab_cleanup does the same on a normal end).
+# shellcheck source=tests/lab-cleanup.sh
+. "$(dirname "$0")/../lab-cleanup.sh"
 cleanup() {
-	local pid ns link
-	if [ -f "$rundir/pids" ]; then
-		while read -r pid; do
-			if [ -r "/proc/$pid/cmdline" ] &&
-			   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$prefix"; then
-				kill -KILL "$pid" 2>/dev/null
-			fi
-		done <"$rundir/pids"
-		: >"$rundir/pids"
-	fi
-	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill -KILL "$pid" 2>/dev/null
-		done
-		ip netns del "$ns" 2>/dev/null
-	done
-	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$prefix-"); do
-		ip link del "$link" 2>/dev/null
-	done
-	rm -rf /var/run/dpdk/"$prefix"-* 2>/dev/null
+	lab_cleanup_run "$prefix" "$rundir"
 	return 0
 }
 child=
