@@ -57,7 +57,7 @@ child=
 # veths and namespaces, DPDK runtime directories of its vbrd instances, its
 # nft tables in the root namespace.
 # shellcheck source=tests/lab-cleanup.sh
-. "$(dirname "$0")/lab-cleanup.sh"
+. tests/lab-cleanup.sh
 cleanup() {
 	lab_cleanup_run "$prefix" "$rundir"
 	return 0

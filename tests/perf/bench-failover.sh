@@ -60,7 +60,7 @@ done
 # What a killed scenario left behind, of this prefix only (run.tcl's
 # lab_cleanup does the same on a normal end).
 # shellcheck source=tests/lab-cleanup.sh
-. "$(dirname "$0")/../lab-cleanup.sh"
+. tests/lab-cleanup.sh
 cleanup() {
 	lab_cleanup_run "$prefix" "$rundir"
 	return 0
