@@ -114,6 +114,7 @@ up() { "$vbrctl" -j show fgroup uplink | python3 -c 'import json,sys; g=json.loa
 for _ in $(seq 100); do up && break; sleep 0.1; done
 up || { echo "BFD did not come up:"; "$vbrctl" show bfd; tail -20 "$log"; exit 1; }
 ctl show bfd
+echo "\$ vtysh -c 'show bfd peers brief'   # FRR's side, in vbrd-rtr"
 ip netns exec vbrd-rtr vtysh --vty_socket "$frr" -c 'show bfd peers brief'
 ctl show fgroup
 
@@ -130,7 +131,7 @@ table netdev cut {
 	chain out { type filter hook egress device eth0 priority 0; policy drop; }
 }
 EOF
-echo "  $(date +%T.%3N): line1 cut (nft in vbrd-rtr: ingress and egress of eth0 drop)"
+echo "  $(date -u +%FT%T.%6NZ): line1 cut (nft in vbrd-rtr: ingress and egress of eth0 drop)"
 wait "$spid" "$rpid"
 python3 - "$work/recv.json" <<'EOF'
 import json, sys
@@ -142,6 +143,7 @@ EOF
 ctl show fgroup
 ctl show fgroup history
 ctl show bfd l1
+echo "(l1 is Down: it sends once a second until it is Up again, RFC 5880 §6.8.3: DESIRED_MIN_TX_US 1000000)"
 
 step "line1 heals: the group returns to it once l1 has been Up for the 1 s hold-down"
 ip netns exec vbrd-rtr nft delete table netdev cut
