@@ -186,7 +186,7 @@ extern struct rte_ring *fo_rx_ring; /* other workers → BFD worker (MP/SC) */
 
 /* ---- history (failover.c, control thread) ------------------------------ */
 
-#define FO_HISTORY 64
+#define FO_HISTORY 1024
 
 /** The last FO_HISTORY events (sessions and groups), oldest first, into @p out. */
 unsigned fo_history_get(struct fo_event *out, unsigned cap);

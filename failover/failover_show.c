@@ -262,7 +262,8 @@ int fo_show_start(void)
 		  "switches (history: show fgroup history [GROUP])",
 		  "/vbrd/fgroup", "failover groups (vbrctl show fgroup)", show_fgroup },
 		{ "show fgroup history",
-		  "show fgroup history [NAME]: the last 64 BFD state changes and member switches, "
+		  "show fgroup history [NAME]: the last 1024 BFD state changes and member "
+		  "switches, "
 		  "oldest first, with the time from detection to switch",
 		  NULL, NULL, show_fgroup_history },
 	};
