@@ -46,8 +46,8 @@ uint64_t fo_wall_us(uint64_t t_ns)
 
 const char *fo_reason_name(uint8_t reason)
 {
-	static const char *const names[] = { "none",   "bfd_down", "failback", "restored",
-					     "reload", "admin",    "startup" };
+	static const char *const names[] = { "none", "bfd_down", "failback", "restored",
+					     "startup" };
 	return reason < RTE_DIM(names) ? names[reason] : "unknown";
 }
 

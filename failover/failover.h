@@ -194,7 +194,7 @@ unsigned fo_history_get(struct fo_event *out, unsigned cap);
 /** CLOCK_REALTIME µs of a fo_now_ns() time. */
 uint64_t fo_wall_us(uint64_t t_ns);
 
-/** "bfd_down", "failback", "restored", "reload", "admin", "none". */
+/** "none", "bfd_down", "failback", "restored", "startup" (enum fo_reason, fgroup.h). */
 const char *fo_reason_name(uint8_t reason);
 
 /** "member0", "member1", "both". */

@@ -42,8 +42,6 @@ enum fo_reason {
 	FO_REASON_DOWN,     /* the member's BFD went Down (its diag says why) */
 	FO_REASON_FAILBACK, /* member 0 was Up for the hold-down: revertive */
 	FO_REASON_RESTORED, /* load-balance: a member is back after the hold-down */
-	FO_REASON_RELOAD,   /* a reload changed the group */
-	FO_REASON_ADMIN,    /* an operator's command */
 	FO_REASON_STARTUP,  /* a member came Up for the first time: no hold-down */
 };
 
