@@ -143,6 +143,7 @@ struct cfg_path {
 	struct cfg_addr via; /* underlay next hop on that line */
 	int plane;           /* -1: outer source port from the flow hash (RFC 7348
 	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane */
+	int nb_planes;       /* 0 (plane -1), else 1..16: planes plane .. plane + nb_planes - 1 */
 	enum cfg_tier tier;  /* default gold */
 	uint32_t cost;       /* 0..65535, lower is preferred; default 0 */
 	int line;

@@ -48,8 +48,10 @@
 
 #define FWD_NO_PORT 0xffff
 
-#define FWD_LOCAL_UDP_MAX 32 /* UDP ports served on own addresses */
+#define FWD_LOCAL_UDP_MAX 32 /* UDP ports (or port ranges) served on own addresses */
 struct local_service;
+struct worker;
+struct rte_mbuf;
 
 /** An interface as the data path uses it. */
 struct fwd_iface {
@@ -114,7 +116,13 @@ struct fwd_path {
 	uint16_t tunnel;     /* index into fwd_state.tunnels */
 	uint16_t iface;      /* underlay interface (the line) */
 	struct cfg_addr via; /* underlay next hop */
-	int32_t plane;       /* -1 = source port from the flow hash */
+	int32_t plane;       /* first plane; -1 = source port from the flow hash */
+	uint16_t nb_planes;  /* 0 (flow hash) or 1..16: planes plane .. plane + nb_planes - 1 */
+	/* Which plane each of 16 flow-hash buckets takes, 4 bits per bucket
+	 * (bucket b: bits 4b..4b+3), relative to `plane`: every bucket on a
+	 * healthy plane. Built spread evenly; path selection rewrites it with
+	 * one store when a plane goes down or up (tunnel_plane_tab()). */
+	_Atomic uint64_t plane_tab;
 	enum cfg_tier tier;
 	uint32_t cost;
 	uint16_t inner_mtu;   /* largest inner IP packet that fits, bytes */
@@ -137,6 +145,17 @@ struct fwd_path_group {
 	uint16_t paths[CFG_MAX_PATHS];   /* indexes into fwd_state.paths */
 	struct fwd_path *_Atomic active; /* NULL: no usable path */
 	uint64_t switches;               /* control thread: how often active changed */
+	/*
+	 * Optional, set by a feature while the state is built: a packet's path
+	 * chosen per packet (per-tier choice, load spreading) instead of
+	 * `active`. Called on the general path (the fast path leaves groups
+	 * that have it); @p hash is the inner flow's hash. Returns NULL for
+	 * "no usable path" (dropped as no_path).
+	 */
+	const struct fwd_path *(*choose)(struct worker *w, const struct fwd_state *st,
+					 const struct fwd_path_group *g, struct rte_mbuf *m,
+					 uint32_t hash);
+	void *choose_ctx; /* the feature's, for choose() */
 };
 
 /** One generation of forwarding state. Immutable once published. */
@@ -181,7 +200,8 @@ struct fwd_state {
 	/* UDP ports served on own addresses (pipeline/local.h), few: scanned */
 	uint16_t nb_udp;
 	struct {
-		uint16_t port; /* host order */
+		uint16_t port;    /* host order: the first port */
+		uint16_t port_hi; /* the last port of the range (port itself for one port) */
 		const struct local_service *svc;
 	} udp[FWD_LOCAL_UDP_MAX];
 	/* What each module's state_build added, by vbrd_module.id (core/module.h);

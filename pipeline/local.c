@@ -12,7 +12,7 @@
 const struct local_service *local_protos[2][256]; /* [AF_INET6?][proto] */
 static uint16_t fixed_nb;
 static struct {
-	uint16_t port;
+	uint16_t port, port_hi;
 	const struct local_service *svc;
 } fixed[FWD_LOCAL_UDP_MAX];
 
@@ -28,19 +28,28 @@ void local_proto_register(int family, uint8_t proto, const struct local_service 
 	*slot = svc;
 }
 
-void local_udp_register(uint16_t port, const struct local_service *svc)
+void local_udp_register_range(uint16_t lo, uint16_t hi, const struct local_service *svc)
 {
+	if (hi < lo)
+		goto clash;
 	for (uint16_t i = 0; i < fixed_nb; i++)
-		if (fixed[i].port == port)
+		if (lo <= fixed[i].port_hi && fixed[i].port <= hi)
 			goto clash;
 	if (fixed_nb == FWD_LOCAL_UDP_MAX)
 		goto clash;
-	fixed[fixed_nb].port = port;
+	fixed[fixed_nb].port = lo;
+	fixed[fixed_nb].port_hi = hi;
 	fixed[fixed_nb++].svc = svc;
 	return;
 clash:
-	fprintf(stderr, "vbrd: UDP port %u for %s: taken or table full\n", port, svc->name);
+	fprintf(stderr, "vbrd: UDP ports %u..%u for %s: taken or table full\n", lo, hi,
+		svc->name);
 	abort();
+}
+
+void local_udp_register(uint16_t port, const struct local_service *svc)
+{
+	local_udp_register_range(port, port, svc);
 }
 
 void local_state_init(struct fwd_state *st)
@@ -48,6 +57,7 @@ void local_state_init(struct fwd_state *st)
 	st->nb_udp = fixed_nb;
 	for (uint16_t i = 0; i < fixed_nb; i++) {
 		st->udp[i].port = fixed[i].port;
+		st->udp[i].port_hi = fixed[i].port_hi;
 		st->udp[i].svc = fixed[i].svc;
 	}
 }
@@ -56,7 +66,7 @@ int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_servi
 		   size_t errlen)
 {
 	for (uint16_t i = 0; i < st->nb_udp; i++) {
-		if (st->udp[i].port != port)
+		if (port < st->udp[i].port || port > st->udp[i].port_hi)
 			continue;
 		if (st->udp[i].svc == svc)
 			return 0; /* several tunnels share a port: one binding */
@@ -68,6 +78,7 @@ int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_servi
 		return -ENOSPC;
 	}
 	st->udp[st->nb_udp].port = port;
+	st->udp[st->nb_udp].port_hi = port;
 	st->udp[st->nb_udp++].svc = svc;
 	return 0;
 }

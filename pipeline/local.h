@@ -89,6 +89,13 @@ void local_proto_register(int family, uint8_t proto, const struct local_service 
 void local_udp_register(uint16_t port, const struct local_service *svc);
 
 /**
+ * Serve the UDP ports @p lo .. @p hi (host order, inclusive) likewise: one
+ * table entry for the range (a prober's per-session source ports). Aborts
+ * when a port of it is taken or @p hi < @p lo.
+ */
+void local_udp_register_range(uint16_t lo, uint16_t hi, const struct local_service *svc);
+
+/**
  * Serve UDP port @p port in @p st only (while it is built: a port that
  * comes from the config).
  * @param err  on failure "UDP port N is taken by NAME"

@@ -35,7 +35,7 @@ void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		if (lp->fragment || lp->l4_len < 8)
 			goto unsupported;
 		for (uint16_t i = 0; i < st->nb_udp; i++)
-			if (st->udp[i].port == lp->dport) {
+			if (lp->dport >= st->udp[i].port && lp->dport <= st->udp[i].port_hi) {
 				st->udp[i].svc->input(w, st, m, lp);
 				return;
 			}

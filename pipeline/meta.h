@@ -30,6 +30,8 @@ struct pkt_meta {
 	uint8_t punt;   /* enum punt_kind */
 	uint8_t l2_len; /* PUNT_ARP, PUNT_ND: bytes of L2 header (a priority
 	                      * tag, VLAN 0, is 18 bytes too) */
+	uint16_t outer_sport; /* decapsulated packets: the outer UDP source port
+	                       * (its plane), host order; what a reflector answers on */
 };
 
 extern int pkt_meta_offset;

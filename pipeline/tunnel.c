@@ -96,6 +96,25 @@ static void path_template(struct fwd_path *p, const struct fwd_tunnel *t,
 		p->inner_mtu = cfg_mtu;
 }
 
+uint64_t tunnel_plane_tab(unsigned nb_planes, uint32_t healthy)
+{
+	unsigned up[16], nb_up = 0;
+	uint64_t tab = 0;
+
+	if (nb_planes == 0 || nb_planes > 16)
+		return 0;
+	for (unsigned k = 0; k < nb_planes; k++)
+		if (healthy & (1u << k))
+			up[nb_up++] = k;
+	for (unsigned b = 0, moved = 0; b < 16; b++) {
+		unsigned home = b % nb_planes, plane = home;
+		if (nb_up > 0 && !(healthy & (1u << home)))
+			plane = up[moved++ % nb_up];
+		tab |= (uint64_t)plane << (4 * b);
+	}
+	return tab;
+}
+
 int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		       const struct fwd_state *prev, char *err, size_t errlen)
 {
@@ -170,6 +189,17 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 			p->iface = (uint16_t)cp->iface;
 			p->via = cp->via;
 			p->plane = cp->plane;
+			p->nb_planes = (uint16_t)(cp->plane < 0 ? 0 : cp->nb_planes > 0 ? cp->nb_planes : 1);
+			uint64_t tab = tunnel_plane_tab(p->nb_planes, (1u << p->nb_planes) - 1);
+			/* a plane path selection took out stays out across the reload */
+			if (old)
+				for (int j = 0; j < old->nb_paths; j++) {
+					const struct fwd_path *op = &prev->paths[old->paths[j]];
+					if (strcmp(op->name, cp->name) == 0 &&
+					    op->nb_planes == p->nb_planes && op->plane == p->plane)
+						tab = atomic_load(&op->plane_tab);
+				}
+			atomic_store(&p->plane_tab, tab);
 			p->tier = cp->tier;
 			p->cost = cp->cost;
 			path_template(p, t, &st->ifaces[cp->iface], cfg->tunnels[cp->tunnel].mtu);

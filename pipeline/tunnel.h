@@ -106,18 +106,50 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		  uint16_t dport, uint8_t outer_ecn);
 
 /**
- * Outer UDP source port (RFC 7348 §5: 49152..65535) of a path with plane
- * @p plane: CFG_PLANE_BASE + plane when pinned (>= 0), else from the
- * inner flow's hash, which @p flow_hash computes only then.
+ * Outer UDP source port (RFC 7348 §5: 49152..65535) of a flow on a path
+ * whose first plane is @p plane with @p nb_planes planes and plane table
+ * @p tab (struct fwd_path): from the inner flow's hash when the path has
+ * no plane (@p plane < 0); CFG_PLANE_BASE + plane when it has one; else
+ * CFG_PLANE_BASE + plane + the plane of the flow's bucket (the hash's low
+ * 4 bits) in @p tab. @p flow_hash is evaluated only when needed.
  */
-#define tunnel_plane_port(plane, flow_hash) \
-	((uint16_t)(CFG_PLANE_BASE +        \
-		    ((plane) >= 0 ? (uint32_t)(plane) : (uint32_t)(flow_hash)&0x3fff)))
+#define tunnel_plane_port(plane, nb_planes, tab, flow_hash)                                  \
+	((uint16_t)(CFG_PLANE_BASE +                                                         \
+		    ((plane) < 0 ? (uint32_t)(flow_hash)&0x3fff                               \
+				 : (uint32_t)(plane) +                                        \
+					   ((nb_planes) > 1                                   \
+						    ? (uint32_t)((tab) >> (((flow_hash)&15) * 4)) & \
+							      15u                             \
+						    : 0u))))
 
 /** Outer UDP source port for a flow of path @p p (tunnel_plane_port()). */
 static inline uint16_t tunnel_source_port(const struct fwd_path *p, uint32_t flow_hash)
 {
-	return tunnel_plane_port(p->plane, flow_hash);
+	uint64_t tab = atomic_load_explicit(&p->plane_tab, memory_order_relaxed);
+	return tunnel_plane_port(p->plane, p->nb_planes, tab, flow_hash);
 }
+
+/**
+ * The plane table (struct fwd_path.plane_tab) of a path with @p nb_planes
+ * planes (1..16) of which those in @p healthy (bit k: plane k) carry
+ * traffic: bucket b's home plane is b mod nb_planes; a bucket whose home is
+ * healthy stays there, the buckets of the others are dealt in turn over
+ * the healthy planes. So taking a plane out moves only its own flows, and
+ * bringing it back moves them home. With no healthy plane every bucket
+ * keeps its home (the path is unusable then: path selection's business).
+ */
+uint64_t tunnel_plane_tab(unsigned nb_planes, uint32_t healthy);
+
+/**
+ * Encapsulate @p m, an inner IPv4 or IPv6 packet starting at its IP header
+ * (nothing in front), on path @p p with outer UDP source port @p sport and
+ * queue it on the path's line: what a prober sends down one plane. It is
+ * counted in the tunnel's and the line's TX counters, not as forwarded.
+ *
+ * @param ethertype  RTE_ETHER_TYPE_IPV4 or RTE_ETHER_TYPE_IPV6 (the inner packet's)
+ * @param tos        outer TOS / traffic class (DSCP and ECN bits)
+ */
+void tunnel_send_on_path(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			 const struct fwd_path *p, uint16_t sport, uint16_t ethertype, uint8_t tos);
 
 #endif

@@ -13,6 +13,7 @@
 #include "pipeline/fast4.h"
 #include "pipeline/parse.h"
 #include "pipeline/local.h"
+#include "pipeline/meta.h"
 #include "pipeline/parse6.h"
 #include "pipeline/tunnel.h"
 
@@ -215,6 +216,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		worker_drop(w, m, &drop_bad_length);
 		return true;
 	}
+	pkt_meta(m)->outer_sport = rd16(udp);
 	rte_pktmbuf_adj(m, (uint16_t)strip);
 	worker_input_decapped(w, st, m, t->iface);
 	return true;
@@ -293,6 +295,7 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 			t_vni = vni;
 			t_port = dport;
 		}
+		pkt_meta(m)->outer_sport = rd16(udp);
 		rte_pktmbuf_adj(m, 34 + 8 + 8);
 		uint32_t rx_len = m->pkt_len; /* the inner frame as received */
 		if (fast4_decap_queue(w, m, t->iface)) {

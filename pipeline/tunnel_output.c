@@ -22,8 +22,8 @@
 #include "pipeline/tunnel.h"
 
 static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		      uint16_t inner_l2, const struct fwd_path *p, uint32_t hash, uint8_t tos,
-		      uint16_t inner_ethertype)
+		      uint16_t inner_l2, const struct fwd_path *p, uint16_t sport, uint32_t hash,
+		      uint8_t tos, uint16_t inner_ethertype, bool local)
 {
 	const struct fwd_iface *line = &st->ifaces[p->iface];
 	const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
@@ -43,7 +43,7 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(l3 + p->l3_len);
 	uint16_t udp_len = (uint16_t)(p->hdr_len - p->l2_len - p->l3_len + inner_len);
 
-	udp->src_port = rte_cpu_to_be_16(tunnel_source_port(p, hash));
+	udp->src_port = rte_cpu_to_be_16(sport);
 	udp->dgram_len = rte_cpu_to_be_16(udp_len);
 	*(uint16_t *)(h + p->hdr_len - 2) = rte_cpu_to_be_16(inner_ethertype);
 
@@ -82,7 +82,8 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 	w->stats.iface[tif->slot].tx_bytes += inner_len;
 	w->stats.iface[line->slot].tx_packets++;
 	w->stats.iface[line->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
-	w->stats.forwarded++;
+	if (!local)
+		w->stats.forwarded++;
 
 	if (unlikely(mac == 0)) {
 		if (t->remote.family == AF_INET)
@@ -98,7 +99,10 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		   struct pkt_ctx *c, const struct fwd_path_group *g)
 {
-	const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
+	uint32_t hash = flow_hash_ipv4(&c->ip);
+	const struct fwd_path *p = g->choose != NULL
+					   ? g->choose(w, st, g, m, hash)
+					   : atomic_load_explicit(&g->active, memory_order_acquire);
 	const struct fwd_iface *in = &st->ifaces[c->iface];
 
 	if (unlikely(p == NULL)) {
@@ -115,11 +119,11 @@ void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf
 
 	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, c->l2.l2_len);
 	ip4_ttl_decrement(ih);
-	uint32_t hash = flow_hash_ipv4(&c->ip);
 	uint8_t tos = ih->type_of_service;
+	uint16_t sport = tunnel_source_port(p, hash);
 
 	if (likely(c->ip.total_len <= p->inner_mtu)) {
-		encap_one(w, st, m, c->l2.l2_len, p, hash, tos, RTE_ETHER_TYPE_IPV4);
+		encap_one(w, st, m, c->l2.l2_len, p, sport, hash, tos, RTE_ETHER_TYPE_IPV4, false);
 		return;
 	}
 
@@ -138,7 +142,7 @@ void tunnel_output(struct worker *w, const struct fwd_state *st, struct rte_mbuf
 		fh->hdr_checksum = 0;
 		fh->hdr_checksum = rte_ipv4_cksum(fh);
 		w->stats.fragments++;
-		encap_one(w, st, frags[i], 0, p, hash, tos, RTE_ETHER_TYPE_IPV4);
+		encap_one(w, st, frags[i], 0, p, sport, hash, tos, RTE_ETHER_TYPE_IPV4, false);
 	}
 }
 
@@ -146,7 +150,10 @@ void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbu
 		    const struct pkt_l2 *l2, const struct pkt_ipv6 *ip, const struct fwd_iface *in,
 		    const struct fwd_path_group *g)
 {
-	const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
+	uint32_t hash = flow_hash_ipv6(ip);
+	const struct fwd_path *p = g->choose != NULL
+					   ? g->choose(w, st, g, m, hash)
+					   : atomic_load_explicit(&g->active, memory_order_acquire);
 
 	if (unlikely(p == NULL)) {
 		worker_drop(w, m, &drop_no_path);
@@ -163,7 +170,14 @@ void tunnel_output6(struct worker *w, const struct fwd_state *st, struct rte_mbu
 	uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(h->vtc_flow) >> 20);
 
 	h->hop_limits--;
-	encap_one(w, st, m, l2->l2_len, p, flow_hash_ipv6(ip), tclass, RTE_ETHER_TYPE_IPV6);
+	encap_one(w, st, m, l2->l2_len, p, tunnel_source_port(p, hash), hash, tclass,
+		  RTE_ETHER_TYPE_IPV6, false);
+}
+
+void tunnel_send_on_path(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			 const struct fwd_path *p, uint16_t sport, uint16_t ethertype, uint8_t tos)
+{
+	encap_one(w, st, m, 0, p, sport, 0, tos, ethertype, true);
 }
 
 static void path_group_output4(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -202,8 +216,10 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 		const uint64_t v = fibnh[i];
 		if (FIB_NH_KIND(v) != FIB_KIND_PATHGRP)
 			break; /* the caller's: a run of another kind */
-		const struct fwd_path *p = atomic_load_explicit(
-			&st->path_groups[FIB_NH_INDEX(v)].active, memory_order_acquire);
+		const struct fwd_path_group *g = &st->path_groups[FIB_NH_INDEX(v)];
+		if (unlikely(g->choose != NULL))
+			break; /* a path per packet: the general path's */
+		const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
 		if (unlikely(p == NULL || p->l3_len != 20))
 			break;
 		uint64_t mac = atomic_load_explicit(&p->mac, memory_order_acquire);
@@ -216,6 +232,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 		const uint16_t udp_base = (uint16_t)(hdr_len - l2_len - 20);
 		const uint32_t ip4_sum = p->ip4_sum;
 		const int32_t plane = p->plane;
+		const uint16_t nb_planes = p->nb_planes;
+		const uint64_t plane_tab = atomic_load_explicit(&p->plane_tab, memory_order_relaxed);
 		const uint8_t *hdr = p->hdr;
 		uint8_t head[32];
 		memcpy(head, hdr, 32);
@@ -230,7 +248,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			if (unlikely(inner_len > inner_mtu || m->data_off < grow))
 				break;
 			uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-			const uint16_t sport = tunnel_plane_port(plane, fast4_flow_hash(m));
+			const uint16_t sport = tunnel_plane_port(plane, nb_planes, plane_tab,
+							   fast4_flow_hash(m));
 			ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
 			const uint8_t tos = ih[1];
 

@@ -192,7 +192,7 @@ static inline const struct local_service *fast4_udp_service(const struct fwd_sta
 		return NULL;
 	uint16_t dport = (uint16_t)(ip[22] << 8 | ip[23]);
 	for (uint16_t i = 0; i < st->nb_udp; i++)
-		if (st->udp[i].port == dport)
+		if (dport >= st->udp[i].port && dport <= st->udp[i].port_hi)
 			return st->udp[i].svc->input_fast != NULL ? st->udp[i].svc : NULL;
 	return NULL;
 }
