@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `vbrctl show tunnels`, `show paths`, `path set` (module "tunnel"). */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,7 +11,20 @@
 #include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/tunnel.h"
+#include "pipeline/tunnel_show.h"
 #include "pipeline/worker.h"
+
+static const struct tunnel_show_ext *exts[4];
+static unsigned nb_exts;
+
+void tunnel_show_extend(const struct tunnel_show_ext *e)
+{
+	if (nb_exts == RTE_DIM(exts)) {
+		fprintf(stderr, "vbrd: too many show paths extensions\n");
+		abort();
+	}
+	exts[nb_exts++] = e;
+}
 
 static int show_paths(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
@@ -30,9 +44,7 @@ static int show_paths(int argc, const char *const *argv, json_t **data, char *er
 			const struct fwd_path *p = &st->paths[pg->paths[k]];
 			const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
 			const struct fwd_iface *line = &st->ifaces[p->iface];
-			json_array_append_new(
-				paths,
-				json_pack("{s:s, s:b, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:I}",
+			json_t *po = json_pack("{s:s, s:b, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:I}",
 					  "name", p->name, "active", p == active, "tunnel", t->name,
 					  "type", t->type == CFG_TUNNEL_VXLAN ? "vxlan" : "geneve",
 					  "interface", line->name, "via",
@@ -40,12 +52,20 @@ static int show_paths(int argc, const char *const *argv, json_t **data, char *er
 					  p->plane, "tier", config_tier_name(p->tier), "cost",
 					  (int)p->cost, "inner_mtu", p->inner_mtu,
 					  "line_tx_packets",
-					  (json_int_t)s.iface[line->slot].tx_packets));
+					  (json_int_t)s.iface[line->slot].tx_packets);
+			json_object_set_new(po, "planes", json_integer(p->nb_planes));
+			for (unsigned e = 0; e < nb_exts; e++)
+				if (exts[e]->path != NULL)
+					exts[e]->path(st, g, k, po);
+			json_array_append_new(paths, po);
 		}
-		json_array_append_new(groups,
-				      json_pack("{s:s, s:s, s:I, s:o}", "name", pg->name, "active",
-						active ? active->name : "", "switches",
-						(json_int_t)pg->switches, "paths", paths));
+		json_t *go = json_pack("{s:s, s:s, s:I}", "name", pg->name, "active",
+				       active ? active->name : "", "switches", (json_int_t)pg->switches);
+		for (unsigned e = 0; e < nb_exts; e++)
+			if (exts[e]->group != NULL)
+				exts[e]->group(st, g, go);
+		json_object_set_new(go, "paths", paths);
+		json_array_append_new(groups, go);
 	}
 	*data = json_pack("{s:o}", "path_groups", groups);
 	return 0;

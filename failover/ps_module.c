@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The path-selection module (ps.h): builds each generation's selected
+ * groups from section path_selection, keeps their probes across reloads,
+ * turns the BFD worker's events into log lines and history, and chooses a
+ * packet's path when a group has tiers by class.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_ring.h>
+
+#include "core/log.h"
+#include "failover/failover.h"
+#include "failover/ps.h"
+#include "pipeline/local.h"
+#include "qos/classify.h"
+#include "qos/qos_config.h"
+
+VBRD_LOG_TYPE(pathsel);
+
+struct ps_plane_rt *ps_planes[PS_PLANE_SLOTS];
+static struct ps_group_rt *ps_groups[2 * PS_MAX_GROUPS];
+struct rte_ring *ps_events;
+struct rte_ring *ps_rx_ring;
+_Atomic uint64_t ps_events_lost;
+
+static int64_t unix_offset_ns; /* Unix ns minus fo_now_ns() */
+
+static struct ps_event_rec history[PS_HISTORY];
+static unsigned history_next, history_len;
+
+uint64_t ps_unix_ns(uint64_t t)
+{
+	return (uint64_t)((int64_t)t + unix_offset_ns);
+}
+
+unsigned ps_history_get(struct ps_event_rec *out, unsigned cap)
+{
+	unsigned n = history_len < cap ? history_len : cap;
+	unsigned start = (history_next + PS_HISTORY - history_len) % PS_HISTORY;
+
+	/* the newest n of them, oldest first */
+	start = (start + history_len - n) % PS_HISTORY;
+	for (unsigned i = 0; i < n; i++)
+		out[i] = history[(start + i) % PS_HISTORY];
+	return n;
+}
+
+/* ---- run-time objects ------------------------------------------------------ */
+
+static void group_key(const struct vbrd_config *cfg, const struct cfg_ps_group *cg, char *key,
+		      size_t len)
+{
+	const struct cfg_path_group *pg = &cfg->path_groups[cg->pg_index];
+	int n = snprintf(key, len, "%s/%u", pg->name, cg->window);
+
+	for (int k = 0; k < pg->nb_paths && n > 0 && (size_t)n < len; k++)
+		n += snprintf(key + n, len - (size_t)n, "/%s:%d:%d", pg->paths[k].name,
+			      pg->paths[k].plane, pg->paths[k].nb_planes);
+}
+
+static void plane_free(struct ps_plane_rt *p)
+{
+	if (p == NULL)
+		return;
+	ps_planes[p->slot] = NULL;
+	free(p->mem);
+	free(p);
+}
+
+static void group_free(struct ps_group_rt *g)
+{
+	for (int k = 0; k < g->nb_paths; k++)
+		for (int j = 0; j < g->paths[k].nb_planes; j++)
+			plane_free(g->paths[k].planes[j]);
+	free(g);
+}
+
+static struct ps_plane_rt *plane_new(struct ps_group_rt *g, int path, int plane)
+{
+	struct ps_plane_rt *p = calloc(1, sizeof(*p));
+	unsigned slot;
+
+	if (p == NULL)
+		return NULL;
+	for (slot = 0; slot < PS_PLANE_SLOTS && ps_planes[slot] != NULL; slot++)
+		;
+	if (slot == PS_PLANE_SLOTS || (p->mem = calloc(1, ps_plane_mem_size(g->window))) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->slot = (uint16_t)slot;
+	p->path = (uint8_t)path;
+	p->plane = (uint8_t)plane;
+	p->g = g;
+	ps_plane_init(&p->m, p->mem, g->window);
+	ps_planes[slot] = p;
+	return p;
+}
+
+static struct ps_group_rt *group_get(const struct vbrd_config *cfg, const struct cfg_ps_group *cg)
+{
+	const struct cfg_path_group *pg = &cfg->path_groups[cg->pg_index];
+	char key[sizeof(ps_groups[0]->key)];
+	unsigned free_at = RTE_DIM(ps_groups);
+
+	group_key(cfg, cg, key, sizeof(key));
+	for (unsigned i = 0; i < RTE_DIM(ps_groups); i++) {
+		if (ps_groups[i] == NULL) {
+			if (free_at == RTE_DIM(ps_groups))
+				free_at = i;
+			continue;
+		}
+		if (strcmp(ps_groups[i]->key, key) == 0) {
+			ps_groups[i]->refs++;
+			return ps_groups[i];
+		}
+	}
+	if (free_at == RTE_DIM(ps_groups))
+		return NULL;
+	struct ps_group_rt *g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return NULL;
+	snprintf(g->name, sizeof(g->name), "%s", pg->name);
+	snprintf(g->key, sizeof(g->key), "%s", key);
+	g->window = cg->window;
+	g->nb_paths = pg->nb_paths;
+	g->next_decide = UINT64_MAX;
+	for (int t = 0; t < PS_TIERS; t++)
+		g->applied[t] = -1;
+	for (int k = 0; k < pg->nb_paths; k++) {
+		struct ps_path_rt *pr = &g->paths[k];
+		snprintf(pr->name, sizeof(pr->name), "%s", pg->paths[k].name);
+		pr->plane = pg->paths[k].plane;
+		pr->nb_planes = (uint16_t)(pg->paths[k].nb_planes > 0 ? pg->paths[k].nb_planes : 1);
+		pr->healthy_applied = (uint16_t)((1u << pr->nb_planes) - 1);
+		for (int j = 0; j < pr->nb_planes; j++)
+			if ((pr->planes[j] = plane_new(g, k, j)) == NULL) {
+				group_free(g);
+				return NULL;
+			}
+	}
+	g->refs = 1;
+	ps_groups[free_at] = g;
+	return g;
+}
+
+static void group_put(struct ps_group_rt *g)
+{
+	if (g == NULL || --g->refs > 0)
+		return;
+	for (unsigned i = 0; i < RTE_DIM(ps_groups); i++)
+		if (ps_groups[i] == g)
+			ps_groups[i] = NULL;
+	group_free(g);
+}
+
+/* ---- the per-packet chooser ------------------------------------------------- */
+
+const struct fwd_path *ps_choose(struct worker *w, const struct fwd_state *st,
+				 const struct fwd_path_group *g, struct rte_mbuf *m, uint32_t hash)
+{
+	const struct ps_group *pg = g->choose_ctx;
+	enum cfg_tier tier = pg->default_tier;
+
+	(void)w, (void)st, (void)hash;
+	if (pg->classifier != NULL) {
+		uint32_t cls;
+		qos_classify_burst(pg->classifier, &m, 1, &cls);
+		if (cls != 0)
+			tier = pg->class_tier[cls - 1];
+	}
+	return atomic_load_explicit(&pg->tier_active[tier], memory_order_acquire);
+}
+
+/* ---- one generation ----------------------------------------------------------- */
+
+static void ps_state_free(struct fwd_state *st);
+
+static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, char *err,
+			  size_t errlen)
+{
+	const struct vbrd_config *cfg = &st->cfg;
+	const struct cfg_pathsel *pc = pathsel_config_get(cfg);
+	const struct ps_state *old = prev ? ps_state_of(prev) : NULL;
+	struct ps_state *ps = calloc(1, sizeof(*ps));
+
+	if (ps == NULL)
+		goto nomem;
+	st->feature[ps_module.id] = ps;
+	ps->reflector = pc->present ? pc->reflector : PS_REFLECT_STATEFUL;
+	if (pc->present)
+		memcpy(ps->tiers, pc->tiers, sizeof(ps->tiers));
+	else
+		pathsel_tier_defaults(ps->tiers);
+	if (!pc->present || pc->nb_groups == 0)
+		return 0;
+	ps->groups = calloc((size_t)pc->nb_groups, sizeof(*ps->groups));
+	if (ps->groups == NULL)
+		goto nomem;
+
+	const struct qos_config *qc = qos_config_get(cfg);
+	uint16_t port_ids[CFG_MAX_IFACES];
+	for (int i = 0; i < cfg->nb_ifaces && i < CFG_MAX_IFACES; i++)
+		port_ids[cfg->ifaces[i].port] = st->ifaces[i].port;
+
+	for (int i = 0; i < pc->nb_groups; i++) {
+		const struct cfg_ps_group *cg = &pc->groups[i];
+		struct ps_group *g = &ps->groups[i];
+		struct fwd_path_group *fpg = &st->path_groups[cg->pg_index];
+
+		g->rt = group_get(cfg, cg);
+		if (g->rt == NULL) {
+			snprintf(err, errlen,
+				 "%s:%d: path selection for %s: no memory, or no probe slot left "
+				 "(%d: the running probes and this config's together)",
+				 cfg->file, cg->line, cg->path_group, PS_PLANE_SLOTS);
+			return -ENOMEM;
+		}
+		ps->nb_groups = i + 1;
+		g->cfg = cg;
+		g->pg = (uint16_t)cg->pg_index;
+		g->interval_ns = (uint64_t)cg->interval_us * 1000u;
+		ps_group_params_init(&g->params, cg);
+		g->default_tier = cg->default_tier;
+		for (int k = 0; k < CFG_MAX_PATHS; k++)
+			g->bfd[k] = -1;
+		for (int k = 0; k < cg->nb_paths; k++)
+			g->bfd[cg->paths[k].path_index] = cg->paths[k].bfd_index;
+		for (int k = 0; k < fpg->nb_paths; k++)
+			g->path[k] = &st->paths[fpg->paths[k]];
+
+		/* the choice each tier had: carried over, else the group's active path */
+		const struct ps_group *og = NULL;
+		for (int j = 0; old && j < old->nb_groups; j++)
+			if (old->groups[j].rt == g->rt)
+				og = &old->groups[j];
+		for (int t = 0; t < PS_TIERS; t++) {
+			struct fwd_path *p = atomic_load(&fpg->active);
+			if (og != NULL) {
+				const struct fwd_path *op = atomic_load(&og->tier_active[t]);
+				p = NULL;
+				for (int k = 0; op && k < fpg->nb_paths; k++)
+					if (strcmp(g->path[k]->name, op->name) == 0)
+						p = g->path[k];
+			}
+			atomic_store(&g->tier_active[t], p);
+		}
+		atomic_store(&fpg->active, atomic_load(&g->tier_active[g->default_tier]));
+
+		if (cg->policy >= 0 && qc != NULL) {
+			const struct qos_policy_conf *pol = &qc->policies[cg->policy];
+			char name[64];
+			snprintf(name, sizeof(name), "ps%" PRIu64 "-%d", st->generation, i);
+			g->classifier = qos_classifier_build(cfg, pol, port_ids, name, err, errlen);
+			if (g->classifier == NULL)
+				return -EINVAL;
+			enum cfg_tier *tiers = calloc((size_t)pol->nb_classes + 1, sizeof(*tiers));
+			if (tiers == NULL)
+				goto nomem;
+			for (int c = 0; c < pol->nb_classes; c++)
+				tiers[c] = pol->classes[c].tier;
+			g->class_tier = tiers;
+		}
+		if (g->classifier != NULL || cg->spread) {
+			fpg->choose = ps_choose;
+			fpg->choose_ctx = g;
+		}
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "path selection: out of memory building the forwarding state");
+	return -ENOMEM;
+}
+
+static void ps_state_free(struct fwd_state *st)
+{
+	struct ps_state *ps = st->feature[ps_module.id];
+
+	if (ps == NULL)
+		return;
+	for (int i = 0; i < ps->nb_groups; i++) {
+		group_put(ps->groups[i].rt);
+		qos_classifier_free((struct qos_classifier *)(uintptr_t)ps->groups[i].classifier);
+		free((void *)(uintptr_t)ps->groups[i].class_tier);
+	}
+	free(ps->groups);
+	free(ps);
+	st->feature[ps_module.id] = NULL;
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static void log_event(const struct ps_event_rec *r)
+{
+	const struct ps_event *e = &r->ev;
+
+	if (e->kind == PS_EV_SWITCH)
+		LOG(NOTICE,
+		    "path group %s, tier %s: %s -> %s (%s): rtt %.3f -> %.3f ms, loss %.2f -> "
+		    "%.2f %%, detection to switch %.1f us",
+		    r->group, config_tier_name((enum cfg_tier)e->tier),
+		    r->old_path[0] ? r->old_path : "none", r->new_path[0] ? r->new_path : "none",
+		    ps_reason_name((enum ps_reason)e->reason), (double)e->old_rtt_ns / 1e6,
+		    (double)e->new_rtt_ns / 1e6, (double)e->old_loss_ppm / 1e4,
+		    (double)e->new_loss_ppm / 1e4,
+		    r->t_done > r->t_detect ? (double)(r->t_done - r->t_detect) / 1e3 : 0.0);
+	else
+		LOG(NOTICE, "path group %s: path %s plane %u: %s (%s)", r->group, r->new_path,
+		    e->plane, ps_event_kind_name((enum ps_event_kind)e->kind), ps_reason_name((enum ps_reason)e->reason));
+}
+
+static unsigned ps_poll(void)
+{
+	struct ps_event_rec ev[16];
+	unsigned n, total = 0;
+
+	if (ps_events == NULL)
+		return 0;
+	while ((n = rte_ring_dequeue_burst_elem(ps_events, ev, sizeof(ev[0]), RTE_DIM(ev),
+						NULL)) > 0) {
+		for (unsigned i = 0; i < n; i++) {
+			log_event(&ev[i]);
+			history[history_next] = ev[i];
+			history_next = (history_next + 1) % PS_HISTORY;
+			if (history_len < PS_HISTORY)
+				history_len++;
+		}
+		total += n;
+	}
+	return total;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------ */
+
+static int ps_init(const struct vbrd_config *cfg)
+{
+	struct timespec ts;
+
+	(void)cfg;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unix_offset_ns = (int64_t)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) -
+			 (int64_t)fo_now_ns();
+	ps_events = rte_ring_create_elem("ps_events", sizeof(struct ps_event_rec), 1024,
+					 SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ps_rx_ring = rte_ring_create("ps_rx", 2048, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (ps_events == NULL || ps_rx_ring == NULL) {
+		LOG(ERR, "cannot create the path-selection rings: %s", rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* No fini, as for failover.c: the rings are the BFD worker's. */
+
+struct vbrd_module ps_module = {
+	.name = "pathsel",
+	.depends_on = (const char *const[]){ "failover", "qos", NULL },
+	.init = ps_init,
+	.state_build = ps_state_build,
+	.state_free = ps_state_free,
+	.start = ps_show_start,
+	.poll = ps_poll,
+};
+VBRD_MODULE(ps_module);

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Path selection on the BFD worker (ps.h): every turn of its poll loop it
+ * takes the STAMP packets the workers received, sends the probes that are
+ * due (one per path × plane per interval, in the path's own encapsulation
+ * and plane source port), expires the unanswered ones, and decides every
+ * group that a probe event touched, all groups in one pass: a fault that
+ * hits many groups moves them in the same turn. A decision reaches the
+ * data path as one atomic store per tier (the group's path) or per path
+ * (its plane table).
+ */
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_fib6.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "failover/failover.h"
+#include "failover/ps.h"
+#include "pipeline/ip4.h"
+#include "pipeline/ip6.h"
+#include "pipeline/local.h"
+#include "pipeline/meta.h"
+#include "pipeline/parse6.h"
+#include "pipeline/tunnel.h"
+#include "pipeline/worker.h"
+
+DROP_REASON(drop_stamp_ring_full, "pathsel", "stamp_ring_full",
+	    "STAMP packet for the BFD worker, whose ring was full");
+DROP_REASON(drop_stamp_short, "pathsel", "stamp_short",
+	    "STAMP packet shorter than its mode's (RFC 8762 §4.2, §4.3), or a UDP length past "
+	    "the datagram");
+DROP_REASON(drop_stamp_auth, "pathsel", "stamp_auth",
+	    "STAMP packet whose HMAC does not match (RFC 8762 §4.4)");
+DROP_REASON(drop_stamp_reflector_off, "pathsel", "stamp_reflector_off",
+	    "STAMP test packet while path_selection.reflector is \"off\"");
+DROP_REASON(drop_stamp_reflector_full, "pathsel", "stamp_reflector_full",
+	    "STAMP test packet of a new session while the stateful reflector's table is full of "
+	    "live sessions");
+DROP_REASON(drop_stamp_no_session, "pathsel", "stamp_no_session",
+	    "STAMP reply to a sender port no probe uses, or from another address than the "
+	    "probe's peer");
+DROP_REASON(drop_stamp_unexpected, "pathsel", "stamp_unexpected",
+	    "STAMP reply whose sequence number no outstanding probe has (late, duplicate, "
+	    "forged)");
+
+/* The BFD worker's own state. */
+static uint64_t seen_gen;
+static uint64_t next_due; /* ns: earliest probe or expiry of any plane */
+static uint32_t batch;    /* decision passes so far */
+static struct stamp_refl_table *refl;
+static const uint64_t refl_idle_ns = 10ull * 1000000000ull; /* a session idle 10 s ends */
+
+/* ---- events -------------------------------------------------------------------- */
+
+static void push_event(const struct ps_group *g, const struct ps_event *e, uint64_t t_detect,
+		       uint64_t t_done, uint32_t b)
+{
+	struct ps_event_rec r = { .ev = *e, .t_detect = t_detect, .t_done = t_done, .batch = b };
+
+	snprintf(r.group, sizeof(r.group), "%s", g->rt->name);
+	if (e->old_path >= 0 && e->old_path < g->rt->nb_paths)
+		snprintf(r.old_path, sizeof(r.old_path), "%s", g->rt->paths[e->old_path].name);
+	if (e->new_path >= 0 && e->new_path < g->rt->nb_paths)
+		snprintf(r.new_path, sizeof(r.new_path), "%s", g->rt->paths[e->new_path].name);
+	if (rte_ring_enqueue_elem(ps_events, &r, sizeof(r)) != 0)
+		atomic_fetch_add(&ps_events_lost, 1);
+}
+
+/* ---- the data path's view ----------------------------------------------------------- */
+
+/* Write the tiers' paths and the planes' tables of @p g into its generation. */
+static void apply(const struct fwd_state *st, const struct ps_group *g)
+{
+	struct ps_group_rt *rt = g->rt;
+	struct fwd_path_group *fpg = &st->path_groups[g->pg];
+
+	for (int t = 0; t < PS_TIERS; t++) {
+		int k = rt->mem.active[t];
+		struct fwd_path *p = k >= 0 && k < fpg->nb_paths ? g->path[k] : NULL;
+		atomic_store_explicit((struct fwd_path * _Atomic *)&g->tier_active[t], p,
+				      memory_order_release);
+		if (t == (int)g->default_tier)
+			fwd_path_group_switch(fpg, p);
+		rt->applied[t] = (int8_t)k;
+	}
+	for (int k = 0; k < rt->nb_paths && k < fpg->nb_paths; k++) {
+		struct fwd_path *p = g->path[k];
+		uint16_t mask = ps_group_mem_healthy(&rt->mem, k);
+		if (p->nb_planes > 1)
+			atomic_store_explicit(&p->plane_tab, tunnel_plane_tab(p->nb_planes, mask),
+					      memory_order_release);
+		rt->paths[k].healthy_applied = mask;
+	}
+}
+
+static void apply_generation(const struct fwd_state *st, const struct ps_state *ps, uint64_t now)
+{
+	for (int i = 0; i < ps->nb_groups; i++) {
+		const struct ps_group *g = &ps->groups[i];
+		struct ps_group_rt *rt = g->rt;
+
+		if (!rt->started) {
+			const struct fwd_path_group *fpg = &st->path_groups[g->pg];
+			const struct fwd_path *a = atomic_load(&fpg->active);
+			int initial = 0;
+			for (int k = 0; k < fpg->nb_paths; k++)
+				if (g->path[k] == a)
+					initial = k;
+			ps_group_mem_init(&rt->mem, rt->nb_paths, initial);
+			/* spread the planes' first probes over one interval */
+			unsigned n = 0, total = 0;
+			for (int k = 0; k < rt->nb_paths; k++)
+				total += rt->paths[k].nb_planes;
+			for (int k = 0; k < rt->nb_paths; k++)
+				for (int j = 0; j < rt->paths[k].nb_planes; j++)
+					rt->paths[k].planes[j]->next_tx =
+						now + g->interval_ns * n++ / (total ? total : 1);
+			rt->started = true;
+		}
+		apply(st, g);
+		rt->dirty = true;
+	}
+	seen_gen = st->generation;
+	next_due = 0;
+}
+
+/* ---- transmit --------------------------------------------------------------------- */
+
+/* A STAMP test packet of plane @p pl on path @p p: inner IP + UDP + STAMP. */
+static void send_probe(struct worker *w, const struct fwd_state *st, const struct ps_group *g,
+		       struct ps_plane_rt *pl, const struct fwd_path *p, uint64_t now)
+{
+	const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
+	bool v4 = t->remote.family == AF_INET;
+	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + STAMP_UNAUTH_LEN);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+	uint8_t *h;
+
+	(void)g;
+	if (m == NULL || (h = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len))) == NULL) {
+		rte_pktmbuf_free(m);
+		pl->tx_errors++;
+		return;
+	}
+	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(h + l3);
+	uint32_t seq = ps_plane_tx(&pl->m, now);
+	stamp_sender_build((uint8_t *)(uh + 1), STAMP_UNAUTH_LEN, seq,
+			   stamp_ntp_from_unix_ns(ps_unix_ns(now)), stamp_error_estimate(false, 1e-3),
+			   NULL);
+	uh->src_port = rte_cpu_to_be_16((uint16_t)(PS_SENDER_PORT_BASE + pl->slot));
+	uh->dst_port = rte_cpu_to_be_16(STAMP_PORT);
+	uh->dgram_len = rte_cpu_to_be_16(udp_len);
+	uh->dgram_cksum = 0;
+	if (v4) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)h;
+		memset(ih, 0, sizeof(*ih));
+		ih->version_ihl = 0x45;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
+		ih->packet_id = w->ip_id++;
+		ih->time_to_live = 255;
+		ih->next_proto_id = IPPROTO_UDP;
+		ih->src_addr = rte_cpu_to_be_32(t->local.v4);
+		ih->dst_addr = rte_cpu_to_be_32(t->remote.v4);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)h;
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16(udp_len);
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 255;
+		memcpy(ih->src_addr, t->local.v6, 16);
+		memcpy(ih->dst_addr, t->remote.v6, 16);
+		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
+		if (uh->dgram_cksum == 0)
+			uh->dgram_cksum = 0xffff;
+	}
+	uint16_t sport = (uint16_t)(CFG_PLANE_BASE + (p->plane < 0 ? 0 : p->plane) + pl->plane);
+	tunnel_send_on_path(w, st, m, p, sport, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6, 0);
+	pl->tx++;
+}
+
+/* ---- receive ------------------------------------------------------------------------ */
+
+/* Copy the STAMP payload of @p m into @p buf; its length, or -1 (cut short). */
+static int stamp_payload(struct rte_mbuf *m, const struct ps_rx_info *ri, uint8_t *buf, size_t cap)
+{
+	struct rte_udp_hdr uh_copy;
+	const struct rte_udp_hdr *uh = rte_pktmbuf_read(m, ri->l4_off, sizeof(uh_copy), &uh_copy);
+	uint32_t udp_len = uh ? rte_be_to_cpu_16(uh->dgram_len) : 0;
+
+	if (udp_len < sizeof(*uh) || udp_len > ri->l4_len)
+		return -1;
+	uint32_t len = udp_len - (uint32_t)sizeof(*uh);
+	if (len > cap)
+		len = (uint32_t)cap;
+	const uint8_t *p = rte_pktmbuf_read(m, ri->l4_off + (uint32_t)sizeof(*uh), len, buf);
+	if (p == NULL)
+		return -1;
+	if (p != buf)
+		memcpy(buf, p, len);
+	return (int)len;
+}
+
+/* The path of a group that a probe decapsulated from tunnel interface
+ * @p iface arrived on (its line's port and VLAN), to answer on it. */
+static const struct fwd_path *path_of_arrival(const struct fwd_state *st, const struct ps_rx_info *ri)
+{
+	const struct fwd_iface *tif = &st->ifaces[ri->iface];
+
+	if (tif->port != FWD_NO_PORT)
+		return NULL;
+	for (int i = 0; i < st->nb_paths; i++) {
+		const struct fwd_path *p = &st->paths[i];
+		const struct fwd_iface *line = &st->ifaces[p->iface];
+		if (p->tunnel == tif->tunnel && line->port == ri->port && line->vlan == ri->vlan)
+			return p;
+	}
+	return NULL;
+}
+
+/* The session-reflector (RFC 8762 §4.3): answer test packet @p m. */
+static void reflect(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
+		    struct rte_mbuf *m, const struct ps_rx_info *ri, uint64_t now)
+{
+	uint8_t in[STAMP_AUTH_LEN + 256], out[sizeof(in)];
+	int len = stamp_payload(m, ri, in, sizeof(in));
+	uint32_t stateless_ctr = 0, *ctr = &stateless_ctr;
+	enum stamp_err why = STAMP_OK;
+	bool stateful = ps->reflector == PS_REFLECT_STATEFUL;
+
+	if (ps->reflector == PS_REFLECT_OFF) {
+		worker_drop(w, m, &drop_stamp_reflector_off);
+		return;
+	}
+	if (len < 0) {
+		worker_drop(w, m, &drop_stamp_short);
+		return;
+	}
+	if (stateful) {
+		struct stamp_session_key k = { .family = ri->family, .sport = ri->sport,
+					       .dport = ri->dport };
+		memcpy(k.src, ri->src, 16);
+		memcpy(k.dst, ri->dst, 16);
+		/* planes share addresses and ports only when the sender reuses its
+		 * port: keep them apart by line and outer port all the same */
+		k.extra = ri->decapped ? (uint32_t)ri->port << 16 | ri->outer_sport : 0;
+		ctr = stamp_refl_counter(refl, &k, now, refl_idle_ns);
+		if (ctr == NULL) {
+			worker_drop(w, m, &drop_stamp_reflector_full);
+			return;
+		}
+	}
+	uint64_t t2 = stamp_ntp_from_unix_ns(ps_unix_ns(ri->t_rx));
+	uint64_t t3 = stamp_ntp_from_unix_ns(ps_unix_ns(fo_now_ns()));
+	size_t n = stamp_reflect(in, (size_t)len, out, sizeof(out), stateful, ctr, t2, t3,
+				 stamp_error_estimate(false, 1e-3), ri->ttl, NULL, &why);
+	if (n == 0) {
+		worker_drop(w, m, why == STAMP_ERR_AUTH ? &drop_stamp_auth : &drop_stamp_short);
+		return;
+	}
+
+	/* The reply: the test packet turned around, in the same mbuf. */
+	bool v4 = ri->family == AF_INET;
+	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + n);
+	rte_pktmbuf_reset(m);
+	uint8_t *h = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len));
+	if (h == NULL) {
+		worker_drop(w, m, &drop_stamp_short);
+		return;
+	}
+	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(h + l3);
+	memcpy(uh + 1, out, n);
+	uh->src_port = rte_cpu_to_be_16(ri->dport);
+	uh->dst_port = rte_cpu_to_be_16(ri->sport);
+	uh->dgram_len = rte_cpu_to_be_16(udp_len);
+	uh->dgram_cksum = 0;
+	if (v4) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)h;
+		uint32_t src, dst;
+		memcpy(&src, ri->dst, 4); /* host order, as local_pkt gives them */
+		memcpy(&dst, ri->src, 4);
+		memset(ih, 0, sizeof(*ih));
+		ih->version_ihl = 0x45;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
+		ih->packet_id = w->ip_id++;
+		ih->time_to_live = 255;
+		ih->next_proto_id = IPPROTO_UDP;
+		ih->src_addr = rte_cpu_to_be_32(src);
+		ih->dst_addr = rte_cpu_to_be_32(dst);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)h;
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16(udp_len);
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 255;
+		memcpy(ih->src_addr, ri->dst, 16);
+		memcpy(ih->dst_addr, ri->src, 16);
+		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
+		if (uh->dgram_cksum == 0)
+			uh->dgram_cksum = 0xffff;
+	}
+
+	/* Back the way it came: the line it arrived on, the plane (outer
+	 * source port) it came by, so the reply takes the same underlay route.
+	 * A test packet that came by no path of ours is routed. */
+	const struct fwd_path *p = ri->decapped ? path_of_arrival(st, ri) : NULL;
+	if (p != NULL) {
+		tunnel_send_on_path(w, st, m, p, ri->outer_sport,
+				    v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6, 0);
+		return;
+	}
+	if (rte_pktmbuf_prepend(m, 14) == NULL) {
+		worker_drop(w, m, &drop_stamp_short);
+		return;
+	}
+	if (v4) {
+		ip4_output_local(w, st, m, ri->iface);
+		return;
+	}
+	struct ip6_ctx c = { .iface = ri->iface, .decapped = true };
+	const struct drop_reason *dr;
+	uint64_t nh;
+	c.l2.l2_len = 14;
+	c.l2.ethertype = RTE_ETHER_TYPE_IPV6;
+	if (!parse_ipv6(rte_pktmbuf_mtod_offset(m, const uint8_t *, 14),
+			rte_pktmbuf_data_len(m) - 14, &c.ip, &dr)) {
+		worker_drop(w, m, dr);
+		return;
+	}
+	rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])c.ip.dst, &nh, 1);
+	ip6_forward(w, st, m, &c, nh);
+}
+
+/* A reply to one of our probes (RFC 8762 §4.3 packet at a sender port). */
+static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_info *ri)
+{
+	uint8_t buf[STAMP_AUTH_LEN + 256];
+	unsigned slot = (unsigned)(ri->dport - PS_SENDER_PORT_BASE);
+	struct ps_plane_rt *pl = slot < PS_PLANE_SLOTS ? ps_planes[slot] : NULL;
+	struct stamp_reply r;
+	int len;
+
+	if (pl == NULL || !pl->g->started) {
+		worker_drop(w, m, &drop_stamp_no_session);
+		return;
+	}
+	len = stamp_payload(m, ri, buf, sizeof(buf));
+	enum stamp_err e = len < 0 ? STAMP_ERR_SHORT : stamp_reply_decode(buf, (size_t)len, NULL, &r);
+	if (e != STAMP_OK) {
+		pl->rx_bad++;
+		worker_drop(w, m, e == STAMP_ERR_AUTH ? &drop_stamp_auth : &drop_stamp_short);
+		return;
+	}
+	uint64_t t1 = stamp_unix_ns_from_ntp(r.t1), t2 = stamp_unix_ns_from_ntp(r.t2);
+	uint64_t t3 = stamp_unix_ns_from_ntp(r.t3), t4 = ps_unix_ns(ri->t_rx);
+	/* a stateless reflector copies our sequence number (RFC 8762 §4.3.1);
+	 * a stateful one counts what it received, the same until one is lost */
+	if (r.seq != r.sender_seq)
+		pl->stateful = true;
+	if (!ps_plane_rx(&pl->m, r.sender_seq, t1, t2, t3, t4, r.seq, pl->stateful, ri->t_rx)) {
+		pl->rx_bad++;
+		worker_drop(w, m, &drop_stamp_unexpected);
+		return;
+	}
+	pl->rx++;
+	pl->g->dirty = true;
+	pl->g->last_event = ri->t_rx;
+	rte_pktmbuf_free(m);
+}
+
+static void rx_packet(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
+		      struct rte_mbuf *m, const struct ps_rx_info *ri, uint64_t now)
+{
+	if (ri->dport == STAMP_PORT)
+		reflect(w, st, ps, m, ri, now);
+	else
+		sender_rx(w, m, ri);
+}
+
+static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+			const struct local_pkt *lp)
+{
+	struct ps_rx_info ri = {
+		.t_rx = fo_now_ns(),
+		.family = (uint8_t)lp->family,
+		.decapped = lp->decapped,
+		.iface = lp->iface,
+		.port = m->port,
+		.vlan = (uint16_t)(m->vlan_tci & 0xfff),
+		.outer_sport = lp->decapped ? pkt_meta(m)->outer_sport : 0,
+		.sport = lp->sport,
+		.dport = lp->dport,
+		.l4_off = lp->l4_off,
+		.l4_len = lp->l4_len,
+	};
+	const struct ps_state *ps = ps_state_of(st);
+
+	if (lp->family == AF_INET) {
+		ri.ttl = lp->ip4->ttl;
+		memcpy(ri.src, lp->src, 4);
+		memcpy(ri.dst, lp->dst, 4);
+	} else {
+		ri.ttl = lp->ip6->hop_limit;
+		memcpy(ri.src, lp->src, 16);
+		memcpy(ri.dst, lp->dst, 16);
+	}
+	if (ps == NULL) {
+		worker_drop(w, m, &drop_stamp_no_session);
+		return;
+	}
+	if (w->id == FO_BFD_WORKER) {
+		rx_packet(w, st, ps, m, &ri, ri.t_rx);
+		return;
+	}
+	if (rte_pktmbuf_headroom(m) < sizeof(ri) ||
+	    (memcpy(m->buf_addr, &ri, sizeof(ri)), rte_ring_enqueue(ps_rx_ring, m) != 0))
+		worker_drop(w, m, &drop_stamp_ring_full);
+}
+
+const struct local_service ps_stamp_service = { .name = "stamp", .input = stamp_input };
+
+/* ---- the poll loop ------------------------------------------------------------------- */
+
+static void decide(const struct fwd_state *st, const struct ps_state *ps, const struct ps_group *g,
+		   uint64_t now, uint32_t b)
+{
+	struct ps_group_rt *rt = g->rt;
+	struct ps_path_in in[CFG_MAX_PATHS];
+	struct ps_metrics pm[CFG_MAX_PATHS][PS_MAX_PLANES];
+	struct ps_event ev[PS_EVENTS_MAX];
+	const struct fo_state *fo = fo_state_of(st);
+
+	memset(in, 0, sizeof(in));
+	for (int k = 0; k < rt->nb_paths; k++) {
+		const struct fwd_path *p = g->path[k];
+		in[k].cost = p->cost;
+		in[k].nb_planes = rt->paths[k].nb_planes;
+		for (int j = 0; j < rt->paths[k].nb_planes; j++)
+			ps_plane_metrics(&rt->paths[k].planes[j]->m, &pm[k][j], false);
+		in[k].planes = pm[k];
+		int s = g->bfd[k];
+		if (s >= 0 && fo != NULL && s < fo->nb_sess)
+			in[k].bfd_down = fo->sess[s].rt->s.state != BFD_STATE_UP;
+	}
+	unsigned n = ps_decide(&g->params, ps->tiers, in, rt->nb_paths, now, &rt->mem, ev,
+			       RTE_DIM(ev));
+	rt->decisions++;
+	rt->next_decide = ps_next_wake(&rt->mem);
+	if (n == 0)
+		return;
+	apply(st, g);
+	uint64_t done = fo_now_ns();
+	for (unsigned i = 0; i < n; i++) {
+		if (ev[i].kind == PS_EV_SWITCH)
+			rt->switches++;
+		push_event(g, &ev[i], rt->last_event ? rt->last_event : now, done, b);
+	}
+}
+
+static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
+{
+	const struct ps_state *ps;
+	unsigned work = 0;
+	uint64_t now;
+
+	if (w->id != FO_BFD_WORKER || (ps = ps_state_of(st)) == NULL)
+		return 0;
+	if (ps->nb_groups == 0 && rte_ring_empty(ps_rx_ring))
+		return 0;
+	now = fo_now_ns();
+	if (refl == NULL) {
+		refl = rte_zmalloc("ps_refl", stamp_refl_table_size(), 64);
+		if (refl != NULL)
+			stamp_refl_table_init(refl);
+	}
+	if (st->generation != seen_gen)
+		apply_generation(st, ps, now);
+
+	struct rte_mbuf *rx[32];
+	unsigned n = rte_ring_dequeue_burst(ps_rx_ring, (void **)rx, RTE_DIM(rx), NULL);
+	for (unsigned i = 0; i < n; i++) {
+		struct ps_rx_info ri;
+		memcpy(&ri, rx[i]->buf_addr, sizeof(ri));
+		rx_packet(w, st, ps, rx[i], &ri, now);
+	}
+	work += n;
+
+	if (now >= next_due) {
+		uint64_t due = UINT64_MAX;
+		for (int i = 0; i < ps->nb_groups; i++) {
+			const struct ps_group *g = &ps->groups[i];
+			struct ps_group_rt *rt = g->rt;
+			for (int k = 0; k < rt->nb_paths; k++) {
+				const struct fwd_path *p = g->path[k];
+				for (int j = 0; j < rt->paths[k].nb_planes; j++) {
+					struct ps_plane_rt *pl = rt->paths[k].planes[j];
+					uint64_t lost = pl->m.lost_total;
+					ps_plane_expire(&pl->m, now, ps_plane_timeout_ns(&pl->m));
+					if (pl->m.lost_total != lost) {
+						rt->dirty = true;
+						rt->last_event = now;
+					}
+					if (pl->next_tx <= now) {
+						send_probe(w, st, g, pl, p, now);
+						pl->next_tx += g->interval_ns;
+						if (pl->next_tx <= now) /* fell behind: no burst */
+							pl->next_tx = now + g->interval_ns;
+						work++;
+					}
+					if (pl->next_tx < due)
+						due = pl->next_tx;
+				}
+			}
+		}
+		/* expiries are checked at least once a ms */
+		next_due = due < now + 1000000 ? due : now + 1000000;
+	}
+
+	/* every group a probe event touched, in one pass */
+	bool any = false;
+	for (int i = 0; i < ps->nb_groups; i++) {
+		const struct ps_group *g = &ps->groups[i];
+		if (g->rt->dirty || now >= g->rt->next_decide) {
+			if (!any)
+				batch++;
+			any = true;
+			decide(st, ps, g, now, batch);
+			g->rt->dirty = false;
+			g->rt->last_event = 0;
+		}
+	}
+	return work;
+}
+
+static const struct worker_hook ps_hook = { .name = "pathsel", .poll = ps_worker_poll };
+
+__attribute__((constructor)) static void ps_worker_register(void)
+{
+	worker_hook_register(&ps_hook);
+	local_udp_register(STAMP_PORT, &ps_stamp_service);
+	local_udp_register_range(PS_SENDER_PORT_BASE, PS_SENDER_PORT_BASE + PS_PLANE_SLOTS - 1,
+				 &ps_stamp_service);
+}
