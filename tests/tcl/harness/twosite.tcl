@@ -1,5 +1,5 @@
 # The two-site lab of the cross-region gateway: two vbrd instances joined
-# by two lines, a host behind each.
+# by two lines (or up to four: option `lines`), a host behind each.
 #
 #   h1 10.1.1.2 ── lan [vbrd edge] line1 ══ impair ══ line1 [vbrd region] lan ── 10.2.2.2 h2
 #                                  line2 ══ impair ══ line2
@@ -8,12 +8,13 @@
 #   line1   172.16.1.1/24 edge  <->  172.16.1.2/24 region   (outer IPv6:
 #   line2   172.16.2.1/24 edge  <->  172.16.2.2/24 region    2001:db8:a1::1/64,
 #                                                            2001:db8:a2::1/64 ...)
+#   lineN   172.16.N.1/24 edge  <->  172.16.N.2/24 region   (with `lines N`, N <= 4)
 #   tunnel  edge local 192.168.100.1  <->  region local 192.168.100.2
 #           (2001:db8:ff::1 / 2001:db8:ff::2 over IPv6), addresses on no
 #           interface: the tunnel's `local` is what makes them own addresses.
-#   edge:   tunnel to-region, path group "region" = p-line1, p-line2,
+#   edge:   tunnel to-region, path group "region" = p-line1, p-line2 (.. p-lineN),
 #           route 10.2.2.0/24 (and 2001:db8:2::/64 with inner6) -> "region"
-#   region: tunnel to-edge,   path group "edge"   = p-line1, p-line2,
+#   region: tunnel to-edge,   path group "edge"   = p-line1, p-line2 (.. p-lineN),
 #           route 10.1.1.0/24 (and 2001:db8:1::/64 with inner6) -> "edge"
 #
 # Each line is an impair_line (harness/impair.tcl): a namespace PREFIX-lineN
@@ -22,9 +23,17 @@
 # in its namespace), read its counters (impair_stats: a2b = edge -> region)
 # and break it (impair_set line1 loss 100).
 #
-#   start_twosite {?type vxlan|geneve? ?outer 4|6? ?inner6 0|1? ?plane1 N?
-#                  ?plane2 N? ?inner 0|1? ?edge_routes TEXT? ?region_routes TEXT?
+#   start_twosite {?type vxlan|geneve? ?outer 4|6? ?inner6 0|1? ?lines N?
+#                  ?plane1 N? ?plane2 N? ... ?path1 TEXT? ?path2 TEXT? ...
+#                  ?inner 0|1? ?edge_routes TEXT? ?region_routes TEXT?
 #                  ?edge_extra TEXT? ?region_extra TEXT?} {body}
+#
+# lines N (2..4, default 2): lines line1 .. lineN, vbrd ports and
+# interfaces of those names on both sides, and one path p-lineK per line
+# in each group, in line order (p-line1 first: the active path at start).
+# planeK pins path p-lineK's plane (outer UDP source port 49152 + planeK)
+# on both sides; pathK is extra config text put inside both sides' path
+# p-lineK (e.g. {cost = 30; tier = "gold";}), "" for none.
 #
 # inner 1 gives the tunnels inner addresses (`address`: edge 10.99.0.1/30,
 # region 10.99.0.2/30), what a BFD session through a path group runs
@@ -42,12 +51,15 @@
 # `twosite_vbrctl edge ARGS` reach a given one.
 #
 # Hosts and lines are built once per test file (twosite_lab) and reused
-# by every start_twosite block.
+# by every start_twosite block; a block with more lines than the blocks
+# before it adds the missing ones.
 
 source [file join [file dirname [file normalize [info script]]] impair.tcl]
 
 namespace eval twosite {
-    variable built 0
+    variable built 0    ;# h1 and h2 exist
+    variable lines 0    ;# line1 .. line$lines exist
+    variable max_lines 4
     variable inner6 0
     # name (edge, region) -> the start_vbrd state dict (::vbrd::cur) of it
     variable inst
@@ -55,17 +67,18 @@ namespace eval twosite {
     variable blocks 0   ;# start_twosite blocks so far: names edge1, region1, edge2 ...
 }
 
-# Build h1, h2, line1 and line2 (once per file). With INNER6 also give the
-# hosts IPv6 addresses (2001:db8:1::2/64 via ::1, 2001:db8:2::2/64 via ::1).
-proc twosite_lab {{inner6 0}} {
+# Build h1, h2 and line1 .. lineLINES (each once per file). With INNER6
+# also give the hosts IPv6 addresses (2001:db8:1::2/64 via ::1,
+# 2001:db8:2::2/64 via ::1).
+proc twosite_lab {{inner6 0} {lines 2}} {
     if {!$::twosite::built} {
         lab_host h1 10.1.1.2/24 10.1.1.1
         lab_host h2 10.2.2.2/24 10.2.2.1
-        foreach l {line1 line2} {
-            # Both ends in the root namespace: PREFIX-lineN (edge), PREFIX-lineN-b (region).
-            impair_line $l
-        }
         set ::twosite::built 1
+    }
+    while {$::twosite::lines < $lines} {
+        # Both ends in the root namespace: PREFIX-lineN (edge), PREFIX-lineN-b (region).
+        impair_line line[incr ::twosite::lines]
     }
     if {$inner6 && !$::twosite::inner6} {
         foreach {h a gw} {h1 2001:db8:1::2/64 2001:db8:1::1 h2 2001:db8:2::2/64 2001:db8:2::1} {
@@ -81,13 +94,26 @@ proc twosite_lab {{inner6 0}} {
 
 # Defaults of start_twosite's options.
 proc _twosite_opts {opts} {
-    set o [dict create type vxlan outer 4 inner6 0 plane1 "" plane2 "" \
+    set o [dict create type vxlan outer 4 inner6 0 lines 2 \
                inner 0 edge_routes "" region_routes "" edge_extra "" region_extra ""]
+    for {set n 1} {$n <= $::twosite::max_lines} {incr n} {
+        dict set o plane$n ""
+        dict set o path$n ""
+    }
     foreach {k v} $opts {
         if {![dict exists $o $k]} {
             error "start_twosite: unknown option '$k'"
         }
         dict set o $k $v
+    }
+    set lines [dict get $o lines]
+    if {![string is integer -strict $lines] || $lines < 2 || $lines > $::twosite::max_lines} {
+        error "start_twosite: lines must be 2..$::twosite::max_lines, got '$lines'"
+    }
+    for {set n [expr {$lines + 1}]} {$n <= $::twosite::max_lines} {incr n} {
+        if {[dict get $o plane$n] ne "" || [dict get $o path$n] ne ""} {
+            error "start_twosite: plane$n/path$n given, but only $lines lines"
+        }
     }
     if {[dict get $o type] ni {vxlan geneve}} {
         error "start_twosite: type must be vxlan or geneve"
@@ -102,18 +128,25 @@ proc _twosite_opts {opts} {
 }
 
 # Outer (underlay) addresses of SIDE (edge or region) for family OUTER:
-# dict line1 ADDR/LEN line2 ADDR/LEN via1 PEER via2 PEER local ADDR remote ADDR.
+# dict line1 ADDR/LEN .. line4 ADDR/LEN (of each line a lab may have),
+# via1 PEER .. via4 PEER, local ADDR, remote ADDR.
 proc twosite_addrs {side outer} {
     set me [expr {$side eq "edge" ? 1 : 2}]
     set peer [expr {3 - $me}]
-    if {$outer == 4} {
-        return [dict create line1 172.16.1.$me/24 line2 172.16.2.$me/24 \
-                    via1 172.16.1.$peer via2 172.16.2.$peer \
-                    local 192.168.100.$me remote 192.168.100.$peer]
+    set a [dict create]
+    for {set n 1} {$n <= $::twosite::max_lines} {incr n} {
+        if {$outer == 4} {
+            dict set a line$n 172.16.$n.$me/24
+            dict set a via$n 172.16.$n.$peer
+        } else {
+            dict set a line$n 2001:db8:a${n}::$me/64
+            dict set a via$n 2001:db8:a${n}::$peer
+        }
     }
-    return [dict create line1 2001:db8:a1::$me/64 line2 2001:db8:a2::$me/64 \
-                via1 2001:db8:a1::$peer via2 2001:db8:a2::$peer \
-                local 2001:db8:ff::$me remote 2001:db8:ff::$peer]
+    if {$outer == 4} {
+        return [dict merge $a [dict create local 192.168.100.$me remote 192.168.100.$peer]]
+    }
+    return [dict merge $a [dict create local 2001:db8:ff::$me remote 2001:db8:ff::$peer]]
 }
 
 # The config text of SIDE (edge or region) for the options dict OPTS
@@ -141,23 +174,26 @@ proc twosite_conf {side opts} {
     set lanaddr [expr {[dict get $o inner6]
                        ? "addresses = \[ \"$lan\", \"$lan6\" \];"
                        : "address = \"$lan\";"}]
-    set planes {}
-    foreach n {1 2} {
-        set p [dict get $o plane$n]
-        lappend planes [expr {$p eq "" ? "" : " plane = $p;"}]
-    }
     set pfx [lab_prefix]
+    set ports {}; set ifaces {}; set paths {}
+    for {set n 1} {$n <= [dict get $o lines]} {incr n} {
+        set p [dict get $o plane$n]
+        set plane [expr {$p eq "" ? "" : " plane = $p;"}]
+        set extra [dict get $o path$n]
+        if {$extra ne ""} { set extra " $extra" }
+        lappend ports "  { name = \"line$n\"; devargs = \"net_af_packet$n,iface=$pfx-line$n$sfx\"; }"
+        lappend ifaces "  { name = \"line$n\"; port = \"line$n\"; address = \"[dict get $a line$n]\"; }"
+        lappend paths "      { name = \"p-line$n\"; tunnel = \"$tunnel\"; interface = \"line$n\"; via = \"[dict get $a via$n]\";$plane$extra }"
+    }
     set text "
 workers = { cores = \[ 1 \]; idle_sleep_us = 100; };
 ports = (
   { name = \"lan\";   devargs = \"net_af_packet0,iface=@$host@\"; },
-  { name = \"line1\"; devargs = \"net_af_packet1,iface=$pfx-line1$sfx\"; },
-  { name = \"line2\"; devargs = \"net_af_packet2,iface=$pfx-line2$sfx\"; }
+[join $ports ",\n"]
 );
 interfaces = (
   { name = \"lan\";   port = \"lan\";   $lanaddr },
-  { name = \"line1\"; port = \"line1\"; address = \"[dict get $a line1]\"; },
-  { name = \"line2\"; port = \"line2\"; address = \"[dict get $a line2]\"; }
+[join $ifaces ",\n"]
 );
 tunnels = (
   { name = \"$tunnel\"; type = \"[dict get $o type]\"; vni = 1000;
@@ -166,8 +202,7 @@ tunnels = (
 path_groups = (
   { name = \"$group\";
     paths = (
-      { name = \"p-line1\"; tunnel = \"$tunnel\"; interface = \"line1\"; via = \"[dict get $a via1]\";[lindex $planes 0] },
-      { name = \"p-line2\"; tunnel = \"$tunnel\"; interface = \"line2\"; via = \"[dict get $a via2]\";[lindex $planes 1] }
+[join $paths ",\n"]
     ); }
 );
 routes = (
@@ -181,7 +216,7 @@ $routes
 # start_twosite OPTS BODY: see the top of this file.
 proc start_twosite {opts body} {
     set o [_twosite_opts $opts]
-    twosite_lab [dict get $o inner6]
+    twosite_lab [dict get $o inner6] [dict get $o lines]
     set econf [twosite_conf edge $o]
     set rconf [twosite_conf region $o]
     set check {twosite_died_check edge}
