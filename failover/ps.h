@@ -33,6 +33,7 @@
 #include "core/module.h"
 #include "failover/pathsel.h"
 #include "failover/pathsel_config.h"
+#include "failover/spread.h"
 #include "failover/stamp_proto.h"
 #include "pipeline/fwd.h"
 
@@ -46,6 +47,7 @@
  */
 #define PS_PLANE_SLOTS      8192
 #define PS_SENDER_PORT_BASE 40960 /* .. 49151, below the planes' outer ports */
+#define PS_SPREAD_ENTRIES   4096  /* flowlet entries per worker per spreading group */
 
 struct ps_group_rt;
 
@@ -85,6 +87,13 @@ struct ps_group_rt {
 	uint64_t next_decide;       /* ns: a hold time ends (UINT64_MAX: none) */
 	uint64_t last_event;        /* ns: the probe event the next decision follows */
 	uint64_t switches, decisions;
+	/* load spreading (spread = true): each worker's flowlet table, and per
+	 * tier the paths that may carry flowlets, double-buffered: the BFD
+	 * worker fills the buffer not in use, then flips spread_cur */
+	unsigned nb_spread;
+	struct spread_table **spread;
+	struct spread_weights spread_w[PS_TIERS][2];
+	_Atomic uint8_t spread_cur[PS_TIERS];
 };
 
 /** A selected path group in one generation. */
@@ -99,6 +108,8 @@ struct ps_group {
 	const void *classifier;         /* qos classifier of cfg->policy, or NULL */
 	const enum cfg_tier *class_tier; /* tier of class i (classifier's 1 + i) */
 	struct fwd_path *path[CFG_MAX_PATHS];
+	uint64_t flowlet_gap_tsc;        /* spread: idle TSC cycles that end a flowlet */
+	uint32_t share[CFG_MAX_PATHS];   /* spread: each path's share (capacity), > 0 */
 	/* read by the data path (ps_choose), written by the BFD worker */
 	struct fwd_path *_Atomic tier_active[PS_TIERS];
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ring.h>
 
@@ -19,6 +20,7 @@
 #include "failover/failover.h"
 #include "failover/ps.h"
 #include "pipeline/local.h"
+#include "pipeline/worker.h"
 #include "qos/classify.h"
 #include "qos/qos_config.h"
 
@@ -76,6 +78,9 @@ static void plane_free(struct ps_plane_rt *p)
 
 static void group_free(struct ps_group_rt *g)
 {
+	for (unsigned i = 0; i < g->nb_spread; i++)
+		free(g->spread[i]);
+	free(g->spread);
 	for (int k = 0; k < g->nb_paths; k++)
 		for (int j = 0; j < g->paths[k].nb_planes; j++)
 			plane_free(g->paths[k].planes[j]);
@@ -169,12 +174,22 @@ const struct fwd_path *ps_choose(struct worker *w, const struct fwd_state *st,
 	const struct ps_group *pg = g->choose_ctx;
 	enum cfg_tier tier = pg->default_tier;
 
-	(void)w, (void)st, (void)hash;
+	(void)st;
 	if (pg->classifier != NULL) {
 		uint32_t cls;
 		qos_classify_burst(pg->classifier, &m, 1, &cls);
 		if (cls != 0)
 			tier = pg->class_tier[cls - 1];
+	}
+	struct ps_group_rt *rt = pg->rt;
+	if (pg->flowlet_gap_tsc != 0 && w->id < rt->nb_spread) {
+		const struct spread_weights *sw =
+			&rt->spread_w[tier][atomic_load_explicit(&rt->spread_cur[tier],
+								 memory_order_acquire) &
+					    1];
+		int k = spread_pick(rt->spread[w->id], sw, hash, rte_pktmbuf_pkt_len(m),
+				    rte_get_tsc_cycles(), pg->flowlet_gap_tsc);
+		return k >= 0 && k < CFG_MAX_PATHS ? pg->path[k] : NULL;
 	}
 	return atomic_load_explicit(&pg->tier_active[tier], memory_order_acquire);
 }
@@ -267,6 +282,43 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 			for (int c = 0; c < pol->nb_classes; c++)
 				tiers[c] = pol->classes[c].tier;
 			g->class_tier = tiers;
+		}
+		for (int k = 0; k < CFG_MAX_PATHS; k++)
+			g->share[k] = 1;
+		for (int k = 0; k < cg->nb_paths; k++)
+			if (cg->paths[k].capacity_bps > 0) {
+				/* shares in kbit/s: 32 bits reach 4 Tbit/s */
+				uint64_t kbps = cg->paths[k].capacity_bps / 1000;
+				g->share[cg->paths[k].path_index] =
+					(uint32_t)(kbps == 0 ? 1 : kbps > UINT32_MAX ? UINT32_MAX : kbps);
+			}
+		if (cg->spread) {
+			struct ps_group_rt *rt = g->rt;
+			if (rt->spread == NULL) {
+				rt->spread = calloc(dp.nb_workers, sizeof(*rt->spread));
+				if (rt->spread == NULL)
+					goto nomem;
+				for (unsigned wk = 0; wk < dp.nb_workers; wk++) {
+					rt->spread[wk] = calloc(1, spread_table_size(PS_SPREAD_ENTRIES));
+					if (rt->spread[wk] == NULL)
+						goto nomem;
+					spread_table_init(rt->spread[wk], PS_SPREAD_ENTRIES);
+					rt->nb_spread = wk + 1;
+				}
+			}
+			/* until the BFD worker fills them: each tier's path alone */
+			for (int t = 0; t < PS_TIERS; t++)
+				for (int b = 0; b < 2; b++)
+					for (int k = 0; k < fpg->nb_paths; k++)
+						if (rt->spread_w[t][b].nb == 0 &&
+						    g->path[k] == atomic_load(&g->tier_active[t])) {
+							rt->spread_w[t][b].nb = 1;
+							rt->spread_w[t][b].path[0] = (uint8_t)k;
+							rt->spread_w[t][b].share[0] = 1;
+						}
+			g->flowlet_gap_tsc = (uint64_t)cg->flowlet_gap_us * rte_get_tsc_hz() / 1000000;
+			if (g->flowlet_gap_tsc == 0)
+				g->flowlet_gap_tsc = 1;
 		}
 		if (g->classifier != NULL || cg->spread) {
 			fpg->choose = ps_choose;

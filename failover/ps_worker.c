@@ -17,6 +17,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_random.h>
 #include <rte_udp.h>
 
 #include "failover/failover.h"
@@ -87,6 +88,26 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 		if (t == (int)g->default_tier)
 			fwd_path_group_switch(fpg, p);
 		rt->applied[t] = (int8_t)k;
+	}
+	if (g->flowlet_gap_tsc != 0) {
+		/* the paths a tier's flowlets may take: every usable one */
+		for (int t = 0; t < PS_TIERS; t++) {
+			unsigned next = (atomic_load(&rt->spread_cur[t]) + 1) & 1;
+			struct spread_weights *sw = &rt->spread_w[t][next];
+			sw->nb = 0;
+			for (int k = 0; k < rt->nb_paths && k < SPREAD_MAX_PATHS; k++)
+				if (rt->mem.path_state[k] == PS_PATH_USABLE) {
+					sw->path[sw->nb] = (uint8_t)k;
+					sw->share[sw->nb++] = g->share[k];
+				}
+			/* nothing known yet: the tier's path alone */
+			if (sw->nb == 0 && rt->mem.active[t] >= 0) {
+				sw->path[0] = (uint8_t)rt->mem.active[t];
+				sw->share[0] = 1;
+				sw->nb = 1;
+			}
+			atomic_store_explicit(&rt->spread_cur[t], (uint8_t)next, memory_order_release);
+		}
 	}
 	for (int k = 0; k < rt->nb_paths && k < fpg->nb_paths; k++) {
 		struct fwd_path *p = g->path[k];
@@ -244,15 +265,18 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		return;
 	}
 	if (stateful) {
-		struct stamp_session_key k = { .family = ri->family, .sport = ri->sport,
-					       .dport = ri->dport };
+		struct stamp_session_key k;
+		memset(&k, 0, sizeof(k)); /* padding too: the table compares keys whole */
+		k.family = ri->family;
+		k.sport = ri->sport;
+		k.dport = ri->dport;
 		memcpy(k.src, ri->src, 16);
 		memcpy(k.dst, ri->dst, 16);
 		/* planes share addresses and ports only when the sender reuses its
 		 * port: keep them apart by line and outer port all the same */
 		k.extra = ri->decapped ? (uint32_t)ri->port << 16 | ri->outer_sport : 0;
-		ctr = stamp_refl_counter(refl, &k, now, refl_idle_ns);
-		if (ctr == NULL) {
+		ctr = refl ? stamp_refl_counter(refl, &k, now, refl_idle_ns) : NULL;
+		if (ctr == NULL || refl == NULL) {
 			worker_drop(w, m, &drop_stamp_reflector_full);
 			return;
 		}
@@ -479,9 +503,9 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 		return 0;
 	now = fo_now_ns();
 	if (refl == NULL) {
-		refl = rte_zmalloc("ps_refl", stamp_refl_table_size(), 64);
+		refl = rte_zmalloc("ps_refl", sizeof(*refl), 64);
 		if (refl != NULL)
-			stamp_refl_table_init(refl);
+			stamp_refl_table_init(refl, rte_rand());
 	}
 	if (st->generation != seen_gen)
 		apply_generation(st, ps, now);
