@@ -121,7 +121,7 @@ double stamp_error_estimate_s(uint16_t err_est);
 
 /**
  * Authenticated mode (§4.2.2, §4.4): the session's HMAC-SHA-256 key. Key
- * management is outside RFC 8762; RFC 4868 §2.1.1 uses 32-byte keys. A
+ * management is outside RFC 8762; use 32 bytes (SHA-256's output, as RFC 4868). A
  * NULL `const struct stamp_auth *` everywhere below means unauthenticated
  * mode.
  */
@@ -279,8 +279,8 @@ int64_t stamp_rtt_ns(const struct stamp_reply *r, uint64_t t4);
  * (so a lookup touches at most that many entries, whatever the load; the
  * first window without a free or idle slot comes at ~80 % load, 3348 of
  * 4096 live sessions in tests/unit/test_stamp.c, and the rest fills after),
- * keyed by a seeded hash (a peer cannot aim its tuples at one window
- * without knowing the seed).
+ * keyed by a hash seeded per table (not a keyed MAC: it only makes aiming
+ * many tuples at one window harder for a peer that does not know the seed).
  */
 #define STAMP_REFL_ENTRIES 4096 /* sessions; a power of two */
 #define STAMP_REFL_PROBE   64   /* slots a session may occupy from its hash */
