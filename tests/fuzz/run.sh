@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang and run each for SECONDS.
 #
-#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|bfd|all]     (default: all)
+#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|bfd|stamp|all]     (default: all)
 #
 # Needs clang, libclang-rt-14-dev and nettle-dev (Debian 12); not part of `make test`.
 # Environment: FUZZ_OUT (work dir, default /tmp/vbrd-fuzz): binaries, the
@@ -16,8 +16,8 @@ secs=$1
 which=${2:-all}
 case "$secs" in ''|*[!0-9]*|0) usage ;; esac  # 0 would mean "forever" to libFuzzer
 case "$which" in
-parse|config|qos_classify|bfd) targets=("$which") ;;
-all) targets=(parse config qos_classify bfd) ;;
+parse|config|qos_classify|bfd|stamp) targets=("$which") ;;
+all) targets=(parse config qos_classify bfd stamp) ;;
 *) usage ;;
 esac
 
@@ -65,6 +65,12 @@ build() { # TARGET
 		"$CC" "${cflags[@]}" $(pkg-config --cflags nettle) \
 			"$here/fuzz_bfd.c" "$src/failover/bfd_proto.c" -o "$out/fuzz_bfd" \
 			$(pkg-config --libs nettle) ;;
+	stamp)
+		# failover/stamp_proto.c: plain C, HMAC-SHA-256 from libnettle.
+		# shellcheck disable=SC2046
+		"$CC" "${cflags[@]}" $(pkg-config --cflags nettle) \
+			"$here/fuzz_stamp.c" "$src/failover/stamp_proto.c" -o "$out/fuzz_stamp" \
+			$(pkg-config --libs nettle) -lm ;;
 	esac
 }
 
@@ -99,6 +105,20 @@ seed() { # TARGET: fill corpus/TARGET with valid inputs to start from
 		# Keyed SHA1: the peer's Down with an auth section (digest fixed up), a build.
 		hex2bin "5203""010000""34""20440334""0000000b""00000000""000f4240""00002710""00000000"\
 "041c0700""00000010""0000000000000000000000000000000000000000""030001" >"$c/seed-sha1" ;;
+	stamp)
+		# Header: flags, Error Estimate 0x0a20, TTL 61, t2 = epoch + 2 s + 1 unit.
+		# Unauthenticated test packet (RFC 8762 §4.2.1): seq 0x01020304,
+		# t1 = epoch + 1.5 s, Error Estimate 0x8105, 30 bytes MBZ.
+		hex2bin "00""0a20""3d""83aa7e8200000001""01020304""83aa7e8180000000""8105"\
+"$(printf '00%.0s' {1..30})" >"$c/seed-unauth"
+		# Authenticated (§4.2.2), HMAC fixed up (flag bit 0): seq 7, 12 MBZ,
+		# t1, Error Estimate, 70 MBZ, 16 bytes of HMAC.
+		hex2bin "01""0a20""3d""83aa7e8200000001""00000007""$(printf '00%.0s' {1..12})"\
+"83aa7e8180000000""8105""$(printf '00%.0s' {1..70})""$(printf '00%.0s' {1..16})" >"$c/seed-auth"
+		# 44 bytes and a 16-byte tail (an RFC 8972 TLV), also run as a
+		# session-table script (flag bit 1).
+		hex2bin "02""0a20""3d""83aa7e8200000001""01020304""83aa7e8180000000""8105"\
+"$(printf '00%.0s' {1..30})""0001000c""$(printf 'c5%.0s' {1..12})" >"$c/seed-tlv" ;;
 	config)
 		cp "$src"/tests/unit/configs/*.conf "$src"/conf/*.conf "$src"/conf/examples/*.conf "$c/" \
 			2>/dev/null || true ;;
