@@ -105,6 +105,7 @@ void route_target_register(const char *key, unsigned fib_kind,
 #define CFG_MAX_PATHS   8 /* paths per path group */
 #define CFG_MAX_GROUPS  64
 #define CFG_PLANE_BASE  49152 /* plane N pins the outer UDP source port 49152 + N */
+#define CFG_MAX_PLANES  16    /* planes per path (`planes`) */
 
 enum cfg_tunnel_type {
 	CFG_TUNNEL_VXLAN = 1, /* RFC 7348, UDP port 4789 */
