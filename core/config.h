@@ -143,7 +143,13 @@ struct cfg_path {
 	int iface;           /* underlay interface (the line) */
 	struct cfg_addr via; /* underlay next hop on that line */
 	int plane;           /* -1: outer source port from the flow hash (RFC 7348
-	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane */
+	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane:
+	                          * the first plane of the path */
+	int nb_planes;       /* planes of the path, plane .. plane + nb_planes - 1
+	                          * (`planes = N`, 1..CFG_MAX_PLANES; port
+	                          * CFG_PLANE_BASE + plane + k for plane k): `planes`
+	                          * without `plane` starts at plane 0, `plane` alone
+	                          * is 1 plane, neither is 0 (plane -1, the flow hash) */
 	enum cfg_tier tier;  /* default gold */
 	uint32_t cost;       /* 0..65535, lower is preferred; default 0 */
 	int line;
