@@ -224,6 +224,10 @@ static int get_rate(struct cfg_reader *ld, const config_setting_t *grp, const ch
 		return CFG_VAL_BAD;
 	case CONFIG_TYPE_STRING:
 		v = config_setting_get_string(s);
+		if (strchr(v, '%') != NULL) {
+			cfg_err(ld, s, "'%s': a percent; a path's capacity is bits/s (\"1G\")", v);
+			return CFG_VAL_BAD;
+		}
 		if (qos_parse_rate(v, false, &r, &why) == 0) {
 			*bps = r.bps;
 			return CFG_VAL_OK;
@@ -404,7 +408,8 @@ static void load_ps_group(struct cfg_reader *ld, const config_setting_t *s, int 
 			cfg_err(ld, gs, "unknown path group '%s'", g->path_group);
 		for (int j = 0; j < idx && g->pg_index >= 0; j++)
 			if (ps->groups[j].pg_index == g->pg_index) {
-				cfg_err(ld, gs, "path group '%s' already has a group (line %d)",
+				cfg_err(ld, gs,
+					"a second group for path group '%s' (first at line %d)",
 					g->path_group, ps->groups[j].line);
 				g->pg_index = -1;
 			}
