@@ -105,6 +105,7 @@ void route_target_register(const char *key, unsigned fib_kind,
 #define CFG_MAX_PATHS   8 /* paths per path group */
 #define CFG_MAX_GROUPS  64
 #define CFG_PLANE_BASE  49152 /* plane N pins the outer UDP source port 49152 + N */
+#define CFG_MAX_PLANES  16    /* planes per path (`planes`) */
 
 enum cfg_tunnel_type {
 	CFG_TUNNEL_VXLAN = 1, /* RFC 7348, UDP port 4789 */
@@ -142,8 +143,13 @@ struct cfg_path {
 	int iface;           /* underlay interface (the line) */
 	struct cfg_addr via; /* underlay next hop on that line */
 	int plane;           /* -1: outer source port from the flow hash (RFC 7348
-	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane */
-	int nb_planes;       /* 0 (plane -1), else 1..16: planes plane .. plane + nb_planes - 1 */
+	                          * §5); else 0..16383, port CFG_PLANE_BASE + plane:
+	                          * the first plane of the path */
+	int nb_planes;       /* planes of the path, plane .. plane + nb_planes - 1
+	                          * (`planes = N`, 1..CFG_MAX_PLANES; port
+	                          * CFG_PLANE_BASE + plane + k for plane k): `planes`
+	                          * without `plane` starts at plane 0, `plane` alone
+	                          * is 1 plane, neither is 0 (plane -1, the flow hash) */
 	enum cfg_tier tier;  /* default gold */
 	uint32_t cost;       /* 0..65535, lower is preferred; default 0 */
 	int line;

@@ -80,6 +80,16 @@ int failover_group_index(const struct vbrd_config *cfg, const char *name)
 	return -1;
 }
 
+int failover_session_index(const struct vbrd_config *cfg, const char *name)
+{
+	const struct failover_config *fo = failover_config_get(cfg);
+
+	for (int i = 0; name != NULL && name[0] && i < fo->nb_sessions; i++)
+		if (strcmp(fo->sessions[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 /* `routes = ( { prefix = ...; failover_group = "NAME"; } )` */
 __attribute__((constructor)) static void failover_route_target(void)
 {

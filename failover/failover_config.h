@@ -132,6 +132,12 @@ const struct failover_config *failover_config_get(const struct vbrd_config *cfg)
  */
 int failover_group_index(const struct vbrd_config *cfg, const char *name);
 
+/**
+ * Index of BFD session @p name in failover_config.sessions of @p cfg, or
+ * -1. For sections that name a session; they load after "bfd".
+ */
+int failover_session_index(const struct vbrd_config *cfg, const char *name);
+
 /** "active-standby" / "load-balance". */
 const char *cfg_fgroup_mode_name(enum cfg_fgroup_mode m);
 

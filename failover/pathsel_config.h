@@ -7,27 +7,37 @@
  *     path_selection = {
  *       reflector = "stateful";     # STAMP session-reflector on UDP 862 (RFC 8762 §4.3):
  *                                   # "stateful" (default), "stateless" or "off"
- *       tiers = {                   # every key optional; these are the defaults
+ *       tiers = {                   # every tier and key optional; these are the defaults
  *         gold   = { objective = "latency";  max_loss = 1.0; };
  *         silver = { objective = "weighted"; max_loss = 2.0;
  *                    latency_weight = 1.0; jitter_weight = 1.0; loss_weight = 10.0; cost_weight = 0.1; };
  *         bronze = { objective = "cost";     max_loss = 5.0; };
- *       };
+ *       };                          # (every tier has the silver weights by default)
  *       groups = (
  *         { path_group = "region";  # the path group (section path_groups) it selects for
  *           interval = 10;          # ms between probes per path × plane, 1..1000 (a number: 2.5 is fine)
  *           window = 100;           # probes per plane kept for the metrics, 10..1024
  *           lost_down = 3;          # consecutive lost probes: a hard failure of the plane, 1..255
  *           margin = 10.0;          # percent a candidate must beat the active path by, 0..100
- *           margin_min = 2.0;       # ms: and at least this much RTT (score units for "weighted")
+ *           margin_min = 2.0;       # ms: and at least this much RTT (score units for "weighted"),
+ *                                   # 0..60000
  *           hold = 100;             # ms the candidate must stay better before a switch, 0..60000
  *           policy = "edge";        # optional: the qos policy whose classes give a packet its tier
  *           tier = "gold";          # the tier of packets no class matches (default gold)
  *           spread = false;         # spread flowlets over the tier's healthy paths by load
- *           flowlet_gap = 0.5;      # ms of idle time that ends a flowlet (spread only)
+ *           flowlet_gap = 0.5;      # ms of idle time that ends a flowlet (spread only), 0.01..1000
  *           paths = ( { path = "p-line1"; bfd = "l1"; capacity = "1G"; } );  # optional per path
  *         } );
  *     };
+ *
+ * Every ms setting is an integer or a number with decimals, kept to the
+ * µs. `paths` lists paths of the path group, each once; `bfd` names a
+ * session of section "bfd" (single-hop: on the path's interface; through a
+ * path group: this one), `capacity` is bits/s as qos writes rates (an
+ * integer, or "100M", "1.5G"). `policy` names a policy of section "qos";
+ * its classes' `tier` give a packet its tier, and packets no class matches
+ * (or all packets without a policy) get `tier`. The planes a group probes
+ * are its paths' (`plane`, `planes` in section path_groups).
  *
  * max_loss is a percent (0..100). Objectives: "latency" (lowest mean RTT,
  * then jitter), "weighted" (lowest latency_weight × RTT ms + jitter_weight
@@ -47,11 +57,11 @@
 
 #include "core/config.h"
 
-#define PS_TIERS       3  /* enum cfg_tier */
-#define PS_MAX_GROUPS  CFG_MAX_GROUPS
-#define PS_MAX_PLANES  16 /* planes per path (pipeline: 4-bit plane table) */
-#define PS_MAX_WINDOW  1024
-#define PS_STAMP_PORT  862 /* RFC 8762 §4.1: the session-reflector's UDP port */
+#define PS_TIERS      3 /* enum cfg_tier */
+#define PS_MAX_GROUPS CFG_MAX_GROUPS
+#define PS_MAX_PLANES CFG_MAX_PLANES /* planes per path (pipeline: 4-bit plane table) */
+#define PS_MAX_WINDOW 1024
+#define PS_STAMP_PORT 862 /* RFC 8762 §4.1: the session-reflector's UDP port */
 
 enum ps_objective { PS_OBJ_LATENCY = 0, PS_OBJ_WEIGHTED, PS_OBJ_COST };
 enum ps_reflector_mode { PS_REFLECT_STATEFUL = 0, PS_REFLECT_STATELESS, PS_REFLECT_OFF };
@@ -67,34 +77,35 @@ struct cfg_ps_tier {
 struct cfg_ps_path {
 	char path[CFG_NAME_MAX]; /* a path of the group's path group */
 	int path_index;          /* index into the path group's paths */
-	char bfd[CFG_NAME_MAX];  /* a BFD session whose Down is a hard failure of the path ("" none) */
-	int bfd_index;           /* index into failover_config.sessions, -1: none */
-	uint64_t capacity_bps;   /* spread: the path's share; 0 = equal shares */
+	char bfd[CFG_NAME_MAX]; /* a BFD session whose Down is a hard failure of the path ("" none) */
+	int bfd_index;          /* index into failover_config.sessions, -1: none */
+	uint64_t capacity_bps; /* spread: the path's share; 0 = equal shares */
 	int line;
 };
 
 struct cfg_ps_group {
 	char path_group[CFG_NAME_MAX];
-	int pg_index;         /* index into vbrd_config.path_groups */
-	uint32_t interval_us; /* 1000..1000000 */
-	uint32_t window;      /* probes per plane, 10..PS_MAX_WINDOW */
-	uint32_t lost_down;   /* 1..255 */
-	uint32_t margin_ppm;  /* margin as parts per million (10 % = 100000) */
-	uint32_t margin_min_us;
-	uint32_t hold_us;
-	int policy;               /* index into the qos policies, -1: none */
+	int pg_index;           /* index into vbrd_config.path_groups */
+	uint32_t interval_us;   /* 1000..1000000 */
+	uint32_t window;        /* probes per plane, 10..PS_MAX_WINDOW */
+	uint32_t lost_down;     /* 1..255 */
+	uint32_t margin_ppm;    /* margin as parts per million (10 % = 100000) */
+	uint32_t margin_min_us; /* 0..60000000 */
+	uint32_t hold_us;       /* 0..60000000 */
+	int policy;             /* index into the qos policies, -1: none */
 	char policy_name[CFG_NAME_MAX];
 	enum cfg_tier default_tier;
 	bool spread;
-	uint32_t flowlet_gap_us;
-	int nb_paths;
+	uint32_t flowlet_gap_us; /* 10..1000000 */
+	int nb_paths;            /* the paths listed in `paths` (not every path of the group) */
 	struct cfg_ps_path paths[CFG_MAX_PATHS];
 	int line;
 };
 
 /** The section, in struct vbrd_config's feature storage (pathsel_config_get()). */
 struct cfg_pathsel {
-	bool present;
+	bool present; /* the file has a non-empty path_selection group; when false
+	               * every other field holds its default (no groups) */
 	enum ps_reflector_mode reflector;
 	struct cfg_ps_tier tiers[PS_TIERS];
 	int nb_groups;
@@ -114,6 +125,12 @@ const struct cfg_pathsel *pathsel_config_get(const struct vbrd_config *cfg);
 
 /** The group of @p cfg that selects for path group @p pg_index, or NULL. */
 const struct cfg_ps_group *pathsel_config_group(const struct vbrd_config *cfg, int pg_index);
+
+/**
+ * The settings of path @p path_index (into the path group's paths) in group
+ * @p g, or NULL when `paths` does not list it (no BFD, equal share).
+ */
+const struct cfg_ps_path *pathsel_config_path(const struct cfg_ps_group *g, int path_index);
 
 /** The default tier settings (the table at the top of this file) into @p t[PS_TIERS]. */
 void pathsel_tier_defaults(struct cfg_ps_tier *t);

@@ -129,11 +129,40 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 	cfg_load_addresses(ld, s, t->addrs, &t->nb_addrs, CFG_MAX_ADDRS, false, &bad);
 }
 
+/*
+ * `plane` and `planes` of path @p p: planes plane .. plane + planes - 1,
+ * outer UDP source ports CFG_PLANE_BASE + each. `planes` alone starts at
+ * plane 0, `plane` alone is one plane, neither is none (the flow hash).
+ */
+static void load_planes(struct cfg_reader *ld, const config_setting_t *s, struct cfg_path *p)
+{
+	const int max = 65535 - CFG_PLANE_BASE;
+	uint32_t plane = 0, planes = 1;
+	int rc_plane = cfg_get_u32(ld, s, "plane", 0, max, &plane);
+	int rc_planes = cfg_get_u32(ld, s, "planes", 1, CFG_MAX_PLANES, &planes);
+
+	p->plane = -1;
+	p->nb_planes = 0;
+	if (rc_plane == CFG_VAL_BAD || rc_planes == CFG_VAL_BAD)
+		return;
+	if (rc_plane == CFG_VAL_ABSENT && rc_planes == CFG_VAL_ABSENT)
+		return;
+	if (plane + planes - 1 > (uint32_t)max) {
+		cfg_err(ld, config_setting_get_member(s, "planes"),
+			"%u planes from plane %u end at plane %u, above %d (outer UDP source "
+			"port 65535)",
+			planes, plane, plane + planes - 1, max);
+		return;
+	}
+	p->plane = (int)plane;
+	p->nb_planes = (int)planes;
+}
+
 static void load_path(struct cfg_reader *ld, const config_setting_t *s, struct cfg_path_group *g,
 		      int k)
 {
-	static const char *const keys[] = { "name",  "tunnel", "interface", "via",
-					    "plane", "tier",   "cost",      NULL };
+	static const char *const keys[] = { "name",   "tunnel", "interface", "via", "plane",
+					    "planes", "tier",   "cost",      NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_path *p = &g->paths[k];
 	const char *v;
@@ -164,9 +193,7 @@ static void load_path(struct cfg_reader *ld, const config_setting_t *s, struct c
 		cfg_err_missing(ld, s, "interface");
 	else if (rc == CFG_VAL_OK && (p->iface = config_iface_index(cfg, v)) < 0)
 		cfg_err(ld, config_setting_get_member(s, "interface"), "unknown interface '%s'", v);
-	uint32_t plane;
-	if (cfg_get_u32(ld, s, "plane", 0, 65535 - CFG_PLANE_BASE, &plane) == CFG_VAL_OK)
-		p->plane = (int)plane;
+	load_planes(ld, s, p);
 	cfg_get_u32(ld, s, "cost", 0, 65535, &p->cost);
 	if (cfg_get_string(ld, s, "tier", &v) == CFG_VAL_OK) {
 		if (strcmp(v, "gold") == 0)

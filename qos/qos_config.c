@@ -40,6 +40,16 @@ const struct qos_config *qos_config_get(const struct vbrd_config *cfg)
 	return config_section_get(cfg, &qos_section);
 }
 
+int qos_policy_index(const struct vbrd_config *cfg, const char *name)
+{
+	const struct qos_config *q = qos_config_get(cfg);
+
+	for (int i = 0; q != NULL && name != NULL && name[0] && i < q->nb_policies; i++)
+		if (strcmp(q->policies[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 /* The section being built, for the list callbacks (cfg_load_list()). */
 static struct qos_config *building(struct cfg_reader *ld)
 {

@@ -179,6 +179,13 @@ struct qos_config {
 const struct qos_config *qos_config_get(const struct vbrd_config *cfg);
 
 /**
+ * Index of policy @p name in qos_config.policies of @p cfg, or -1 (also
+ * when the file has no qos section). For sections that name a policy; they
+ * load after "qos" (config_section `after`).
+ */
+int qos_policy_index(const struct vbrd_config *cfg, const char *name);
+
+/**
  * A rate in bits/s on a line of @p line_bps: @p r's absolute value or its
  * share; 0 when @p r is not set.
  */

@@ -16,7 +16,10 @@
  *     class -> business and queue), queues in their order, classes sorted;
  *     the failover sections' indexes in range (session -> interface or
  *     path group, member -> interface, path group and session, route ->
- *     failover group), addresses of the right families, auth keys sized.
+ *     failover group), addresses of the right families, auth keys sized;
+ *     path selection's indexes in range (group -> path group and qos
+ *     policy, path -> path of that group and BFD session), values within
+ *     their ranges, and every path's planes within 16 and port 65535.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -29,6 +32,7 @@
 
 #include "core/config.h"
 #include "failover/failover_config.h"
+#include "failover/pathsel_config.h"
 #include "qos/qos_config.h"
 
 #define FIB_KIND_FGROUP 6u /* pipeline/fwd.h (which needs DPDK) */
@@ -202,6 +206,58 @@ static void check_failover(const struct vbrd_config *c)
 	}
 }
 
+static void check_pathsel(const struct vbrd_config *c)
+{
+	const struct cfg_pathsel *ps = pathsel_config_get(c);
+	const struct qos_config *q = qos_config_get(c);
+
+	CHECK(ps != NULL);
+	CHECK(ps->reflector <= PS_REFLECT_OFF);
+	CHECK(ps->nb_groups >= 0 && ps->nb_groups <= PS_MAX_GROUPS);
+	CHECK(ps->present || ps->nb_groups == 0);
+	for (int t = 0; t < PS_TIERS; t++) {
+		CHECK(ps->tiers[t].objective <= PS_OBJ_COST);
+		CHECK(ps->tiers[t].max_loss_ppm <= 1000000);
+		CHECK(ps->tiers[t].latency_weight >= 0 && ps->tiers[t].jitter_weight >= 0 &&
+		      ps->tiers[t].loss_weight >= 0 && ps->tiers[t].cost_weight >= 0);
+	}
+	for (int i = 0; i < ps->nb_groups; i++) {
+		const struct cfg_ps_group *g = &ps->groups[i];
+
+		CHECK(g->pg_index >= 0 && g->pg_index < c->nb_path_groups);
+		CHECK(pathsel_config_group(c, g->pg_index) == g);
+		CHECK(g->interval_us >= 1000 && g->interval_us <= 1000000);
+		CHECK(g->window >= 10 && g->window <= PS_MAX_WINDOW);
+		CHECK(g->lost_down >= 1 && g->lost_down <= 255);
+		CHECK(g->margin_ppm <= 1000000);
+		CHECK(g->margin_min_us <= 60000000 && g->hold_us <= 60000000);
+		CHECK(g->flowlet_gap_us >= 10 && g->flowlet_gap_us <= 1000000);
+		CHECK(g->policy == -1 ||
+		      (q != NULL && g->policy >= 0 && g->policy < q->nb_policies));
+		CHECK(g->default_tier <= CFG_TIER_BRONZE);
+		CHECK(g->nb_paths >= 0 && g->nb_paths <= c->path_groups[g->pg_index].nb_paths);
+		for (int k = 0; k < g->nb_paths; k++) {
+			const struct cfg_ps_path *pp = &g->paths[k];
+
+			CHECK(pp->path_index >= 0 &&
+			      pp->path_index < c->path_groups[g->pg_index].nb_paths);
+			CHECK(pathsel_config_path(g, pp->path_index) == pp);
+			CHECK(pp->bfd_index >= -1 &&
+			      pp->bfd_index < failover_config_get(c)->nb_sessions);
+		}
+	}
+	for (int i = 0; i < c->nb_path_groups; i++)
+		for (int k = 0; k < c->path_groups[i].nb_paths; k++) {
+			const struct cfg_path *p = &c->path_groups[i].paths[k];
+
+			CHECK(p->plane == -1
+				      ? p->nb_planes == 0
+				      : p->nb_planes >= 1 && p->nb_planes <= CFG_MAX_PLANES &&
+						CFG_PLANE_BASE + p->plane + p->nb_planes - 1 <=
+							65535);
+		}
+}
+
 static void check_config(const struct vbrd_config *c)
 {
 	CHECK(c->nb_ports >= 0 && c->nb_ports <= CFG_MAX_PORTS);
@@ -251,6 +307,7 @@ static void check_config(const struct vbrd_config *c)
 		CHECK(c->neighbors[n].iface >= 0 && c->neighbors[n].iface < c->nb_ifaces);
 	check_qos(c);
 	check_failover(c);
+	check_pathsel(c);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
