@@ -21,6 +21,8 @@
  *           margin = 10.0;          # percent a candidate must beat the active path by, 0..100
  *           margin_min = 2.0;       # ms: and at least this much RTT (score units for "weighted")
  *           hold = 100;             # ms the candidate must stay better before a switch, 0..60000
+ *           plane_max_loss = 1.0;   # percent: a plane above it, far above its path's other
+ *                                   # planes, is taken out (its flows rehashed), 0..100
  *           policy = "edge";        # optional: the qos policy whose classes give a packet its tier
  *           tier = "gold";          # the tier of packets no class matches (default gold)
  *           spread = false;         # spread flowlets over the tier's healthy paths by load
@@ -82,6 +84,7 @@ struct cfg_ps_group {
 	uint32_t margin_ppm;  /* margin as parts per million (10 % = 100000) */
 	uint32_t margin_min_us;
 	uint32_t hold_us;
+	uint32_t plane_max_loss_ppm; /* a plane lossier than this (and than its path's others) is taken out */
 	int policy;               /* index into the qos policies, -1: none */
 	char policy_name[CFG_NAME_MAX];
 	enum cfg_tier default_tier;
@@ -107,6 +110,7 @@ struct cfg_pathsel {
 #define PS_DEFAULT_MARGIN_PPM  100000u
 #define PS_DEFAULT_MARGIN_MIN  2000u /* µs */
 #define PS_DEFAULT_HOLD_US     100000u
+#define PS_DEFAULT_PLANE_MAX_LOSS_PPM 10000u /* 1 % */
 #define PS_DEFAULT_FLOWLET_US  500u
 
 /** The section of @p cfg (never NULL; `present` false when the file has none). */
