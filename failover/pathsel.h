@@ -134,7 +134,7 @@
 #define PS_Z_MEET         1.8           /* one-sided 96 %: "surely within the bound" */
 #define PS_Z_RECENT       1.645         /* one-sided 95 %: the recent horizon's violation */
 #define PS_Z_HOLD         1.0           /* one-sided 84 %: the active's violation during a hold */
-#define PS_LONG_WINDOWS   16u /* the long-term loss's EWMA: 1 / (16 × window) per probe */
+#define PS_LONG_WINDOWS   16u /* long-term loss: mean, then EWMA of gain 1 / (16 × window) */
 #define PS_BLOCK          32u /* ring slots per block of the RTT minimum */
 #define PS_EVENTS_MAX     (CFG_MAX_PATHS * (PS_MAX_PLANES + 1) + PS_TIERS)
 
@@ -338,7 +338,7 @@ struct ps_group_mem {
 	uint8_t cand_reason[PS_TIERS];
 	uint64_t beaten_since[PS_TIERS]; /* ns: the active is beaten continuously since */
 	bool started;                    /* the start-up choice was made */
-	uint64_t first_call;             /* ns, 0: no call yet */
+	uint64_t first_call;             /* ns, UINT64_MAX: no call yet */
 	uint64_t wake; /* ns: call again then at the latest, UINT64_MAX: on a probe event */
 	uint64_t events_dropped; /* more events than ev_cap */
 };
