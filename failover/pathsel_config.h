@@ -22,6 +22,8 @@
  *           margin_min = 2.0;       # ms: and at least this much RTT (score units for "weighted"),
  *                                   # 0..60000
  *           hold = 100;             # ms the candidate must stay better before a switch, 0..60000
+ *           plane_max_loss = 1.0;   # percent: a plane above it, far above its path's other
+ *                                   # planes, is taken out (its flows rehashed), 0..100
  *           policy = "edge";        # optional: the qos policy whose classes give a packet its tier
  *           tier = "gold";          # the tier of packets no class matches (default gold)
  *           spread = false;         # spread flowlets over the tier's healthy paths by load
@@ -85,14 +87,16 @@ struct cfg_ps_path {
 
 struct cfg_ps_group {
 	char path_group[CFG_NAME_MAX];
-	int pg_index;           /* index into vbrd_config.path_groups */
-	uint32_t interval_us;   /* 1000..1000000 */
-	uint32_t window;        /* probes per plane, 10..PS_MAX_WINDOW */
-	uint32_t lost_down;     /* 1..255 */
-	uint32_t margin_ppm;    /* margin as parts per million (10 % = 100000) */
-	uint32_t margin_min_us; /* 0..60000000 */
-	uint32_t hold_us;       /* 0..60000000 */
-	int policy;             /* index into the qos policies, -1: none */
+	int pg_index;                /* index into vbrd_config.path_groups */
+	uint32_t interval_us;        /* 1000..1000000 */
+	uint32_t window;             /* probes per plane, 10..PS_MAX_WINDOW */
+	uint32_t lost_down;          /* 1..255 */
+	uint32_t margin_ppm;         /* margin as parts per million (10 % = 100000) */
+	uint32_t margin_min_us;      /* 0..60000000 */
+	uint32_t hold_us;            /* 0..60000000 */
+	uint32_t plane_max_loss_ppm; /* plane_max_loss: a plane lossier than this (and than its
+	                              * path's other planes) is taken out; default 1 % */
+	int policy;                  /* index into the qos policies, -1: none */
 	char policy_name[CFG_NAME_MAX];
 	enum cfg_tier default_tier;
 	bool spread;
@@ -112,13 +116,14 @@ struct cfg_pathsel {
 	struct cfg_ps_group *groups;
 };
 
-#define PS_DEFAULT_INTERVAL_US 10000u
-#define PS_DEFAULT_WINDOW      100u
-#define PS_DEFAULT_LOST_DOWN   3u
-#define PS_DEFAULT_MARGIN_PPM  100000u
-#define PS_DEFAULT_MARGIN_MIN  2000u /* µs */
-#define PS_DEFAULT_HOLD_US     100000u
-#define PS_DEFAULT_FLOWLET_US  500u
+#define PS_DEFAULT_INTERVAL_US        10000u
+#define PS_DEFAULT_WINDOW             100u
+#define PS_DEFAULT_LOST_DOWN          3u
+#define PS_DEFAULT_MARGIN_PPM         100000u
+#define PS_DEFAULT_MARGIN_MIN         2000u /* µs */
+#define PS_DEFAULT_HOLD_US            100000u
+#define PS_DEFAULT_PLANE_MAX_LOSS_PPM 10000u /* 1 % */
+#define PS_DEFAULT_FLOWLET_US         500u
 
 /** The section of @p cfg (never NULL; `present` false when the file has none). */
 const struct cfg_pathsel *pathsel_config_get(const struct vbrd_config *cfg);

@@ -59,7 +59,7 @@ struct ps_plane_rt {
 	struct ps_plane m;     /* metrics (pathsel.h) */
 	void *mem;             /* m's probe records */
 	uint64_t next_tx;      /* ns (fo_now_ns) */
-	bool stateful;         /* the reflector counts our probes (seen once its numbers differed) */
+	bool stateful; /* the reflector counts our probes (seen once its numbers differed) */
 	uint64_t tx, rx, rx_bad, tx_errors;
 };
 
@@ -81,11 +81,11 @@ struct ps_group_rt {
 	struct ps_path_rt paths[CFG_MAX_PATHS];
 	/* the BFD worker's */
 	bool started;
-	bool dirty;                 /* a probe event since the last decision */
-	struct ps_group_mem mem;    /* the decision's memory (pathsel.h) */
-	int8_t applied[PS_TIERS];   /* path per tier written into the data path (-1 none) */
-	uint64_t next_decide;       /* ns: a hold time ends (UINT64_MAX: none) */
-	uint64_t last_event;        /* ns: the probe event the next decision follows */
+	bool dirty;               /* a probe event since the last decision */
+	struct ps_group_mem mem;  /* the decision's memory (pathsel.h) */
+	int8_t applied[PS_TIERS]; /* path per tier written into the data path (-1 none) */
+	uint64_t next_decide;     /* ns: a hold time ends (UINT64_MAX: none) */
+	uint64_t last_event;      /* ns: the probe event the next decision follows */
 	uint64_t switches, decisions;
 	/* load spreading (spread = true): each worker's flowlet table, and per
 	 * tier the paths that may carry flowlets, double-buffered: the BFD
@@ -103,13 +103,13 @@ struct ps_group {
 	uint16_t pg;                    /* index into fwd_state.path_groups */
 	struct ps_group_params params;  /* pathsel.h */
 	uint64_t interval_ns;
-	int bfd[CFG_MAX_PATHS];         /* index into the failover state's sessions, -1 none */
-	enum cfg_tier default_tier;     /* of packets no class matches */
-	const void *classifier;         /* qos classifier of cfg->policy, or NULL */
+	int bfd[CFG_MAX_PATHS];          /* index into the failover state's sessions, -1 none */
+	enum cfg_tier default_tier;      /* of packets no class matches */
+	const void *classifier;          /* qos classifier of cfg->policy, or NULL */
 	const enum cfg_tier *class_tier; /* tier of class i (classifier's 1 + i) */
 	struct fwd_path *path[CFG_MAX_PATHS];
-	uint64_t flowlet_gap_tsc;        /* spread: idle TSC cycles that end a flowlet */
-	uint32_t share[CFG_MAX_PATHS];   /* spread: each path's share (capacity), > 0 */
+	uint64_t flowlet_gap_tsc;      /* spread: idle TSC cycles that end a flowlet */
+	uint32_t share[CFG_MAX_PATHS]; /* spread: each path's share (capacity), > 0 */
 	/* read by the data path (ps_choose), written by the BFD worker */
 	struct fwd_path *_Atomic tier_active[PS_TIERS];
 };
@@ -138,16 +138,16 @@ extern struct ps_plane_rt *ps_planes[PS_PLANE_SLOTS];
 struct ps_event_rec {
 	char group[CFG_NAME_MAX];
 	char old_path[CFG_NAME_MAX], new_path[CFG_NAME_MAX];
-	struct ps_event ev;   /* pathsel.h: kind, tier, plane, reason, metrics, t */
-	uint64_t t_detect;    /* ns: the probe event the decision followed */
-	uint64_t t_done;      /* ns: once the data path had it (the atomic store done) */
-	uint32_t batch;       /* decision pass it came from: one fault's switches share it */
+	struct ps_event ev; /* pathsel.h: kind, tier, plane, reason, metrics, t */
+	uint64_t t_detect;  /* ns: the probe event the decision followed */
+	uint64_t t_done;    /* ns: once the data path had it (the atomic store done) */
+	uint32_t batch;     /* decision pass it came from: one fault's switches share it */
 };
 
 #define PS_HISTORY 1024
 
-extern struct rte_ring *ps_events;    /* SP/SC */
-extern struct rte_ring *ps_rx_ring;   /* other workers → the BFD worker (MP/SC) */
+extern struct rte_ring *ps_events;  /* SP/SC */
+extern struct rte_ring *ps_rx_ring; /* other workers → the BFD worker (MP/SC) */
 extern _Atomic uint64_t ps_events_lost;
 
 /** The last PS_HISTORY events, oldest first, into @p out. */

@@ -289,8 +289,10 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 			if (cg->paths[k].capacity_bps > 0) {
 				/* shares in kbit/s: 32 bits reach 4 Tbit/s */
 				uint64_t kbps = cg->paths[k].capacity_bps / 1000;
-				g->share[cg->paths[k].path_index] =
-					(uint32_t)(kbps == 0 ? 1 : kbps > UINT32_MAX ? UINT32_MAX : kbps);
+				g->share[cg->paths[k].path_index] = (uint32_t)(kbps == 0 ? 1
+									       : kbps > UINT32_MAX
+										       ? UINT32_MAX
+										       : kbps);
 			}
 		if (cg->spread) {
 			struct ps_group_rt *rt = g->rt;
@@ -299,7 +301,8 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 				if (rt->spread == NULL)
 					goto nomem;
 				for (unsigned wk = 0; wk < dp.nb_workers; wk++) {
-					rt->spread[wk] = calloc(1, spread_table_size(PS_SPREAD_ENTRIES));
+					rt->spread[wk] = calloc(
+						1, spread_table_size(PS_SPREAD_ENTRIES));
 					if (rt->spread[wk] == NULL)
 						goto nomem;
 					spread_table_init(rt->spread[wk], PS_SPREAD_ENTRIES);
@@ -316,7 +319,8 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 							rt->spread_w[t][b].path[0] = (uint8_t)k;
 							rt->spread_w[t][b].share[0] = 1;
 						}
-			g->flowlet_gap_tsc = (uint64_t)cg->flowlet_gap_us * rte_get_tsc_hz() / 1000000;
+			g->flowlet_gap_tsc = (uint64_t)cg->flowlet_gap_us * rte_get_tsc_hz() /
+					     1000000;
 			if (g->flowlet_gap_tsc == 0)
 				g->flowlet_gap_tsc = 1;
 		}
@@ -365,7 +369,8 @@ static void log_event(const struct ps_event_rec *r)
 		    r->t_done > r->t_detect ? (double)(r->t_done - r->t_detect) / 1e3 : 0.0);
 	else
 		LOG(NOTICE, "path group %s: path %s plane %u: %s (%s)", r->group, r->new_path,
-		    e->plane, ps_event_kind_name((enum ps_event_kind)e->kind), ps_reason_name((enum ps_reason)e->reason));
+		    e->plane, ps_event_kind_name((enum ps_event_kind)e->kind),
+		    ps_reason_name((enum ps_reason)e->reason));
 }
 
 static unsigned ps_poll(void)
@@ -375,8 +380,8 @@ static unsigned ps_poll(void)
 
 	if (ps_events == NULL)
 		return 0;
-	while ((n = rte_ring_dequeue_burst_elem(ps_events, ev, sizeof(ev[0]), RTE_DIM(ev),
-						NULL)) > 0) {
+	while ((n = rte_ring_dequeue_burst_elem(ps_events, ev, sizeof(ev[0]), RTE_DIM(ev), NULL)) >
+	       0) {
 		for (unsigned i = 0; i < n; i++) {
 			log_event(&ev[i]);
 			history[history_next] = ev[i];

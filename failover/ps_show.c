@@ -117,7 +117,8 @@ static int show_planes(int argc, const char *const *argv, json_t **data, char *e
 					CFG_PLANE_BASE + (pr->plane < 0 ? 0 : pr->plane) + j,
 					"healthy", (pr->healthy_applied >> j) & 1, "tx",
 					(json_int_t)pl->tx, "rx", (json_int_t)pl->rx, "rx_bad",
-					(json_int_t)pl->rx_bad, "tx_errors", (json_int_t)pl->tx_errors);
+					(json_int_t)pl->rx_bad, "tx_errors",
+					(json_int_t)pl->tx_errors);
 				metrics_json(o, &m);
 				json_object_set_new(o, "consecutive_lost",
 						    json_integer(m.consecutive_lost));
@@ -134,8 +135,7 @@ static int show_planes(int argc, const char *const *argv, json_t **data, char *e
 	return 0;
 }
 
-static int show_history(int argc, const char *const *argv, json_t **data, char *err,
-			size_t errlen)
+static int show_history(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	static struct ps_event_rec ev[PS_HISTORY];
 	unsigned n = ps_history_get(ev, PS_HISTORY);
@@ -153,11 +153,10 @@ static int show_history(int argc, const char *const *argv, json_t **data, char *
 			"time_us", (json_int_t)fo_wall_us(e->t), "group", r->group, "event",
 			ps_event_kind_name((enum ps_event_kind)e->kind), "tier",
 			e->kind == PS_EV_SWITCH ? config_tier_name((enum cfg_tier)e->tier) : "",
-			"old", r->old_path, "new", r->new_path, "plane",
-			(int)e->plane, "reason",
-			ps_reason_name((enum ps_reason)e->reason), "old_rtt_us", us(e->old_rtt_ns), "new_rtt_us",
-			us(e->new_rtt_ns), "old_loss_pct", pct(e->old_loss_ppm), "new_loss_pct",
-			pct(e->new_loss_ppm), "old_jitter_us", us(e->old_jitter_ns),
+			"old", r->old_path, "new", r->new_path, "plane", (int)e->plane, "reason",
+			ps_reason_name((enum ps_reason)e->reason), "old_rtt_us", us(e->old_rtt_ns),
+			"new_rtt_us", us(e->new_rtt_ns), "old_loss_pct", pct(e->old_loss_ppm),
+			"new_loss_pct", pct(e->new_loss_ppm), "old_jitter_us", us(e->old_jitter_ns),
 			"new_jitter_us", us(e->new_jitter_ns), "detect_to_switch_ns",
 			(json_int_t)(r->t_done > r->t_detect ? r->t_done - r->t_detect : 0),
 			"batch", (json_int_t)r->batch);

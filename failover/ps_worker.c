@@ -106,7 +106,8 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 				sw->share[0] = 1;
 				sw->nb = 1;
 			}
-			atomic_store_explicit(&rt->spread_cur[t], (uint8_t)next, memory_order_release);
+			atomic_store_explicit(&rt->spread_cur[t], (uint8_t)next,
+					      memory_order_release);
 		}
 	}
 	for (int k = 0; k < rt->nb_paths && k < fpg->nb_paths; k++) {
@@ -172,8 +173,8 @@ static void send_probe(struct worker *w, const struct fwd_state *st, const struc
 	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(h + l3);
 	uint32_t seq = ps_plane_tx(&pl->m, now);
 	stamp_sender_build((uint8_t *)(uh + 1), STAMP_UNAUTH_LEN, seq,
-			   stamp_ntp_from_unix_ns(ps_unix_ns(now)), stamp_error_estimate(false, 1e-3),
-			   NULL);
+			   stamp_ntp_from_unix_ns(ps_unix_ns(now)),
+			   stamp_error_estimate(false, 1e-3), NULL);
 	uh->src_port = rte_cpu_to_be_16((uint16_t)(PS_SENDER_PORT_BASE + pl->slot));
 	uh->dst_port = rte_cpu_to_be_16(STAMP_PORT);
 	uh->dgram_len = rte_cpu_to_be_16(udp_len);
@@ -231,7 +232,8 @@ static int stamp_payload(struct rte_mbuf *m, const struct ps_rx_info *ri, uint8_
 
 /* The path of a group that a probe decapsulated from tunnel interface
  * @p iface arrived on (its line's port and VLAN), to answer on it. */
-static const struct fwd_path *path_of_arrival(const struct fwd_state *st, const struct ps_rx_info *ri)
+static const struct fwd_path *path_of_arrival(const struct fwd_state *st,
+					      const struct ps_rx_info *ri)
 {
 	const struct fwd_iface *tif = &st->ifaces[ri->iface];
 
@@ -379,7 +381,8 @@ static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_i
 		return;
 	}
 	len = stamp_payload(m, ri, buf, sizeof(buf));
-	enum stamp_err e = len < 0 ? STAMP_ERR_SHORT : stamp_reply_decode(buf, (size_t)len, NULL, &r);
+	enum stamp_err e = len < 0 ? STAMP_ERR_SHORT
+				   : stamp_reply_decode(buf, (size_t)len, NULL, &r);
 	if (e != STAMP_OK) {
 		pl->rx_bad++;
 		worker_drop(w, m, e == STAMP_ERR_AUTH ? &drop_stamp_auth : &drop_stamp_short);

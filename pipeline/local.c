@@ -42,8 +42,7 @@ void local_udp_register_range(uint16_t lo, uint16_t hi, const struct local_servi
 	fixed[fixed_nb++].svc = svc;
 	return;
 clash:
-	fprintf(stderr, "vbrd: UDP ports %u..%u for %s: taken or table full\n", lo, hi,
-		svc->name);
+	fprintf(stderr, "vbrd: UDP ports %u..%u for %s: taken or table full\n", lo, hi, svc->name);
 	abort();
 }
 

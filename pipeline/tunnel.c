@@ -189,7 +189,9 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 			p->iface = (uint16_t)cp->iface;
 			p->via = cp->via;
 			p->plane = cp->plane;
-			p->nb_planes = (uint16_t)(cp->plane < 0 ? 0 : cp->nb_planes > 0 ? cp->nb_planes : 1);
+			p->nb_planes = (uint16_t)(cp->plane < 0       ? 0
+						  : cp->nb_planes > 0 ? cp->nb_planes
+								      : 1);
 			uint64_t tab = tunnel_plane_tab(p->nb_planes, (1u << p->nb_planes) - 1);
 			/* a plane path selection took out stays out across the reload */
 			if (old)

@@ -113,14 +113,14 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
  * CFG_PLANE_BASE + plane + the plane of the flow's bucket (the hash's low
  * 4 bits) in @p tab. @p flow_hash is evaluated only when needed.
  */
-#define tunnel_plane_port(plane, nb_planes, tab, flow_hash)                                  \
-	((uint16_t)(CFG_PLANE_BASE +                                                         \
-		    ((plane) < 0 ? (uint32_t)(flow_hash)&0x3fff                               \
-				 : (uint32_t)(plane) +                                        \
-					   ((nb_planes) > 1                                   \
-						    ? (uint32_t)((tab) >> (((flow_hash)&15) * 4)) & \
-							      15u                             \
-						    : 0u))))
+#define tunnel_plane_port(plane, nb_planes, tab, flow_hash)                                        \
+	((uint16_t)(CFG_PLANE_BASE +                                                               \
+		    ((plane) < 0 ? (uint32_t)(flow_hash)&0x3fff                                    \
+				 : (uint32_t)(plane) +                                             \
+					   ((nb_planes) > 1 ? (uint32_t)((tab) >>                  \
+									 (((flow_hash)&15) * 4)) & \
+								      15u                          \
+							    : 0u))))
 
 /** Outer UDP source port for a flow of path @p p (tunnel_plane_port()). */
 static inline uint16_t tunnel_source_port(const struct fwd_path *p, uint32_t flow_hash)

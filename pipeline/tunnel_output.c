@@ -233,7 +233,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 		const uint32_t ip4_sum = p->ip4_sum;
 		const int32_t plane = p->plane;
 		const uint16_t nb_planes = p->nb_planes;
-		const uint64_t plane_tab = atomic_load_explicit(&p->plane_tab, memory_order_relaxed);
+		const uint64_t plane_tab = atomic_load_explicit(&p->plane_tab,
+								memory_order_relaxed);
 		const uint8_t *hdr = p->hdr;
 		uint8_t head[32];
 		memcpy(head, hdr, 32);
@@ -249,7 +250,7 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 				break;
 			uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
 			const uint16_t sport = tunnel_plane_port(plane, nb_planes, plane_tab,
-							   fast4_flow_hash(m));
+								 fast4_flow_hash(m));
 			ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
 			const uint8_t tos = ih[1];
 

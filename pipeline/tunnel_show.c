@@ -44,15 +44,14 @@ static int show_paths(int argc, const char *const *argv, json_t **data, char *er
 			const struct fwd_path *p = &st->paths[pg->paths[k]];
 			const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
 			const struct fwd_iface *line = &st->ifaces[p->iface];
-			json_t *po = json_pack("{s:s, s:b, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:I}",
-					  "name", p->name, "active", p == active, "tunnel", t->name,
-					  "type", t->type == CFG_TUNNEL_VXLAN ? "vxlan" : "geneve",
-					  "interface", line->name, "via",
-					  config_format_addr(&p->via, a, sizeof(a)), "plane",
-					  p->plane, "tier", config_tier_name(p->tier), "cost",
-					  (int)p->cost, "inner_mtu", p->inner_mtu,
-					  "line_tx_packets",
-					  (json_int_t)s.iface[line->slot].tx_packets);
+			json_t *po = json_pack(
+				"{s:s, s:b, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:I}", "name",
+				p->name, "active", p == active, "tunnel", t->name, "type",
+				t->type == CFG_TUNNEL_VXLAN ? "vxlan" : "geneve", "interface",
+				line->name, "via", config_format_addr(&p->via, a, sizeof(a)),
+				"plane", p->plane, "tier", config_tier_name(p->tier), "cost",
+				(int)p->cost, "inner_mtu", p->inner_mtu, "line_tx_packets",
+				(json_int_t)s.iface[line->slot].tx_packets);
 			json_object_set_new(po, "planes", json_integer(p->nb_planes));
 			for (unsigned e = 0; e < nb_exts; e++)
 				if (exts[e]->path != NULL)
@@ -60,7 +59,8 @@ static int show_paths(int argc, const char *const *argv, json_t **data, char *er
 			json_array_append_new(paths, po);
 		}
 		json_t *go = json_pack("{s:s, s:s, s:I}", "name", pg->name, "active",
-				       active ? active->name : "", "switches", (json_int_t)pg->switches);
+				       active ? active->name : "", "switches",
+				       (json_int_t)pg->switches);
 		for (unsigned e = 0; e < nb_exts; e++)
 			if (exts[e]->group != NULL)
 				exts[e]->group(st, g, go);

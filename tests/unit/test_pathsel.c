@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Path selection (failover/pathsel.c) on simulated time.
+ *
+ * Part 1, a plane's metrics: sequence numbers, RTT (RFC 8762 §4.2),
+ * rejected replies, loss by timeout, by reordering and by leaving the
+ * window, a late reply un-losing its probe, RFC 3550 jitter, the stateful
+ * reflector's forward / reverse split, p99.
+ *
+ * Part 2, the decision, first by hand (start-up, hard failure, no path,
+ * hold), then with a simulator: 3 paths × 4 planes probed every 10 ms
+ * (window 100), per path / plane loss, RTT and blackholes, a seeded PRNG.
+ * Each scenario of pathsel.h's goals runs over SEEDS seeds and prints its
+ * median / max switch time (print_message) for the record.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "failover/pathsel.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define S  1000000000ull
+
+/* ---- Part 1 ---- */
+
+static struct ps_probe ring[PS_MAX_WINDOW];
+
+static void plane(struct ps_plane *p, uint32_t window)
+{
+	assert_int_equal(ps_plane_init(p, ring, window), 0);
+}
+
+/* A reply to @p seq sent at @p t1, RTT @p rtt, the reflector's clock 5 s ahead. */
+static bool reply(struct ps_plane *p, uint32_t seq, uint64_t t1, uint64_t rtt, uint64_t now)
+{
+	uint64_t t2 = t1 + rtt / 2 + 5 * S;
+	return ps_plane_rx(p, seq, t1, t2, t2 + 10 * US, t1 + rtt + 10 * US, seq, false, now);
+}
+
+static void seq_and_rtt(void **state)
+{
+	struct ps_plane p;
+	struct ps_metrics m;
+	(void)state;
+	assert_int_equal(ps_plane_init(&p, ring, 9), -EINVAL);
+	plane(&p, 100);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(ps_plane_tx(&p, i * 10 * MS), i);
+	assert_true(reply(&p, 0, 0, 2 * MS, 2 * MS));
+	assert_false(reply(&p, 0, 0, 2 * MS, 2 * MS)); /* duplicate */
+	assert_false(reply(&p, 3, 0, 2 * MS, 2 * MS)); /* not sent */
+	/* negative RTT: the reflector held it longer than the round trip */
+	assert_false(ps_plane_rx(&p, 1, 10 * MS, 100, 5 * MS, 11 * MS, 1, false, 11 * MS));
+	assert_false(ps_plane_rx(&p, 1, 10 * MS, 100, 50, 11 * MS, 1, false, 11 * MS));
+	assert_false(ps_plane_rx(&p, 1, 10 * MS, 0, 0, 9 * MS, 1, false, 11 * MS));
+	assert_false(ps_plane_rx(&p, 1, 0, 0, 0, 5 * S, 1, false, 5 * S)); /* absurd */
+	assert_true(reply(&p, 1, 10 * MS, 4 * MS, 14 * MS));
+	ps_plane_metrics(&p, &m, true);
+	assert_int_equal(m.sent, 2);
+	assert_int_equal(m.answered, 2);
+	assert_int_equal(m.pending, 1);
+	assert_int_equal(m.rtt_min_ns, 2 * MS);
+	assert_int_equal(m.rtt_mean_ns, 3 * MS);
+	assert_int_equal(m.rtt_recent_ns, 3 * MS);
+	assert_int_equal(m.rtt_p99_ns, 4 * MS);
+	assert_int_equal(m.last_rx, 14 * MS);
+	assert_int_equal(m.consecutive_answered, 2);
+}
+
+static void loss_timeout_reorder_late(void **state)
+{
+	struct ps_plane p;
+	struct ps_metrics m;
+	(void)state;
+	plane(&p, 100);
+	assert_int_equal(ps_plane_timeout_ns(&p), PS_TIMEOUT_MIN_NS);
+	for (uint32_t i = 0; i < 10; i++)
+		ps_plane_tx(&p, i * 10 * MS);
+	/* 0 times out; 1 is answered; 5 answered loses 2 (5 - 3 = 2) but not 3, 4 */
+	ps_plane_expire(&p, 16 * MS, 15 * MS);
+	assert_true(reply(&p, 1, 10 * MS, 1 * MS, 16 * MS));
+	assert_true(reply(&p, 5, 50 * MS, 1 * MS, 51 * MS));
+	ps_plane_metrics(&p, &m, false);
+	assert_int_equal(m.lost, 2);
+	assert_int_equal(m.answered, 2);
+	assert_int_equal(m.consecutive_lost, 0);
+	assert_int_equal(m.consecutive_answered, 1); /* 5, after 2's loss */
+	/* nothing more answered: 3, 4, 6.. time out; 6..9 are the last judged */
+	ps_plane_expire(&p, 200 * MS, 15 * MS);
+	ps_plane_metrics(&p, &m, false);
+	assert_int_equal(m.lost, 8);
+	assert_int_equal(m.consecutive_lost, 4);
+	assert_int_equal(m.consecutive_answered, 0);
+	assert_int_equal(m.pending, 0);
+	/* a late reply to 9: counted as answered, the run keeps its loss */
+	assert_true(reply(&p, 9, 90 * MS, 120 * MS, 210 * MS));
+	assert_false(reply(&p, 9, 90 * MS, 120 * MS, 210 * MS));
+	ps_plane_metrics(&p, &m, false);
+	assert_int_equal(m.lost, 7);
+	assert_int_equal(m.answered, 3);
+	assert_int_equal(m.consecutive_lost, 4);
+	assert_int_equal(p.late_total, 1);
+	assert_int_equal(ps_plane_timeout_ns(&p), 240 * MS);
+}
+
+static void window_slides(void **state)
+{
+	struct ps_plane p;
+	struct ps_metrics m;
+	(void)state;
+	plane(&p, 10);
+	/* 30 probes, RTT 1..30 ms, every third unanswered */
+	for (uint32_t i = 0; i < 30; i++) {
+		ps_plane_tx(&p, i * 10 * MS);
+		if (i % 3 != 2)
+			assert_true(reply(&p, i, i * 10 * MS, (i + 1) * MS, i * 10 * MS + 5 * MS));
+	}
+	ps_plane_metrics(&p, &m, true);
+	/* the window holds 20..29: 20, 23 lost (reply 28 is 3 later), 26, 29 pending */
+	assert_int_equal(m.sent + m.pending, 10);
+	assert_int_equal(m.lost, 2);
+	assert_int_equal(m.pending, 2);
+	assert_int_equal(m.rtt_min_ns, 22 * MS);
+	assert_int_equal(m.rtt_p99_ns, 29 * MS);
+	assert_false(reply(&p, 19, 190 * MS, MS, 300 * MS)); /* left the window */
+	assert_int_equal(m.recent_sent, 1);                  /* 28, 29 less the pending */
+	/* wrap of the 32-bit sequence number: the plane counts in 64 bits */
+	p.next_seq = p.judge_seq = 0xfffffffeull;
+	p.hi_ans1 = 0;
+	uint32_t s = ps_plane_tx(&p, 400 * MS);
+	assert_int_equal(s, 0xfffffffeu);
+	s = ps_plane_tx(&p, 410 * MS);
+	s = ps_plane_tx(&p, 420 * MS);
+	assert_int_equal(s, 0);
+	assert_true(reply(&p, 0, 420 * MS, MS, 421 * MS));
+}
+
+static void jitter_rfc3550(void **state)
+{
+	struct ps_plane p;
+	struct ps_metrics m;
+	(void)state;
+	plane(&p, 100);
+	/* transit alternates 1 ms / 3 ms: |D| = 2 ms each time, J -> 2 ms */
+	for (uint32_t i = 0; i < 200; i++) {
+		uint64_t t1 = i * 10 * MS, tr = i % 2 ? 3 * MS : MS;
+		ps_plane_tx(&p, t1);
+		ps_plane_rx(&p, i, t1, t1 + tr, t1 + tr, t1 + tr + MS, i, false, t1 + tr + MS);
+	}
+	ps_plane_metrics(&p, &m, false);
+	assert_in_range(m.jitter_ns, 1990 * US, 2000 * US);
+	/* after one |D| of 16 ms from J = 0: J = 1 ms (RFC 3550 A.8) */
+	plane(&p, 100);
+	ps_plane_tx(&p, 0);
+	ps_plane_rx(&p, 0, 0, MS, MS, 2 * MS, 0, false, 2 * MS);
+	ps_plane_tx(&p, 10 * MS);
+	ps_plane_rx(&p, 1, 10 * MS, 27 * MS, 27 * MS, 28 * MS, 1, false, 28 * MS);
+	ps_plane_metrics(&p, &m, false);
+	assert_int_equal(m.jitter_ns, MS);
+}
+
+static void stateful_split(void **state)
+{
+	struct ps_plane p;
+	struct ps_metrics m;
+	uint32_t rseq = 0;
+	(void)state;
+	plane(&p, 100);
+	/* of 100 probes: every 10th lost on the way out (the reflector's
+	 * counter does not move), every 10th + 5 on the way back (it does) */
+	for (uint32_t i = 0; i < 100; i++) {
+		uint64_t t1 = i * 10 * MS;
+		ps_plane_tx(&p, t1);
+		if (i % 10 == 0)
+			continue;
+		uint32_t r = rseq++;
+		if (i % 10 == 5)
+			continue;
+		ps_plane_rx(&p, i, t1, t1 + MS, t1 + MS, t1 + 2 * MS, r, true, t1 + 2 * MS);
+	}
+	ps_plane_expire(&p, 2 * S, 15 * MS);
+	ps_plane_metrics(&p, &m, false);
+	assert_int_equal(m.lost, 20);
+	assert_true(m.stateful);
+	/* probe 0 has no reply before it: 9 forward losses seen of 10 */
+	assert_int_equal(m.fwd_lost, 9);
+	assert_int_equal(m.rev_lost, 10);
+	assert_int_equal(m.fwd_loss_ppm, 90000);
+	assert_int_equal(m.loss_ppm, 200000);
+}
+
+static void path_aggregate(void **state)
+{
+	struct ps_metrics pl[3] = { { .sent = 100,
+				      .lost = 10,
+				      .answered = 90,
+				      .rtt_mean_ns = 2 * MS,
+				      .rtt_min_ns = MS,
+				      .rtt_recent_ns = 2 * MS,
+				      .jitter_ns = 5,
+				      .consecutive_lost = 2,
+				      .last_rx = 7 },
+				    { .sent = 100,
+				      .lost = 0,
+				      .answered = 100,
+				      .rtt_mean_ns = 4 * MS,
+				      .rtt_min_ns = 3 * MS,
+				      .rtt_recent_ns = 4 * MS,
+				      .jitter_ns = 9,
+				      .consecutive_lost = 0,
+				      .last_rx = 9 },
+				    { .sent = 100, .lost = 100 } };
+	struct ps_metrics m;
+	(void)state;
+	ps_path_metrics(pl, 3, 0x3, &m);
+	assert_int_equal(m.sent, 200);
+	assert_int_equal(m.loss_ppm, 50000);
+	assert_int_equal(m.rtt_min_ns, MS);
+	assert_int_equal(m.rtt_mean_ns, (90 * 2 * MS + 100 * 4 * MS) / 190);
+	assert_int_equal(m.rtt_recent_ns, 3 * MS);
+	assert_int_equal(m.jitter_ns, 9);
+	assert_int_equal(m.consecutive_lost, 0);
+	assert_int_equal(m.last_rx, 9);
+	ps_path_metrics(pl, 3, 0, &m);
+	assert_int_equal(m.sent, 0);
+	assert_string_equal(ps_reason_name(PS_REASON_PLANE_LOST), "plane_lost");
+	assert_string_equal(ps_event_kind_name(PS_EV_PATH_UP), "path_up");
+}
+
+/* ---- Part 2, by hand ---- */
+
+static struct cfg_ps_tier tiers[PS_TIERS] = {
+	{ PS_OBJ_LATENCY, 10000, 0, 0, 0, 0 },
+	{ PS_OBJ_WEIGHTED, 20000, 1.0, 1.0, 10.0, 0.1 },
+	{ PS_OBJ_COST, 50000, 0, 0, 0, 0 },
+};
+
+static struct ps_group_params params(void)
+{
+	struct cfg_ps_group g = { .interval_us = PS_DEFAULT_INTERVAL_US,
+				  .window = PS_DEFAULT_WINDOW,
+				  .lost_down = PS_DEFAULT_LOST_DOWN,
+				  .margin_ppm = PS_DEFAULT_MARGIN_PPM,
+				  .margin_min_us = PS_DEFAULT_MARGIN_MIN,
+				  .hold_us = PS_DEFAULT_HOLD_US };
+	struct ps_group_params gp;
+	ps_group_params_init(&gp, &g);
+	return gp;
+}
+
+static struct ps_metrics clean(uint32_t n, uint64_t rtt)
+{
+	return (struct ps_metrics){ .sent = n,
+				    .answered = n,
+				    .rtt_recent_ns = rtt,
+				    .rtt_mean_ns = rtt,
+				    .consecutive_answered = n,
+				    .last_rx = 1,
+				    .recent_sent = n / 4 };
+}
+
+static void decide_by_hand(void **state)
+{
+	struct ps_group_params gp = params();
+	struct ps_group_mem mem;
+	struct ps_metrics pl[2][2];
+	struct ps_path_in in[2] = { { pl[0], 2, 10, false }, { pl[1], 2, 20, false } };
+	struct ps_event ev[PS_EVENTS_MAX];
+	unsigned n;
+	(void)state;
+
+	ps_group_mem_init(&mem, 2, 1);
+	/* too few probes judged: the initial active stays */
+	pl[0][0] = pl[0][1] = clean(5, 5 * MS);
+	pl[1][0] = pl[1][1] = clean(5, 9 * MS);
+	assert_int_equal(ps_decide(&gp, tiers, in, 2, 1 * MS, &mem, ev, PS_EVENTS_MAX), 0);
+	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_GOLD), 1);
+	assert_int_equal(ps_next_wake(&mem), 1 * MS + PS_STARTUP_MAX_NS);
+	/* judged: the best at once, for each tier */
+	pl[0][0] = pl[0][1] = clean(50, 5 * MS);
+	pl[1][0] = pl[1][1] = clean(50, 9 * MS);
+	n = ps_decide(&gp, tiers, in, 2, 2 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 3);
+	assert_int_equal(ev[0].kind, PS_EV_SWITCH);
+	assert_int_equal(ev[0].reason, PS_REASON_STARTUP);
+	assert_int_equal(ev[0].old_path, 1);
+	assert_int_equal(ev[0].new_path, 0);
+	assert_int_equal(ev[0].old_rtt_ns, 9 * MS);
+	assert_int_equal(ev[0].new_rtt_ns, 5 * MS);
+	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 0);
+	/* path 1 becomes much faster: gold moves after the hold, not before */
+	pl[1][0] = pl[1][1] = clean(50, 1 * MS);
+	n = ps_decide(&gp, tiers, in, 2, 10 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 0);
+	assert_int_equal(ps_next_wake(&mem), 110 * MS);
+	n = ps_decide(&gp, tiers, in, 2, 109 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 0);
+	n = ps_decide(&gp, tiers, in, 2, 110 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 2); /* gold (latency), silver (score); bronze stays on the cheap one */
+	assert_int_equal(ev[0].reason, PS_REASON_LATENCY);
+	assert_int_equal(ev[1].reason, PS_REASON_SCORE);
+	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 0);
+	/* BFD of path 1 down: gold and silver back at once */
+	in[1].bfd_down = true;
+	n = ps_decide(&gp, tiers, in, 2, 111 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 3);
+	assert_int_equal(ev[0].kind, PS_EV_PATH_DOWN);
+	assert_int_equal(ev[0].reason, PS_REASON_BFD_DOWN);
+	assert_int_equal(ev[1].reason, PS_REASON_BFD_DOWN);
+	assert_int_equal(ev[1].new_path, 0);
+	/* path 0's planes stop answering: no path */
+	pl[0][0].consecutive_lost = pl[0][1].consecutive_lost = 3;
+	pl[0][0].consecutive_answered = pl[0][1].consecutive_answered = 0;
+	n = ps_decide(&gp, tiers, in, 2, 112 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 6);
+	assert_int_equal(ev[0].kind, PS_EV_PLANE_DOWN);
+	assert_int_equal(ev[0].reason, PS_REASON_PLANE_LOST);
+	assert_int_equal(ev[2].kind, PS_EV_PATH_DOWN);
+	assert_int_equal(ev[3].reason, PS_REASON_NO_PATH);
+	assert_int_equal(ev[3].new_path, -1);
+	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0);
+	/* path 1's BFD back: every tier to it at once */
+	in[1].bfd_down = false;
+	n = ps_decide(&gp, tiers, in, 2, 113 * MS, &mem, ev, 2);
+	assert_int_equal(n, 2);
+	assert_int_equal(mem.events_dropped, 2);
+	assert_int_equal(ev[1].reason, PS_REASON_RESTORED);
+	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 1);
+}
+
+/* A plane far lossier than its path's others is taken out; uniform loss takes none out. */
+static void plane_degradation(void **state)
+{
+	struct ps_group_params gp = params();
+	struct ps_group_mem mem;
+	struct ps_metrics pl[4];
+	struct ps_path_in in = { pl, 4, 10, false };
+	struct ps_event ev[PS_EVENTS_MAX];
+	(void)state;
+	ps_group_mem_init(&mem, 1, 0);
+	for (int j = 0; j < 4; j++)
+		pl[j] = clean(100, MS);
+	pl[2].lost = 30;
+	pl[2].answered = 70;
+	unsigned n = ps_decide(&gp, tiers, &in, 1, MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev[0].kind, PS_EV_PLANE_DOWN);
+	assert_int_equal(ev[0].reason, PS_REASON_PLANE_LOSS);
+	assert_int_equal(ev[0].plane, 2);
+	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0xb);
+	/* it recovers */
+	pl[2].lost = 0;
+	n = ps_decide(&gp, tiers, &in, 1, 2 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev[0].kind, PS_EV_PLANE_UP);
+	/* 30 % on every plane: the path's, none taken out */
+	for (int j = 0; j < 4; j++)
+		pl[j].lost = 30;
+	n = ps_decide(&gp, tiers, &in, 1, 3 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(n, 0);
+	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0xf);
+	/* one plane left: never taken out for loss */
+	for (int j = 0; j < 3; j++) {
+		pl[j].consecutive_lost = 3;
+		pl[j].consecutive_answered = 0;
+	}
+	pl[3].lost = 90;
+	ps_decide(&gp, tiers, &in, 1, 4 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0x8);
+}
+
+/* ---- Part 2, simulated ---- */
+
+#define NP       3
+#define NK       4
+#define WINDOW   100
+#define INTERVAL (10 * MS)
+#define STEP     (500 * US)
+#define INFLIGHT 64
+#define SEEDS    40
+
+struct flight {
+	uint32_t seq, rseq;
+	uint64_t t1, t2, t4;
+};
+
+struct sim_plane {
+	struct ps_plane p;
+	struct ps_probe ring[WINDOW];
+	struct flight fl[INFLIGHT];
+	unsigned nb_fl;
+	uint32_t rseq;
+	uint64_t next_tx;
+	bool blackhole;
+};
+
+struct sim {
+	uint64_t rng, now;
+	struct sim_plane pl[NP][NK];
+	struct ps_metrics m[NP][NK];
+	struct ps_path_in in[NP];
+	double loss[NP];
+	uint64_t rtt[NP];
+	struct ps_group_params gp;
+	struct ps_group_mem mem;
+	unsigned switches[PS_TIERS];
+	uint8_t last_reason[PS_TIERS];
+	unsigned plane_downs;
+	uint64_t plane_down_t;
+};
+
+static uint64_t rnd(struct sim *s)
+{
+	/* splitmix64 (Steele, Lea, Flood 2014) */
+	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double unif(struct sim *s)
+{
+	return (double)(rnd(s) >> 11) / 9007199254740992.0;
+}
+
+static void sim_init(struct sim *s, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->rng = seed * 7919 + 1;
+	s->gp = params();
+	ps_group_mem_init(&s->mem, NP, 0);
+	for (int i = 0; i < NP; i++) {
+		s->rtt[i] = MS;
+		for (int j = 0; j < NK; j++) {
+			struct sim_plane *sp = &s->pl[i][j];
+			ps_plane_init(&sp->p, sp->ring, WINDOW);
+			/* planes spread over the interval, paths too */
+			sp->next_tx = (uint64_t)(i * NK + j) * INTERVAL / (NP * NK) + 1;
+		}
+		s->in[i] = (struct ps_path_in){ s->m[i], NK, 10 * (uint32_t)(i + 1), false };
+	}
+}
+
+/* One step of STEP: replies due, probes due, expiries, then a decision. */
+static void sim_step(struct sim *s)
+{
+	struct ps_event ev[PS_EVENTS_MAX];
+
+	s->now += STEP;
+	for (int i = 0; i < NP; i++)
+		for (int j = 0; j < NK; j++) {
+			struct sim_plane *sp = &s->pl[i][j];
+			for (unsigned f = 0; f < sp->nb_fl;) {
+				struct flight *fl = &sp->fl[f];
+				if (fl->t4 > s->now) {
+					f++;
+					continue;
+				}
+				ps_plane_rx(&sp->p, fl->seq, fl->t1, fl->t2, fl->t2 + 20 * US,
+					    fl->t4, fl->rseq, true, s->now);
+				*fl = sp->fl[--sp->nb_fl];
+			}
+			while (sp->next_tx <= s->now) {
+				uint64_t t1 = sp->next_tx;
+				uint32_t seq = ps_plane_tx(&sp->p, t1);
+				sp->next_tx += INTERVAL;
+				if (sp->blackhole)
+					continue;
+				if (unif(s) < s->loss[i]) {
+					if (unif(s) < 0.5)
+						sp->rseq++; /* lost on the way back */
+					continue;
+				}
+				/* ±100 µs of delay variation each way */
+				uint64_t half = s->rtt[i] / 2;
+				uint64_t fwd = half + (uint64_t)(unif(s) * 200 * US);
+				uint64_t back = half + (uint64_t)(unif(s) * 200 * US);
+				if (sp->nb_fl < INFLIGHT)
+					sp->fl[sp->nb_fl++] = (struct flight){ seq, sp->rseq++, t1,
+									       t1 + fwd + 3 * S,
+									       t1 + fwd + 20 * US +
+										       back };
+			}
+			ps_plane_expire(&sp->p, s->now, ps_plane_timeout_ns(&sp->p));
+			ps_plane_metrics(&sp->p, &s->m[i][j], false);
+		}
+	unsigned n = ps_decide(&s->gp, tiers, s->in, NP, s->now, &s->mem, ev, PS_EVENTS_MAX);
+	for (unsigned e = 0; e < n; e++) {
+		if (ev[e].kind == PS_EV_SWITCH) {
+			s->switches[ev[e].tier]++;
+			s->last_reason[ev[e].tier] = ev[e].reason;
+		} else if (ev[e].kind == PS_EV_PLANE_DOWN) {
+			if (s->plane_downs++ == 0)
+				s->plane_down_t = s->now;
+		}
+	}
+}
+
+static void sim_run(struct sim *s, uint64_t until)
+{
+	while (s->now < until)
+		sim_step(s);
+}
+
+/* Run until tier @p t leaves path @p from, at most @p max: ns after now, UINT64_MAX if it stayed. */
+static uint64_t sim_until_moved(struct sim *s, int t, int from, uint64_t max)
+{
+	uint64_t t0 = s->now;
+	while (s->now - t0 < max) {
+		sim_step(s);
+		if (s->mem.active[t] != from)
+			return s->now - t0;
+	}
+	return UINT64_MAX;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median and maximum of @p n times (ns), and how many are within @p bound. */
+static unsigned report(const char *what, uint64_t *t, unsigned n, uint64_t bound)
+{
+	unsigned within = 0;
+	qsort(t, n, sizeof(t[0]), cmp_u64);
+	for (unsigned i = 0; i < n; i++)
+		within += t[i] <= bound;
+	print_message("%-34s median %4llu ms, max %4llu ms, within %llu ms: %u/%u\n", what,
+		      (unsigned long long)(t[n / 2] / MS),
+		      t[n - 1] == UINT64_MAX ? 9999ull : (unsigned long long)(t[n - 1] / MS),
+		      (unsigned long long)(bound / MS), within, n);
+	return within;
+}
+
+/* Clean start-up, then gold's active path impaired by @p impair at a random phase. */
+static int sim_start(struct sim *s, uint64_t seed)
+{
+	sim_init(s, seed);
+	sim_run(s, 2 * S + (rnd(s) % INTERVAL));
+	assert_true(s->mem.started);
+	return s->mem.active[CFG_TIER_GOLD];
+}
+
+static void sim_loss5(void **state)
+{
+	uint64_t t[SEEDS];
+	(void)state;
+	for (unsigned k = 0; k < SEEDS; k++) {
+		struct sim s;
+		int a = sim_start(&s, k);
+		s.loss[a] = 0.05;
+		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, a, 2 * S);
+		if (t[k] != UINT64_MAX)
+			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_LOSS);
+	}
+	assert_true(report("5% loss on gold's path: gold moves", t, SEEDS, 500 * MS) >=
+		    SEEDS * 95 / 100);
+}
+
+static void sim_rtt(uint64_t add, const char *what, uint64_t bound)
+{
+	uint64_t t[SEEDS];
+	unsigned reasons[16] = { 0 };
+	for (unsigned k = 0; k < SEEDS; k++) {
+		struct sim s;
+		int a = sim_start(&s, 100 + k);
+		s.rtt[a] += add;
+		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, a, 2 * S);
+		reasons[s.last_reason[CFG_TIER_GOLD] & 15]++;
+	}
+	assert_true(report(what, t, SEEDS, bound) >= SEEDS * 95 / 100);
+	for (unsigned r = 0; r < 16; r++)
+		if (reasons[r])
+			print_message("    reason %s: %u\n", ps_reason_name(r), reasons[r]);
+}
+
+static void sim_rtt60(void **state)
+{
+	(void)state;
+	sim_rtt(60 * MS, "RTT +60 ms on gold's path", 500 * MS);
+}
+
+static void sim_rtt10(void **state)
+{
+	(void)state;
+	sim_rtt(10 * MS, "RTT +10 ms on gold's path", 500 * MS);
+}
+
+static void sim_blackhole(void **state)
+{
+	uint64_t t[SEEDS];
+	(void)state;
+	for (unsigned k = 0; k < SEEDS; k++) {
+		struct sim s;
+		int a = sim_start(&s, 200 + k);
+		for (int j = 0; j < NK; j++)
+			s.pl[a][j].blackhole = true;
+		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, a, 1 * S);
+		assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_HARD_FAILURE);
+		sim_run(&s, s.now + 10 * MS);
+		for (int tier = 0; tier < PS_TIERS; tier++)
+			assert_int_not_equal(s.mem.active[tier], a);
+	}
+	assert_true(report("blackhole of gold's path", t, SEEDS, 50 * MS) == SEEDS);
+}
+
+static void sim_plane_blackhole(void **state)
+{
+	uint64_t t[SEEDS];
+	(void)state;
+	for (unsigned k = 0; k < SEEDS; k++) {
+		struct sim s;
+		int a = sim_start(&s, 300 + k);
+		int act[PS_TIERS];
+		for (int tier = 0; tier < PS_TIERS; tier++)
+			act[tier] = s.mem.active[tier];
+		unsigned sw = s.switches[0] + s.switches[1] + s.switches[2];
+		int j = (int)(rnd(&s) % NK);
+		uint64_t t0 = s.now;
+		s.pl[a][j].blackhole = true;
+		s.plane_downs = 0;
+		sim_run(&s, t0 + 3 * S);
+		assert_int_equal(s.plane_downs, 1);
+		t[k] = s.plane_down_t - t0;
+		assert_int_equal(ps_group_mem_healthy(&s.mem, a), 0xf & ~(1u << j));
+		assert_int_equal(s.switches[0] + s.switches[1] + s.switches[2], sw);
+		for (int tier = 0; tier < PS_TIERS; tier++)
+			assert_int_equal(s.mem.active[tier], act[tier]);
+	}
+	assert_true(report("one plane blackholed: plane down", t, SEEDS, 50 * MS) == SEEDS);
+}
+
+static void sim_loss2_everywhere(void **state)
+{
+	unsigned total[PS_TIERS] = { 0 }, over[PS_TIERS] = { 0 }, runs = SEEDS / 2;
+	unsigned why[PS_TIERS][16] = { { 0 } };
+	(void)state;
+	for (unsigned k = 0; k < runs; k++) {
+		struct sim s;
+		sim_init(&s, 400 + k);
+		for (int i = 0; i < NP; i++)
+			s.loss[i] = 0.02;
+		sim_run(&s, 2 * S);
+		unsigned base[PS_TIERS];
+		memcpy(base, s.switches, sizeof(base));
+		sim_run(&s, 62 * S);
+		for (int t = 0; t < PS_TIERS; t++) {
+			unsigned n = s.switches[t] - base[t];
+			total[t] += n;
+			over[t] += n > 1;
+			if (n)
+				why[t][s.last_reason[t] & 15]++;
+		}
+	}
+	for (int t = 0; t < PS_TIERS; t++) {
+		print_message("2%% loss everywhere, 60 s, tier %d: %u switches in %u runs, "
+			      "%u runs with more than one\n",
+			      t, total[t], runs, over[t]);
+		for (unsigned r = 0; r < 16; r++)
+			if (why[t][r])
+				print_message("    last reason %s: %u runs\n", ps_reason_name(r),
+					      why[t][r]);
+		assert_true(over[t] * 100 <= runs * 5);
+	}
+}
+
+static void sim_bronze_cost(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < SEEDS / 4; k++) {
+		struct sim s;
+		sim_init(&s, 500 + k);
+		s.loss[0] = 0.02; /* the cheapest */
+		sim_run(&s, 20 * S);
+		assert_int_equal(s.mem.active[CFG_TIER_BRONZE], 0);
+		assert_int_equal(s.switches[CFG_TIER_BRONZE], 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(seq_and_rtt),         cmocka_unit_test(loss_timeout_reorder_late),
+		cmocka_unit_test(window_slides),       cmocka_unit_test(jitter_rfc3550),
+		cmocka_unit_test(stateful_split),      cmocka_unit_test(path_aggregate),
+		cmocka_unit_test(decide_by_hand),      cmocka_unit_test(plane_degradation),
+		cmocka_unit_test(sim_loss5),           cmocka_unit_test(sim_rtt60),
+		cmocka_unit_test(sim_rtt10),           cmocka_unit_test(sim_blackhole),
+		cmocka_unit_test(sim_plane_blackhole), cmocka_unit_test(sim_loss2_everywhere),
+		cmocka_unit_test(sim_bronze_cost),
+	};
+	if (getenv("PS_TEST")) /* one test: PS_TEST=sim_loss5 */
+		cmocka_set_test_filter(getenv("PS_TEST"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
