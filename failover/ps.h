@@ -60,6 +60,8 @@ struct ps_plane_rt {
 	void *mem;             /* m's probe records */
 	uint64_t next_tx;      /* ns (fo_now_ns) */
 	bool stateful; /* the reflector counts our probes (seen once its numbers differed) */
+	bool answered; /* a reply ever came: until then the metrics restart with the first
+	                * reply (the peer may not have been running yet) */
 	uint64_t tx, rx, rx_bad, tx_errors;
 };
 

@@ -82,7 +82,13 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 
 	for (int t = 0; t < PS_TIERS; t++) {
 		int k = rt->mem.active[t];
-		struct fwd_path *p = k >= 0 && k < fpg->nb_paths ? g->path[k] : NULL;
+		/* No usable path: the tier keeps the path it had. Probes may be
+		 * what fails (the remote's reflector off), and dropping would
+		 * make the loss certain; the history says no_path. */
+		if (k < 0 || k >= fpg->nb_paths)
+			k = rt->applied[t] >= 0 && rt->applied[t] < fpg->nb_paths ? rt->applied[t]
+										  : 0;
+		struct fwd_path *p = fpg->nb_paths > 0 ? g->path[k] : NULL;
 		atomic_store_explicit((struct fwd_path * _Atomic *)&g->tier_active[t], p,
 				      memory_order_release);
 		if (t == (int)g->default_tier)
@@ -390,6 +396,17 @@ static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_i
 	}
 	uint64_t t1 = stamp_unix_ns_from_ntp(r.t1), t2 = stamp_unix_ns_from_ntp(r.t2);
 	uint64_t t3 = stamp_unix_ns_from_ntp(r.t3), t4 = ps_unix_ns(ri->t_rx);
+	/* The first reply ever: what was lost before it is the time the
+	 * reflector was not there yet (the remote starting, or its reflector
+	 * off until a reload), no measure of the path. The metrics start now;
+	 * the plane comes up after lost_down answers like any plane. */
+	if (!pl->answered) {
+		pl->answered = true;
+		ps_plane_init(&pl->m, pl->mem, pl->g->window);
+		pl->rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	/* a stateless reflector copies our sequence number (RFC 8762 §4.3.1);
 	 * a stateful one counts what it received, the same until one is lost */
 	if (r.seq != r.sender_seq)
