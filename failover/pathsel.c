@@ -422,6 +422,7 @@ struct path_view {
 	bool usable;
 	uint32_t cost;
 	struct ps_metrics m;   /* over its healthy planes */
+	struct ps_metrics all; /* over all its planes: what a path without healthy ones last showed */
 	double loss;           /* window, point estimate */
 	double lo_violate;     /* max(lo(window) at PS_Z_VIOLATE, lo(recent) at PS_Z_RECENT) */
 	double lo_window;      /* lo(window) at PS_Z_VIOLATE */
@@ -684,6 +685,7 @@ static void decide_planes(const struct ps_group_params *gp, const struct ps_path
 static void view_path(const struct ps_path_in *in, uint16_t healthy, struct path_view *v)
 {
 	ps_path_metrics(in->planes, in->nb_planes, healthy, &v->m);
+	ps_path_metrics(in->planes, in->nb_planes, 0xffff, &v->all);
 	v->cost = in->cost;
 	v->loss = v->m.sent ? (double)v->m.lost / v->m.sent : 0;
 	v->lo_window = ps_loss_lo(v->m.lost, v->m.sent, PS_Z_VIOLATE);
@@ -703,7 +705,10 @@ static void switch_tier(struct ev_out *o, struct ps_group_mem *mem, const struct
 	int from = mem->active[tier];
 	struct ps_event *e = ev_push(o, PS_EV_SWITCH, reason, tier, from, to, -1);
 
-	ev_metrics(e, from >= 0 ? &v[from].m : NULL, to >= 0 ? &v[to].m : NULL);
+	/* a path that lost every plane: its metrics over all of them (the
+	 * last RTTs it answered with, the loss that took it down) */
+	ev_metrics(e, from >= 0 ? (v[from].m.sent ? &v[from].m : &v[from].all) : NULL,
+		   to >= 0 ? &v[to].m : NULL);
 	mem->active[tier] = (int8_t)to;
 	mem->candidate[tier] = -1;
 	mem->beaten_since[tier] = 0;

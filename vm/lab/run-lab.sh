@@ -10,8 +10,10 @@
 # the copy, reloads, and shows two businesses sharing a 50 Mbit/s line
 # under overload with their measured rates; then it stops vbrd and runs
 # vm/lab/failover-lab.sh (a line failing silently under a stream, the
-# outage it caused in ms), and removes the lab. Set HOLD=1 to
-# keep the lab up until Ctrl-C, without the failover step (try
+# outage it caused in ms), then vm/lab/pathsel-lab.sh (two vbrds over
+# three probed lines: a gray failure on gold's line and the switch it
+# caused, with the metrics), and removes the lab. Set HOLD=1 to keep the
+# lab up until Ctrl-C, without the failover and path-selection steps (try
 # `build/app/vbrctl show stats` meanwhile).
 set -euo pipefail
 
@@ -163,6 +165,8 @@ if [ "${HOLD:-0}" != 1 ]; then
 	pid=
 	rm -rf /run/dpdk/vbrd
 	"$root/vm/lab/failover-lab.sh"
+	step "path selection: two vbrds, three lines probed per plane; a gray failure on gold's line (vm/lab/pathsel-lab.sh)"
+	"$root/vm/lab/pathsel-lab.sh"
 fi
 
 if [ "${HOLD:-0}" = 1 ]; then
