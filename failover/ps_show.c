@@ -179,11 +179,9 @@ int ps_show_start(void)
 				"show paths history [GROUP]: path switches and plane changes, "
 				"with the metrics that decided them",
 				show_history)) < 0 ||
-	    (ret = ctl_export("show paths planes", "/vbrd/paths/planes",
-			      "Path selection: every probe session (path x plane) and its metrics")) <
-		    0 ||
-	    (ret = ctl_export("show paths history", "/vbrd/paths/history",
-			      "Path selection: switches and plane changes")) < 0)
+	    (ret = ctl_export(
+		     "show paths planes", "/vbrd/paths/planes",
+		     "Path selection: every probe session (path x plane) and its metrics")) < 0)
 		return ret;
 	return 0;
 }
