@@ -4,7 +4,7 @@
  * path, each path's metrics over its healthy planes), `show paths planes
  * [GROUP]` (every probe session) and `show paths history [GROUP]` (every
  * switch and plane change with the metrics that decided it). Telemetry
- *  /vbrd/paths/planes (the history is longer than a telemetry reply).
+ * /vbrd/paths/planes (the history is longer than a telemetry reply).
  */
 #include <errno.h>
 #include <stdio.h>
