@@ -48,9 +48,19 @@ static void lose(struct ps_plane *p, struct ps_probe *r, uint64_t seq)
 	if (in_recent(p, seq))
 		p->r_lost++;
 	p->lost_total++;
+	/* The long-term loss is the path's chronic loss: an outage (a run of
+	 * more than PS_OUTAGE_RUN lost probes) is the hard-failure rule's
+	 * business, and counting it would keep the path from being a
+	 * candidate for a loss switch for PS_LONG_WINDOWS windows after it
+	 * healed. Its first PS_OUTAGE_RUN losses count. */
+	uint64_t run = seq + 1 > p->hi_ans1 ? seq + 1 - p->hi_ans1 : 1;
+	r->in_long = run <= PS_OUTAGE_RUN;
+	if (!r->in_long)
+		goto runs;
 	if (p->long_n < PS_LONG_WINDOWS * p->window)
 		p->long_n++;
 	p->loss_long += (1.0 - p->loss_long) / p->long_n;
+runs:
 	/* the run of answers restarts after this loss: those answered in time
 	 * above it (reordered) are already in it */
 	p->consec_ans = p->ahead;
@@ -181,9 +191,11 @@ bool ps_plane_rx(struct ps_plane *p, uint32_t seq, uint64_t t1_ns, uint64_t t2_n
 			p->r_lost--;
 		p->late_total++;
 		r->late = 1;
-		p->loss_long -= 1.0 / p->long_n; /* undo its loss */
-		if (p->loss_long < 0)
-			p->loss_long = 0;
+		if (r->in_long) {
+			p->loss_long -= 1.0 / p->long_n; /* undo its loss */
+			if (p->loss_long < 0)
+				p->loss_long = 0;
+		}
 	} else {
 		if (p->long_n < PS_LONG_WINDOWS * p->window)
 			p->long_n++;
@@ -817,7 +829,9 @@ unsigned ps_decide(const struct ps_group_params *gp, const struct cfg_ps_tier *t
 				if (best != mem->active[t])
 					switch_tier(&o, mem, v, t, best, PS_REASON_STARTUP);
 			}
-		} else {
+		} else if (now - mem->first_call < PS_STARTUP_MAX_NS) {
+			/* the start-up's deadline; once it is past, only a probe
+			 * event (a path becoming usable) can end the start-up */
 			mem->wake = mem->first_call + PS_STARTUP_MAX_NS;
 		}
 	}

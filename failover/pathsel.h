@@ -129,6 +129,7 @@
 #define PS_REORDER_PROBES 3u            /* a reply this many probes later loses a probe */
 #define PS_RECENT_RTTS    8u            /* the recent RTT is their median */
 #define PS_MIN_JUDGED     20u           /* judged probes before a path is compared */
+#define PS_OUTAGE_RUN     1u            /* lost in a row beyond this: an outage, not long-term loss */
 #define PS_STARTUP_MAX_NS 1000000000ull /* 1 s: start-up waits no longer */
 #define PS_Z_VIOLATE      2.33          /* one-sided 99 %: "surely above the bound" */
 #define PS_Z_MEET         1.8           /* one-sided 96 %: "surely within the bound" */
@@ -144,6 +145,7 @@ struct ps_probe {
 	uint32_t rtt_ns;  /* ANSWERED */
 	uint8_t state;    /* enum ps_probe_state */
 	uint8_t late;     /* answered after it was judged lost */
+	uint8_t in_long;  /* LOST: counted in the long-term loss (not deep in an outage) */
 	uint16_t fwd_gap; /* stateful: probes before it lost on the way out */
 	uint16_t rev_gap; /* ... on the way back */
 };

@@ -106,9 +106,15 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 					sw->path[sw->nb] = (uint8_t)k;
 					sw->share[sw->nb++] = g->share[k];
 				}
-			/* nothing known yet: the tier's path alone */
-			if (sw->nb == 0 && rt->mem.active[t] >= 0) {
-				sw->path[0] = (uint8_t)rt->mem.active[t];
+			/* none usable (or nothing known yet): the tier's path
+			 * alone, the one it keeps (below) */
+			if (sw->nb == 0 && fpg->nb_paths > 0) {
+				int k = rt->mem.active[t];
+				if (k < 0 || k >= fpg->nb_paths)
+					k = rt->applied[t] >= 0 && rt->applied[t] < fpg->nb_paths
+						    ? rt->applied[t]
+						    : 0;
+				sw->path[0] = (uint8_t)k;
 				sw->share[0] = 1;
 				sw->nb = 1;
 			}
@@ -500,6 +506,9 @@ static void decide(const struct fwd_state *st, const struct ps_state *ps, const 
 			       RTE_DIM(ev));
 	rt->decisions++;
 	rt->next_decide = ps_next_wake(&rt->mem);
+	/* never again in the same turn: a wake in the past waits 1 ms */
+	if (rt->next_decide <= now)
+		rt->next_decide = now + 1000000;
 	if (n == 0)
 		return;
 	apply(st, g);
