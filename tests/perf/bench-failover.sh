@@ -26,27 +26,51 @@
 #   dr-5ms     member0 a line, member1 the DR tunnel to the HA partner,
 #              5 ms x 3 (tunnel BFD between inner addresses)                  (goal: median <= 20 ms)
 #
+# Path-selection scenarios (tests/perf/bench_pathsel.tcl, harness/ps_lab.tcl:
+# two vbrds, three lines through impair, 4 planes per path, STAMP probes
+# with the default settings: interval 10 ms, window 100, lost_down 3, hold
+# 100 ms), all four in one pair of vbrds; BENCH_PS_FAULTS faults each (10)
+# on the line of the edge's gold path, one at a time, each healed and the
+# metrics settled before the next:
+#   ps-blackhole  loss 100 both ways            gold's switch   (goal: <= 50 ms)
+#   ps-delay60    +60 ms round trip (30 each way) gold's switch (goal: <= 300 ms)
+#   ps-loss5      5 % loss each way              gold's switch   (goal: <= 300 ms)
+#   ps-plane      plane 1 (UDP port 49153) dropped both ways: its plane_down,
+#                 and the path must not switch                   (goal: <= 300 ms)
+# printed as
+#
+#   bench: SCENARIO faults N/M onset-to-switch median X ms max Y ms (goal <= G ms, every fault: met|missed) reasons R
+#
+# onset: the wall clock just before the fault's impair (nft) command, so
+# the command's own latency (CTL_MS, a few ms) is in the figure; the
+# switch: the event's time_us in `vbrctl show paths history` (vbrd's clock
+# at the decision that moved the tier).
+#
 # The run directory /tmp/vbrd-tests/PREFIX keeps the per-cut figures
 # (cuts.txt: SCENARIO CUT OUTAGE_MS DETECT_US LOST SENDER_PAUSE_MS STATUS),
-# each scenario's output and vbrd logs, and the summary (summary.txt).
-# Not part of make test. Environment:
+# the per-fault figures of path selection (faults.txt: SCENARIO FAULT PATH
+# MS REASON DETECT_US CTL_MS STATUS), each scenario's output and vbrd logs,
+# and the summary (summary.txt). Not part of make test. Environment:
 #   BUILD=build                 meson build dir
-#   BENCH_FO_SCENARIOS="vbrd-5ms frr-10ms dr-5ms"
+#   BENCH_FO_SCENARIOS="vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane"
 #   BENCH_FO_CUTS=20            cuts per scenario
+#   BENCH_PS_FAULTS=10          faults per path-selection scenario
 #   BENCH_FO_PPS=10000          the stream's datagrams/s
 #   VBRD_TEST_PREFIX=bfo<pid>   name prefix of namespaces, veths, vbrd instances
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms}
+SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane}
 export BENCH_FO_CUTS=${BENCH_FO_CUTS:-20}
+export BENCH_PS_FAULTS=${BENCH_PS_FAULTS:-10}
 export BENCH_FO_PPS=${BENCH_FO_PPS:-10000}
 prefix=${VBRD_TEST_PREFIX:-bfo$(($$ % 10000))}
 export VBRD_TEST_PREFIX=$prefix
 export VBRD_BUILD=$BUILD
 rundir=/tmp/vbrd-tests/$prefix
 export BENCH_FO_OUT=$rundir/cuts.txt
+export BENCH_PS_OUT=$rundir/faults.txt
 
 die() { echo "bench: error: $*" >&2; exit 1; }
 
@@ -78,12 +102,31 @@ trap on_signal INT TERM
 rm -rf "$rundir"
 mkdir -p "$rundir"
 : >"$BENCH_FO_OUT"
-t0=$(date +%s)
+: >"$BENCH_PS_OUT"
+ps_scens=""
 for scen in $SCENARIOS; do
-	case $scen in vbrd-5ms|frr-10ms|dr-5ms) ;; *) die "unknown scenario '$scen'" ;; esac
-	echo "bench: $scen: $BENCH_FO_CUTS cuts under $BENCH_FO_PPS pps ..." >&2
-	BENCH_FO_SCENARIO=$scen timeout -k 10 480 tclsh tests/tcl/run.tcl tests/perf/bench_failover.tcl \
-		>"$rundir/$scen.out" 2>&1 &
+	case $scen in
+	vbrd-5ms|frr-10ms|dr-5ms) ;;
+	ps-blackhole|ps-delay60|ps-loss5|ps-plane) ps_scens="$ps_scens $scen" ;;
+	*) die "unknown scenario '$scen'" ;;
+	esac
+done
+t0=$(date +%s)
+ps_done=0
+for scen in $SCENARIOS; do
+	if [ "${scen#ps-}" != "$scen" ]; then
+		# every path-selection scenario in one lab, at the first one's turn
+		[ "$ps_done" = 0 ] || continue
+		ps_done=1
+		scen=pathsel
+		echo "bench: path selection:$ps_scens: $BENCH_PS_FAULTS faults each ..." >&2
+		BENCH_PS_SCENARIOS="${ps_scens# }" timeout -k 10 480 tclsh tests/tcl/run.tcl \
+			tests/perf/bench_pathsel.tcl >"$rundir/$scen.out" 2>&1 &
+	else
+		echo "bench: $scen: $BENCH_FO_CUTS cuts under $BENCH_FO_PPS pps ..." >&2
+		BENCH_FO_SCENARIO=$scen timeout -k 10 480 tclsh tests/tcl/run.tcl tests/perf/bench_failover.tcl \
+			>"$rundir/$scen.out" 2>&1 &
+	fi
 	child=$!
 	wait "$child"
 	rc=$?
@@ -120,9 +163,58 @@ summary() {
 	}' "$BENCH_FO_OUT"
 }
 
+# One line per path-selection scenario from the faults file: median and
+# max onset-to-event of the measured faults (status ok or switched), the
+# goal judged on every fault (the max; a fault with no event within
+# BENCH_PS_WAIT_MS misses it, and so does a plane fault that moved the path), the events' reasons, and the fault
+# command's median latency (part of each figure).
+ps_summary() {
+	awk -v wait="${BENCH_PS_WAIT_MS:-3000}" '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+	}
+	{ s = $1; if (!(s in seen)) { seen[s] = 1; order[++ns] = s }
+	  if ($9 == "not_ready") { nvoid[s]++; next }
+	  tot[s]++
+	  if ($7 != "-") { c = ++nc[s]; ctl[s, c] = $7 }
+	  if ($9 == "ok" || $9 == "switched") {
+		k = ++n[s]; ms[s, k] = $4
+		if (!((s, $5) in rc)) rlist[s] = rlist[s] (rlist[s] == "" ? "" : " ") $5
+		rc[s, $5]++
+		if ($9 == "switched") sw[s]++
+	  } else none[s]++ }
+	END {
+		for (i = 1; i <= ns; i++) {
+			s = order[i]; m = n[s] + 0
+			goal = s == "ps-blackhole" ? 50 : 300
+			what = s == "ps-plane" ? "onset-to-plane_down" : "onset-to-switch"
+			if (m == 0) {
+				printf "%s faults 0/%d %s - (goal <= %d ms, every fault: missed)", s, tot[s] + 0, what, goal
+			} else {
+				delete a; mx = 0
+				for (k = 1; k <= m; k++) { a[k] = ms[s, k]; if (a[k] > mx) mx = a[k] }
+				r = ""; split(rlist[s], rl, " ")
+				for (j = 1; j in rl; j++) r = r (j > 1 ? ", " : "") rl[j] " " rc[s, rl[j]]
+				printf "%s faults %d/%d %s median %.1f ms max %.1f ms (goal <= %d ms, every fault: %s) reasons %s", \
+					s, m, tot[s], what, med(a, m), mx, goal, mx <= goal && m == tot[s] && !sw[s] ? "met" : "missed", r
+			}
+			if (none[s]) printf "; no event within %d ms: %d", wait, none[s]
+			if (s == "ps-plane" && m) printf "; path switched %d of %d", sw[s] + 0, m
+			if (nc[s]) { delete a; for (k = 1; k <= nc[s]; k++) a[k] = ctl[s, k]; printf "; fault command median %.1f ms (included)", med(a, nc[s]) }
+			if (nvoid[s]) printf "; void (not settled): %d", nvoid[s]
+			printf "\n"
+		}
+	}' "$BENCH_PS_OUT"
+}
+
 {
 	echo "failover bench $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - t0)) s, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $BENCH_FO_PPS pps"
-	summary
+	[ ! -s "$BENCH_FO_OUT" ] || summary
+	if [ -n "$ps_scens" ]; then
+		echo "path selection: 3 lines x 4 planes, probes every 10 ms (window 100, lost_down 3, hold 100 ms: the defaults), faults on gold's line"
+		ps_summary
+	fi
 } >"$rundir/summary.txt"
 sed 's/^/bench: /' "$rundir/summary.txt"
-echo "bench: per-cut figures $BENCH_FO_OUT, summary $rundir/summary.txt"
+echo "bench: per-cut figures $BENCH_FO_OUT, per-fault figures $BENCH_PS_OUT, summary $rundir/summary.txt"

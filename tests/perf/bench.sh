@@ -16,6 +16,13 @@
 # footprint, which alone costs more cycles the larger its pcap)
 #   bench: ipv4-64-2workers vbrd MPPS Mpps (1 worker MPPS Mpps) scaling raw S per-core S (target >= 1.9)
 #
+# and for path selection (vxlan-encap-ps-64: 3 paths x 4 planes probed
+# every 10 ms, load spreading on), against vbrd's plain encap on the same
+# replay, then where the difference goes (two probing-only setups):
+#
+#   bench: vxlan-encap-ps-64 vbrd MPPS Mpps CYCLES cycles/pkt plain encap (vxlan-encap-64), same packets MPPS Mpps ratio R (target >= 0.95)
+#   bench: vxlan-encap-ps-64 where it goes: probing only (...) MPPS Mpps ratio R1 (+D1 cycles/pkt); probing with answers (...) MPPS Mpps ratio R2 (+D2 cycles/pkt); per-packet chooser (...) +D3 cycles/pkt
+#
 # where MPPS is the median packets/s leaving the null port, CYCLES is
 # TSC Hz x busy cores / vbrd's pps, busy cores being the CPU time vbrd used
 # per second (~1: one busy-polling worker; less when other work took the
@@ -27,9 +34,9 @@
 #   BENCH_SECONDS=6      one-second samples per run
 #   BENCH_CORE=1         CPU of vbrd's worker and of l3fwd's lcore
 #   BENCH_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap
-#                    ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers"
+#                    vxlan-encap-ps-64 ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers"
 #                        (the ipv4-64-* ones need ipv4-64, run first)
-#   BENCH_BUDGET_S=480   no run after the first of scenario k starts later
+#   BENCH_BUDGET_S=580   no run after the first of scenario k starts later
 #                        than the share of this many seconds that the
 #                        scenarios up to k have by their expected cost
 #   BENCH_HUGEPAGES=1024 2 MiB hugepages to have free (reserved for the bench
@@ -66,12 +73,13 @@ BUILD=${BUILD:-build}
 RUNS=${BENCH_RUNS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-6}
 CORE=${BENCH_CORE:-1}
-SCENARIOS=${BENCH_SCENARIOS:-ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers}
+SCENARIOS=${BENCH_SCENARIOS:-ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap vxlan-encap-ps-64 ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers}
 # Seven scenarios of 2 program runs x 3 runs x (6 s + ~2.5 s of start,
 # warm-up and stop), plus the 1M-route one's 3 runs with a start-up of
-# several seconds and its table's generation and check, is ~7 min; the
-# budget keeps the whole under 10 min on a slow day.
-BUDGET_S=${BENCH_BUDGET_S:-480}
+# several seconds and its table's generation and check, is ~7 min, and
+# vxlan-encap-ps-64's 4 vbrd setups x 3 runs ~1.7 min more; the budget
+# keeps the whole under 11 min on a slow day.
+BUDGET_S=${BENCH_BUDGET_S:-580}
 CORE2=${BENCH_CORE2:-$([ "$CORE" = 0 ] && echo 1 || echo 0)}
 FIB_ROUTES=${BENCH_FIB_ROUTES:-1000000}
 FIB_ROUTES6=${BENCH_FIB_ROUTES6:-200000}
@@ -109,6 +117,15 @@ SRC_NET2=10.0.128.0/17
 # no-rx=1: without it net_null's Rx invents 64-byte frames, which the router
 # under test would then spend cycles on (and l3fwd would send out again).
 NULL_DEV=net_null0,no-rx=1
+# vxlan-encap-ps-64: path selection's probe interval (ms), and the loop
+# port of its probes-answered setup: a net_ring port (one ring is both its
+# TX and its RX queue: what vbrd sends on it comes back to it). DPDK
+# 22.11's net_ring has the MAC 00:00:00:00:00:00, so the static neighbor
+# the loop's paths go via has that MAC, and the frames come back addressed
+# to the port's own MAC.
+PS_INTERVAL=${BENCH_PS_INTERVAL:-10}
+LOOP_DEV=net_ring0
+LOOP_MAC=00:00:00:00:00:00
 
 die() { echo "bench: error: $*" >&2; exit 1; }
 log() { echo "bench: $*" >&2; }
@@ -283,7 +300,7 @@ write_vbrd_conf() {  # write_vbrd_conf FILE INSTANCE SOCKET KIND IN_DEVARGS CORE
 	# --check-config says the config needs when that is more.
 	local kind=$4 out_mtu="" in_addr='address = "10.0.0.254/16";'
 	local tunnels="" route='via = "10.1.0.2";' out_addr='address = "10.1.0.1/24";'
-	local routes neigh6="" need=512 rxq
+	local routes neigh6="" need=512 rxq loop_port="" loop_iface="" loop_neigh=""
 	# one RX queue per rx_pcap file of net_pcap (each replays its own)
 	rxq=$(grep -o 'rx_pcap=' <<<"$5" | wc -l)
 	case $kind in
@@ -303,6 +320,53 @@ path_groups = (
   { name = \"region\"; paths = (
       { name = \"line\"; tunnel = \"to-region\"; interface = \"out\"; via = \"10.1.0.2\"; } ); }
 );" ;;
+	encap-ps|encap-psprobe|encap-psloop)
+		# vxlan-encap-ps-64: the encap scenario's tunnel, but its group
+		# "region" has 3 paths x 4 planes on "out" (distinct outer
+		# source ports: planes 0-3, 4-7, 8-11), probed every 10 ms by
+		# path selection, with load spreading (encap-ps: ps_choose per
+		# packet, off the fast path) or without it (encap-psprobe: the
+		# group stays on the fast path, only the probing costs). No
+		# remote answers on net_null: every plane goes hard down.
+		# encap-psloop: the data take encap's one-path group; the
+		# probed group "probed" is on "loop", a net_ring port whose TX
+		# comes back on its own RX, and tunnel "back" (local = the
+		# tunnel's remote) makes vbrd the remote: it reflects its own
+		# probes (RFC 8762 session-reflector) and gets the replies, so
+		# every plane is up and the probing runs in full.
+		out_mtu="mtu = $ENCAP_LINE_MTU;"
+		route='path_group = "region";'
+		local pg=region pline=out spread=false
+		case $kind in
+		encap-ps) spread=true ;;
+		encap-psloop)
+			pg=probed pline=loop
+			# the neighbor "10.2.0.2" is vbrd itself: its frames
+			# must come back addressed to the ring port's MAC
+			loop_port=",
+  { name = \"loop\"; devargs = \"$LOOP_DEV\"; rx_queues = 1; $out_mtu }"
+			loop_iface=",
+  { name = \"loop\"; port = \"loop\"; address = \"10.2.0.1/24\"; $out_mtu }"
+			loop_neigh=",
+  { interface = \"loop\"; address = \"10.2.0.2\"; mac = \"$LOOP_MAC\"; }" ;;
+		esac
+		tunnels="tunnels = (
+  { name = \"to-region\"; type = \"vxlan\"; vni = $VNI; local = \"10.1.0.1\"; remote = \"$ENCAP_REMOTE\"; }$([ "$kind" != encap-psloop ] || echo ",
+  { name = \"back\"; type = \"vxlan\"; vni = $VNI; local = \"$ENCAP_REMOTE\"; remote = \"10.1.0.1\"; }")
+);
+path_groups = ($([ "$kind" != encap-psloop ] || echo "
+  { name = \"region\"; paths = (
+      { name = \"line\"; tunnel = \"to-region\"; interface = \"out\"; via = \"10.1.0.2\"; } ); },
+  { name = \"back\"; paths = (
+      { name = \"back\"; tunnel = \"back\"; interface = \"loop\"; via = \"10.2.0.2\"; } ); },")
+  { name = \"$pg\"; paths = (
+      { name = \"p1\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 30; tier = \"gold\"; plane = 0; planes = 4; },
+      { name = \"p2\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 20; tier = \"silver\"; plane = 4; planes = 4; },
+      { name = \"p3\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 10; tier = \"bronze\"; plane = 8; planes = 4; } ); }
+);
+path_selection = {
+  groups = ( { path_group = \"$pg\"; interval = $PS_INTERVAL; spread = $spread; } );
+};" ;;
 	decap)
 		# The tunnel's local address is on "in", inside l3fwd's
 		# 198.18.1.0/24 (so l3fwd sends the outer packets to the sink);
@@ -339,17 +403,17 @@ instance = "$2";
 control = { socket = "$3"; };
 ports = (
   { name = "in";  devargs = "$5"; rx_queues = $rxq; },
-  { name = "out"; devargs = "$NULL_DEV"; rx_queues = 1; $out_mtu }
+  { name = "out"; devargs = "$NULL_DEV"; rx_queues = 1; $out_mtu }$loop_port
 );
 interfaces = (
   { name = "in";  port = "in";  $in_addr },
-  { name = "out"; port = "out"; $out_addr $out_mtu }
+  { name = "out"; port = "out"; $out_addr $out_mtu }$loop_iface
 );
 $tunnels
 $routes
 # net_null answers no ARP: the gateway's MAC is fixed.
 neighbors = (
-  { interface = "out"; address = "10.1.0.2"; mac = "02:00:00:00:00:02"; }$neigh6
+  { interface = "out"; address = "10.1.0.2"; mac = "02:00:00:00:00:02"; }$neigh6$loop_neigh
 );
 workers = { cores = [ $6 ]; burst = 32; idle_sleep_us = 0; };
 mempool = { mbufs = $7; cache = 256; };
@@ -413,6 +477,7 @@ run_vbrd() {  # run_vbrd TAG RUN KIND [START_S] -> PPS (median packets/s), CORES
 	# scenarios the tunnel must have carried the packets (encap: its TX,
 	# decap: its RX), or the figure is of something else.
 	# shellcheck disable=SC2015  # a failed read or check only loses the warnings
+	: >"$TMP/drops.txt"
 	"$VBRCTL" -s "$sock" -j show stats >"$TMP/stats.json" 2>/dev/null &&
 	"$VBRCTL" -s "$sock" -j show tunnels >"$TMP/tunnels.json" 2>/dev/null &&
 	$PYTHON - "$TMP/stats.json" "$TMP/tunnels.json" "$kind" <<'PY' >&2 || true
@@ -428,6 +493,9 @@ if drops and set(drops) <= expected:
 elif drops:
     print("bench: warning: vbrd dropped %d of %d packets: %s"
           % (st["drops_total"], st["rx_packets"], drops))
+    with open(sys.argv[1].replace("stats.json", "drops.txt"), "w") as f:
+        f.write("dropped %.0f %% of its packets (%s)\n" % (100.0 * st["drops_total"] / max(st["rx_packets"], 1),
+                ", ".join("%s %d" % kv for kv in sorted(drops.items(), key=lambda kv: -kv[1]))))
 workers = st.get("workers", [])
 if len(workers) > 1:
     print("bench:   vbrd  rx_packets per worker: %s"
@@ -435,8 +503,8 @@ if len(workers) > 1:
     if min(w["rx_packets"] for w in workers) == 0:
         print("bench: warning: a vbrd worker received nothing")
 kind = sys.argv[3]
-if kind in ("encap", "decap"):
-    key = "tx_packets" if kind == "encap" else "rx_packets"
+if kind.startswith("encap") or kind == "decap":
+    key = "rx_packets" if kind == "decap" else "tx_packets"
     carried = sum(t[key] for t in json.load(open(sys.argv[2]))["tunnels"])
     print("bench:   vbrd  forwarded %d, tunnel %s %d" % (st["forwarded"], key, carried))
     # read one after the other while the worker runs: allow a little skew
@@ -444,9 +512,23 @@ if kind in ("encap", "decap"):
         print("bench: warning: vbrd's tunnel %s (%d) is below its forwarded count (%d): "
               "packets took another way" % (key, carried, st["forwarded"]))
 PY
+	# vxlan-encap-ps-64: what path selection made of the probes
+	if [ "${kind#encap-ps}" != "$kind" ]; then
+		# shellcheck disable=SC2015
+		"$VBRCTL" -s "$sock" -j show paths >"$TMP/paths.json" 2>/dev/null &&
+		$PYTHON - "$TMP/paths.json" <<'PY' >&2 || true
+import json, sys
+for g in json.load(open(sys.argv[1]))["path_groups"]:
+    if g.get("selection"):
+        print("bench:   vbrd  path selection %s: healthy planes %s, gold %s, %d decisions"
+              % (g["name"], " ".join("%s:%d" % (p["name"], p["healthy_planes"]) for p in g["paths"]),
+                 g["gold"] or "-", g["decisions"]))
+PY
+	fi
 	stop_child TERM
 	rm -rf "/var/run/dpdk/$inst"
 	read -r PPS CORES <<<"$res"
+	DROPS=$(cat "$TMP/drops.txt" 2>/dev/null)
 }
 
 # ---- l3fwd -------------------------------------------------------------------
@@ -502,7 +584,7 @@ L3FWD=$BUILD/l3fwd
 # The scale scenarios of issue 7 compare vbrd with its own ipv4-64 figure
 # of the same bench run: ipv4-64 runs first whenever one of them is chosen.
 SCALE_SCENARIOS="ipv4-64-fib1m ipv4-64-flows100k ipv4-64-2workers"
-ALL_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap $SCALE_SCENARIOS"
+ALL_SCENARIOS="ipv4-64 ipv4-imix vxlan-encap-64 vxlan-encap-imix vxlan-decap vxlan-encap-ps-64 $SCALE_SCENARIOS"
 for scen in $SCENARIOS; do
 	grep -qw -- "$scen" <<<"$ALL_SCENARIOS" ||
 		die "unknown scenario '$scen' (${ALL_SCENARIOS// /, })"
@@ -513,6 +595,7 @@ done
 run_cost() {
 	case $1 in
 	ipv4-64-fib1m) echo $((2 * SECONDS_PER_RUN + 6 + FIB_ROUTES / 200000)) ;;  # start-up
+	vxlan-encap-ps-64) echo $((4 * SECONDS_PER_RUN + 10)) ;;                   # four vbrd setups
 	*) echo $((2 * SECONDS_PER_RUN + 5)) ;;                                   # two programs
 	esac
 }
@@ -559,6 +642,13 @@ for scen in $SCENARIOS; do
 	ipv4-imix)        kind=route; pcap_flows "$pcap" imix ;;
 	vxlan-encap-64)   kind=encap; pcap_flows "$pcap" 64 ;;
 	vxlan-encap-imix) kind=encap; pcap_flows "$pcap" imix ;;
+	vxlan-encap-ps-64)
+		# path selection (3 paths x 4 planes, probes every PS_INTERVAL
+		# ms) with load spreading, against plain encap (vxlan-encap-64's
+		# config) on the same replay, and the two probing-only setups
+		# that say where the difference goes (write_vbrd_conf)
+		kind=encap-ps peer=ps what="plain encap (vxlan-encap-64), same packets" target=0.95
+		pcap_flows "$pcap" 64 ;;
 	vxlan-decap)
 		kind=decap
 		# 64-byte inner frames in 114-byte outer ones
@@ -602,6 +692,11 @@ for scen in $SCENARIOS; do
 	if [ "$peer" = alt ]; then
 		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
 		vbrd_conf "$scen-alt" "$altkind" "${alt_dev:-$in_dev}" "$CORE" "$(mbufs_for "$frames")"
+	elif [ "$peer" = ps ]; then
+		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
+		vbrd_conf "$scen-plain" encap "$in_dev" "$CORE" "$(mbufs_for "$frames")"
+		vbrd_conf "$scen-probe" encap-psprobe "$in_dev" "$CORE" "$(mbufs_for "$frames")"
+		vbrd_conf "$scen-loop" encap-psloop "$in_dev" "$CORE" "$(mbufs_for "$frames")"
 	elif [ "$peer" = 1worker ]; then
 		vbrd_conf "$scen" "$kind" "$in_dev" "$CORE, $CORE2" "$(mbufs_for "$frames")"
 		vbrd_conf "$scen-1w" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$frames")"
@@ -625,7 +720,7 @@ for scen in $SCENARIOS; do
 				die "$scen needs $fib_pages free 2 MiB hugepages for its ${need} MiB, only $(meminfo HugePages_Free) could be had"
 		fi
 	fi
-	v=() vc=() l=() lc=()
+	v=() vc=() l=() lc=() pr=() prc=() lo=() loc=() vdrops=""
 	for run in $(seq "$RUNS"); do
 		if [ "$run" -gt 1 ] && [ $(( $(date +%s) - START )) -gt "$scen_budget" ]; then
 			log "time budget reached: $scen stops after $((run - 1)) run(s)"
@@ -633,6 +728,7 @@ for scen in $SCENARIOS; do
 		fi
 		run_vbrd "$scen" "$run" "$kind" "$start_s"
 		v+=("$PPS") vc+=("$(cycles "$PPS" "$CORES")")
+		[ -z "$DROPS" ] || vdrops="run $run: $DROPS"
 		# Alternate the two programs (or vbrd's two setups) so that
 		# noise from other work on the machine hits both alike. The
 		# scenarios compared with ipv4-64 use its figures instead.
@@ -640,6 +736,13 @@ for scen in $SCENARIOS; do
 		l3fwd)   run_l3fwd "$scen" "$pcap" "$run" ;;
 		1worker) run_vbrd "$scen-1w" "$run" "$kind" ;;
 		alt)     run_vbrd "$scen-alt" "$run" "$altkind" ;;
+		ps)
+			run_vbrd "$scen-probe" "$run" encap-psprobe
+			pr+=("$PPS") prc+=("$(cycles "$PPS" "$CORES")")
+			run_vbrd "$scen-loop" "$run" encap-psloop
+			lo+=("$PPS") loc+=("$(cycles "$PPS" "$CORES")")
+			log "$scen run $run: probing only ${pr[-1]} pps ${prc[-1]} cycles/pkt, probes answered ${lo[-1]} pps ${loc[-1]} cycles/pkt"
+			run_vbrd "$scen-plain" "$run" encap ;;
 		*)       PPS=$BASE_PPS CORES="" ;;
 		esac
 		if [ -n "$CORES" ]; then
@@ -665,6 +768,18 @@ for scen in $SCENARIOS; do
 		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v m="$MODE_TEXT" 'BEGIN {
 			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt l3fwd %.2f Mpps ratio %.2f %s\n",
 				s, v / 1e6, vc, l / 1e6, lc / vc, m }')") ;;
+	ps)
+		prp=$(median "${pr[@]}") prcy=$(median "${prc[@]}") lop=$(median "${lo[@]}") locy=$(median "${loc[@]}")
+		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v l="$lp" -v vc="$vcy" -v lc="$lcy" -v w="$what" -v t="$target" -v m="$MODE_TEXT" 'BEGIN {
+			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt %s %.2f Mpps ratio %.2f (target >= %s) %s\n",
+				s, v / 1e6, vc, w, l / 1e6, lc / vc, t, m }')")
+		# a figure of dropped packets is no forwarding cost: say so on its line
+		[ -z "$vdrops" ] || RESULTS+=("bench: $scen: NOT A FORWARDING FIGURE: vbrd with spreading $vdrops")
+		RESULTS+=("$(awk -v s="$scen" -v vc="$vcy" -v lc="$lcy" -v pp="$prp" -v pc="$prcy" -v op="$lop" -v oc="$locy" -v dropped="$vdrops" 'BEGIN {
+			printf "bench: %s where it goes: probing only (spread = false, fast path, probes unanswered) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); probing with answers (the probed group carries no data) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); per-packet chooser (ps_choose + spread_pick, off the fast path) ",
+				s, pp / 1e6, lc / pc, pc - lc, op / 1e6, lc / oc, oc - lc
+			if (dropped != "") print "not measured (the drops above)"; else printf "%+.0f cycles/pkt\n", vc - pc }')")
+		RESULTS+=("bench: $scen: probes every $PS_INTERVAL ms on 3 paths x 4 planes; on net_null nobody answers them, so in the first and the probing-only setups every plane is hard down and no path is usable; the answered probes run over a net_ring loop where vbrd is its own reflector (the data on a plain group)") ;;
 	alt|ipv4-64)
 		# a table or flow count other than the scenario's name says
 		if [ "$kind" = fib ] && [ "$FIB_ROUTES/$FIB_ROUTES6" != 1000000/200000 ]; then
