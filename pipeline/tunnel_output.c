@@ -5,6 +5,7 @@
  */
 /* rte_ipv6_udptcp_cksum_mbuf() is experimental in DPDK 22.11 */
 #define ALLOW_EXPERIMENTAL_API
+#include <limits.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -211,15 +212,30 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 {
 	uint16_t ip_id = w->ip_id;
 	unsigned i = 0;
+	/* A group with a chooser picks a path per packet (fwd_path_group.choose):
+	 * a run is then the packets of one FIB value and one chosen path. The
+	 * packet that ended a run was chosen for already: its path and hash are
+	 * kept for the next run, so choose() sees each packet once. */
+	unsigned chosen_i = UINT_MAX;
+	const struct fwd_path *chosen = NULL;
+	uint32_t chosen_hash = 0;
 
 	while (i < n) {
 		const uint64_t v = fibnh[i];
 		if (FIB_NH_KIND(v) != FIB_KIND_PATHGRP)
 			break; /* the caller's: a run of another kind */
 		const struct fwd_path_group *g = &st->path_groups[FIB_NH_INDEX(v)];
-		if (unlikely(g->choose != NULL))
-			break; /* a path per packet: the general path's */
-		const struct fwd_path *p = atomic_load_explicit(&g->active, memory_order_acquire);
+		const struct fwd_path *p;
+		if (g->choose != NULL) {
+			if (chosen_i != i) {
+				chosen_hash = fast4_flow_hash(pkts[i]);
+				chosen = g->choose(w, st, g, pkts[i], chosen_hash);
+				chosen_i = i;
+			}
+			p = chosen;
+		} else {
+			p = atomic_load_explicit(&g->active, memory_order_acquire);
+		}
 		if (unlikely(p == NULL || p->l3_len != 20))
 			break;
 		uint64_t mac = atomic_load_explicit(&p->mac, memory_order_acquire);
@@ -245,12 +261,25 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 		for (; i < n && fibnh[i] == v; i++) {
 			struct rte_mbuf *m = pkts[i];
 			const uint32_t inner_len = m->pkt_len - 14;
+			uint32_t hash = 0;
+
+			if (g->choose != NULL) {
+				if (chosen_i != i) {
+					chosen_hash = fast4_flow_hash(m);
+					chosen = g->choose(w, st, g, m, chosen_hash);
+					chosen_i = i;
+				}
+				if (chosen != p)
+					break; /* the next run's first packet */
+				hash = chosen_hash;
+			} else if (plane < 0 || nb_planes > 1) {
+				hash = fast4_flow_hash(m);
+			}
 
 			if (unlikely(inner_len > inner_mtu || m->data_off < grow))
 				break;
 			uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-			const uint16_t sport = tunnel_plane_port(plane, nb_planes, plane_tab,
-								 fast4_flow_hash(m));
+			const uint16_t sport = tunnel_plane_port(plane, nb_planes, plane_tab, hash);
 			ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
 			const uint8_t tos = ih[1];
 
@@ -296,8 +325,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			w->stats.forwarded += k;
 			worker_tx_bulk(w, line->port, pkts + start, k);
 		}
-		if (i < n && fibnh[i] == v)
-			break; /* stopped inside the run */
+		if (i < n && fibnh[i] == v && !(g->choose != NULL && chosen_i == i && chosen != p))
+			break; /* stopped inside the run (not by the next packet's chosen path) */
 	}
 	w->ip_id = ip_id;
 	return i;

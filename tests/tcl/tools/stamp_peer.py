@@ -176,6 +176,10 @@ class Stop(Exception):
 
 
 def on_signal(signum, frame):
+    # once: a second SIGTERM (the harness may send more than one) must not
+    # interrupt the report the first one leads to
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise Stop()
 
 
