@@ -401,8 +401,23 @@ static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_i
 	 * off until a reload), no measure of the path. The metrics start now;
 	 * the plane comes up after lost_down answers like any plane. */
 	if (!pl->answered) {
+		/* The numbering goes on (RFC 8762 §4.2.1: +1 per test packet of
+		 * the session): the probes in flight keep theirs, and a stateful
+		 * reflector's count stays comparable. Restarting at 0 would match
+		 * their replies to the new probes of the same numbers. */
+		uint64_t next = pl->m.next_seq;
 		pl->answered = true;
 		ps_plane_init(&pl->m, pl->mem, pl->g->window);
+		pl->m.next_seq = pl->m.judge_seq = pl->m.hi_ans1 = next;
+		pl->rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* a reply to a probe sent before the metrics started (in flight at
+	 * the first reply): an answer, no measure */
+	uint32_t back = (uint32_t)pl->m.next_seq - r.sender_seq;
+	if (back != 0 && back <= pl->m.window && back <= pl->m.next_seq &&
+	    pl->m.next_seq - back < pl->m.next_seq - pl->m.tx_total) {
 		pl->rx++;
 		rte_pktmbuf_free(m);
 		return;
