@@ -565,16 +565,19 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 					struct ps_plane_rt *pl = rt->paths[k].planes[j];
 					uint64_t lost = pl->m.lost_total;
 					ps_plane_expire(&pl->m, now, ps_plane_timeout_ns(&pl->m));
-					if (pl->m.lost_total != lost) {
-						rt->dirty = true;
-						rt->last_event = now;
-					}
 					if (pl->next_tx <= now) {
 						send_probe(w, st, g, pl, p, now);
 						pl->next_tx += g->interval_ns;
 						if (pl->next_tx <= now) /* fell behind: no burst */
 							pl->next_tx = now + g->interval_ns;
 						work++;
+					}
+					/* a probe sent judges the one leaving the window
+					 * (lost if unanswered: with a timeout longer
+					 * than the window, the only way a loss is seen) */
+					if (pl->m.lost_total != lost) {
+						rt->dirty = true;
+						rt->last_event = now;
 					}
 					if (pl->next_tx < due)
 						due = pl->next_tx;
