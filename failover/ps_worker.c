@@ -373,8 +373,32 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 	ip6_forward(w, st, m, &c, nh);
 }
 
+/* @p ri came from the address plane @p pl probes (its tunnel's remote):
+ * a session is its addresses and ports (RFC 8762 §4), and a reply from
+ * anyone else is no measure of the path. */
+static bool from_peer(const struct fwd_state *st, const struct ps_state *ps,
+		      const struct ps_plane_rt *pl, const struct ps_rx_info *ri)
+{
+	for (int i = 0; i < ps->nb_groups; i++) {
+		const struct ps_group *g = &ps->groups[i];
+		if (g->rt != pl->g)
+			continue;
+		const struct fwd_tunnel *t = &st->tunnels[g->path[pl->path]->tunnel];
+		if (t->remote.family != ri->family)
+			return false;
+		if (ri->family == AF_INET) {
+			uint32_t src;
+			memcpy(&src, ri->src, 4); /* host order, as local_pkt gives them */
+			return src == t->remote.v4;
+		}
+		return memcmp(ri->src, t->remote.v6, 16) == 0;
+	}
+	return false; /* a group of another generation only */
+}
+
 /* A reply to one of our probes (RFC 8762 §4.3 packet at a sender port). */
-static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_info *ri)
+static void sender_rx(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
+		      struct rte_mbuf *m, const struct ps_rx_info *ri)
 {
 	uint8_t buf[STAMP_AUTH_LEN + 256];
 	unsigned slot = (unsigned)(ri->dport - PS_SENDER_PORT_BASE);
@@ -382,7 +406,7 @@ static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_i
 	struct stamp_reply r;
 	int len;
 
-	if (pl == NULL || !pl->g->started) {
+	if (pl == NULL || !pl->g->started || !from_peer(st, ps, pl, ri)) {
 		worker_drop(w, m, &drop_stamp_no_session);
 		return;
 	}
@@ -443,7 +467,7 @@ static void rx_packet(struct worker *w, const struct fwd_state *st, const struct
 	if (ri->dport == STAMP_PORT)
 		reflect(w, st, ps, m, ri, now);
 	else
-		sender_rx(w, m, ri);
+		sender_rx(w, st, ps, m, ri);
 }
 
 static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
