@@ -283,6 +283,10 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		/* planes share addresses and ports only when the sender reuses its
 		 * port: keep them apart by line and outer port all the same */
 		k.extra = ri->decapped ? (uint32_t)ri->port << 16 | ri->outer_sport : 0;
+		/* here, not in the poll loop: a vbrd with no group of its own
+		 * (a remote gateway, a pure reflector) answers too */
+		if (refl == NULL && (refl = rte_zmalloc("ps_refl", sizeof(*refl), 64)) != NULL)
+			stamp_refl_table_init(refl, rte_rand());
 		ctr = refl ? stamp_refl_counter(refl, &k, now, refl_idle_ns) : NULL;
 		if (ctr == NULL || refl == NULL) {
 			worker_drop(w, m, &drop_stamp_reflector_full);
@@ -561,11 +565,6 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	if (ps->nb_groups == 0 && rte_ring_empty(ps_rx_ring))
 		return 0;
 	now = fo_now_ns();
-	if (refl == NULL) {
-		refl = rte_zmalloc("ps_refl", sizeof(*refl), 64);
-		if (refl != NULL)
-			stamp_refl_table_init(refl, rte_rand());
-	}
 	if (st->generation != seen_gen)
 		apply_generation(st, ps, now);
 
