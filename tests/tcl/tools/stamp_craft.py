@@ -4,6 +4,7 @@
     stamp_craft.py send --src ADDR --dst ADDR [--sport N] [--dport 862]
                         [--kind test|reply] [--seq N] [--size N] [--udp-len N]
                         [--ttl 64] [--count 1] [--pps 0] [--seq-step 0]
+                        [--age-ms 100]
     stamp_craft.py probes --iface IF [--count 3] [--timeout 5]
 
 send: COUNT IPv4 datagrams from ADDR:N (default 40000) to ADDR:PORT from
@@ -11,8 +12,9 @@ a raw socket (IP_HDRINCL: the source address is the one given, any the
 host may not own). The UDP payload is a Session-Sender test packet
 (§4.2.1, --kind test, the default) or a Session-Reflector test packet
 (§4.3.1, --kind reply, as a reflector answers a probe numbered --seq:
-Sequence Number and Session-Sender Sequence Number both SEQ, timestamps
-now), 44 bytes, cut or zero-padded to --size bytes. --udp-len sets the UDP
+Sequence Number and Session-Sender Sequence Number both SEQ, Session-Sender
+Timestamp --age-ms ago (default 100), Receive Timestamp and Timestamp
+half-way since), 44 bytes, cut or zero-padded to --size bytes. --udp-len sets the UDP
 Length field to N whatever the payload (a lying length; the IP Total Length
 stays the real one, and the UDP checksum is 0, "none" for IPv4, RFC 768);
 otherwise the checksum is computed. --seq-step K numbers the packets SEQ,
@@ -71,8 +73,13 @@ def payload_of(a, seq):
     if a.kind == "test":
         p = bytes(sp.StampTest(seq=seq, timestamp=now))
     else:
-        p = bytes(sp.StampReflected(seq=seq, timestamp=now, receive_timestamp=now,
-                                    sender_seq=seq, sender_timestamp=now,
+        # T1 --age-ms ago, T2 = T3 half-way: a reply whose RTT is positive
+        # however the receiver's clock lags this host's by less than that
+        t = time.time()
+        t1 = sp.to_ntp(t - a.age_ms / 1000.0)
+        t23 = sp.to_ntp(t - a.age_ms / 2000.0)
+        p = bytes(sp.StampReflected(seq=seq, timestamp=t23, receive_timestamp=t23,
+                                    sender_seq=seq, sender_timestamp=t1,
                                     sender_error_estimate=sp.ERROR_ESTIMATE, sender_ttl=255))
     size = len(p) if a.size is None else a.size
     return p[:size].ljust(size, b"\0")
@@ -136,6 +143,8 @@ def main():
     s.add_argument("--count", type=int, default=1)
     s.add_argument("--pps", type=float, default=0)
     s.add_argument("--seq-step", type=int, default=0)
+    s.add_argument("--age-ms", type=float, default=100,
+                   help="reply: Session-Sender Timestamp this long ago")
     p = sub.add_parser("probes")
     p.add_argument("--iface", required=True)
     p.add_argument("--count", type=int, default=3)
