@@ -24,13 +24,15 @@ set mice 100
 set seconds 4
 set gap_ms 30
 
-# Tier bronze (objective cost; the paths' costs are equal, so p-line1,
-# listed first): without spreading only a failure moves the traffic, not
-# the RTT it adds to its own line, as gold's latency objective would.
+# Tier bronze (objective cost) with p-line1 the cheaper path: without
+# spreading only a failure moves the traffic, not the RTT it adds to its
+# own line, as gold's latency objective would (and bronze's too between
+# equal costs: pathsel.c breaks a cost tie by RTT). Spreading uses every
+# usable path whatever its cost, with equal shares (no capacity).
 # lost_down 20 (200 ms of probes): a stall of this shared 2-core machine
 # is no failure, which would move flowlets (and reorder, spread.h).
 proc opts {spread} {
-    return [list lines 2 path1 {planes = 2;} path2 {planes = 2;} edge_extra "
+    return [list lines 2 path1 {planes = 2; cost = 10;} path2 {planes = 2; cost = 20;} edge_extra "
 path_selection = {
   groups = ( { path_group = \"region\"; interval = 10; lost_down = 20; tier = \"bronze\";
                spread = $spread; flowlet_gap = $::gap_ms; } );
@@ -90,7 +92,8 @@ proc run_traffic {} {
     dict set rep idle_bps [lmap r $idle {expr {round($r * 8e6)}}]
     set evs {}
     foreach e [dict get [twosite_vbrctl edge show paths history region] events] {
-        if {[dict get $e time_us] >= $ev0} {
+        # the traffic's tier (bronze) and the planes' and paths' events
+        if {[dict get $e time_us] >= $ev0 && [dict get $e tier] in {"" bronze}} {
             lappend evs "[dict get $e event] [dict get $e tier] [dict get $e old]->[dict get $e new] [dict get $e reason]"
         }
     }
@@ -105,7 +108,7 @@ proc report_note {rep} {
               [dict get $s sent] [expr {[dict get $s bytes] / 1e6}] [dict get $s seconds] \
               [dict get $s max_idle_in_burst_ms] [dict get $rep received] [dict get $rep lost] \
               [dict get $rep reordered] [dict get $rep duplicates]]
-    note "path-selection events during the traffic: [expr {[llength [dict get $rep events]] ? [join [dict get $rep events] {; }] : {none}}]"
+    note "path-selection events (bronze, planes, paths) during the traffic: [expr {[llength [dict get $rep events]] ? [join [dict get $rep events] {; }] : {none}}]"
     note [format "traffic bytes line1 %.2f MB, line2 %.2f MB (probes while idle: %s bit/s)" \
               [expr {$l1 / 1e6}] [expr {$l2 / 1e6}] [dict get $rep idle_bps]]
 }
@@ -145,17 +148,15 @@ start_twosite [opts true] {
 }
 
 start_twosite [opts false] {
-    test {no spread: the same traffic all on one line} {
+    test {no spread: the same traffic all on one line (line1, the cheaper)} {
         set rep [run_traffic]
         report_note $rep
         lassign [dict get $rep lines] l1 l2
         assert_delivered $rep
         assert_equal [dict get $rep events] {} "path-selection events during the traffic"
         set total [dict get $rep sender bytes]
-        set hi [expr {max($l1, $l2)}]; set lo [expr {min($l1, $l2)}]
-        note "on line[expr {$l1 > $l2 ? 1 : 2}]"
         # the datagrams and their headers (VXLAN, IP, UDP, Ethernet: ~1050 bytes each)
-        assert_morethan $hi $total "the busy line's bytes"
-        assert_lessthan $lo [expr {$total / 100}] "the other line's bytes"
+        assert_morethan $l1 $total "line1 bytes"
+        assert_lessthan $l2 [expr {$total / 100}] "line2 bytes"
     }
 }
