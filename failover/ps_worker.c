@@ -289,6 +289,10 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		/* planes share addresses and ports only when the sender reuses its
 		 * port: keep them apart by line and outer port all the same */
 		k.extra = ri->decapped ? (uint32_t)ri->port << 16 | ri->outer_sport : 0;
+		/* here, not in the poll loop: a vbrd with no group of its own
+		 * (a remote gateway, a pure reflector) answers too */
+		if (refl == NULL && (refl = rte_zmalloc("ps_refl", sizeof(*refl), 64)) != NULL)
+			stamp_refl_table_init(refl, rte_rand());
 		ctr = refl ? stamp_refl_counter(refl, &k, now, refl_idle_ns) : NULL;
 		if (ctr == NULL || refl == NULL) {
 			worker_drop(w, m, &drop_stamp_reflector_full);
@@ -379,8 +383,32 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 	ip6_forward(w, st, m, &c, nh);
 }
 
+/* @p ri came from the address plane @p pl probes (its tunnel's remote):
+ * a session is its addresses and ports (RFC 8762 §4), and a reply from
+ * anyone else is no measure of the path. */
+static bool from_peer(const struct fwd_state *st, const struct ps_state *ps,
+		      const struct ps_plane_rt *pl, const struct ps_rx_info *ri)
+{
+	for (int i = 0; i < ps->nb_groups; i++) {
+		const struct ps_group *g = &ps->groups[i];
+		if (g->rt != pl->g)
+			continue;
+		const struct fwd_tunnel *t = &st->tunnels[g->path[pl->path]->tunnel];
+		if (t->remote.family != ri->family)
+			return false;
+		if (ri->family == AF_INET) {
+			uint32_t src;
+			memcpy(&src, ri->src, 4); /* host order, as local_pkt gives them */
+			return src == t->remote.v4;
+		}
+		return memcmp(ri->src, t->remote.v6, 16) == 0;
+	}
+	return false; /* a group of another generation only */
+}
+
 /* A reply to one of our probes (RFC 8762 §4.3 packet at a sender port). */
-static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_info *ri)
+static void sender_rx(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
+		      struct rte_mbuf *m, const struct ps_rx_info *ri)
 {
 	uint8_t buf[STAMP_AUTH_LEN + 256];
 	unsigned slot = (unsigned)(ri->dport - PS_SENDER_PORT_BASE);
@@ -388,7 +416,7 @@ static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_i
 	struct stamp_reply r;
 	int len;
 
-	if (pl == NULL || !pl->g->started) {
+	if (pl == NULL || !pl->g->started || !from_peer(st, ps, pl, ri)) {
 		worker_drop(w, m, &drop_stamp_no_session);
 		return;
 	}
@@ -407,8 +435,23 @@ static void sender_rx(struct worker *w, struct rte_mbuf *m, const struct ps_rx_i
 	 * off until a reload), no measure of the path. The metrics start now;
 	 * the plane comes up after lost_down answers like any plane. */
 	if (!pl->answered) {
+		/* The numbering goes on (RFC 8762 §4.2.1: +1 per test packet of
+		 * the session): the probes in flight keep theirs, and a stateful
+		 * reflector's count stays comparable. Restarting at 0 would match
+		 * their replies to the new probes of the same numbers. */
+		uint64_t next = pl->m.next_seq;
 		pl->answered = true;
 		ps_plane_init(&pl->m, pl->mem, pl->g->window);
+		pl->m.next_seq = pl->m.judge_seq = pl->m.hi_ans1 = next;
+		pl->rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* a reply to a probe sent before the metrics started (in flight at
+	 * the first reply): an answer, no measure */
+	uint32_t back = (uint32_t)pl->m.next_seq - r.sender_seq;
+	if (back != 0 && back <= pl->m.window && back <= pl->m.next_seq &&
+	    pl->m.next_seq - back < pl->m.next_seq - pl->m.tx_total) {
 		pl->rx++;
 		rte_pktmbuf_free(m);
 		return;
@@ -434,7 +477,7 @@ static void rx_packet(struct worker *w, const struct fwd_state *st, const struct
 	if (ri->dport == STAMP_PORT)
 		reflect(w, st, ps, m, ri, now);
 	else
-		sender_rx(w, m, ri);
+		sender_rx(w, st, ps, m, ri);
 }
 
 static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
@@ -531,11 +574,6 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	if (ps->nb_groups == 0 && rte_ring_empty(ps_rx_ring))
 		return 0;
 	now = fo_now_ns();
-	if (refl == NULL) {
-		refl = rte_zmalloc("ps_refl", sizeof(*refl), 64);
-		if (refl != NULL)
-			stamp_refl_table_init(refl, rte_rand());
-	}
 	if (st->generation != seen_gen)
 		apply_generation(st, ps, now);
 
@@ -559,16 +597,19 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 					struct ps_plane_rt *pl = rt->paths[k].planes[j];
 					uint64_t lost = pl->m.lost_total;
 					ps_plane_expire(&pl->m, now, ps_plane_timeout_ns(&pl->m));
-					if (pl->m.lost_total != lost) {
-						rt->dirty = true;
-						rt->last_event = now;
-					}
 					if (pl->next_tx <= now) {
 						send_probe(w, st, g, pl, p, now);
 						pl->next_tx += g->interval_ns;
 						if (pl->next_tx <= now) /* fell behind: no burst */
 							pl->next_tx = now + g->interval_ns;
 						work++;
+					}
+					/* a probe sent judges the one leaving the window
+					 * (lost if unanswered: with a timeout longer
+					 * than the window, the only way a loss is seen) */
+					if (pl->m.lost_total != lost) {
+						rt->dirty = true;
+						rt->last_event = now;
 					}
 					if (pl->next_tx < due)
 						due = pl->next_tx;

@@ -6,7 +6,7 @@ judge vbrd's session-sender and session-reflector independently.
 
     stamp_peer.py sender --dst ADDR [--port 862] [--count 20] [--interval MS]
                          [--src-port N] [--bind ADDR] [--timeout S]
-                         [--first-seq N] [--stateless-check]
+                         [--first-seq N] [--stateless-check] [--ttl N]
     stamp_peer.py reflector [--port 862] [--bind ADDR] [--mode stateful|stateless]
                             [--seconds S]
     stamp_peer.py vxlan-reflector --iface IF [--arp ADDR ...] [--vni N]
@@ -16,12 +16,14 @@ judge vbrd's session-sender and session-reflector independently.
 sender: sends COUNT test packets (§4.2.1, 44 bytes), one every INTERVAL ms
 (default 10), numbered FIRST-SEQ, FIRST-SEQ+1, ... (default 0; another
 start tells a stateful reflector's numbering from a stateless one's),
-from UDP source port N (default: any), to ADDR:PORT, waits TIMEOUT seconds
+from UDP source port N (default: any), with IP TTL --ttl (default: the
+kernel's, 64), to ADDR:PORT, waits TIMEOUT seconds
 (default 1) after the last for replies (§4.3.1), then prints one JSON line:
 sent, received, lost, rtt_ms {min avg max}, stateless_ok (every reflector
 Sequence Number equals the sender's; null with no reply), and packets: per
 test packet seq, reflector_seq, ttl (the Session-Sender TTL the reflector
-reported), rtt_ms = (T4 - T1) - (T3 - T2) (§4.2.1's timestamps: T1 sent,
+reported), echo_ok (the reflected Session-Sender Timestamp and Error
+Estimate are the ones this packet was sent with, §4.3.1), rtt_ms = (T4 - T1) - (T3 - T2) (§4.2.1's timestamps: T1 sent,
 T2 received by the reflector, T3 sent back by it, T4 received here), or
 only seq for a lost one. --stateless-check makes it exit 1 when
 stateless_ok is not true. Exit 0 otherwise (loss is reported, not fatal).
@@ -46,7 +48,8 @@ Both reflectors print "stamp_peer: ready ..." on stderr once they listen,
 run until SIGTERM/SIGINT or --seconds, and then print one JSON line on
 stdout: answered, sessions (stateful: number of sessions), ignored
 (datagrams that were no test packet: too short), and for vxlan-reflector
-arp_replies and not_stamp (VXLAN frames with other inner packets).
+arp_replies, not_stamp (VXLAN frames with other inner packets) and
+send_errors (replies the kernel refused, e.g. an nft egress drop).
 
 Timestamps are NTP format (§4.2.1: 32-bit seconds since 1900, 32-bit
 fraction), Error Estimate S=1 (synchronised: the ends share the clock of
@@ -171,8 +174,9 @@ class Reflection:
         return s
 
 
-class Stop(Exception):
-    pass
+class Stop(BaseException):
+    """SIGTERM/SIGINT. Not an Exception: scapy's dissectors catch those,
+    and a signal that lands in one (a busy vxlan-reflector) would be lost."""
 
 
 def on_signal(signum, frame):
@@ -197,6 +201,8 @@ def remaining(deadline):
 
 def cmd_sender(a):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    if a.ttl:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, a.ttl)
     s.bind((a.bind, a.src_port))
     s.connect((a.dst, a.port))
     t1 = {}  # seq -> T1 (NTP)
@@ -225,8 +231,11 @@ def cmd_sender(a):
                 continue
             rtt = ((ntp_seconds(t4) - ntp_seconds(t1[p.sender_seq]))
                    - (ntp_seconds(p.timestamp) - ntp_seconds(p.receive_timestamp)))
+            echo_ok = (p.sender_timestamp == t1[p.sender_seq]
+                       and p.sender_error_estimate == ERROR_ESTIMATE)
             replies[p.sender_seq] = dict(seq=p.sender_seq, reflector_seq=p.seq,
-                                         ttl=p.sender_ttl, rtt_ms=round(rtt * 1000, 3))
+                                         ttl=p.sender_ttl, echo_ok=echo_ok,
+                                         rtt_ms=round(rtt * 1000, 3))
 
     start = time.monotonic()
     seqs = [(a.first_seq + i) & 0xFFFFFFFF for i in range(a.count)]
@@ -283,11 +292,15 @@ def cmd_reflector(a):
 # ---- reflector behind VXLAN ---------------------------------------------
 
 def cmd_vxlan_reflector(a):
-    sock = conf.L2socket(iface=a.iface)
     mymac = get_if_hwaddr(a.iface)
+    # In the kernel, not in Python: the frames it answers (ARP, VXLAN to
+    # IF's MAC), not its own replies nor other traffic on the line.
+    sock = conf.L2socket(iface=a.iface,
+                         filter=f"arp or (ether dst {mymac} and udp dst port {VXLAN_PORT})")
     refl = Reflection(a.mode)
     arp_replies = 0
     not_stamp = 0
+    send_errors = 0
     deadline = deadline_of(a.seconds)
     log(f"ready vxlan-reflector iface={a.iface} mac={mymac} arp={a.arp} mode={a.mode}")
     try:
@@ -332,11 +345,14 @@ def cmd_vxlan_reflector(a):
                      Ether(src=inner[Ether].dst, dst=inner[Ether].src) /
                      IP(src=ii.dst, dst=ii.src, ttl=255) /
                      UDP(sport=iu.dport, dport=iu.sport) / out)
-            sock.send(reply)
+            try:
+                sock.send(reply)
+            except OSError:
+                send_errors += 1  # e.g. EPERM from an nft egress drop
     except Stop:
         pass
     st = refl.stats()
-    st.update(arp_replies=arp_replies, not_stamp=not_stamp)
+    st.update(arp_replies=arp_replies, not_stamp=not_stamp, send_errors=send_errors)
     print(json.dumps(st), flush=True)
     return 0
 
@@ -354,6 +370,7 @@ def main():
     s.add_argument("--timeout", type=float, default=1.0, help="s to wait after the last")
     s.add_argument("--first-seq", type=int, default=0)
     s.add_argument("--stateless-check", action="store_true")
+    s.add_argument("--ttl", type=int, default=0, help="IP TTL of the test packets (0: the kernel's)")
     for name in ("reflector", "vxlan-reflector"):
         r = sub.add_parser(name)
         r.add_argument("--port", type=int, default=STAMP_PORT)
