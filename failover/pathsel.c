@@ -481,9 +481,11 @@ static bool ranks_before(const struct cfg_ps_tier *t, const struct path_view *v,
 		break;
 	}
 	case PS_OBJ_COST:
+		/* equal cost: the path listed first (bronze does not chase
+		 * latency, so noise in the RTT never moves it) */
 		if (v[a].cost != v[b].cost)
 			return v[a].cost < v[b].cost;
-		__attribute__((fallthrough)); /* equal cost: lower RTT */
+		break;
 	case PS_OBJ_LATENCY:
 		if (v[a].m.rtt_recent_ns != v[b].m.rtt_recent_ns)
 			return v[a].m.rtt_recent_ns < v[b].m.rtt_recent_ns;
@@ -573,8 +575,6 @@ static enum ps_reason beats(const struct ps_group_params *gp, const struct cfg_p
 			return PS_REASON_NONE;
 		if (c->cost < a->cost)
 			return PS_REASON_COST;
-		if (c->cost == a->cost && latency_beats(gp, c, a))
-			return PS_REASON_LATENCY;
 		return PS_REASON_NONE;
 	}
 	return PS_REASON_NONE;

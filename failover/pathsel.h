@@ -88,8 +88,8 @@
  *    violating; among violating paths the lower window loss; then the
  *    objective: latency: recent RTT, then jitter; weighted: latency_weight
  *    × RTT ms + jitter_weight × jitter ms + loss_weight × loss % +
- *    cost_weight × cost (recent RTT, window loss); cost: cost, then
- *    recent RTT; then the lower path index.
+ *    cost_weight × cost (recent RTT, window loss); cost: cost alone (an
+ *    equal-cost path never wins on RTT noise); then the lower path index.
  * 4. Switching. The active path not usable: at once to the best usable
  *    (reason bfd_down or hard_failure), none: -1 (no_path); from -1 to the
  *    best as soon as one is usable (restored). Otherwise a candidate c
@@ -99,8 +99,7 @@
  *    margin, margin_min in score units) < score(a), where the two scores
  *    take their own window loss only when their intervals at PS_Z_VIOLATE
  *    do not overlap, else both the active's (a luckily clean window does
- *    not beat the active); cost: meets(c) and cost(c) < cost(a), or equal
- *    cost and the latency rule (reason latency). The active must
+ *    not beat the active); cost: meets(c) and cost(c) < cost(a). The active must
  *    have been beaten continuously for hold_us (by any candidate; the
  *    switch goes to the best-ranked one beating it then).
  *    Start-up: the caller's initial active (ps_group_mem_init) is kept
