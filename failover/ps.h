@@ -63,6 +63,7 @@ struct ps_plane_rt {
 	bool answered; /* a reply ever came: until then the metrics restart with the first
 	                * reply (the peer may not have been running yet) */
 	uint64_t tx, rx, rx_bad, tx_errors;
+	uint64_t tx_unresolved; /* probes not sent: the line's next hop not resolved yet */
 };
 
 struct ps_path_rt {

@@ -119,6 +119,8 @@ static int show_planes(int argc, const char *const *argv, json_t **data, char *e
 					(json_int_t)pl->tx, "rx", (json_int_t)pl->rx, "rx_bad",
 					(json_int_t)pl->rx_bad, "tx_errors",
 					(json_int_t)pl->tx_errors);
+				json_object_set_new(o, "tx_unresolved",
+						    json_integer((json_int_t)pl->tx_unresolved));
 				metrics_json(o, &m);
 				json_object_set_new(o, "consecutive_lost",
 						    json_integer(m.consecutive_lost));

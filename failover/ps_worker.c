@@ -173,10 +173,18 @@ static void send_probe(struct worker *w, const struct fwd_state *st, const struc
 	bool v4 = t->remote.family == AF_INET;
 	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
 	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + STAMP_UNAUTH_LEN);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+	struct rte_mbuf *m;
 	uint8_t *h;
 
 	(void)g;
+	/* The line's next hop not resolved yet: plane 0's probe alone goes
+	 * (held while ARP/ND resolves it); the other planes wait rather than
+	 * fill the neighbor's hold queue. A probe not sent is not lost. */
+	if (pl->plane != 0 && atomic_load_explicit(&p->mac, memory_order_acquire) == 0) {
+		pl->tx_unresolved++;
+		return;
+	}
+	m = rte_pktmbuf_alloc(dp.pool);
 	if (m == NULL || (h = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len))) == NULL) {
 		rte_pktmbuf_free(m);
 		pl->tx_errors++;
