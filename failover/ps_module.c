@@ -367,9 +367,13 @@ static void log_event(const struct ps_event_rec *r)
 		    (double)e->new_rtt_ns / 1e6, (double)e->old_loss_ppm / 1e4,
 		    (double)e->new_loss_ppm / 1e4,
 		    r->t_done > r->t_detect ? (double)(r->t_done - r->t_detect) / 1e3 : 0.0);
-	else
-		LOG(NOTICE, "path group %s: path %s plane %u: %s (%s)", r->group, r->new_path,
+	else if (e->plane >= 0)
+		LOG(NOTICE, "path group %s: path %s plane %d: %s (%s)", r->group, r->new_path,
 		    e->plane, ps_event_kind_name((enum ps_event_kind)e->kind),
+		    ps_reason_name((enum ps_reason)e->reason));
+	else /* a path event: plane -1 */
+		LOG(NOTICE, "path group %s: path %s: %s (%s)", r->group, r->new_path,
+		    ps_event_kind_name((enum ps_event_kind)e->kind),
 		    ps_reason_name((enum ps_reason)e->reason));
 }
 
