@@ -262,6 +262,7 @@ start_twosite $opts {
             # and what h2 gets per group, from now on.
             set w0 [wire_counts]
             set s0 [sink_counts]
+            set r0 [twosite_vbrctl region show stats]
             wait_for_condition 100 50 {
                 [dict get [wire_counts] line2 v1000] - [dict get $w0 line2 v1000] >= $pps_a / 2 &&
                 [dict get [wire_counts] line2 v2000] - [dict get $w0 line2 v2000] >= $pps_b / 2
@@ -270,6 +271,7 @@ start_twosite $opts {
             }
             set w1 [wire_counts]
             set s1 [sink_counts]
+            set r1 [twosite_vbrctl region show stats]
         } result opts]
         ps_heal line1
         lab_kill $sender
@@ -350,6 +352,12 @@ start_twosite $opts {
         }
         set got [lmap k {a b} {expr {[dict get $s1 $k] - [dict get $s0 $k]}}]
         note "after the switches, data frames per line (VNI 1000 A, VNI 2000 B): line1 $d(line1), line2 $d(line2), line3 $d(line3); h2 received A, B: $got"
+        set rdrops {}
+        dict for {k v} [dict get $r1 drops] {
+            set v0 [dict get $r0 drops $k]
+            if {$v != $v0} { lappend rdrops "$k [expr {$v - $v0}]" }
+        }
+        note "the region meanwhile: rx [expr {[dict get $r1 rx_packets] - [dict get $r0 rx_packets]}], forwarded [expr {[dict get $r1 forwarded] - [dict get $r0 forwarded]}], drops: [join $rdrops {, }]"
         assert_equal $d(line1) {0 0} "data frames over blackholed line1"
         # line2 carries both groups (at least half a second's worth each:
         # the wait above); line3 carries data only if line2 too failed
