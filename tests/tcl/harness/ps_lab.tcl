@@ -55,6 +55,16 @@
 #   ps_paths SIDE         -> `vbrctl -j show paths` of SIDE (edge or region)
 #       as a dict, whatever vbrd prints (today: path_groups {name active
 #       switches paths {...}}; the path-selection fields come with it)
+#   ps_history SIDE ?GROUP?  -> the events of `vbrctl -j show paths history
+#       [GROUP]` of SIDE, oldest first: a list of dicts (time_us group event
+#       tier old new plane reason ... detect_to_switch_ns batch)
+#   ps_switches EVENTS ?FROM_US? ?TO_US?  -> the switch events of EVENTS
+#       whose time_us (the wall clock, µs, as `clock microseconds` gives
+#       it) is in [FROM_US, TO_US) (default: all). By time, not by batch: a
+#       request can be answered before the control thread has taken the
+#       latest events from the worker (app/main.c answers, then polls), so
+#       "the last batch so far" may leave out an event that happened before
+#       the request.
 #
 # Plane drops: nftables in the line's namespace, table PREFIX_ps_LINE
 # (netdev family) with an EGRESS chain on each middle interface: ifb
@@ -243,3 +253,21 @@ proc ps_stream_gap {rep} { return [dict get $rep max_gap_ms] }
 proc ps_stream_reordered {rep} { return [dict get $rep reordered] }
 
 proc ps_paths {side} { return [twosite_vbrctl $side show paths] }
+
+proc ps_history {side {group ""}} {
+    set args [list show paths history]
+    if {$group ne ""} { lappend args $group }
+    return [dict get [twosite_vbrctl $side {*}$args] events]
+}
+
+proc ps_switches {events {from ""} {to ""}} {
+    set out {}
+    foreach e $events {
+        set t [dict get $e time_us]
+        if {[dict get $e event] ne "switch"} { continue }
+        if {$from ne "" && $t < $from} { continue }
+        if {$to ne "" && $t >= $to} { continue }
+        lappend out $e
+    }
+    return $out
+}

@@ -26,6 +26,8 @@
 #   start_twosite {?type vxlan|geneve? ?outer 4|6? ?inner6 0|1? ?lines N?
 #                  ?plane1 N? ?plane2 N? ... ?path1 TEXT? ?path2 TEXT? ...
 #                  ?inner 0|1? ?edge_routes TEXT? ?region_routes TEXT?
+#                  ?edge_tunnels TEXT? ?region_tunnels TEXT?
+#                  ?edge_groups TEXT? ?region_groups TEXT?
 #                  ?edge_extra TEXT? ?region_extra TEXT?} {body}
 #
 # lines N (2..4, default 2): lines line1 .. lineN, vbrd ports and
@@ -40,6 +42,11 @@
 # between. edge_routes / region_routes replace the entries of that side's
 # `routes` list (default: the far subnet to the path group), e.g. to route
 # h2's subnet to a failover group put in edge_extra; "" keeps the default.
+# edge_tunnels / region_tunnels and edge_groups / region_groups are more
+# entries (config text, comma-separated) appended to that side's
+# `tunnels` and `path_groups` lists, e.g. a second tunnel with another VNI
+# and a path group over it (a section cannot be given twice, so extra
+# cannot add them).
 #
 # starts both vbrds (start_vbrd names edgeN and regionN, N counting the
 # blocks of the file: instances PREFIX-edgeN and PREFIX-regionN, own
@@ -95,7 +102,8 @@ proc twosite_lab {{inner6 0} {lines 2}} {
 # Defaults of start_twosite's options.
 proc _twosite_opts {opts} {
     set o [dict create type vxlan outer 4 inner6 0 lines 2 \
-               inner 0 edge_routes "" region_routes "" edge_extra "" region_extra ""]
+               inner 0 edge_routes "" region_routes "" edge_extra "" region_extra "" \
+               edge_tunnels "" region_tunnels "" edge_groups "" region_groups ""]
     for {set n 1} {$n <= $::twosite::max_lines} {incr n} {
         dict set o plane$n ""
         dict set o path$n ""
@@ -174,6 +182,10 @@ proc twosite_conf {side opts} {
     set lanaddr [expr {[dict get $o inner6]
                        ? "addresses = \[ \"$lan\", \"$lan6\" \];"
                        : "address = \"$lan\";"}]
+    set more_tunnels [dict get $o ${side}_tunnels]
+    if {$more_tunnels ne ""} { set more_tunnels ",\n$more_tunnels" }
+    set more_groups [dict get $o ${side}_groups]
+    if {$more_groups ne ""} { set more_groups ",\n$more_groups" }
     set pfx [lab_prefix]
     set ports {}; set ifaces {}; set paths {}
     for {set n 1} {$n <= [dict get $o lines]} {incr n} {
@@ -197,13 +209,13 @@ interfaces = (
 );
 tunnels = (
   { name = \"$tunnel\"; type = \"[dict get $o type]\"; vni = 1000;
-    local = \"[dict get $a local]\"; remote = \"[dict get $a remote]\";$inneraddr }
+    local = \"[dict get $a local]\"; remote = \"[dict get $a remote]\";$inneraddr }$more_tunnels
 );
 path_groups = (
   { name = \"$group\";
     paths = (
 [join $paths ",\n"]
-    ); }
+    ); }$more_groups
 );
 routes = (
 $routes
