@@ -549,7 +549,12 @@ static enum ps_reason beats(const struct ps_group_params *gp, const struct cfg_p
 	bool va = (holding ? a->lo_hold : a->lo_violate) > max_loss;
 
 	if (va) {
-		if (!vc && meets(c, max_loss))
+		/* Within the bound, and at most half as lossy as the active over
+		 * the window (point estimates, with half the bound as slack): a
+		 * candidate about as lossy as the active (two paths near the
+		 * bound, 2 % each way against bronze's 5 %) does not take its
+		 * place on one of the active's chance excursions. */
+		if (!vc && meets(c, max_loss) && 2 * c->loss + max_loss / 2 <= a->loss)
 			return PS_REASON_LOSS;
 		if (vc && c->m.sent >= PS_MIN_JUDGED && c->hi_meet < a->lo_window &&
 		    2 * c->m.loss_long_ppm <= a->m.loss_long_ppm)
@@ -717,6 +722,10 @@ static void switch_tier(struct ev_out *o, struct ps_group_mem *mem, const struct
 	int from = mem->active[tier];
 	struct ps_event *e = ev_push(o, PS_EV_SWITCH, reason, tier, from, to, -1);
 
+	if (reason == PS_REASON_LOSS || reason == PS_REASON_HARD_FAILURE ||
+	    reason == PS_REASON_BFD_DOWN || reason == PS_REASON_NO_PATH)
+		mem->fault_at[tier] = o->now;
+
 	/* a path that lost every plane: its metrics over all of them (the
 	 * last RTTs it answered with, the loss that took it down) */
 	ev_metrics(e, from >= 0 ? (v[from].m.sent ? &v[from].m : &v[from].all) : NULL,
@@ -753,6 +762,12 @@ static void decide_tier(const struct ps_group_params *gp, const struct cfg_ps_ti
 		if (i == a || !v[i].usable)
 			continue;
 		enum ps_reason r = beats(gp, t, &v[i], &v[a], mem->candidate[tier] >= 0);
+		/* after a switch for a fault, the tier dwells: protection may
+		 * move it again (loss), an optimisation (cost, latency, score)
+		 * only PS_DWELL_NS later, so one fault is one switch */
+		if (r != PS_REASON_NONE && r != PS_REASON_LOSS && mem->fault_at[tier] != 0 &&
+		    o->now - mem->fault_at[tier] < PS_DWELL_NS)
+			r = PS_REASON_NONE;
 		if (r != PS_REASON_NONE && (cand < 0 || ranks_before(t, v, i, cand))) {
 			cand = i;
 			why = r;

@@ -57,9 +57,15 @@
  *     ("surely within the bound, and not by luck": the long-term loss is
  *     the mean of the first PS_LONG_WINDOWS × window judged probes of a
  *     plane, then their EWMA with that gain: 16 s at 10 ms × 100; it
- *     stands for min(judged, 16 × window) probes per plane).
+ *     stands for min(judged, 16 × window) probes per plane). A lost
+ *     probe right after another lost one is an outage (PS_OUTAGE_RUN),
+ *     the hard-failure rule's business: it is not long-term loss, so a
+ *     path that healed is a candidate at once.
  * A switch for loss needs the active to violate AND the candidate to
- * meet (or, when both violate, hi(candidate) < lo(active) over the
+ * meet and be at most half as lossy over the window (2 × loss(c) +
+ * max_loss / 2 <= loss(a), point estimates: two paths near the bound with
+ * the same loss do not trade places on the active's chance excursions)
+ * (or, when both violate, hi(candidate) < lo(active) over the
  * window and the candidate's long-term loss at most half the active's),
  * continuously for hold_us (during the hold the active's violation is
  * tested at PS_Z_HOLD: hysteresis), and at the end lo(window, PS_Z_HOLD)
@@ -106,6 +112,10 @@
  *    until every usable path has window / 4 judged probes per healthy
  *    plane (250 ms at 10 ms × 100) (or PS_STARTUP_MAX_NS after the first call); then the
  *    best is taken at once (startup), hold or not.
+ *    Dwell: after a switch for a fault (loss, hard_failure, bfd_down,
+ *    no_path) a tier makes no optimisation switch (cost, latency, score)
+ *    for PS_DWELL_NS: one fault is one switch, not a switch and a return
+ *    (route flap damping); protection may move it again at any time.
  * 5. Events: PLANE_DOWN / PLANE_UP, PATH_DOWN / PATH_UP (tier -1) and
  *    SWITCH (per tier), with the metrics that decided them.
  *
@@ -123,12 +133,13 @@
 
 #include "failover/pathsel_config.h"
 
-#define PS_TIMEOUT_MIN_NS 15000000ull   /* 15 ms: ps_plane_timeout_ns()'s floor */
-#define PS_RTT_MAX_NS     4000000000u   /* 4 s: a larger RTT is absurd (rejected) */
-#define PS_REORDER_PROBES 3u            /* a reply this many probes later loses a probe */
-#define PS_RECENT_RTTS    8u            /* the recent RTT is their median */
-#define PS_MIN_JUDGED     20u           /* judged probes before a path is compared */
-#define PS_OUTAGE_RUN     1u            /* lost in a row beyond this: an outage, not long-term loss */
+#define PS_TIMEOUT_MIN_NS 15000000ull /* 15 ms: ps_plane_timeout_ns()'s floor */
+#define PS_RTT_MAX_NS     4000000000u /* 4 s: a larger RTT is absurd (rejected) */
+#define PS_REORDER_PROBES 3u          /* a reply this many probes later loses a probe */
+#define PS_RECENT_RTTS    8u          /* the recent RTT is their median */
+#define PS_MIN_JUDGED     20u         /* judged probes before a path is compared */
+#define PS_OUTAGE_RUN     1u          /* lost in a row beyond this: an outage, not long-term loss */
+#define PS_DWELL_NS       60000000000ull /* 60 s: no optimisation switch after a switch for a fault */
 #define PS_STARTUP_MAX_NS 1000000000ull /* 1 s: start-up waits no longer */
 #define PS_Z_VIOLATE      2.33          /* one-sided 99 %: "surely above the bound" */
 #define PS_Z_MEET         1.8           /* one-sided 96 %: "surely within the bound" */
@@ -337,10 +348,12 @@ struct ps_group_mem {
 	int8_t active[PS_TIERS];           /* path per tier, -1: none */
 	int8_t candidate[PS_TIERS];        /* the best path beating the active, -1: none */
 	uint8_t cand_reason[PS_TIERS];
-	uint64_t beaten_since[PS_TIERS]; /* ns: the active is beaten continuously since */
-	bool started;                    /* the start-up choice was made */
-	uint64_t first_call;             /* ns, UINT64_MAX: no call yet */
-	uint64_t wake; /* ns: call again then at the latest, UINT64_MAX: on a probe event */
+	uint64_t beaten_since[PS_TIERS];
+	uint64_t fault_at[PS_TIERS];
+		/* ns: the tier's last switch for a fault (0: never) */ /* ns: the active is beaten continuously since */
+	bool started;        /* the start-up choice was made */
+	uint64_t first_call; /* ns, UINT64_MAX: no call yet */
+	uint64_t wake;       /* ns: call again then at the latest, UINT64_MAX: on a probe event */
 	uint64_t events_dropped; /* more events than ev_cap */
 };
 
