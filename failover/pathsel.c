@@ -744,12 +744,15 @@ static void decide_tier(const struct ps_group_params *gp, const struct cfg_ps_ti
 	int best = best_path(t, v, nb_paths);
 
 	if (a < 0 || a >= nb_paths || !v[a].usable) {
-		if (best == a || (best < 0 && a < 0))
+		/* No usable path at all: the tier stays where it is (the data
+		 * path keeps its path: when every path looks dead at once, the
+		 * probes, or this machine, are the likelier fault); the paths'
+		 * path_down events say why. When one comes back the tier is
+		 * either on it already or moves to the best (restored). */
+		if (best < 0 || best == a)
 			return;
 		enum ps_reason r = PS_REASON_RESTORED;
-		if (best < 0)
-			r = PS_REASON_NO_PATH;
-		else if (a >= 0 && a < nb_paths)
+		if (a >= 0 && a < nb_paths)
 			r = paths[a].bfd_down ? PS_REASON_BFD_DOWN : PS_REASON_HARD_FAILURE;
 		switch_tier(o, mem, v, tier, best, r);
 		return;

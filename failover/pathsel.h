@@ -97,7 +97,10 @@
  *    cost_weight × cost (recent RTT, window loss); cost: cost alone (an
  *    equal-cost path never wins on RTT noise); then the lower path index.
  * 4. Switching. The active path not usable: at once to the best usable
- *    (reason bfd_down or hard_failure), none: -1 (no_path); from -1 to the
+ *    (reason bfd_down or hard_failure); none usable: the tier stays (no
+ *    event but the paths' path_down: the data path keeps its path, and when
+ *    every path looks dead at once the probes or the machine are the
+ *    likelier fault); a tier on -1 (only an initial -1) goes to the
  *    best as soon as one is usable (restored). Otherwise a candidate c
  *    beats the active a when (loss) as above; or, neither violating and c
  *    with >= PS_MIN_JUDGED judged probes: latency: rtt(c) + max(rtt(a) ×
@@ -350,10 +353,10 @@ struct ps_group_mem {
 	uint8_t cand_reason[PS_TIERS];
 	uint64_t beaten_since[PS_TIERS];
 	uint64_t fault_at[PS_TIERS];
-		/* ns: the tier's last switch for a fault (0: never) */ /* ns: the active is beaten continuously since */
-	bool started;        /* the start-up choice was made */
-	uint64_t first_call; /* ns, UINT64_MAX: no call yet */
-	uint64_t wake;       /* ns: call again then at the latest, UINT64_MAX: on a probe event */
+	/* ns: the tier's last switch for a fault (0: never) */ /* ns: the active is beaten continuously since */
+	bool started;                                           /* the start-up choice was made */
+	uint64_t first_call;                                    /* ns, UINT64_MAX: no call yet */
+	uint64_t wake; /* ns: call again then at the latest, UINT64_MAX: on a probe event */
 	uint64_t events_dropped; /* more events than ev_cap */
 };
 

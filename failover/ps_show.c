@@ -133,7 +133,8 @@ static int show_planes(int argc, const char *const *argv, json_t **data, char *e
 		snprintf(err, errlen, "no path selection for path group '%s'", argv[0]);
 		return -ENOENT;
 	}
-	*data = json_pack("{s:o}", "planes", rows);
+	*data = json_pack("{s:o, s:I}", "planes", rows, "worker_stalls",
+			  (json_int_t)ps_worker_stalls);
 	return 0;
 }
 

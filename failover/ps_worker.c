@@ -51,8 +51,11 @@ DROP_REASON(drop_stamp_unexpected, "pathsel", "stamp_unexpected",
 
 /* The BFD worker's own state. */
 static uint64_t seen_gen;
-static uint64_t next_due; /* ns: earliest probe or expiry of any plane */
-static uint32_t batch;    /* decision passes so far */
+static uint64_t next_due;     /* ns: earliest probe or expiry of any plane */
+static uint32_t batch;        /* decision passes so far */
+static uint64_t last_turn;    /* ns: the previous turn of this hook */
+static uint64_t expire_after; /* ns: no expiry before (after a stall of this worker) */
+uint64_t ps_worker_stalls;    /* turns that came more than PS_STALL_NS after the previous */
 static struct stamp_refl_table *refl;
 static const uint64_t refl_idle_ns = 10ull * 1000000000ull; /* a session idle 10 s ends */
 
@@ -582,6 +585,16 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	if (ps->nb_groups == 0 && rte_ring_empty(ps_rx_ring))
 		return 0;
 	now = fo_now_ns();
+	/* Back from a stall of this worker (descheduled): the replies that
+	 * came meanwhile wait in the ports' RX rings, a burst a turn. Judging
+	 * probes lost before they are read would take down every path at
+	 * once; expiries wait as long as the stall lasted (at most 50 ms). */
+	if (last_turn != 0 && now - last_turn > PS_STALL_NS) {
+		uint64_t gap = now - last_turn;
+		expire_after = now + (gap < 50000000 ? gap : 50000000);
+		ps_worker_stalls++;
+	}
+	last_turn = now;
 	if (st->generation != seen_gen)
 		apply_generation(st, ps, now);
 
@@ -604,7 +617,9 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 				for (int j = 0; j < rt->paths[k].nb_planes; j++) {
 					struct ps_plane_rt *pl = rt->paths[k].planes[j];
 					uint64_t lost = pl->m.lost_total;
-					ps_plane_expire(&pl->m, now, ps_plane_timeout_ns(&pl->m));
+					if (now >= expire_after)
+						ps_plane_expire(&pl->m, now,
+								ps_plane_timeout_ns(&pl->m));
 					if (pl->next_tx <= now) {
 						send_probe(w, st, g, pl, p, now);
 						pl->next_tx += g->interval_ns;

@@ -316,23 +316,25 @@ static void decide_by_hand(void **state)
 	assert_int_equal(ev[0].reason, PS_REASON_BFD_DOWN);
 	assert_int_equal(ev[1].reason, PS_REASON_BFD_DOWN);
 	assert_int_equal(ev[1].new_path, 0);
-	/* path 0's planes stop answering: no path */
+	/* path 0's planes stop answering too: no usable path, and every tier
+	 * stays where it is (no switch: the data path keeps its path) */
 	pl[0][0].consecutive_lost = pl[0][1].consecutive_lost = 3;
 	pl[0][0].consecutive_answered = pl[0][1].consecutive_answered = 0;
 	n = ps_decide(&gp, tiers, in, 2, 112 * MS, &mem, ev, PS_EVENTS_MAX);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 3);
 	assert_int_equal(ev[0].kind, PS_EV_PLANE_DOWN);
 	assert_int_equal(ev[0].reason, PS_REASON_PLANE_LOST);
 	assert_int_equal(ev[2].kind, PS_EV_PATH_DOWN);
-	assert_int_equal(ev[3].reason, PS_REASON_NO_PATH);
-	assert_int_equal(ev[3].new_path, -1);
 	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0);
-	/* path 1's BFD back: every tier to it at once */
+	for (int t = 0; t < PS_TIERS; t++)
+		assert_int_equal(ps_group_mem_active(&mem, t), 0);
+	/* path 1's BFD back: every tier to it at once, away from the failed path 0 */
 	in[1].bfd_down = false;
 	n = ps_decide(&gp, tiers, in, 2, 113 * MS, &mem, ev, 2);
 	assert_int_equal(n, 2);
 	assert_int_equal(mem.events_dropped, 2);
-	assert_int_equal(ev[1].reason, PS_REASON_RESTORED);
+	assert_int_equal(ev[0].kind, PS_EV_PATH_UP);
+	assert_int_equal(ev[1].reason, PS_REASON_HARD_FAILURE);
 	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 1);
 }
 
