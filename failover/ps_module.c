@@ -367,8 +367,12 @@ static void log_event(const struct ps_event_rec *r)
 		    (double)e->new_rtt_ns / 1e6, (double)e->old_loss_ppm / 1e4,
 		    (double)e->new_loss_ppm / 1e4,
 		    r->t_done > r->t_detect ? (double)(r->t_done - r->t_detect) / 1e3 : 0.0);
+	else if (e->plane < 0) /* path events */
+		LOG(NOTICE, "path group %s: path %s: %s (%s)", r->group, r->new_path,
+		    ps_event_kind_name((enum ps_event_kind)e->kind),
+		    ps_reason_name((enum ps_reason)e->reason));
 	else
-		LOG(NOTICE, "path group %s: path %s plane %u: %s (%s)", r->group, r->new_path,
+		LOG(NOTICE, "path group %s: path %s plane %d: %s (%s)", r->group, r->new_path,
 		    e->plane, ps_event_kind_name((enum ps_event_kind)e->kind),
 		    ps_reason_name((enum ps_reason)e->reason));
 }
