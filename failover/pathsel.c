@@ -253,22 +253,24 @@ static unsigned recent_rtts(const struct ps_plane *p, uint32_t *a)
 	return n;
 }
 
-uint64_t ps_plane_timeout_ns(const struct ps_plane *p)
-{
-	uint32_t a[PS_RECENT_RTTS];
-	unsigned n = recent_rtts(p, a);
-	uint64_t max = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		if (a[i] > max)
-			max = a[i];
-	return 2 * max > PS_TIMEOUT_MIN_NS ? 2 * max : PS_TIMEOUT_MIN_NS;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+uint64_t ps_plane_timeout_ns(const struct ps_plane *p)
+{
+	uint32_t a[PS_RECENT_RTTS];
+	unsigned n = recent_rtts(p, a);
+
+	if (n == 0)
+		return PS_TIMEOUT_MIN_NS;
+	/* the median, not the largest: one reply that waited out a stall
+	 * (hundreds of ms) must not stretch the next detections */
+	qsort(a, n, sizeof(a[0]), cmp_u32);
+	uint64_t t = 3 * (uint64_t)a[n / 2];
+	return t > PS_TIMEOUT_MIN_NS ? t : PS_TIMEOUT_MIN_NS;
 }
 
 static uint32_t ppm(uint64_t k, uint64_t n)

@@ -19,7 +19,7 @@
  *
  * - A probe is LOST when (a) it has been outstanding longer than the
  *   timeout (ps_plane_expire(); ps_plane_timeout_ns() gives the rule:
- *   max(PS_TIMEOUT_MIN_NS, 2 × the largest of the last 8 RTTs)), or (b) a
+ *   max(PS_TIMEOUT_MIN_NS, 3 × the median of the last 8 RTTs)), or (b) a
  *   reply to a probe sent PS_REORDER_PROBES or more later arrived (as TCP's
  *   three duplicate ACKs, RFC 5681 §3.2: reordering by 3 probes on one
  *   path is taken as loss), or (c) it leaves the window unanswered.
@@ -259,7 +259,7 @@ bool ps_plane_rx(struct ps_plane *p, uint32_t seq, uint64_t t1_ns, uint64_t t2_n
 /** Judge lost the probes outstanding for longer than @p timeout_ns at @p now. O(1) amortised. */
 void ps_plane_expire(struct ps_plane *p, uint64_t now, uint64_t timeout_ns);
 
-/** The timeout rule: max(PS_TIMEOUT_MIN_NS, 2 × the largest of the last 8 RTTs), ns. */
+/** The timeout rule: max(PS_TIMEOUT_MIN_NS, 3 × the median of the last 8 RTTs), ns. */
 uint64_t ps_plane_timeout_ns(const struct ps_plane *p);
 
 /**

@@ -127,7 +127,10 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 	}
 	for (int k = 0; k < rt->nb_paths && k < fpg->nb_paths; k++) {
 		struct fwd_path *p = g->path[k];
-		uint16_t mask = ps_group_mem_healthy(&rt->mem, k);
+		/* the decision's memory starts with all 16 bits set: keep the
+		 * path's own planes (show paths counts them) */
+		uint16_t mask = ps_group_mem_healthy(&rt->mem, k) &
+				(uint16_t)((1u << rt->paths[k].nb_planes) - 1);
 		if (p->nb_planes > 1)
 			atomic_store_explicit(&p->plane_tab, tunnel_plane_tab(p->nb_planes, mask),
 					      memory_order_release);

@@ -108,7 +108,17 @@ static void loss_timeout_reorder_late(void **state)
 	assert_int_equal(m.answered, 3);
 	assert_int_equal(m.consecutive_lost, 4);
 	assert_int_equal(p.late_total, 1);
-	assert_int_equal(ps_plane_timeout_ns(&p), 240 * MS);
+	/* RTTs 1, 1, 120 ms: the timeout follows the median (3 × 1 ms, under
+	 * the floor), not the one slow reply */
+	assert_int_equal(ps_plane_timeout_ns(&p), PS_TIMEOUT_MIN_NS);
+	/* a path of 100 ms: 3 × its median */
+	plane(&p, 100);
+	for (uint32_t i = 0; i < 8; i++) {
+		ps_plane_tx(&p, i * 10 * MS);
+		assert_true(
+			reply(&p, i, i * 10 * MS, (100 + i) * MS, i * 10 * MS + (100 + i) * MS));
+	}
+	assert_int_equal(ps_plane_timeout_ns(&p), 3 * 104 * MS);
 }
 
 static void window_slides(void **state)
