@@ -769,9 +769,9 @@ static void decide_tier(const struct ps_group_params *gp, const struct cfg_ps_ti
 		enum ps_reason r = beats(gp, t, &v[i], &v[a], mem->candidate[tier] >= 0);
 		/* after a switch for a fault, the tier dwells: protection may
 		 * move it again (loss), an optimisation (cost, latency, score)
-		 * only PS_DWELL_NS later, so one fault is one switch */
+		 * only `dwell` later, so one fault is one switch */
 		if (r != PS_REASON_NONE && r != PS_REASON_LOSS && mem->fault_at[tier] != 0 &&
-		    o->now - mem->fault_at[tier] < PS_DWELL_NS)
+		    o->now - mem->fault_at[tier] < gp->dwell_ns)
 			r = PS_REASON_NONE;
 		if (r != PS_REASON_NONE && (cand < 0 || ranks_before(t, v, i, cand))) {
 			cand = i;
@@ -873,6 +873,7 @@ void ps_group_params_init(struct ps_group_params *gp, const struct cfg_ps_group 
 		.margin_min_ns = (uint64_t)g->margin_min_us * 1000u,
 		.margin_min_score = g->margin_min_us / 1000.0,
 		.hold_ns = (uint64_t)g->hold_us * 1000u,
+		.dwell_ns = (uint64_t)g->dwell_ms * 1000000u,
 		.window = g->window ? g->window : PS_DEFAULT_WINDOW,
 		.plane_max_loss_ppm = g->plane_max_loss_ppm ? g->plane_max_loss_ppm
 							    : PS_DEFAULT_PLANE_MAX_LOSS_PPM,

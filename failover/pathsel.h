@@ -117,7 +117,7 @@
  *    best is taken at once (startup), hold or not.
  *    Dwell: after a switch for a fault (loss, hard_failure, bfd_down,
  *    no_path) a tier makes no optimisation switch (cost, latency, score)
- *    for PS_DWELL_NS: one fault is one switch, not a switch and a return
+ *    for `dwell` (default 60 s): one fault is one switch, not a switch and a return
  *    (route flap damping); protection may move it again at any time.
  * 5. Events: PLANE_DOWN / PLANE_UP, PATH_DOWN / PATH_UP (tier -1) and
  *    SWITCH (per tier), with the metrics that decided them.
@@ -142,7 +142,6 @@
 #define PS_RECENT_RTTS    8u          /* the recent RTT is their median */
 #define PS_MIN_JUDGED     20u         /* judged probes before a path is compared */
 #define PS_OUTAGE_RUN     1u          /* lost in a row beyond this: an outage, not long-term loss */
-#define PS_DWELL_NS       60000000000ull /* 60 s: no optimisation switch after a switch for a fault */
 #define PS_STARTUP_MAX_NS 1000000000ull /* 1 s: start-up waits no longer */
 #define PS_Z_VIOLATE      2.33          /* one-sided 99 %: "surely above the bound" */
 #define PS_Z_MEET         1.8           /* one-sided 96 %: "surely within the bound" */
@@ -326,6 +325,7 @@ struct ps_group_params {
 	uint64_t margin_min_ns;      /* latency: absolute RTT margin, ns */
 	double margin_min_score;     /* weighted: absolute score margin */
 	uint64_t hold_ns;            /* a candidate must beat the active this long */
+	uint64_t dwell_ns;           /* no optimisation switch this long after a switch for a fault */
 	uint32_t window;             /* probes per plane */
 	uint32_t plane_max_loss_ppm; /* plane degradation bound */
 };

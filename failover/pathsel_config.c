@@ -390,7 +390,7 @@ static void load_ps_group(struct cfg_reader *ld, const config_setting_t *s, int 
 	static const char *const keys[] = { "path_group",     "interval",   "window", "lost_down",
 					    "margin",         "margin_min", "hold",   "policy",
 					    "plane_max_loss", "tier",       "spread", "flowlet_gap",
-					    "paths",          NULL };
+					    "paths",          "dwell",      NULL };
 	struct cfg_pathsel *ps = building(ld);
 	struct cfg_ps_group *g = &ps->groups[idx];
 	const char *v;
@@ -421,6 +421,7 @@ static void load_ps_group(struct cfg_reader *ld, const config_setting_t *s, int 
 	get_ms(ld, s, "margin_min", &any_ms, &g->margin_min_us);
 	get_ms(ld, s, "hold", &any_ms, &g->hold_us);
 	get_percent(ld, s, "plane_max_loss", &g->plane_max_loss_ppm);
+	cfg_get_u32(ld, s, "dwell", 0, 600000, &g->dwell_ms);
 	if (cfg_get_name(ld, s, "policy", g->policy_name, NULL) == CFG_VAL_OK &&
 	    (g->policy = qos_policy_index(ld->cfg, g->policy_name)) < 0)
 		cfg_err(ld, config_setting_get_member(s, "policy"), "unknown qos policy '%s'%s",
@@ -454,6 +455,7 @@ static void group_defaults(struct cfg_ps_group *g)
 		.margin_min_us = PS_DEFAULT_MARGIN_MIN,
 		.hold_us = PS_DEFAULT_HOLD_US,
 		.plane_max_loss_ppm = PS_DEFAULT_PLANE_MAX_LOSS_PPM,
+		.dwell_ms = PS_DEFAULT_DWELL_MS,
 		.policy = -1,
 		.default_tier = CFG_TIER_GOLD,
 		.flowlet_gap_us = PS_DEFAULT_FLOWLET_US,

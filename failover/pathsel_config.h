@@ -22,6 +22,8 @@
  *           margin_min = 2.0;       # ms: and at least this much RTT (score units for "weighted"),
  *                                   # 0..60000
  *           hold = 100;             # ms the candidate must stay better before a switch, 0..60000
+ *           dwell = 60000;          # ms after a switch for a fault (loss, hard failure) in which
+ *                                   # the tier makes no cost/latency/score switch, 0..600000
  *           plane_max_loss = 1.0;   # percent: a plane above it, far above its path's other
  *                                   # planes, is taken out (its flows rehashed), 0..100
  *           policy = "edge";        # optional: the qos policy whose classes give a packet its tier
@@ -94,6 +96,7 @@ struct cfg_ps_group {
 	uint32_t margin_ppm;         /* margin as parts per million (10 % = 100000) */
 	uint32_t margin_min_us;      /* 0..60000000 */
 	uint32_t hold_us;            /* 0..60000000 */
+	uint32_t dwell_ms; /* 0..600000: after a switch for a fault, no optimisation switch */
 	uint32_t plane_max_loss_ppm; /* plane_max_loss: a plane lossier than this (and than its
 	                              * path's other planes) is taken out; default 1 % */
 	int policy;                  /* index into the qos policies, -1: none */
@@ -122,6 +125,7 @@ struct cfg_pathsel {
 #define PS_DEFAULT_MARGIN_PPM         100000u
 #define PS_DEFAULT_MARGIN_MIN         2000u /* µs */
 #define PS_DEFAULT_HOLD_US            100000u
+#define PS_DEFAULT_DWELL_MS           60000u
 #define PS_DEFAULT_PLANE_MAX_LOSS_PPM 10000u /* 1 % */
 #define PS_DEFAULT_FLOWLET_US         500u
 

@@ -71,13 +71,22 @@ static void plane_free(struct ps_plane_rt *p)
 {
 	if (p == NULL)
 		return;
-	ps_planes[p->slot] = NULL;
 	free(p->mem);
 	free(p);
 }
 
 static void group_free(struct ps_group_rt *g)
 {
+	/* The BFD worker finds planes by slot (a reply's port), whatever the
+	 * generation: clear the slots, wait until every worker has passed a
+	 * quiescent state, then free. */
+	for (int k = 0; k < g->nb_paths; k++)
+		for (int j = 0; j < g->paths[k].nb_planes; j++)
+			if (g->paths[k].planes[j] != NULL)
+				__atomic_store_n(&ps_planes[g->paths[k].planes[j]->slot], NULL,
+						 __ATOMIC_RELEASE);
+	if (dp.rcu != NULL)
+		rte_rcu_qsbr_synchronize(dp.rcu, RTE_QSBR_THRID_INVALID);
 	for (unsigned i = 0; i < g->nb_spread; i++)
 		free(g->spread[i]);
 	free(g->spread);

@@ -42,6 +42,9 @@ DROP_REASON(drop_stamp_reflector_off, "pathsel", "stamp_reflector_off",
 DROP_REASON(drop_stamp_reflector_full, "pathsel", "stamp_reflector_full",
 	    "STAMP test packet of a new session while the stateful reflector's table is full of "
 	    "live sessions");
+DROP_REASON(drop_stamp_from_reflector_port, "pathsel", "stamp_from_reflector_port",
+	    "STAMP test packet from UDP port 862: a reflector's reply (or a forgery) that an "
+	    "answer would turn into a loop between two reflectors");
 DROP_REASON(drop_stamp_no_session, "pathsel", "stamp_no_session",
 	    "STAMP reply to a sender port no probe uses, or from another address than the "
 	    "probe's peer");
@@ -288,6 +291,13 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		worker_drop(w, m, &drop_stamp_reflector_off);
 		return;
 	}
+	/* A session-sender never sends from the reflector's port: a packet
+	 * from 862 to 862 is another reflector's reply, and answering it
+	 * would start two reflectors answering each other for ever. */
+	if (ri->sport == STAMP_PORT) {
+		worker_drop(w, m, &drop_stamp_from_reflector_port);
+		return;
+	}
 	if (len < 0) {
 		worker_drop(w, m, &drop_stamp_short);
 		return;
@@ -426,7 +436,12 @@ static void sender_rx(struct worker *w, const struct fwd_state *st, const struct
 {
 	uint8_t buf[STAMP_AUTH_LEN + 256];
 	unsigned slot = (unsigned)(ri->dport - PS_SENDER_PORT_BASE);
-	struct ps_plane_rt *pl = slot < PS_PLANE_SLOTS ? ps_planes[slot] : NULL;
+	/* read once: the control thread clears a slot, then waits for a grace
+	 * period (rte_rcu_qsbr) before it frees the plane (ps_module.c) */
+	struct ps_plane_rt *pl =
+		slot < PS_PLANE_SLOTS
+			? __atomic_load_n(&ps_planes[slot], __ATOMIC_ACQUIRE)
+			: NULL;
 	struct stamp_reply r;
 	int len;
 

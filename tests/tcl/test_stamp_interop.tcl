@@ -283,8 +283,13 @@ start_vbrd [list conf [conf stateful]] {
         }
         assert_true {[lsearch -exact $evs {path_down -1 plane_lost}] >= 0} \
             "path_down (plane_lost) in the history: $evs"
-        # the group's only path is down: each tier has no path (and keeps it)
-        assert_equal [llength [lsearch -all -exact $evs {switch -1 no_path}]] 3 "no_path switches (one per tier)"
+        # the group's only path is down: no tier switches (there is nowhere
+        # to go), each keeps the path, as `show paths` says
+        assert_equal [llength [lsearch -all -index 0 -exact $evs switch]] 0 "switch events: $evs"
+        set g [lindex [dict get [vbrctl show paths] path_groups] 0]
+        foreach t {gold silver bronze} {
+            assert_equal [dict get $g $t] [dict get [lindex [dict get $g paths] 0] name] "tier $t's path"
+        }
         foreach ms $down { assert_lessthan $ms 1000 "ms from the kill to a plane_down" }
         # the line itself still works
         assert_ping h1 172.16.1.2 3

@@ -260,7 +260,8 @@ static struct ps_group_params params(void)
 				  .lost_down = PS_DEFAULT_LOST_DOWN,
 				  .margin_ppm = PS_DEFAULT_MARGIN_PPM,
 				  .margin_min_us = PS_DEFAULT_MARGIN_MIN,
-				  .hold_us = PS_DEFAULT_HOLD_US };
+				  .hold_us = PS_DEFAULT_HOLD_US,
+				  .dwell_ms = PS_DEFAULT_DWELL_MS };
 	struct ps_group_params gp;
 	ps_group_params_init(&gp, &g);
 	return gp;

@@ -169,6 +169,8 @@ static void assert_default_group(const struct cfg_ps_group *g)
 	assert_int_equal(g->margin_ppm, 100000);
 	assert_int_equal(g->margin_min_us, 2000);
 	assert_int_equal(g->hold_us, 100000);
+	assert_int_equal(g->dwell_ms, 60000);
+	assert_int_equal(g->plane_max_loss_ppm, 10000);
 	assert_int_equal(g->policy, -1);
 	assert_string_equal(g->policy_name, "");
 	assert_int_equal(g->default_tier, CFG_TIER_GOLD);
@@ -507,6 +509,10 @@ static const struct err_case cases[] = {
 	  "path_selection.groups[0].hold: 60000.5 ms is out of range 0..60000 ms" },
 	{ BASE_FULL, GROUP("hold = -1;"), 1,
 	  "path_selection.groups[0].hold: -1 ms is out of range 0..60000 ms" },
+	{ BASE_FULL, GROUP("dwell = 600001;"), 1,
+	  "path_selection.groups[0].dwell: 600001 is out of range 0..600000" },
+	{ BASE_FULL, GROUP("plane_max_loss = 101;"), 1,
+	  "path_selection.groups[0].plane_max_loss: 101% is out of range 0..100%" },
 	{ BASE_FULL, GROUP("policy = \"nope\";"), 1,
 	  "path_selection.groups[0].policy: unknown qos policy 'nope'" },
 	{ BASE_NO_QOS, GROUP("policy = \"edge\";"), 1,
