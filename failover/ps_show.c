@@ -144,7 +144,19 @@ static int show_history(int argc, const char *const *argv, json_t **data, char *
 	unsigned n = ps_history_get(ev, PS_HISTORY);
 	json_t *rows = json_array();
 
-	(void)err, (void)errlen;
+	if (argc > 0) {
+		const struct ps_state *ps = ps_state_of(atomic_load(&fwd_current));
+		bool known = false;
+		for (int i = 0; ps && i < ps->nb_groups; i++)
+			known |= strcmp(ps->groups[i].rt->name, argv[0]) == 0;
+		for (unsigned i = 0; !known && i < n; i++)
+			known = strcmp(ev[i].group, argv[0]) == 0;
+		if (!known) {
+			json_decref(rows);
+			snprintf(err, errlen, "no path selection for path group '%s'", argv[0]);
+			return -ENOENT;
+		}
+	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct ps_event_rec *r = &ev[i];
 		const struct ps_event *e = &r->ev;

@@ -39,11 +39,15 @@
 # streams' own reports (seqstream.py), frames counted per line and inner
 # UDP port by nft in the lines, outer ports seen by tcpdump on the line.
 # +60 ms RTT: in this LAN lab (RTT < 1 ms) the step is above the probe
-# timeout (max(15 ms, 2 x the recent largest RTT)), so p-line1 fails hard
+# timeout (max(15 ms, 3 x the median of the last 8 RTTs)), so p-line1 fails hard
 # (every plane lost lost_down probes) before any slower reply comes back;
 # the test checks that, and that gold stays off p-line1 once its planes
 # answer again 60 ms slower. A step below the timeout (a WAN base RTT above
 # 60 ms) would be judged on latency; no test here does that yet.
+# dwell = 5000: after a switch for a fault a tier stays put for `dwell`
+# (default 60 s); the tests start from the lab's home paths, which a
+# machine stall that moved a tier (a whole-path hiccup, see above) would
+# otherwise keep them from for a minute.
 
 source [file join [file dirname [file normalize [info script]]] harness ps_switch.tcl]
 
@@ -60,7 +64,8 @@ qos = {
 };
 path_selection = {
   tiers = { bronze = { objective = "cost"; max_loss = 10.0; }; };
-  groups = ( { path_group = "@group@"; interval = @interval@; policy = "tiers"; tier = "gold"; } );
+  groups = ( { path_group = "@group@"; interval = @interval@; policy = "tiers"; tier = "gold";
+               dwell = 5000; } );
 };
 }
 
