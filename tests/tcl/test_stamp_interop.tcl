@@ -169,8 +169,11 @@ start_vbrd [list conf [conf stateful]] {
         assert_range $dping 39 50 "ping RTT added by delay 20"
         foreach a $rtt0 b $rtt1 {
             set d [expr {($b - $a) / 1000.0}]
-            # both measure the same 40 ms; a stall adds to some probes, not to the minimum
-            assert_range $d [expr {$dping - 5}] [expr {$dping + 5}] "a plane's RTT added (ms)"
+            # both measure the same 40 ms; a stall adds to some probes, not to
+            # the minimum, but the window's minimum is of its last second only
+            # (100 probes), against ping's best of 10 answered by the kernel,
+            # not by a Python reflector: up to 10 ms more on this loaded machine
+            assert_range $d [expr {$dping - 5}] [expr {$dping + 10}] "a plane's RTT added (ms)"
         }
         wait_for_condition 300 50 {[all_planes {$healthy && $rtt_min_us < 20000}]} else {
             fail "RTT did not come back: [planes]"
