@@ -767,10 +767,12 @@ static void decide_tier(const struct ps_group_params *gp, const struct cfg_ps_ti
 		if (i == a || !v[i].usable)
 			continue;
 		enum ps_reason r = beats(gp, t, &v[i], &v[a], mem->candidate[tier] >= 0);
-		/* after a switch for a fault, the tier dwells: protection may
-		 * move it again (loss), an optimisation (cost, latency, score)
-		 * only `dwell` later, so one fault is one switch */
-		if (r != PS_REASON_NONE && r != PS_REASON_LOSS && mem->fault_at[tier] != 0 &&
+		/* After a switch for a fault the tier dwells: protection may
+		 * move it again (loss), and so may latency (gold's own degradation:
+		 * a jump of its path's RTT, with its margin and hold), but a
+		 * cheaper path or a better score only `dwell` later, so one fault
+		 * is one switch, not a switch and a return. */
+		if ((r == PS_REASON_COST || r == PS_REASON_SCORE) && mem->fault_at[tier] != 0 &&
 		    o->now - mem->fault_at[tier] < gp->dwell_ns)
 			r = PS_REASON_NONE;
 		if (r != PS_REASON_NONE && (cand < 0 || ranks_before(t, v, i, cand))) {

@@ -116,7 +116,8 @@
  *    plane (250 ms at 10 ms × 100) (or PS_STARTUP_MAX_NS after the first call); then the
  *    best is taken at once (startup), hold or not.
  *    Dwell: after a switch for a fault (loss, hard_failure, bfd_down,
- *    no_path) a tier makes no optimisation switch (cost, latency, score)
+ *    no_path) a tier makes no optimisation switch (cost, score; latency
+ *    may, as gold's path may degrade)
  *    for `dwell` (default 60 s): one fault is one switch, not a switch and a return
  *    (route flap damping); protection may move it again at any time.
  * 5. Events: PLANE_DOWN / PLANE_UP, PATH_DOWN / PATH_UP (tier -1) and
@@ -320,13 +321,13 @@ struct ps_event {
 
 /** A group's settings as the decision needs them (ps_group_params_init()). */
 struct ps_group_params {
-	uint32_t lost_down;          /* consecutive lost probes: plane hard down */
-	uint32_t margin_ppm;         /* relative margin, parts per million */
-	uint64_t margin_min_ns;      /* latency: absolute RTT margin, ns */
-	double margin_min_score;     /* weighted: absolute score margin */
-	uint64_t hold_ns;            /* a candidate must beat the active this long */
-	uint64_t dwell_ns;           /* no optimisation switch this long after a switch for a fault */
-	uint32_t window;             /* probes per plane */
+	uint32_t lost_down;      /* consecutive lost probes: plane hard down */
+	uint32_t margin_ppm;     /* relative margin, parts per million */
+	uint64_t margin_min_ns;  /* latency: absolute RTT margin, ns */
+	double margin_min_score; /* weighted: absolute score margin */
+	uint64_t hold_ns;        /* a candidate must beat the active this long */
+	uint64_t dwell_ns;       /* no optimisation switch this long after a switch for a fault */
+	uint32_t window;         /* probes per plane */
 	uint32_t plane_max_loss_ppm; /* plane degradation bound */
 };
 

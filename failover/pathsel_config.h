@@ -23,7 +23,7 @@
  *                                   # 0..60000
  *           hold = 100;             # ms the candidate must stay better before a switch, 0..60000
  *           dwell = 60000;          # ms after a switch for a fault (loss, hard failure) in which
- *                                   # the tier makes no cost/latency/score switch, 0..600000
+ *                                   # the tier makes no cost or score switch, 0..600000
  *           plane_max_loss = 1.0;   # percent: a plane above it, far above its path's other
  *                                   # planes, is taken out (its flows rehashed), 0..100
  *           policy = "edge";        # optional: the qos policy whose classes give a packet its tier
@@ -89,14 +89,14 @@ struct cfg_ps_path {
 
 struct cfg_ps_group {
 	char path_group[CFG_NAME_MAX];
-	int pg_index;                /* index into vbrd_config.path_groups */
-	uint32_t interval_us;        /* 1000..1000000 */
-	uint32_t window;             /* probes per plane, 10..PS_MAX_WINDOW */
-	uint32_t lost_down;          /* 1..255 */
-	uint32_t margin_ppm;         /* margin as parts per million (10 % = 100000) */
-	uint32_t margin_min_us;      /* 0..60000000 */
-	uint32_t hold_us;            /* 0..60000000 */
-	uint32_t dwell_ms; /* 0..600000: after a switch for a fault, no optimisation switch */
+	int pg_index;           /* index into vbrd_config.path_groups */
+	uint32_t interval_us;   /* 1000..1000000 */
+	uint32_t window;        /* probes per plane, 10..PS_MAX_WINDOW */
+	uint32_t lost_down;     /* 1..255 */
+	uint32_t margin_ppm;    /* margin as parts per million (10 % = 100000) */
+	uint32_t margin_min_us; /* 0..60000000 */
+	uint32_t hold_us;       /* 0..60000000 */
+	uint32_t dwell_ms;      /* 0..600000: after a switch for a fault, no optimisation switch */
 	uint32_t plane_max_loss_ppm; /* plane_max_loss: a plane lossier than this (and than its
 	                              * path's other planes) is taken out; default 1 % */
 	int policy;                  /* index into the qos policies, -1: none */

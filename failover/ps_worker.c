@@ -438,10 +438,9 @@ static void sender_rx(struct worker *w, const struct fwd_state *st, const struct
 	unsigned slot = (unsigned)(ri->dport - PS_SENDER_PORT_BASE);
 	/* read once: the control thread clears a slot, then waits for a grace
 	 * period (rte_rcu_qsbr) before it frees the plane (ps_module.c) */
-	struct ps_plane_rt *pl =
-		slot < PS_PLANE_SLOTS
-			? __atomic_load_n(&ps_planes[slot], __ATOMIC_ACQUIRE)
-			: NULL;
+	struct ps_plane_rt *pl = slot < PS_PLANE_SLOTS
+					 ? __atomic_load_n(&ps_planes[slot], __ATOMIC_ACQUIRE)
+					 : NULL;
 	struct stamp_reply r;
 	int len;
 

@@ -615,6 +615,34 @@ static void sim_loss5_after_outage(void **state)
 			   500 * MS) >= SEEDS * 85 / 100);
 }
 
+/*
+ * The dwell after a fault does not pin gold to a path that degrades: a
+ * blackhole moves gold, then +10 ms RTT on its new path moves it again
+ * (latency) within 500 ms, though the first switch was a fault's.
+ */
+static void sim_rtt_after_fault(void **state)
+{
+	uint64_t t[SEEDS];
+	(void)state;
+	for (unsigned k = 0; k < SEEDS; k++) {
+		struct sim s;
+		int a = sim_start(&s, 500 + k);
+		for (int j = 0; j < NK; j++)
+			s.pl[a][j].blackhole = true;
+		int b = -1;
+		assert_true(sim_until_moved(&s, CFG_TIER_GOLD, a, 1 * S) != UINT64_MAX);
+		b = s.mem.active[CFG_TIER_GOLD];
+		sim_run(&s, s.now + 1 * S);
+		assert_int_equal(s.mem.active[CFG_TIER_GOLD], b);
+		s.rtt[b] += 10 * MS;
+		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, b, 2 * S);
+		if (t[k] != UINT64_MAX)
+			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_LATENCY);
+	}
+	assert_true(report("+10 ms on gold's path 1 s after a blackhole moved it", t, SEEDS,
+			   500 * MS) >= SEEDS * 95 / 100);
+}
+
 static void sim_rtt(uint64_t add, const char *what, uint64_t bound)
 {
 	uint64_t t[SEEDS];
@@ -764,6 +792,7 @@ int main(void)
 		cmocka_unit_test(sim_loss5_after_outage),
 		cmocka_unit_test(sim_rtt60),
 		cmocka_unit_test(sim_rtt10),
+		cmocka_unit_test(sim_rtt_after_fault),
 		cmocka_unit_test(sim_blackhole),
 		cmocka_unit_test(sim_plane_blackhole),
 		cmocka_unit_test(sim_loss2_everywhere),
