@@ -196,8 +196,8 @@ const struct fwd_path *ps_choose(struct worker *w, const struct fwd_state *st,
 			&rt->spread_w[tier][atomic_load_explicit(&rt->spread_cur[tier],
 								 memory_order_acquire) &
 					    1];
-		int k = spread_pick(rt->spread[w->id], sw, hash, rte_pktmbuf_pkt_len(m),
-				    rte_get_tsc_cycles(), pg->flowlet_gap_tsc);
+		int k = spread_pick(rt->spread[w->id], sw, hash, rte_pktmbuf_pkt_len(m), w->tsc,
+				    pg->flowlet_gap_tsc);
 		return k >= 0 && k < CFG_MAX_PATHS ? pg->path[k] : NULL;
 	}
 	return atomic_load_explicit(&pg->tier_active[tier], memory_order_acquire);

@@ -595,6 +595,7 @@ int worker_main(void *arg)
 			uint16_t n = rte_eth_rx_burst(w->rxq[q].port, w->rxq[q].queue, pkts,
 						      (uint16_t)st->cfg.workers.burst);
 			if (n) {
+				w->tsc = rte_get_tsc_cycles();
 				process_burst(w, st, w->rxq[q].port, pkts, n);
 				total += n;
 			}

@@ -52,6 +52,9 @@ struct worker {
 	 * byte swap), so each value in turn (RFC 6864 §4.1 asks uniqueness,
 	 * not order) */
 	uint16_t ip_id;
+	/* TSC when the burst being processed was received (one read a burst:
+	 * what per-packet timing such as flowlets uses instead of rdtsc) */
+	uint64_t tsc;
 	uint64_t icmp_depth;  /* bucket depth, tokens */
 	struct tx_buffer *tx; /* indexed by port id, nb_port_ids entries */
 	uint32_t tx_dirty;    /* bit p: tx[p] may hold packets (RTE_MAX_ETHPORTS <= 32) */
