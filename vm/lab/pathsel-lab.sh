@@ -193,7 +193,9 @@ for p in g["paths"]:
 paths
 g0=$(gold)
 line=${g0#p-}
-echo "gold traffic takes $g0 (the lowest RTT; ties go to the first path), bronze the cheapest path"
+echo "gold traffic takes $g0: the lowest recent RTT (the median of each plane's last 8 probes, not the"
+echo "mean or p99 above), and another path must be 10 % and 2 ms better for 100 ms to take over, so"
+echo "lines this equal keep the first one; bronze takes the cheapest path within its 5 % loss bound"
 
 step "h1 streams 5000 packets/s to h2 (gold traffic); after 2 s, a gray failure: $line loses 5 % of its frames each way, nothing goes down"
 ip netns exec ps-h2 taskset -c 0 python3 "$seqstream" recv --port 9000 --seconds 9 --json >"$work/recv.json" &
@@ -225,5 +227,9 @@ print("  receiver: %d of %d datagrams, %d lost (%.2f %%), %d reordered"
       % (r["received"], r["sent"], r["lost"], 100.0 * r["lost"] / max(r["sent"], 1), r.get("reordered", 0)))
 ' "$work/recv.json"
 paths
-echo "(loss_% is the round trip's: 5 % each way loses about 9.75 % of the probes)"
+echo "(loss_% is the round trip's, over each plane's last 100 probes (1 s): 5 % each way loses about"
+echo " 9.75 % of the probes once the window is all lossy. At the switch the window still held mostly"
+echo " probes from before the loss began: the switch came from the last 25 probes per plane, whose"
+echo " loss was surely above gold's 1 % bound (a confidence bound, failover/pathsel.h), held 100 ms."
+echo " Reordered datagrams are those still in flight on $line when the next ones took the new path.)"
 "$impair" ctl "$work/l${line#line}.sock" set loss 0 >/dev/null
