@@ -174,16 +174,66 @@ static void apply_generation(const struct fwd_state *st, const struct ps_state *
 
 /* ---- transmit --------------------------------------------------------------------- */
 
+/*
+ * Fill @p m (empty, reset) with an IPv4 or IPv6 header (TTL / hop limit
+ * 255), a UDP header and @p len bytes of @p payload, checksums done.
+ * @p src, @p dst: uint32_t host order (IPv4) or 16 bytes (IPv6).
+ * @return false when the mbuf has no room (nothing written that matters)
+ */
+static bool udp_packet(struct worker *w, struct rte_mbuf *m, bool v4, const void *src,
+		       const void *dst, uint16_t sport, uint16_t dport, const uint8_t *payload,
+		       size_t len)
+{
+	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + len);
+	uint8_t *h = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len));
+
+	if (h == NULL)
+		return false;
+	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(h + l3);
+	memcpy(uh + 1, payload, len);
+	uh->src_port = rte_cpu_to_be_16(sport);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16(udp_len);
+	uh->dgram_cksum = 0;
+	if (v4) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)h;
+		uint32_t a, b;
+		memcpy(&a, src, 4);
+		memcpy(&b, dst, 4);
+		memset(ih, 0, sizeof(*ih));
+		ih->version_ihl = 0x45;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
+		ih->packet_id = w->ip_id++;
+		ih->time_to_live = 255;
+		ih->next_proto_id = IPPROTO_UDP;
+		ih->src_addr = rte_cpu_to_be_32(a);
+		ih->dst_addr = rte_cpu_to_be_32(b);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)h;
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16(udp_len);
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 255;
+		memcpy(ih->src_addr, src, 16);
+		memcpy(ih->dst_addr, dst, 16);
+		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
+		if (uh->dgram_cksum == 0) /* RFC 768: 0 means none */
+			uh->dgram_cksum = 0xffff;
+	}
+	return true;
+}
+
 /* A STAMP test packet of plane @p pl on path @p p: inner IP + UDP + STAMP. */
 static void send_probe(struct worker *w, const struct fwd_state *st, const struct ps_group *g,
 		       struct ps_plane_rt *pl, const struct fwd_path *p, uint64_t now)
 {
 	const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
 	bool v4 = t->remote.family == AF_INET;
-	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + STAMP_UNAUTH_LEN);
+	uint8_t test[STAMP_UNAUTH_LEN];
 	struct rte_mbuf *m;
-	uint8_t *h;
 
 	(void)g;
 	/* The line's next hop not resolved yet: plane 0's probe alone goes
@@ -194,43 +244,20 @@ static void send_probe(struct worker *w, const struct fwd_state *st, const struc
 		return;
 	}
 	m = rte_pktmbuf_alloc(dp.pool);
-	if (m == NULL || (h = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len))) == NULL) {
-		rte_pktmbuf_free(m);
+	if (m == NULL) {
 		pl->tx_errors++;
 		return;
 	}
-	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(h + l3);
 	uint32_t seq = ps_plane_tx(&pl->m, now);
-	stamp_sender_build((uint8_t *)(uh + 1), STAMP_UNAUTH_LEN, seq,
-			   stamp_ntp_from_unix_ns(ps_unix_ns(now)),
-			   stamp_error_estimate(false, 1e-3), NULL);
-	uh->src_port = rte_cpu_to_be_16((uint16_t)(PS_SENDER_PORT_BASE + pl->slot));
-	uh->dst_port = rte_cpu_to_be_16(STAMP_PORT);
-	uh->dgram_len = rte_cpu_to_be_16(udp_len);
-	uh->dgram_cksum = 0;
-	if (v4) {
-		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)h;
-		memset(ih, 0, sizeof(*ih));
-		ih->version_ihl = 0x45;
-		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
-		ih->packet_id = w->ip_id++;
-		ih->time_to_live = 255;
-		ih->next_proto_id = IPPROTO_UDP;
-		ih->src_addr = rte_cpu_to_be_32(t->local.v4);
-		ih->dst_addr = rte_cpu_to_be_32(t->remote.v4);
-		ih->hdr_checksum = rte_ipv4_cksum(ih);
-		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
-	} else {
-		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)h;
-		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ih->payload_len = rte_cpu_to_be_16(udp_len);
-		ih->proto = IPPROTO_UDP;
-		ih->hop_limits = 255;
-		memcpy(ih->src_addr, t->local.v6, 16);
-		memcpy(ih->dst_addr, t->remote.v6, 16);
-		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
-		if (uh->dgram_cksum == 0)
-			uh->dgram_cksum = 0xffff;
+	size_t n = stamp_sender_build(test, sizeof(test), seq,
+				      stamp_ntp_from_unix_ns(ps_unix_ns(now)),
+				      stamp_error_estimate(false, 1e-3), NULL);
+	if (!udp_packet(w, m, v4, v4 ? (const void *)&t->local.v4 : t->local.v6,
+			v4 ? (const void *)&t->remote.v4 : t->remote.v6,
+			(uint16_t)(PS_SENDER_PORT_BASE + pl->slot), STAMP_PORT, test, n)) {
+		rte_pktmbuf_free(m);
+		pl->tx_errors++;
+		return;
 	}
 	uint16_t sport = (uint16_t)(CFG_PLANE_BASE + (p->plane < 0 ? 0 : p->plane) + pl->plane);
 	tunnel_send_on_path(w, st, m, p, sport, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6, 0);
@@ -334,46 +361,17 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 
 	/* The reply: the test packet turned around, in the same mbuf. */
 	bool v4 = ri->family == AF_INET;
-	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + n);
-	rte_pktmbuf_reset(m);
-	uint8_t *h = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l3 + udp_len));
-	if (h == NULL) {
+	if (m->nb_segs > 1) {
+		/* a reset would lose the chained segments: a new mbuf instead */
+		rte_pktmbuf_free(m);
+		if ((m = rte_pktmbuf_alloc(dp.pool)) == NULL)
+			return;
+	} else {
+		rte_pktmbuf_reset(m);
+	}
+	if (!udp_packet(w, m, v4, ri->dst, ri->src, ri->dport, ri->sport, out, n)) {
 		worker_drop(w, m, &drop_stamp_short);
 		return;
-	}
-	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(h + l3);
-	memcpy(uh + 1, out, n);
-	uh->src_port = rte_cpu_to_be_16(ri->dport);
-	uh->dst_port = rte_cpu_to_be_16(ri->sport);
-	uh->dgram_len = rte_cpu_to_be_16(udp_len);
-	uh->dgram_cksum = 0;
-	if (v4) {
-		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)h;
-		uint32_t src, dst;
-		memcpy(&src, ri->dst, 4); /* host order, as local_pkt gives them */
-		memcpy(&dst, ri->src, 4);
-		memset(ih, 0, sizeof(*ih));
-		ih->version_ihl = 0x45;
-		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
-		ih->packet_id = w->ip_id++;
-		ih->time_to_live = 255;
-		ih->next_proto_id = IPPROTO_UDP;
-		ih->src_addr = rte_cpu_to_be_32(src);
-		ih->dst_addr = rte_cpu_to_be_32(dst);
-		ih->hdr_checksum = rte_ipv4_cksum(ih);
-		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
-	} else {
-		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)h;
-		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ih->payload_len = rte_cpu_to_be_16(udp_len);
-		ih->proto = IPPROTO_UDP;
-		ih->hop_limits = 255;
-		memcpy(ih->src_addr, ri->dst, 16);
-		memcpy(ih->dst_addr, ri->src, 16);
-		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
-		if (uh->dgram_cksum == 0)
-			uh->dgram_cksum = 0xffff;
 	}
 
 	/* Back the way it came: the line it arrived on, the plane (outer
