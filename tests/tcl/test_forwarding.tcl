@@ -53,16 +53,33 @@ neighbors = ( { interface = "lan1"; address = "10.0.1.99"; mac = "02:00:00:00:00
         assert_morethan $bps 20e6 "TCP bits/s received by h2"
     }
 
-    test {UDP at 50 Mbit/s through vbrd loses less than 1%} {
+    # What h2's own kernel dropped because iperf3's socket buffer was full
+    # (UDP RcvbufErrors in /proc/net/snmp): not a loss through vbrd. On this
+    # 2-core VM iperf3 in h2 is descheduled for tens of ms at times, and
+    # 50 Mbit/s fills its buffer then.
+    proc rcvbuf_errors {host} {
+        set snmp [lab_exec $host cat /proc/net/snmp]
+        set names {}
+        foreach line [split $snmp "\n"] {
+            if {![string match "Udp: *" $line]} continue
+            if {$names eq ""} { set names [lrange $line 1 end]; continue }
+            return [lindex $line [expr {[lsearch -exact $names RcvbufErrors] + 1}]]
+        }
+        error "no Udp line in /proc/net/snmp of $host"
+    }
+
+    test {UDP at 50 Mbit/s through vbrd loses less than 1% (h2's own socket-buffer drops aside)} {
         iperf_server h2 5202
+        set rb0 [rcvbuf_errors h2]
         set rep [iperf_client h1 10.0.2.2 3 -p 5202 -u -b 50M]
+        set rb [expr {[rcvbuf_errors h2] - $rb0}]
         set sum [dict get $rep end sum]
-        set lost [dict get $sum lost_percent]
-        note [format "UDP: %.1f Mbit/s, %s of %s datagrams lost" \
-            [expr {[dict get $sum bits_per_second] / 1e6}] \
-            [dict get $sum lost_packets] [dict get $sum packets]]
-        assert_morethan [dict get $sum packets] 1000 "datagrams sent"
-        assert_lessthan $lost 1.0 "UDP loss %"
+        set n [dict get $sum packets]
+        set lost [dict get $sum lost_packets]
+        note [format "UDP: %.1f Mbit/s, %s of %s datagrams lost, %s of them in h2's full socket buffer" \
+            [expr {[dict get $sum bits_per_second] / 1e6}] $lost $n $rb]
+        assert_morethan $n 1000 "datagrams sent"
+        assert_lessthan [expr {100.0 * ($lost - $rb) / $n}] 1.0 "UDP loss % not in h2's socket buffer"
     }
 
     test {DPDK telemetry serves the same counters as vbrctl (/vbrd/stats, /vbrd/drops)} {
