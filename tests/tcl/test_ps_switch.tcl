@@ -51,6 +51,15 @@
 
 source [file join [file dirname [file normalize [info script]]] harness ps_switch.tcl]
 
+# The issue's time bounds hold for the product build (make test). The
+# ASan + UBSan build (make test-asan) runs every packet and probe several
+# times slower on this 2-core VM: its recent RTTs reach 10-40 ms, which
+# stretches the probe timeout (3 x the median) and so detection. There the
+# bounds are 3 times the issue's; what make test-asan checks is that the
+# same behaviour runs clean under the sanitizers.
+set ::slow [expr {[catch {exec grep -q -a __asan_init $::vbrd::bin}] ? 1 : 3}]
+proc bound {ms} { return [expr {$ms * $::slow}] }
+
 set tiers_conf {
 qos = {
   policies = ( {
@@ -162,7 +171,7 @@ start_twosite [ps_lab_opts planes $planes interval 10 ps_conf $tiers_conf \
         # max_loss_gap_ms hold the sender's own pauses too, 200 ms and
         # more at times here)
         set lost_ms [expr {[dict get $rep lost] * 1000.0 / 2000}]
-        assert_lessthan $lost_ms 100 "ms of the gold stream lost"
+        assert_lessthan $lost_ms [bound 100] "ms of the gold stream lost"
         assert_true {$sw ne ""} "a gold switch in the edge's history"
         assert_equal [list [dict get $sw old] [dict get $sw new]] {p-line1 p-line2} "gold's switch"
         # After the cut line1 drops everything: what h2 got came over
@@ -203,7 +212,7 @@ start_twosite [ps_lab_opts planes $planes interval 10 ps_conf $tiers_conf \
         assert_equal [dict size $before] $flows "flows seen on line1 before the fault"
         assert_morethan [llength $on1] 0 "flows on plane 1 (49153) before the fault"
         assert_equal [llength $used] $::planes "planes used by the flows before the fault"
-        assert_lessthan [ms_since [dict get $down time_us] $t0] 300 "ms from the drop to plane_down"
+        assert_lessthan [ms_since [dict get $down time_us] $t0] [bound 300] "ms from the drop to plane_down"
         dict for {sport outer} $after {
             set was [dict get $before $sport]
             if {$sport in $on1} {
@@ -224,7 +233,7 @@ start_twosite [ps_lab_opts planes $planes interval 10 ps_conf $tiers_conf \
             if {[dict get $f sport] in $on1} {
                 set out_ms [expr {[dict get $f lost] * 1000.0 * $flows / 1600}]
                 lappend gaps "[dict get $f sport]:$out_ms (max_gap [dict get $f max_gap_ms])"
-                assert_lessthan $out_ms 300 "outage of moved flow [dict get $f sport], ms"
+                assert_lessthan $out_ms [bound 300] "outage of moved flow [dict get $f sport], ms"
             }
         }
         note "moved: $moved; their outages (ms): $gaps; stream gap [ps_stream_gap $rep] ms,\
@@ -316,7 +325,7 @@ start_twosite [ps_lab_opts planes $planes interval 10 ps_conf $tiers_conf \
               p-line1 planes up again with rtt_us $up_rtts; p-line1 now rtt_recent_us [dict get $p1 rtt_recent_us];\
               stream gap [ps_stream_gap $rep] ms; 5001 per line after the switch\
               [lmap l {line1 line2 line3} {dict get $d $l 5001}]"
-        assert_lessthan [ms_since [dict get $sw time_us] $t0] 500 "ms from the delay to gold's switch"
+        assert_lessthan [ms_since [dict get $sw time_us] $t0] [bound 500] "ms from the delay to gold's switch"
         assert_equal [list [dict get $sw old] [dict get $sw new]] {p-line1 p-line2} "gold's switch"
         assert_equal [ps_events_text $gold_back $t0] "" "gold switches after its first, while the delay lasts"
         assert_morethan [llength $gold_seen] 3 "samples of gold's path"
@@ -377,7 +386,7 @@ start_twosite [ps_lab_opts planes $planes interval 5 ps_conf $tiers_conf \
               bronze stream lost [format %.2f $bloss] % (p-line1 probes: [dict get $p1 loss_pct] %);\
               after the switch, 5001 per line [lmap l {line1 line2 line3} {dict get $d $l 5001}],\
               5003 per line [lmap l {line1 line2 line3} {dict get $d $l 5003}]"
-        assert_lessthan [ms_since [dict get $sw time_us] $t0] 500 "ms from the loss to gold's switch"
+        assert_lessthan [ms_since [dict get $sw time_us] $t0] [bound 500] "ms from the loss to gold's switch"
         assert_equal [dict get $sw reason] loss "gold's switch reason"
         assert_equal [dict get $sw old] p-line1 "gold's old path"
         assert_match {p-line[23]} [dict get $sw new] "gold's new path"
