@@ -46,9 +46,9 @@
  * a reload holds the running sessions and the new ones at once.
  */
 #define PS_PLANE_SLOTS      8192
-#define PS_SENDER_PORT_BASE 40960   /* .. 49151, below the planes' outer ports */
-#define PS_SPREAD_ENTRIES   4096    /* flowlet entries per worker per spreading group */
-#define PS_STALL_NS         5000000 /* 5 ms between two turns of the BFD worker: a stall */
+#define PS_SENDER_PORT_BASE 40960    /* .. 49151, below the planes' outer ports */
+#define PS_SPREAD_ENTRIES   4096     /* flowlet entries per worker per spreading group */
+#define PS_STALL_NS         20000000 /* 20 ms between two turns of the BFD worker: a stall */
 
 /** Turns of the BFD worker's path-selection hook that came after a stall (show). */
 extern uint64_t ps_worker_stalls;

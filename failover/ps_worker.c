@@ -603,10 +603,13 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	/* Back from a stall of this worker (descheduled): the replies that
 	 * came meanwhile wait in the ports' RX rings, a burst a turn. Judging
 	 * probes lost before they are read would take down every path at
-	 * once; expiries wait as long as the stall lasted (at most 50 ms). */
+	 * once; expiries wait as long as the stall lasted, at most
+	 * PS_STALL_NS (a worker that naps when idle comes back later than
+	 * that only when the machine took its CPU: a longer hold, or a lower
+	 * threshold, would hold expiries back for good on a loaded machine). */
 	if (last_turn != 0 && now - last_turn > PS_STALL_NS) {
 		uint64_t gap = now - last_turn;
-		expire_after = now + (gap < 50000000 ? gap : 50000000);
+		expire_after = now + (gap < PS_STALL_NS ? gap : PS_STALL_NS);
 		ps_worker_stalls++;
 	}
 	last_turn = now;
