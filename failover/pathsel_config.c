@@ -199,46 +199,25 @@ static int get_percent(struct cfg_reader *ld, const config_setting_t *grp, const
 	return rc;
 }
 
-/* Member @p name of @p grp as a rate in bits/s, as qos reads one (qos_parse_rate()). */
+/* Member @p name of @p grp as a rate in bits/s, as qos reads one; a
+ * percent (of what? a path has no line rate here) gets its own error. */
 static int get_rate(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
 		    uint64_t *bps)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	struct qos_rate r;
-	const char *v, *why;
-	long long n;
+	int rc;
 
-	if (s == NULL)
-		return CFG_VAL_ABSENT;
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		n = config_setting_get_int64(s);
-		if (n > 0 && (unsigned long long)n <= QOS_MAX_RATE) {
-			*bps = (uint64_t)n;
-			return CFG_VAL_OK;
-		}
-		cfg_err(ld, s, "%lld: %s", n,
-			n <= 0 ? "a rate must be above 0"
-			       : "above 400G, the fastest line vbrd shapes");
-		return CFG_VAL_BAD;
-	case CONFIG_TYPE_STRING:
-		v = config_setting_get_string(s);
-		if (strchr(v, '%') != NULL) {
-			cfg_err(ld, s, "'%s': a percent; a path's capacity is bits/s (\"1G\")", v);
-			return CFG_VAL_BAD;
-		}
-		if (qos_parse_rate(v, false, &r, &why) == 0) {
-			*bps = r.bps;
-			return CFG_VAL_OK;
-		}
-		cfg_err(ld, s, "'%s': %s", v, why);
-		return CFG_VAL_BAD;
-	default:
-		cfg_err(ld, s, "expected a rate (bits/s: 1000000000 or \"1G\"), got %s",
-			cfg_type_name(s));
+	if (s != NULL && config_setting_type(s) == CONFIG_TYPE_STRING &&
+	    strchr(config_setting_get_string(s), '%') != NULL) {
+		cfg_err(ld, s, "'%s': a percent; a path's capacity is bits/s (\"1G\")",
+			config_setting_get_string(s));
 		return CFG_VAL_BAD;
 	}
+	rc = qos_cfg_get_rate(ld, grp, name, false, &r);
+	if (rc == CFG_VAL_OK)
+		*bps = r.bps;
+	return rc;
 }
 
 /* ---- tiers ---------------------------------------------------------------- */

@@ -214,9 +214,8 @@ static char *format_bps(uint64_t bps, char *buf, size_t len)
 	return qos_format_rate(&r, buf, len);
 }
 
-/* Member @p name of @p grp as a rate: an integer of bits/s, or a string qos_parse_rate() reads. */
-static int get_rate(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
-		    bool percent_ok, struct qos_rate *out)
+int qos_cfg_get_rate(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
+		     bool percent_ok, struct qos_rate *out)
 {
 	const config_setting_t *s = config_setting_get_member(grp, name);
 	const char *v, *why;
@@ -457,14 +456,14 @@ static void load_policer(struct cfg_reader *ld, const config_setting_t *grp,
 			cfg_err(ld, config_setting_get_member(s, by_mode[i]),
 				"not a setting of this policer: %s", meters[pc->mode].takes);
 
-	if (get_rate(ld, s, "cir", false, &cir) == CFG_VAL_ABSENT)
+	if (qos_cfg_get_rate(ld, s, "cir", false, &cir) == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, "cir");
 	pc->cir_bps = cir.bps;
 	if (cfg_get_u32(ld, s, "cbs", 1, QOS_MAX_BURST, &pc->cbs) == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, "cbs");
 	const char *er = meters[pc->mode].excess[0], *eb = meters[pc->mode].excess[1];
 	if (er != NULL) {
-		if (get_rate(ld, s, er, false, &eir) == CFG_VAL_ABSENT)
+		if (qos_cfg_get_rate(ld, s, er, false, &eir) == CFG_VAL_ABSENT)
 			cfg_err_missing(ld, s, er);
 		pc->eir_bps = eir.bps;
 	}
@@ -557,7 +556,7 @@ static void load_queues(struct cfg_reader *ld, const config_setting_t *bs,
 				"percent)",
 				types[type]);
 		else
-			get_rate(ld, e, "cap", true, &q.cap);
+			qos_cfg_get_rate(ld, e, "cap", true, &q.cap);
 		ms = config_setting_get_member(e, "percent");
 		if (ms != NULL && type == QOS_QUEUE_PRIORITY)
 			cfg_err(ld, ms,
@@ -678,9 +677,9 @@ static void load_business(struct cfg_reader *ld, const config_setting_t *s,
 			b->name[0] = '\0'; /* references resolve to the first one */
 			break;
 		}
-	if (get_rate(ld, s, "guaranteed", true, &b->guaranteed) == CFG_VAL_ABSENT)
+	if (qos_cfg_get_rate(ld, s, "guaranteed", true, &b->guaranteed) == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, "guaranteed");
-	get_rate(ld, s, "ceiling", true, &b->ceiling);
+	qos_cfg_get_rate(ld, s, "ceiling", true, &b->ceiling);
 	if (rates_comparable(&b->ceiling, &b->guaranteed) &&
 	    rate_below(&b->ceiling, &b->guaranteed))
 		cfg_err(ld, config_setting_get_member(s, "ceiling"),
@@ -1227,7 +1226,7 @@ static void load_line(struct cfg_reader *ld, const config_setting_t *s, int idx)
 		cfg_err(ld, config_setting_get_member(s, "policy"), "unknown policy '%s'", v);
 
 	rs = config_setting_get_member(s, "rate");
-	rc = get_rate(ld, s, "rate", false, &rate);
+	rc = qos_cfg_get_rate(ld, s, "rate", false, &rate);
 	if (rc == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, "rate");
 	else if (rc == CFG_VAL_OK && rate.bps < QOS_MIN_LINE_RATE)

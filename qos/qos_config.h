@@ -204,6 +204,20 @@ static inline uint64_t qos_rate_bps(const struct qos_rate *r, uint64_t line_bps)
  */
 int qos_parse_rate(const char *s, bool percent_ok, struct qos_rate *out, const char **why);
 
+struct cfg_reader;
+typedef struct config_setting_t config_setting_t; /* libconfig's */
+
+/**
+ * Member @p name of libconfig group @p grp as a
+ * rate: an integer of bits/s (1..QOS_MAX_RATE), or a string
+ * qos_parse_rate() reads (a percent only when @p percent_ok). A bad value
+ * is reported at its FILE:LINE through @p ld.
+ *
+ * @return CFG_VAL_OK (@p out filled), CFG_VAL_ABSENT or CFG_VAL_BAD
+ */
+int qos_cfg_get_rate(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
+		     bool percent_ok, struct qos_rate *out);
+
 /** "100M", "1.5G", "12.5%": @p r as the user would write it, into @p buf. */
 char *qos_format_rate(const struct qos_rate *r, char *buf, size_t len);
 

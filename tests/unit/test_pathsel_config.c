@@ -564,8 +564,8 @@ static const struct err_case cases[] = {
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = 0; }"), 1,
 	  "path_selection.groups[0].paths[0].capacity: 0: a rate must be above 0" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = true; }"), 1,
-	  "path_selection.groups[0].paths[0].capacity: expected a rate (bits/s: 1000000000 or "
-	  "\"1G\"), got a boolean" },
+	  "path_selection.groups[0].paths[0].capacity: expected a rate (bits/s: 100000000 or "
+	  "\"100M\"), got a boolean" },
 	/* a path's planes */
 	{ BASE_NET, PATH_GROUP("planes = 0;"), 1,
 	  "path_groups[0].paths[0].planes: 0 is out of range 1..16" },
