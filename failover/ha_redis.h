@@ -49,14 +49,14 @@ struct ha_redis_addr {
 };
 
 struct ha_redis_cfg {
-	struct ha_redis_addr server;  /* used when nb_sentinels == 0 */
-	char master_name[64];         /* Sentinel: the master's name */
+	struct ha_redis_addr server; /* used when nb_sentinels == 0 */
+	char master_name[64];        /* Sentinel: the master's name */
 	struct ha_redis_addr sentinels[HA_REDIS_MAX_SENTINELS];
 	unsigned nb_sentinels;
-	char password[128];           /* AUTH (master and replicas); "" = none */
-	char prefix[96];              /* "vbrd:PAIR:" */
-	char node[64];                /* this node's id */
-	uint32_t timeout_ms;          /* per operation, and per connect */
+	char password[128];  /* AUTH (master and replicas); "" = none */
+	char prefix[96];     /* "vbrd:PAIR:" */
+	char node[64];       /* this node's id */
+	uint32_t timeout_ms; /* per operation, and per connect */
 };
 
 struct ha_redis;
