@@ -49,14 +49,14 @@ struct ha_redis_addr {
 };
 
 struct ha_redis_cfg {
-	struct ha_redis_addr server;  /* used when nb_sentinels == 0 */
-	char master_name[64];         /* Sentinel: the master's name */
+	struct ha_redis_addr server; /* used when nb_sentinels == 0 */
+	char master_name[64];        /* Sentinel: the master's name */
 	struct ha_redis_addr sentinels[HA_REDIS_MAX_SENTINELS];
 	unsigned nb_sentinels;
-	char password[128];           /* AUTH (master and replicas); "" = none */
-	char prefix[96];              /* "vbrd:PAIR:" */
-	char node[64];                /* this node's id */
-	uint32_t timeout_ms;          /* per operation, and per connect */
+	char password[128];  /* AUTH (master and replicas); "" = none */
+	char prefix[96];     /* "vbrd:PAIR:" */
+	char node[64];       /* this node's id */
+	uint32_t timeout_ms; /* per operation, and per connect */
 };
 
 struct ha_redis;
@@ -69,14 +69,19 @@ struct ha_redis_ops {
 };
 
 /**
- * Start connecting (returns at once; on_link() reports the link).
+ * Start connecting (returns at once; on_link() reports the link). The
+ * connects begin at the first ha_redis_timer(), whose clock every
+ * deadline is on.
  * @param cfg  copied
  * @return 0, -ENOMEM, -EINVAL (no server and no sentinels)
  */
 int ha_redis_start(const struct ha_redis_cfg *cfg, const struct ha_redis_ops *ops, void *ctx,
 		   struct ha_redis **out);
 
-/** Close both links; pending callbacks are called with -ECANCELED first. */
+/**
+ * Close both links; pending callbacks are called with -ECANCELED first.
+ * Not from one of @p h's own callbacks (it frees @p h).
+ */
 void ha_redis_stop(struct ha_redis *h);
 
 /** Periodic work: timeouts, reconnects, sentinel queries. Call every few ms. */
@@ -95,6 +100,13 @@ struct ha_redis_stats {
 	uint64_t last_rtt_us; /* of the last answered operation */
 };
 const struct ha_redis_stats *ha_redis_stats(const struct ha_redis *h);
+
+/**
+ * The last reason a link failed, for show ha and the log ("command
+ * 10.0.0.5:6379: AUTH: WRONGPASS ...", "sentinel 10.0.0.7:26379: connect
+ * timed out"); "" when none yet. Kept after the link comes back.
+ */
+const char *ha_redis_last_error(const struct ha_redis *h);
 
 typedef void (*ha_lease_cb)(void *ctx, const struct ha_op_result *res);
 
@@ -127,7 +139,8 @@ typedef void (*ha_read_cb)(void *ctx, int status, const char *json);
 
 /**
  * Read key state:@p node, or shared when @p node is NULL. @p json is NULL
- * when the key is absent (status 0) or on failure.
+ * when the key is absent (status 0) or on failure; it is valid during the
+ * callback only.
  * @return 0 (cb will be called), -ENOTCONN, -ENOMEM
  */
 int ha_redis_read(struct ha_redis *h, const char *node, ha_read_cb cb, void *ctx);

@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The HA pair's module (ha.h): runs the role machine (ha_role.h) against
+ * Redis (ha_redis.h) from the main loop, and applies the role: the gate on
+ * the service interface, the ARP/ND claim on the service address, the
+ * announcements at takeover, the shared state both ways.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <rte_cycles.h>
+
+#include "core/ctl.h"
+#include "core/evloop.h"
+#include "core/log.h"
+#include "failover/failover.h"
+#include "failover/ha.h"
+#include "failover/ps.h"
+#include "pipeline/control.h"
+#include "pipeline/fwd.h"
+#include "pipeline/nd.h"
+
+VBRD_LOG_TYPE(ha);
+
+DROP_REASON(drop_ha_standby, "ha", "ha_standby",
+	    "transit received on the HA service interface while this node is not active");
+
+struct ha_node ha;
+
+/* The gate of the service interface (fwd_gate), in every generation's
+ * interface of that name: open until the lease's local deadline. */
+static struct fwd_gate gate = { .closed = &drop_ha_standby };
+
+/* Announcements still to send at takeover, and when the next is due. */
+static unsigned announce_left;
+static uint64_t announce_next;
+static uint64_t publish_next;
+static bool publish_now;
+static enum ha_role_state last_state = HA_INIT;
+
+static const char *const tier_names[PS_TIERS] = { [CFG_TIER_GOLD] = "gold",
+						  [CFG_TIER_SILVER] = "silver",
+						  [CFG_TIER_BRONZE] = "bronze" };
+
+/* ---- role effects ---------------------------------------------------------- */
+
+bool ha_is_active(void)
+{
+	return ha.enabled && ha_role_active(&ha.role, fo_now_ns());
+}
+
+unsigned ha_history_get(struct ha_event *out, unsigned cap)
+{
+	unsigned n = ha.history_len < cap ? ha.history_len : cap;
+	unsigned start = (ha.history_next + HA_HISTORY - n) % HA_HISTORY;
+
+	for (unsigned i = 0; i < n; i++)
+		out[i] = ha.history[(start + i) % HA_HISTORY];
+	return n;
+}
+
+static void history_push(uint64_t now, enum ha_role_state from, enum ha_role_state to)
+{
+	struct ha_event *e = &ha.history[ha.history_next];
+
+	e->t = now;
+	e->old_state = (uint8_t)from;
+	e->new_state = (uint8_t)to;
+	e->reason = (uint8_t)ha.role.reason;
+	e->epoch = ha.role.epoch;
+	snprintf(e->holder, sizeof(e->holder), "%s", ha.role.holder);
+	ha.history_next = (ha.history_next + 1) % HA_HISTORY;
+	if (ha.history_len < HA_HISTORY)
+		ha.history_len++;
+}
+
+/* The service interface in the running state, or NULL. */
+static const struct fwd_iface *service_iface(void)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+
+	for (int i = 0; st != NULL && i < st->nb_ifaces; i++)
+		if (strcmp(st->ifaces[i].name, ha.cfg.iface) == 0)
+			return &st->ifaces[i];
+	return NULL;
+}
+
+/* Gratuitous ARP and unsolicited NA for the service address (RFC 5227 §3, RFC 4861 §7.2.6). */
+static void announce(void)
+{
+	const struct fwd_iface *fi = service_iface();
+
+	if (fi == NULL)
+		return;
+	if (ha.cfg.has_v4)
+		arp_announce(fi, ha.cfg.vip4);
+	if (ha.cfg.has_v6)
+		nd_announce(fi, ha.cfg.vip6);
+	ha.announces++;
+}
+
+/* The old active's path choices, from the shared state, into our tiers. */
+static unsigned adopt_shared(void)
+{
+	json_error_t jerr;
+	json_t *root, *paths, *e;
+	unsigned n = 0;
+	size_t i;
+
+	if (ha.shared_json == NULL || ha.cfg.nb_pgroups == 0)
+		return 0;
+	root = json_loads(ha.shared_json, 0, &jerr);
+	if (root == NULL) {
+		ha.adopt_errors++;
+		return 0;
+	}
+	paths = json_object_get(root, "paths");
+	json_array_foreach(paths, i, e)
+	{
+		const char *g = json_string_value(json_object_get(e, "group"));
+		const char *t = json_string_value(json_object_get(e, "tier"));
+		const char *p = json_string_value(json_object_get(e, "path"));
+		bool shared = false;
+
+		if (g == NULL || t == NULL || p == NULL)
+			continue;
+		for (unsigned k = 0; k < ha.cfg.nb_pgroups; k++)
+			shared |= strcmp(ha.cfg.pgroups[k], g) == 0;
+		if (!shared)
+			continue;
+		if (ps_adopt(g, t, p) == 0)
+			n++;
+		else
+			ha.adopt_errors++;
+	}
+	json_decref(root);
+	return n;
+}
+
+/* TSC value of fo_now_ns() time @p t_ns (in the future of @p now_ns). */
+static uint64_t tsc_at(uint64_t t_ns, uint64_t now_ns)
+{
+	if (t_ns <= now_ns)
+		return 0;
+	return rte_get_tsc_cycles() +
+	       (uint64_t)((unsigned __int128)(t_ns - now_ns) * rte_get_tsc_hz() / 1000000000u);
+}
+
+/* Make the data path and the claim follow the role machine. */
+static void apply(uint64_t now)
+{
+	bool active = ha_role_active(&ha.role, now);
+
+	atomic_store_explicit(&gate.open_until_tsc,
+			      active ? tsc_at(ha_role_deadline_ns(&ha.role), now) : 0,
+			      memory_order_relaxed);
+	if (ha.role.state != last_state) {
+		LOG(NOTICE, "role %s -> %s (%s), epoch %" PRIu64 ", lease holder %s",
+		    ha_role_state_name(last_state), ha_role_state_name(ha.role.state),
+		    ha_reason_name(ha.role.reason), ha.role.epoch,
+		    ha.role.holder[0] ? ha.role.holder : "none");
+		history_push(now, last_state, ha.role.state);
+		last_state = ha.role.state;
+		publish_now = true;
+	}
+	if (active && !ha.was_active) {
+		struct ha_takeover *tk = &ha.takeover;
+		tk->valid = true;
+		tk->t = now;
+		tk->reason = (uint8_t)ha.role.reason;
+		tk->lease_rtt_ns = now - ha.role.pending_sent_ns;
+		tk->adopted = adopt_shared();
+		announce_left = ha.cfg.announce;
+		announce_next = now;
+		LOG(NOTICE,
+		    "takeover: active for the service address, epoch %" PRIu64
+		    ", %u path choices adopted from %s",
+		    ha.role.epoch, tk->adopted, tk->from[0] ? tk->from : "nobody");
+	}
+	if (!active && ha.was_active) {
+		announce_left = 0;
+		LOG(WARNING, "no longer active for the service address (%s)",
+		    ha_reason_name(ha.role.reason));
+	}
+	ha.was_active = active;
+	if (active && announce_left > 0 && now >= announce_next) {
+		announce();
+		announce_left--;
+		announce_next = now + (uint64_t)ha.cfg.announce_interval_ms * 1000000u;
+	}
+}
+
+/* ---- Redis ----------------------------------------------------------------- */
+
+static void step(uint64_t now);
+
+static void on_lease(void *ctx, const struct ha_op_result *res)
+{
+	uint64_t now = fo_now_ns();
+	(void)ctx;
+
+	if (res->status == 0 && !res->held && res->holder[0] != '\0') {
+		/* the holder now, and when its lease ends at the earliest */
+		snprintf(ha.takeover.from, sizeof(ha.takeover.from), "%s", res->holder);
+		if (res->pttl_ms >= 0)
+			ha.takeover.free_t = now + (uint64_t)res->pttl_ms * 1000000u;
+	}
+	if (ha.role.pending == HA_OP_RENEW && res->status == 0) {
+		uint64_t rtt = now - ha.role.pending_sent_ns;
+		if (rtt > ha.renew_rtt_max_ns)
+			ha.renew_rtt_max_ns = rtt;
+	}
+	ha_role_result(&ha.role, res, now);
+	apply(now);
+	step(now); /* the next operation may be due at once */
+}
+
+/* Send what the role machine asks for; a call that cannot be sent fails at once. */
+static void send_op(enum ha_op op, uint64_t now)
+{
+	int rc = ha_redis_lease(ha.redis, op, ha.cfg.lease_ms, ha.role.epoch, on_lease, NULL);
+
+	if (rc < 0) {
+		struct ha_op_result res = { .status = rc, .pttl_ms = -2 };
+		ha_role_result(&ha.role, &res, now);
+	}
+}
+
+static void on_partner_state(void *ctx, int status, const char *json)
+{
+	(void)ctx;
+	if (status != 0 || json == NULL)
+		return;
+	free(ha.partner_json);
+	ha.partner_json = strdup(json);
+	ha.partner_t = fo_now_ns();
+}
+
+static void on_shared(void *ctx, int status, const char *json)
+{
+	(void)ctx;
+	if (status != 0 || json == NULL)
+		return;
+	/* our own writes come back too: only another node's matter */
+	json_error_t jerr;
+	json_t *root = json_loads(json, 0, &jerr);
+	const char *node = root ? json_string_value(json_object_get(root, "node")) : NULL;
+	if (node != NULL && strcmp(node, ha.cfg.node) != 0) {
+		free(ha.shared_json);
+		ha.shared_json = strdup(json);
+		ha.shared_t = fo_now_ns();
+	}
+	json_decref(root);
+}
+
+static void on_event(void *ctx, const char *from, const char *what)
+{
+	uint64_t now = fo_now_ns();
+	(void)ctx;
+
+	if (strcmp(ha.partner, from) != 0)
+		snprintf(ha.partner, sizeof(ha.partner), "%s", from);
+	if (strcmp(what, "released") == 0) {
+		/* the lease is free: take it now rather than at the next retry */
+		ha.takeover.free_t = now;
+		snprintf(ha.takeover.from, sizeof(ha.takeover.from), "%s", from);
+		ha_role_poke(&ha.role, now);
+		step(now);
+	} else if (strcmp(what, "state") == 0) {
+		ha_redis_read(ha.redis, from, on_partner_state, NULL);
+	} else if (strcmp(what, "shared") == 0) {
+		ha_redis_read(ha.redis, NULL, on_shared, NULL);
+	}
+}
+
+static void on_link(void *ctx, bool up)
+{
+	(void)ctx;
+	ha.redis_up = up;
+	if (up)
+		LOG(NOTICE, "Redis %s reachable", ha_redis_master(ha.redis));
+	else
+		LOG(WARNING,
+		    "Redis unreachable (%s): forwarding goes on, the role only while the lease "
+		    "provably holds",
+		    ha_redis_last_error(ha.redis));
+	if (up) {
+		/* resync: what changed while the link was down */
+		ha_redis_read(ha.redis, NULL, on_shared, NULL);
+		if (ha.partner[0] != '\0')
+			ha_redis_read(ha.redis, ha.partner, on_partner_state, NULL);
+		publish_now = true;
+	}
+}
+
+static const struct ha_redis_ops redis_ops = {
+	.on_link = on_link,
+	.on_event = on_event,
+};
+
+/* ---- published state -------------------------------------------------------- */
+
+/* The node's state (@p shared false) or the pair's shared part (true) as JSON. */
+static char *state_json(bool shared)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
+	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
+	json_t *o = json_object(), *bfd = json_array(), *fg = json_array(), *paths = json_array();
+
+	json_object_set_new(o, "node", json_string(ha.cfg.node));
+	json_object_set_new(o, "role", json_string(ha_role_state_name(ha.role.state)));
+	json_object_set_new(o, "epoch", json_integer((json_int_t)ha.role.epoch));
+	json_object_set_new(o, "generation",
+			    json_integer(st != NULL ? (json_int_t)st->generation : 0));
+	json_object_set_new(o, "time_us",
+			    json_integer((json_int_t)fo_wall_us(fo_now_ns())));
+	for (int i = 0; !shared && fo != NULL && i < fo->nb_sess; i++) {
+		const struct fo_session_rt *rt = fo->sess[i].rt;
+		json_array_append_new(bfd, json_pack("{s:s, s:s}", "name", rt->key.name, "state",
+						     bfd_state_name(rt->s.state)));
+	}
+	for (int i = 0; fo != NULL && i < fo->nb_groups; i++) {
+		const struct fo_group_rt *rt = fo->groups[i].rt;
+		bool listed = !shared;
+		for (unsigned k = 0; k < ha.cfg.nb_fgroups; k++)
+			listed |= strcmp(ha.cfg.fgroups[k], rt->name) == 0;
+		if (listed)
+			json_array_append_new(fg, json_pack("{s:s, s:s}", "name", rt->name,
+							    "selected",
+							    fo_sel_name(atomic_load(&rt->sel))));
+	}
+	for (int i = 0; ps != NULL && i < ps->nb_groups; i++) {
+		const struct ps_group *g = &ps->groups[i];
+		bool listed = !shared;
+		for (unsigned k = 0; k < ha.cfg.nb_pgroups; k++)
+			listed |= strcmp(ha.cfg.pgroups[k], g->rt->name) == 0;
+		if (!listed)
+			continue;
+		for (int t = 0; t < PS_TIERS; t++) {
+			const struct fwd_path *p = atomic_load(&g->tier_active[t]);
+			if (p != NULL)
+				json_array_append_new(paths,
+						      json_pack("{s:s, s:s, s:s}", "group",
+								g->rt->name, "tier", tier_names[t],
+								"path", p->name));
+		}
+	}
+	if (!shared)
+		json_object_set_new(o, "bfd", bfd);
+	else
+		json_decref(bfd);
+	json_object_set_new(o, "fgroups", fg);
+	json_object_set_new(o, "paths", paths);
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
+static void on_written(void *ctx, int status)
+{
+	(void)ctx;
+	if (status == -ESTALE)
+		ha.fenced++;
+	else if (status != 0)
+		ha.publish_errors++;
+}
+
+static void publish(void)
+{
+	char *s;
+
+	if (!ha.redis_up)
+		return;
+	s = state_json(false);
+	if (s != NULL && ha_redis_write(ha.redis, false, ha.role.epoch, s, ha.cfg.state_ttl_ms,
+					on_written, NULL) == 0)
+		ha.publishes++;
+	free(s);
+	if (ha_is_active()) {
+		s = state_json(true);
+		if (s != NULL && ha_redis_write(ha.redis, true, ha.role.epoch, s,
+						ha.cfg.state_ttl_ms, on_written, NULL) == 0)
+			ha.publishes++;
+		free(s);
+	}
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+/* The partner's BFD session, when configured: a hint to acquire at the lease's end. */
+static void watch_partner_bfd(uint64_t now)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
+
+	if (ha.cfg.partner_bfd[0] == '\0' || fo == NULL)
+		return;
+	for (int i = 0; i < fo->nb_sess; i++) {
+		const struct fo_session_rt *rt = fo->sess[i].rt;
+		if (strcmp(rt->key.name, ha.cfg.partner_bfd) != 0)
+			continue;
+		bool down = rt->started && rt->s.state != BFD_STATE_UP;
+		if (down != ha.role.partner_down)
+			ha_role_partner(&ha.role, down, now);
+		return;
+	}
+}
+
+static void step(uint64_t now)
+{
+	enum ha_op op;
+
+	ha_redis_timer(ha.redis, now);
+	while ((op = ha_role_tick(&ha.role, now)) != HA_OP_NONE) {
+		send_op(op, now);
+		if (ha.role.pending != HA_OP_NONE)
+			break; /* in flight: its reply drives the next step */
+	}
+	apply(now);
+}
+
+static void ha_timer(uint64_t now_ms)
+{
+	uint64_t now = fo_now_ns();
+	(void)now_ms;
+
+	if (!ha.enabled)
+		return;
+	watch_partner_bfd(now);
+	step(now);
+	if (publish_now || now >= publish_next) {
+		publish_now = false;
+		publish_next = now + (uint64_t)ha.cfg.publish_ms * 1000000u;
+		publish();
+	}
+}
+
+/* ---- module hooks ------------------------------------------------------------- */
+
+static bool ha_claims(const struct fwd_iface *fi, int family, const void *ip)
+{
+	if (!ha.enabled || strcmp(fi->name, ha.cfg.iface) != 0 || !ha_is_active())
+		return false;
+	if (family == AF_INET)
+		return ha.cfg.has_v4 && *(const uint32_t *)ip == ha.cfg.vip4;
+	return ha.cfg.has_v6 && memcmp(ip, ha.cfg.vip6, 16) == 0;
+}
+
+static const struct addr_claim ha_claim = { .name = "ha", .claims = ha_claims };
+
+static void role_cfg(const struct cfg_ha *c, struct ha_role_cfg *rc)
+{
+	rc->lease_ns = (uint64_t)c->lease_ms * 1000000u;
+	rc->renew_ns = (uint64_t)c->renew_ms * 1000000u;
+	rc->retry_ns = (uint64_t)c->retry_ms * 1000000u;
+	rc->guard_ns = (uint64_t)c->guard_ms * 1000000u;
+	rc->timeout_ns = (uint64_t)c->redis.timeout_ms * 1000000u;
+}
+
+static int ha_init(const struct vbrd_config *cfg)
+{
+	const struct cfg_ha *c = cfg_ha_get(cfg);
+	struct ha_role_cfg rc;
+
+	if (!c->enabled)
+		return 0;
+	ha.enabled = true;
+	ha.cfg = *c;
+	role_cfg(c, &rc);
+	ha_role_init(&ha.role, &rc, fo_now_ns());
+	control_addr_claim_register(&ha_claim);
+	return 0;
+}
+
+static int ha_state_build(struct fwd_state *st, const struct fwd_state *prev, char *err,
+			  size_t errlen)
+{
+	(void)prev;
+	if (!ha.enabled)
+		return 0;
+	for (int i = 0; i < st->nb_ifaces; i++)
+		if (strcmp(st->ifaces[i].name, ha.cfg.iface) == 0) {
+			st->ifaces[i].rx_gate = &gate;
+			return 0;
+		}
+	snprintf(err, errlen, "ha: service interface %s does not exist", ha.cfg.iface);
+	return -ENOENT;
+}
+
+static void ha_state_published(const struct fwd_state *st)
+{
+	const struct cfg_ha *c = cfg_ha_get(&st->cfg);
+
+	if (!ha.enabled || !c->enabled)
+		return;
+	/* what a reload may change (ha_config.h): the timings, what is shared */
+	ha.cfg.lease_ms = c->lease_ms;
+	ha.cfg.renew_ms = c->renew_ms;
+	ha.cfg.guard_ms = c->guard_ms;
+	ha.cfg.retry_ms = c->retry_ms;
+	ha.cfg.publish_ms = c->publish_ms;
+	ha.cfg.state_ttl_ms = c->state_ttl_ms;
+	ha.cfg.nb_fgroups = c->nb_fgroups;
+	memcpy(ha.cfg.fgroups, c->fgroups, sizeof(ha.cfg.fgroups));
+	ha.cfg.nb_pgroups = c->nb_pgroups;
+	memcpy(ha.cfg.pgroups, c->pgroups, sizeof(ha.cfg.pgroups));
+	snprintf(ha.cfg.partner_bfd, sizeof(ha.cfg.partner_bfd), "%s", c->partner_bfd);
+	role_cfg(&ha.cfg, &ha.role.cfg);
+	publish_now = true;
+}
+
+static int ha_start(void)
+{
+	int ret;
+
+	ret = ha_show_start(); /* also without the section: show ha says enabled false */
+	if (ret < 0 || !ha.enabled)
+		return ret;
+	return ha_redis_start(&ha.cfg.redis, &redis_ops, NULL, &ha.redis);
+}
+
+/*
+ * Shutdown (SIGTERM): stop being active at once (the gate closes, ARP is
+ * no longer answered), then give the lease back so that the partner takes
+ * over without waiting for it to expire; at most twice the Redis timeout.
+ */
+static void ha_fini(void)
+{
+	uint64_t now, until;
+
+	if (!ha.enabled)
+		return;
+	now = fo_now_ns();
+	ha_role_stop(&ha.role, now);
+	apply(now);
+	until = now + 2ull * ha.cfg.redis.timeout_ms * 1000000u;
+	while (ha.redis_up && (now = fo_now_ns()) < until) {
+		step(now);
+		if (ha.role.pending == HA_OP_NONE && ha.role.reason == HA_R_RELEASED)
+			break;
+		ev_run_once(1);
+	}
+	if (ha.role.reason == HA_R_RELEASED)
+		LOG(NOTICE, "lease given back (epoch %" PRIu64 ")", ha.role.epoch);
+	ha_redis_stop(ha.redis);
+	ha.redis = NULL;
+	free(ha.partner_json);
+	free(ha.shared_json);
+	ha.partner_json = ha.shared_json = NULL;
+}
+
+static struct vbrd_module ha_module = {
+	.name = "ha",
+	.depends_on = (const char *const[]){ "failover", "pathsel", NULL },
+	.init = ha_init,
+	.state_build = ha_state_build,
+	.state_published = ha_state_published,
+	.start = ha_start,
+	.timer = ha_timer,
+	.timer_ms = 1,
+	.fini = ha_fini,
+};
+VBRD_MODULE(ha_module);
