@@ -83,6 +83,8 @@
 #                          (read at 127.0.0.1, or at the master the
 #                          sentinels name now)
 #   ha_lease_key ?NAME?    "vbrd:PAIR:NAME" (default lease)
+#   ha_lease_end_us        the earliest wall-clock time (µs) the lease Redis
+#                          holds now can end (time asked + PTTL); "" if none
 #   ha_stream_start PPS SECONDS ?PORT? / ha_stream_result HANDLE
 #                          a seqstream h1 -> h2 (harness/stream.tcl)
 #   ha_arpwatch_start SECONDS ?-interval MS? ?-ipv6 0|1? ?-target A? ?-target6 A?
@@ -102,6 +104,7 @@
 #                          by their own show ha (see the proc)
 #   ha_now_us              the wall clock, µs (what history rows and
 #                          arpwatch use)
+#   ha_opt KEY             an option of the current block (lease, renew ...)
 #   ha_slow                the factor time bounds are loosened by: 3 under
 #                          ASan (vbrd and its control thread run ~2-3x
 #                          slower), else 1
@@ -504,7 +507,8 @@ proc ha_node_of_mac {mac} {
 }
 
 proc _ha_neigh {addr} {
-    set j [json::json2dict [lab_exec h1 ip -j neigh show $addr dev eth0]]
+    set out [string trim [lab_exec h1 ip -j neigh show $addr dev eth0]]
+    set j [expr {$out eq "" ? {} : [json::json2dict $out]}]
     if {[llength $j] == 0} { return [dict create mac "" state "" node ""] }
     set e [lindex $j 0]
     set mac [expr {[dict exists $e lladdr] ? [dict get $e lladdr] : ""}]
@@ -531,6 +535,18 @@ proc ha_lease {} {
     return [dict create holder [redis_cli {*}$at get [ha_lease_key]] \
                 pttl [redis_cli {*}$at pttl [ha_lease_key]] \
                 epoch [redis_cli {*}$at get [ha_lease_key epoch]]]
+}
+
+# The earliest time (wall clock, µs) the lease as Redis holds it now can
+# end: the time before asking + its PTTL; "" when there is no lease. A
+# renew after the question only makes the end later.
+proc ha_lease_end_us {} {
+    set at [expr {[dict get $::ha::opts sentinel] ? [list -addr [sentinel_master]]
+                  : [list -port [redis_port]]}]
+    set t0 [clock microseconds]
+    set pttl [redis_cli {*}$at pttl [ha_lease_key]]
+    if {$pttl < 0} { return "" }
+    return [expr {$t0 + 1000 * $pttl}]
 }
 
 proc _ha_table {node} { return "[lab_prefix]_ha_$node" }
@@ -723,6 +739,9 @@ proc ha_overlap_ms {{samples ""}} {
 }
 
 proc ha_now_us {} { return [clock microseconds] }
+
+# An option of the current block (lease, renew ...).
+proc ha_opt {key} { return [dict get $::ha::opts $key] }
 
 proc ha_slow {} {
     if {![info exists ::ha::slow]} {
