@@ -333,7 +333,7 @@ proc _ha_launch {node} {
 proc _ha_stop_node {node} {
     if {![info exists ::ha::state($node)]} { return }
     set st $::ha::state($node)
-    set test "$::runner::area: vbrd (node $node) exits 0 on SIGTERM within 5 s"
+    set test "$::runner::area: vbrd node $node (ha$::ha::blocks$node) exits 0 on SIGTERM within 5 s"
     if {$st eq "frozen"} {
         lab_kill [dict get $::ha::inst($node) pid] CONT
         set st up
