@@ -706,27 +706,47 @@ proc ha_samples {} { return $::ha::samples }
 proc ha_watch_reset {} { set ::ha::samples {} }
 
 # The longest time, ms, that two nodes were both active by what their own
-# `show ha` said. A sample read between t0 and t1 that says active with
-# lease_remaining_ms R means: active at the moment it answered (in
-# [t0, t1]) and, by its own deadline, until that moment + R; so at least
-# over [t1, t0 + R]. Overlaps of those intervals of two nodes are times
-# both held themselves active; the result is the longest (0 when none).
-# The intervals are the shortest the samples allow, so a figure above 0 is
-# a real overlap of the nodes' own deadlines (rounded to their ms).
+# `show ha` said, from two kinds of interval per node:
+#   deadline  a sample read between t0 and t1 that says active with
+#             lease_remaining_ms R: active at the moment it answered (in
+#             [t0, t1]) and, by its own deadline, until that moment + R;
+#             so at least over [t1, t0 + R]
+#   run       consecutive samples of the node that all say active, the
+#             first read in [a0, a1], the last in [b0, b1]: active over
+#             [a1, b0] as far as sampling can tell (a node that is active,
+#             stops and is active again between two samples is not seen)
+# Overlaps of two nodes' intervals are times both held themselves active;
+# the result is the longest (0 when none). The intervals are the shortest
+# the samples allow, so a figure above 0 is a real overlap (to the ms the
+# nodes round their deadlines to).
 proc ha_overlap_ms {{samples ""}} {
     if {$samples eq ""} { set samples $::ha::samples }
     set iv [dict create]
+    set run [dict create]   ;# node -> {a1 b0} of its current run of active samples
     foreach s $samples {
-        if {[dict get $s role] ne "active"} { continue }
+        set n [dict get $s node]
+        if {[dict get $s role] ne "active"} {
+            if {[dict exists $run $n]} {
+                dict lappend iv $n [dict get $run $n]
+                dict unset run $n
+            }
+            continue
+        }
         set a [dict get $s t1_us]
         set b [expr {[dict get $s t0_us] + 1000 * [dict get $s remaining_ms]}]
-        if {$b > $a} { dict lappend iv [dict get $s node] [list $a $b] }
+        if {$b > $a} { dict lappend iv $n [list $a $b] }
+        if {[dict exists $run $n]} {
+            dict set run $n [list [lindex [dict get $run $n] 0] [dict get $s t0_us]]
+        } else {
+            dict set run $n [list $a $a]
+        }
     }
+    dict for {n r} $run { dict lappend iv $n $r }
     set best 0
     set nodes [dict keys $iv]
     foreach x $nodes {
         foreach y $nodes {
-            if {$x ge $y} { continue }
+            if {[string compare $x $y] >= 0} { continue }
             foreach i [dict get $iv $x] {
                 foreach j [dict get $iv $y] {
                     set o [expr {min([lindex $i 1], [lindex $j 1]) - max([lindex $i 0], [lindex $j 0])}]
