@@ -906,6 +906,31 @@ int ps_group_mem_active(const struct ps_group_mem *mem, int tier)
 	return tier >= 0 && tier < PS_TIERS ? mem->active[tier] : -1;
 }
 
+int ps_group_mem_adopt(struct ps_group_mem *mem, int tier, int path, uint64_t now,
+		       struct ps_event *ev)
+{
+	if (tier < 0 || tier >= PS_TIERS || path < 0 || path >= mem->nb_paths)
+		return -EINVAL;
+	if (mem->path_state[path] == PS_PATH_UNUSABLE)
+		return -EHOSTUNREACH;
+	mem->started = true;
+	mem->fault_at[tier] = now;
+	if (mem->active[tier] == path)
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = PS_EV_SWITCH;
+	ev->reason = PS_REASON_HA_ADOPT;
+	ev->tier = (int8_t)tier;
+	ev->old_path = mem->active[tier];
+	ev->new_path = (int8_t)path;
+	ev->plane = -1;
+	ev->t = now;
+	mem->active[tier] = (int8_t)path;
+	mem->candidate[tier] = -1;
+	mem->beaten_since[tier] = 0;
+	return 1;
+}
+
 const char *ps_reason_name(enum ps_reason r)
 {
 	static const char *const names[] = {
@@ -921,6 +946,7 @@ const char *ps_reason_name(enum ps_reason r)
 		[PS_REASON_RESTORED] = "restored",
 		[PS_REASON_PLANE_LOSS] = "plane_loss",
 		[PS_REASON_PLANE_LOST] = "plane_lost",
+		[PS_REASON_HA_ADOPT] = "ha_adopt",
 	};
 	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }

@@ -304,6 +304,7 @@ enum ps_reason {
 	PS_REASON_RESTORED,     /* plane or path back; a tier leaves -1 */
 	PS_REASON_PLANE_LOSS,   /* plane degraded: far lossier than its path's others */
 	PS_REASON_PLANE_LOST,   /* plane hard down: lost_down probes lost in a row */
+	PS_REASON_HA_ADOPT,     /* the HA partner's last choice, taken over (failover/ha.h) */
 };
 
 /** What happened, with the metrics that decided it. */
@@ -404,6 +405,26 @@ unsigned ps_decide(const struct ps_group_params *gp, const struct cfg_ps_tier *t
 
 /** ns: the latest time to call ps_decide() again without a probe event, UINT64_MAX: none. */
 uint64_t ps_next_wake(const struct ps_group_mem *mem);
+
+/**
+ * Make @p path tier @p tier's active path because another node chose it
+ * (the HA pair's old active, failover/ha.h): the new active starts from the
+ * last known good paths instead of probing from scratch. The choice counts
+ * as the start-up choice, and as a switch for a fault for the dwell (no
+ * cost or score switch within gp->dwell_ns); a fault or a clearly better
+ * path still moves the tier, with hold and margins as always. A path the
+ * node's own probes hold unusable is not taken.
+ *
+ * @param tier  enum cfg_tier
+ * @param path  0..mem->nb_paths-1
+ * @param now   ns, monotonic
+ * @param ev    the switch event (reason PS_REASON_HA_ADOPT, no metrics) when
+ *              the tier's path changed
+ * @return 1 when the tier changed (@p ev written), 0 when it already had
+ *         @p path, -EINVAL (out of range), -EHOSTUNREACH (@p path unusable)
+ */
+int ps_group_mem_adopt(struct ps_group_mem *mem, int tier, int path, uint64_t now,
+		       struct ps_event *ev);
 
 /** Wilson score bounds of a loss k of n at @p z, as a fraction (0 when n is 0; hi 1). */
 double ps_loss_lo(uint32_t k, uint32_t n, double z);

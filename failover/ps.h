@@ -101,6 +101,9 @@ struct ps_group_rt {
 	struct spread_table **spread;
 	struct spread_weights spread_w[PS_TIERS][2];
 	_Atomic uint8_t spread_cur[PS_TIERS];
+	/* control thread → BFD worker: a path (index + 1) each tier is to
+	 * adopt (ps_adopt()), 0: none; the worker takes it with an exchange */
+	_Atomic int8_t adopt[PS_TIERS];
 };
 
 /** A selected path group in one generation. */
@@ -178,6 +181,22 @@ struct ps_rx_info {
 
 /** The worker side's local service for UDP 862 and the sender ports (ps_worker.c). */
 extern const struct local_service ps_stamp_service;
+
+/** Bumped by ps_adopt(): the BFD worker then looks at every group's adopt[]. */
+extern _Atomic uint32_t ps_adopt_gen;
+
+/**
+ * Make tier @p tier of the selected path group @p group use path @p path,
+ * as another node chose it (the HA pair's takeover, failover/ha.h): the
+ * BFD worker applies it in its next turn (ps_group_mem_adopt(): not when
+ * its own probes hold the path unusable) and writes a switch event with
+ * reason ha_adopt. Control thread.
+ *
+ * @param tier  "gold", "silver" or "bronze"
+ * @return 0, -ENOENT (no such selected group or path in the running
+ *         state), -EINVAL (no such tier)
+ */
+int ps_adopt(const char *group, const char *tier, const char *path);
 
 /** Show commands (ps_show.c). */
 int ps_show_start(void);

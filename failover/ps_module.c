@@ -32,6 +32,8 @@ struct rte_ring *ps_events;
 struct rte_ring *ps_rx_ring;
 _Atomic uint64_t ps_events_lost;
 
+_Atomic uint32_t ps_adopt_gen;
+
 static int64_t unix_offset_ns; /* Unix ns minus fo_now_ns() */
 
 static struct ps_event_rec history[PS_HISTORY];
@@ -428,6 +430,35 @@ static int ps_init(const struct vbrd_config *cfg)
 }
 
 /* No fini, as for failover.c: the rings are the BFD worker's. */
+
+int ps_adopt(const char *group, const char *tier, const char *path)
+{
+	static const char *const tiers[PS_TIERS] = { [CFG_TIER_GOLD] = "gold",
+						     [CFG_TIER_SILVER] = "silver",
+						     [CFG_TIER_BRONZE] = "bronze" };
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
+	int t = -1;
+
+	for (int i = 0; i < PS_TIERS; i++)
+		if (strcmp(tier, tiers[i]) == 0)
+			t = i;
+	if (t < 0)
+		return -EINVAL;
+	for (int i = 0; ps != NULL && i < ps->nb_groups; i++) {
+		struct ps_group_rt *rt = ps->groups[i].rt;
+		if (strcmp(rt->name, group) != 0)
+			continue;
+		for (int k = 0; k < rt->nb_paths; k++)
+			if (strcmp(rt->paths[k].name, path) == 0) {
+				atomic_store_explicit(&rt->adopt[t], (int8_t)(k + 1),
+						      memory_order_release);
+				atomic_fetch_add_explicit(&ps_adopt_gen, 1, memory_order_acq_rel);
+				return 0;
+			}
+	}
+	return -ENOENT;
+}
 
 struct vbrd_module ps_module = {
 	.name = "pathsel",

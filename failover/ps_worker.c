@@ -54,6 +54,7 @@ DROP_REASON(drop_stamp_unexpected, "pathsel", "stamp_unexpected",
 
 /* The BFD worker's own state. */
 static uint64_t seen_gen;
+static uint32_t seen_adopt; /* ps_adopt_gen last seen */
 static uint64_t next_due;     /* ns: earliest probe or expiry of any plane */
 static uint32_t batch;        /* decision passes so far */
 static uint64_t last_turn;    /* ns: the previous turn of this hook */
@@ -589,6 +590,32 @@ static void decide(const struct fwd_state *st, const struct ps_state *ps, const 
 	}
 }
 
+/* What the control thread asked the tiers to adopt (ps_adopt()). */
+static void adopt(const struct fwd_state *st, const struct ps_state *ps, uint64_t now)
+{
+	seen_adopt = atomic_load_explicit(&ps_adopt_gen, memory_order_acquire);
+	for (int i = 0; i < ps->nb_groups; i++) {
+		const struct ps_group *g = &ps->groups[i];
+		struct ps_group_rt *rt = g->rt;
+		struct ps_event ev[PS_TIERS];
+		unsigned n = 0;
+
+		for (int t = 0; t < PS_TIERS; t++) {
+			int8_t k = atomic_exchange_explicit(&rt->adopt[t], 0, memory_order_acq_rel);
+			if (k > 0 && ps_group_mem_adopt(&rt->mem, t, k - 1, now, &ev[n]) == 1)
+				n++;
+		}
+		if (n == 0)
+			continue;
+		apply(st, g);
+		uint64_t done = fo_now_ns();
+		for (unsigned j = 0; j < n; j++) {
+			rt->switches++;
+			push_event(g, &ev[j], now, done, 0);
+		}
+	}
+}
+
 static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 {
 	const struct ps_state *ps;
@@ -615,6 +642,8 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	last_turn = now;
 	if (st->generation != seen_gen)
 		apply_generation(st, ps, now);
+	if (atomic_load_explicit(&ps_adopt_gen, memory_order_acquire) != seen_adopt)
+		adopt(st, ps, now);
 
 	struct rte_mbuf *rx[32];
 	unsigned n = rte_ring_dequeue_burst(ps_rx_ring, (void **)rx, RTE_DIM(rx), NULL);

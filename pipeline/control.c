@@ -90,6 +90,30 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 	control_tx(m, fi->port);
 }
 
+void arp_announce(const struct fwd_iface *fi, uint32_t ip)
+{
+	arp_send(fi, RTE_ARP_OP_REQUEST, NULL, ip, ip);
+}
+
+#define ADDR_CLAIMS_MAX 4
+static const struct addr_claim *addr_claims[ADDR_CLAIMS_MAX];
+static unsigned nb_addr_claims;
+
+void control_addr_claim_register(const struct addr_claim *c)
+{
+	if (nb_addr_claims == ADDR_CLAIMS_MAX)
+		rte_panic("address claims: table full at %s\n", c->name);
+	addr_claims[nb_addr_claims++] = c;
+}
+
+bool control_addr_claimed(const struct fwd_iface *fi, int family, const void *ip)
+{
+	for (unsigned i = 0; i < nb_addr_claims; i++)
+		if (addr_claims[i]->claims(fi, family, ip))
+			return true;
+	return false;
+}
+
 /* Source address for an ARP request: ours in the target's subnet. */
 static uint32_t arp_source_for(const struct fwd_iface *fi, uint32_t target)
 {
@@ -146,7 +170,7 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 	uint32_t sip = rte_be_to_cpu_32(a->arp_data.arp_sip);
 	uint32_t tip = rte_be_to_cpu_32(a->arp_data.arp_tip);
 	struct rte_ether_addr sha = a->arp_data.arp_sha;
-	bool for_us = iface_owns(fi, tip);
+	bool for_us = iface_owns(fi, tip) || control_addr_claimed(fi, AF_INET, &tip);
 
 	if (op == RTE_ARP_OP_REQUEST)
 		arp_stats.requests_rx++;

@@ -76,6 +76,35 @@ void control_drop(struct rte_mbuf *m, const struct drop_reason *why);
  */
 void neigh_flush_held(struct neigh *n);
 
+/**
+ * A feature's claim on an address that is no interface's own: vbrd answers
+ * ARP requests (RFC 826) and Neighbor Solicitations (RFC 4861 §7.2.3) for
+ * it on an interface while the claim holds, as for its own (the HA pair's
+ * service address on its active node, failover/ha.h).
+ */
+struct addr_claim {
+	const char *name; /* the feature, for logs */
+	/**
+	 * Whether vbrd answers for @p ip on @p fi now. Control thread.
+	 * @param family  AF_INET (@p ip a uint32_t, host order) or AF_INET6 (16 bytes)
+	 */
+	bool (*claims)(const struct fwd_iface *fi, int family, const void *ip);
+};
+
+/** Add @p c (from a module's init or a constructor); at most 4. Aborts when full. */
+void control_addr_claim_register(const struct addr_claim *c);
+
+/** Whether a registered claim answers for @p ip on @p fi now (see struct addr_claim). */
+bool control_addr_claimed(const struct fwd_iface *fi, int family, const void *ip);
+
+/**
+ * Announce @p ip (host order) on @p fi: a gratuitous ARP request with the
+ * sender and target address @p ip and fi's MAC (RFC 5227 §3 "ARP
+ * Announcement"; RFC 5944 §4.6), broadcast, so that every host on the link
+ * updates its entry for @p ip to fi's MAC. Control thread.
+ */
+void arp_announce(const struct fwd_iface *fi, uint32_t ip);
+
 /** Queue a fully built frame for transmission on @p port (via worker 0). */
 void control_tx(struct rte_mbuf *m, uint16_t port);
 

@@ -22,6 +22,8 @@
 #include <rte_rcu_qsbr.h>
 
 #include "core/config.h"
+
+struct drop_reason;
 #include "core/module.h"
 #include "pipeline/counters.h"
 #include "pipeline/fib.h"
@@ -74,7 +76,29 @@ struct fwd_iface {
 	uint8_t addr6[16]; /* first global IPv6 address (ICMPv6 error source); zero if none */
 	int nb_addrs;
 	struct cfg_prefix addrs[4];
+	/* set by a feature's state_build (NULL: none): transit received here is
+	 * forwarded only while it is open */
+	const struct fwd_gate *rx_gate;
 };
+
+/**
+ * A gate on the transit traffic an interface receives: a feature (the HA
+ * pair's standby, failover/ha.h) lets what comes in by the interface be
+ * forwarded only while the gate is open. What is for vbrd itself (ARP,
+ * ND, own addresses: BFD, STAMP, ICMP) passes either way. The workers
+ * compare their TSC with @c open_until_tsc, so a gate closes at its
+ * deadline even when the control thread that renews it is late.
+ */
+struct fwd_gate {
+	_Atomic uint64_t open_until_tsc;  /* TSC: open while rte_rdtsc() < this; 0 = closed */
+	const struct drop_reason *closed; /* what a packet dropped at the closed gate counts as */
+};
+
+/** Whether @p g lets transit through at TSC @p tsc (a NULL gate always does). */
+static inline bool fwd_gate_open(const struct fwd_gate *g, uint64_t tsc)
+{
+	return g == NULL || tsc < atomic_load_explicit(&g->open_until_tsc, memory_order_relaxed);
+}
 
 /** A next hop: where to send, and which neighbor's MAC to use. */
 struct fwd_nexthop {

@@ -109,6 +109,12 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		ip4_local(w, st, m, c);
 		return;
 	}
+	/* a closed gate (fwd_gate) stops transit received on its interface;
+	 * what vbrd sends itself comes with decapped set and passes */
+	if (unlikely(in->rx_gate != NULL) && !c->decapped && !fwd_gate_open(in->rx_gate, w->tsc)) {
+		worker_drop(w, m, in->rx_gate->closed);
+		return;
+	}
 	if (unlikely(kind == FIB_KIND_BCAST)) {
 		worker_drop(w, m, &drop_directed_broadcast);
 		return;

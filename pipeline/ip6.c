@@ -156,6 +156,12 @@ void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		local_input6(w, st, m, c);
 		return;
 	}
+	/* a closed gate (fwd_gate) stops transit received on its interface;
+	 * what vbrd sends itself comes with decapped set and passes */
+	if (unlikely(in->rx_gate != NULL) && !c->decapped && !fwd_gate_open(in->rx_gate, w->tsc)) {
+		worker_drop(w, m, in->rx_gate->closed);
+		return;
+	}
 	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && fwd_nh_kinds[kind] == NULL) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
 		worker_drop(w, m, &drop_no_route);

@@ -112,6 +112,16 @@ void nd_solicit(const struct fwd_iface *fi, const uint8_t *target, const struct 
 		ND_OPT_SOURCE_LLADDR);
 }
 
+void nd_announce(const struct fwd_iface *fi, const uint8_t *target)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	struct rte_ether_addr dmac;
+
+	multicast_mac(all_nodes, &dmac);
+	nd_send(fi, &dmac, target, all_nodes, ICMP6_NEIGH_ADVERT, ND_NA_ROUTER | ND_NA_OVERRIDE,
+		target, ND_OPT_TARGET_LLADDR);
+}
+
 /* Learn or refresh a neighbor's MAC and send what waited for it. */
 static void nd_learn(struct neigh *n, const uint8_t *lladdr)
 {
@@ -149,7 +159,7 @@ static void ns_input(const struct fwd_iface *fi, const struct pkt_meta *pm,
 	struct rte_ether_addr dmac;
 
 	nd_stats.solicits_rx++;
-	if (!fwd6_iface_owns(fi, target)) {
+	if (!fwd6_iface_owns(fi, target) && !control_addr_claimed(fi, AF_INET6, target)) {
 		nd_stats.ignored++;
 		return;
 	}

@@ -491,8 +491,11 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 	a.g.n = 0;
 	a.g.b6.n = 0;
 	w->stats.rx_packets += n;
-	if (in_iface == FWD_NO_IFACE) {
-		/* no untagged interface: 802.1Q sub-interfaces, or none */
+	if (in_iface == FWD_NO_IFACE ||
+	    unlikely(!fwd_gate_open(st->ifaces[in_iface].rx_gate, w->tsc))) {
+		/* no untagged interface: 802.1Q sub-interfaces, or none; or the
+		 * interface's gate is closed: ip4_forward() and ip6_forward()
+		 * drop its transit, and what is for vbrd passes */
 		for (uint16_t i = 0; i < n; i++)
 			general_add(w, st, &a.g, pkts[i]);
 	} else {

@@ -777,6 +777,49 @@ static void sim_bronze_cost(void **state)
 	}
 }
 
+/*
+ * HA takeover (ps_group_mem_adopt): the new active takes the old active's
+ * choice at once; with every path equal it keeps it (no margin beaten),
+ * a path its own probes hold unusable is refused, and a fault on the
+ * adopted path still moves the tier.
+ */
+static void adopt_choice(void **state)
+{
+	struct sim s;
+	struct ps_event ev;
+	(void)state;
+
+	int a = sim_start(&s, 4242);
+	int other = (a + 1) % NP;
+	unsigned sw = s.switches[CFG_TIER_GOLD];
+	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, other, s.now, &ev), 1);
+	assert_int_equal(ev.kind, PS_EV_SWITCH);
+	assert_int_equal(ev.reason, PS_REASON_HA_ADOPT);
+	assert_int_equal(ev.old_path, a);
+	assert_int_equal(ev.new_path, other);
+	assert_int_equal(s.mem.active[CFG_TIER_GOLD], other);
+	/* the same again: no change, no event */
+	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, other, s.now, &ev), 0);
+	/* equal paths: nothing beats the adopted one by the margin */
+	sim_run(&s, s.now + 3 * S);
+	assert_int_equal(s.mem.active[CFG_TIER_GOLD], other);
+	assert_int_equal(s.switches[CFG_TIER_GOLD], sw);
+	/* out of range */
+	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, NP, s.now, &ev), -EINVAL);
+	assert_int_equal(ps_group_mem_adopt(&s.mem, PS_TIERS, 0, s.now, &ev), -EINVAL);
+	/* a path our own probes hold unusable is not taken */
+	for (int j = 0; j < NK; j++)
+		s.pl[a][j].blackhole = true;
+	sim_run(&s, s.now + 1 * S);
+	assert_int_equal(s.mem.path_state[a], PS_PATH_UNUSABLE);
+	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, a, s.now, &ev), -EHOSTUNREACH);
+	assert_int_equal(s.mem.active[CFG_TIER_GOLD], other);
+	/* a fault on the adopted path still moves the tier */
+	for (int j = 0; j < NK; j++)
+		s.pl[other][j].blackhole = true;
+	assert_true(sim_until_moved(&s, CFG_TIER_GOLD, other, 1 * S) != UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +841,7 @@ int main(void)
 		cmocka_unit_test(sim_loss2_everywhere),
 		cmocka_unit_test(sim_loss4_everywhere),
 		cmocka_unit_test(sim_bronze_cost),
+		cmocka_unit_test(adopt_choice),
 	};
 	if (getenv("PS_TEST")) /* one test: PS_TEST=sim_loss5 */
 		cmocka_set_test_filter(getenv("PS_TEST"));
