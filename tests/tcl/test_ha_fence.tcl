@@ -73,8 +73,8 @@ start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
         set w [ha_arpwatch_start [expr {5.0 * [ha_slow]}] -ipv6 1]
         # h1 has entries for both service addresses (a gratuitous ARP or
         # an unsolicited NA updates an entry, it creates none): on $act
-        lab_run h1 ping -c 1 -W 1 $::ha::vip4
-        lab_run h1 ping -6 -c 1 -W 1 $::ha::vip6
+        lab_run h1 ping -c 1 -W 0.3 $::ha::vip4
+        lab_run h1 ping -6 -c 1 -W 0.3 $::ha::vip6
         wait_for_condition 100 10 {
             [dict get [ha_host_arp] node] eq $act && [dict get [ha_host_nd] node] eq $act
         } else {
