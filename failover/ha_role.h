@@ -90,14 +90,17 @@ struct ha_role {
 	uint64_t epoch;          /* ours while active; the last epoch seen otherwise */
 	uint64_t deadline_ns;    /* active: the local deadline; 0 otherwise */
 	char holder[64];         /* last known holder ("" = none or unknown) */
-	int64_t holder_pttl_ms;  /* as last read */
-	uint64_t holder_read_ns; /* when it was read */
+	int64_t holder_pttl_ms;  /* as last read; -1: no reading (start-up, after a pause) */
+	uint64_t holder_read_ns; /* when it was read: the read's send time (the lease
+	                          * ends no sooner than holder_read_ns + holder_pttl_ms) */
 	enum ha_op pending;      /* in flight, or HA_OP_NONE */
 	uint64_t pending_sent_ns;
 	uint64_t next_ns;        /* next operation due */
 	uint64_t last_tick_ns;   /* to see a pause (a gap longer than the deadline allows) */
 	bool stopping;           /* ha_role_stop() was called */
 	bool partner_down;       /* the partner's BFD session is Down: acquire at the lease's end */
+	bool poked;              /* ha_role_poke() with an acquire in flight: whatever that
+	                          * reads, the next acquire is due at once */
 	/* counters */
 	uint64_t acquires, renews, renew_failures, releases, step_downs, op_timeouts;
 	uint64_t takeovers;      /* STANDBY/INIT -> ACTIVE */
@@ -124,8 +127,12 @@ enum ha_op ha_role_tick(struct ha_role *r, uint64_t now_ns);
 /**
  * The outcome of the operation in flight, @p res, at @p now_ns. For a
  * successful acquire or renew the deadline is computed from the time the
- * operation was sent (pending_sent_ns), not from now.
- * @return true when the state changed (r->reason says why)
+ * operation was sent (pending_sent_ns), not from now, and from the
+ * shorter of the lease time and res->pttl_ms (an acquire that finds this
+ * node's own lease does not extend it). With nothing in flight (it timed
+ * out in ha_role_tick()) the result is ignored.
+ * @return true when the state changed, or when a shutdown's release ended
+ *         (reason HA_R_RELEASED); r->reason says why
  */
 bool ha_role_result(struct ha_role *r, const struct ha_op_result *res, uint64_t now_ns);
 

@@ -19,7 +19,10 @@
  *     failover group), addresses of the right families, auth keys sized;
  *     path selection's indexes in range (group -> path group and qos
  *     policy, path -> path of that group and BFD session), values within
- *     their ranges, and every path's planes within 16 and port 65535.
+ *     their ranges, and every path's planes within 16 and port 65535;
+ *     the ha section's timers within their ranges and each other's bounds,
+ *     an endpoint (one server, or a master and 1..8 sentinels), the
+ *     service interface and shared groups known, strings terminated.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -32,6 +35,7 @@
 
 #include "core/config.h"
 #include "failover/failover_config.h"
+#include "failover/ha_config.h"
 #include "failover/pathsel_config.h"
 #include "qos/qos_config.h"
 
@@ -258,6 +262,42 @@ static void check_pathsel(const struct vbrd_config *c)
 		}
 }
 
+static void check_ha(const struct vbrd_config *c)
+{
+	const struct cfg_ha *h = cfg_ha_get(c);
+	const struct ha_redis_cfg *r = &h->redis;
+
+	CHECK(h != NULL);
+	if (!h->enabled)
+		return;
+	CHECK(h->pair[0] && memchr(h->pair, 0, sizeof(h->pair)));
+	CHECK(h->node[0] && memchr(h->node, 0, sizeof(h->node)));
+	CHECK(strncmp(r->prefix, "vbrd:", 5) == 0 && strcmp(r->node, h->node) == 0);
+	CHECK((r->nb_sentinels == 0) == (r->master_name[0] == 0));
+	CHECK(r->nb_sentinels <= HA_REDIS_MAX_SENTINELS);
+	CHECK((r->server.host[0] != 0) == (r->nb_sentinels == 0));
+	CHECK(r->nb_sentinels > 0 || r->server.port > 0);
+	for (unsigned i = 0; i < r->nb_sentinels; i++)
+		CHECK(r->sentinels[i].host[0] && r->sentinels[i].port > 0);
+	CHECK(memchr(r->password, 0, sizeof(r->password)));
+	CHECK(r->timeout_ms >= 5 && r->timeout_ms <= 5000);
+	CHECK(h->lease_ms >= 20 && h->lease_ms <= 60000);
+	CHECK(h->renew_ms >= 1 && h->renew_ms <= h->lease_ms / 2);
+	CHECK(h->guard_ms >= 1 && h->guard_ms + h->renew_ms < h->lease_ms);
+	CHECK(h->retry_ms >= 1 && h->retry_ms <= h->lease_ms);
+	CHECK(config_iface_index(c, h->iface) >= 0);
+	CHECK(h->has_v4 || h->has_v6);
+	CHECK(h->announce >= 1 && h->announce <= 10);
+	CHECK(h->announce_interval_ms >= 1 && h->announce_interval_ms <= 1000);
+	CHECK(!h->partner_bfd[0] || failover_session_index(c, h->partner_bfd) >= 0);
+	CHECK(h->nb_fgroups <= HA_MAX_SHARED && h->nb_pgroups <= HA_MAX_SHARED);
+	for (unsigned i = 0; i < h->nb_fgroups; i++)
+		CHECK(failover_group_index(c, h->fgroups[i]) >= 0);
+	for (unsigned i = 0; i < h->nb_pgroups; i++)
+		CHECK(config_path_group_index(c, h->pgroups[i]) >= 0);
+	CHECK(h->publish_ms >= 10 && h->publish_ms < h->state_ttl_ms && h->state_ttl_ms <= 600000);
+}
+
 static void check_config(const struct vbrd_config *c)
 {
 	CHECK(c->nb_ports >= 0 && c->nb_ports <= CFG_MAX_PORTS);
@@ -308,6 +348,7 @@ static void check_config(const struct vbrd_config *c)
 	check_qos(c);
 	check_failover(c);
 	check_pathsel(c);
+	check_ha(c);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
