@@ -4,10 +4,11 @@
 # run the Tcl harness): processes it started (only those whose command
 # line names the prefix, from RUNDIR/pids), processes in its namespaces,
 # its namespaces and veths, DPDK runtime directories of its vbrd
-# instances, its nft tables in the root namespace (PREFIX_*). run.tcl's
-# lab_cleanup does the same at the normal end of a test file.
+# instances, its nft tables in the root namespace (PREFIX_*, netdev and
+# inet families). run.tcl's lab_cleanup does the same at the normal end of
+# a test file.
 lab_cleanup_run() {
-	local prefix=$1 rundir=$2 pid ns link table
+	local prefix=$1 rundir=$2 pid ns link table fam
 	if [ -f "$rundir/pids" ]; then
 		while read -r pid; do
 			if [ -r "/proc/$pid/cmdline" ] &&
@@ -28,8 +29,10 @@ lab_cleanup_run() {
 	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$prefix-"); do
 		ip link del "$link" 2>/dev/null
 	done
-	for table in $(nft list tables netdev 2>/dev/null | awk '{print $3}' | grep "^${prefix}_"); do
-		nft delete table netdev "$table" 2>/dev/null
+	for fam in netdev inet; do
+		for table in $(nft list tables $fam 2>/dev/null | awk '{print $3}' | grep "^${prefix}_"); do
+			nft delete table $fam "$table" 2>/dev/null
+		done
 	done
 	rm -rf /var/run/dpdk/"$prefix"-* 2>/dev/null
 }
