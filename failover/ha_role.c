@@ -182,6 +182,11 @@ static bool acquire_result(struct ha_role *r, const struct ha_op_result *res, ui
 		set_state(r, HA_STANDBY, HA_R_HELD_BY_OTHER, now);
 		return true;
 	}
+	if (r->reason == HA_R_REDIS_DOWN) {
+		/* standby since Redis could not be read: now it is known why */
+		r->reason = HA_R_HELD_BY_OTHER;
+		return true;
+	}
 	return false;
 }
 

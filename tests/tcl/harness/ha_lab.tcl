@@ -441,7 +441,11 @@ proc ha_pair_up {{ms 10000}} {
         if {[lsort $roles] eq {active standby}} {
             set act [lindex [dict get $::ha::opts nodes] [lsearch $roles active]]
             set sby [lindex [dict get $::ha::opts nodes] [lsearch $roles standby]]
-            return [list $act $sby]
+            # and the standby has read the lease since (a standby that
+            # came up before Redis answered knows no holder nor epoch yet)
+            if {[dict get [ha_show $sby] holder] eq $act} {
+                return [list $act $sby]
+            }
         }
         if {[clock milliseconds] - $t0 > $ms} {
             fail "the pair is not one active and one standby after $ms ms: roles $roles"
