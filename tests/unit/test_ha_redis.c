@@ -39,8 +39,11 @@
 #include "core/evloop.h"
 #include "failover/ha_redis.h"
 
-#define PASSWORD    "s3cret"
-#define MASTER_NAME "vbrdm"
+#define PASSWORD "s3cret"
+
+/* The Sentinel master's name, "vbrdPID": a sentinel of another test run
+ * that took a port we thought free never knows it. */
+static char master_name[32];
 
 /* ---- clock and loop ---------------------------------------------------------- */
 
@@ -158,6 +161,15 @@ static pid_t spawn(char *const argv[])
 	return -1;
 }
 
+static void proc_forget(pid_t pid)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		if (procs[i] == pid)
+			procs[i] = 0;
+}
+
 static void proc_kill(pid_t pid)
 {
 	unsigned i;
@@ -229,7 +241,31 @@ static bool admin_says(int port, const char *pw, const char *want, const char *f
 	return ok;
 }
 
-/* Start redis-server on @p port (a replica of @p master_port when not 0); wait until it answers. */
+/*
+ * Wait until the server on @p port answers as process @p pid: another test
+ * run may have taken the port between free_port() and the bind, and would
+ * answer our PING. @return true, false when @p pid exited (port taken).
+ */
+static bool started(pid_t pid, int port, const char *pw, const char *what)
+{
+	char want[32];
+	uint64_t t = now_ns();
+
+	snprintf(want, sizeof(want), "process_id:%d\r", (int)pid);
+	while (!admin_says(port, pw, want, "INFO server")) {
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			proc_forget(pid);
+			return false;
+		}
+		if (ms_since(t) > 5000)
+			fail_msg("%s on port %d did not start", what, port);
+		usleep(2000); /* polling the new process, not a fixed wait */
+	}
+	return true;
+}
+
+/* Start redis-server on @p port (a replica of @p master_port when not 0);
+ * wait until it answers. @return its pid, 0 when the port was taken. */
 static pid_t redis_start(int port, const char *pw, int master_port)
 {
 	char p[8], mp[8], log[128];
@@ -251,7 +287,6 @@ static pid_t redis_start(int port, const char *pw, int master_port)
 			   "--logfile",
 			   log };
 	unsigned n = 17;
-	uint64_t t = now_ns();
 	pid_t pid;
 
 	snprintf(p, sizeof(p), "%d", port);
@@ -269,45 +304,60 @@ static pid_t redis_start(int port, const char *pw, int master_port)
 		argv[n++] = mp;
 	}
 	pid = spawn(argv);
-	while (!admin_says(port, pw, "PONG", "PING")) {
-		if (ms_since(t) > 5000)
-			fail_msg("redis-server on port %d did not start", port);
-		usleep(2000); /* polling the new process, not a fixed wait */
+	return started(pid, port, pw, "redis-server") ? pid : 0;
+}
+
+/* redis_start() on a free port, into @p port. */
+static pid_t redis_start_free(int *port, const char *pw, int master_port)
+{
+	pid_t pid = 0;
+	unsigned i;
+
+	for (i = 0; i < 10 && pid == 0; i++) {
+		*port = free_port();
+		pid = redis_start(*port, pw, master_port);
 	}
+	assert_true(pid > 0);
 	return pid;
 }
 
-static pid_t sentinel_start(int port, int master_port)
+/* Start redis-sentinel on a free port, into @p port, watching @p master_port. */
+static pid_t sentinel_start(int *port, int master_port)
 {
 	char conf[128], p[8];
 	char *argv[] = { "redis-sentinel", conf, "--port", p, NULL };
-	uint64_t t = now_ns();
+	unsigned tries = 0;
 	FILE *f;
 	pid_t pid;
 
-	snprintf(conf, sizeof(conf), "%s/sentinel-%d.conf", tmpdir, port);
-	snprintf(p, sizeof(p), "%d", port);
+again:
+	*port = free_port();
+
+	snprintf(conf, sizeof(conf), "%s/sentinel-%d.conf", tmpdir, *port);
+	snprintf(p, sizeof(p), "%d", *port);
 	f = fopen(conf, "w");
 	assert_non_null(f);
 	/* Small times so that the whole test stays short: a master is down
-	 * after 500 ms without an answer; a failover is retried after 2 x 1 s. */
+	 * after 500 ms without an answer. failover-timeout bounds the wait for
+	 * the promoted replica's INFO (1 s apart during a failover): at 1 s
+	 * Sentinel aborted a failover now and then. */
 	fprintf(f,
 		"bind 127.0.0.1\n"
 		"daemonize no\n"
 		"dir %s\n"
 		"logfile %s/sentinel-%d.log\n"
-		"sentinel monitor " MASTER_NAME " 127.0.0.1 %d 2\n"
-		"sentinel down-after-milliseconds " MASTER_NAME " 500\n"
-		"sentinel failover-timeout " MASTER_NAME " 1000\n"
-		"sentinel parallel-syncs " MASTER_NAME " 1\n"
-		"sentinel auth-pass " MASTER_NAME " " PASSWORD "\n",
-		tmpdir, tmpdir, port, master_port);
+		"sentinel monitor %s 127.0.0.1 %d 2\n"
+		"sentinel down-after-milliseconds %s 500\n"
+		"sentinel failover-timeout %s 3000\n"
+		"sentinel parallel-syncs %s 1\n"
+		"sentinel auth-pass %s " PASSWORD "\n",
+		tmpdir, tmpdir, *port, master_name, master_port, master_name, master_name,
+		master_name, master_name);
 	fclose(f);
 	pid = spawn(argv);
-	while (!admin_says(port, NULL, "PONG", "PING")) {
-		if (ms_since(t) > 5000)
-			fail_msg("redis-sentinel on port %d did not start", port);
-		usleep(2000);
+	if (!started(pid, *port, NULL, "redis-sentinel")) {
+		assert_true(++tries < 10);
+		goto again;
 	}
 	return pid;
 }
@@ -502,12 +552,12 @@ static pid_t redis_pid;
 static int group_setup(void **state)
 {
 	(void)state;
+	snprintf(master_name, sizeof(master_name), "vbrd%d", (int)getpid());
 	if (mkdtemp(tmpdir) == NULL)
 		return -1;
 	if (ev_init() < 0)
 		return -1;
-	redis_port = free_port();
-	redis_pid = redis_start(redis_port, NULL, 0);
+	redis_pid = redis_start_free(&redis_port, NULL, 0);
 	return 0;
 }
 
@@ -844,6 +894,7 @@ static void test_link_down_up(void **state)
 	pump_for(400);
 	assert_false(a->up);
 	redis_pid = redis_start(redis_port, NULL, 0);
+	assert_true(redis_pid > 0);
 	t_ready = now_ns();
 	WAIT_FOR(a->up, 2000);
 	printf("# reconnect after restart (backoff at 320 ms): %.0f ms after the server "
@@ -856,6 +907,7 @@ static void test_link_down_up(void **state)
 	proc_kill(redis_pid);
 	t = now_ns();
 	redis_pid = redis_start(redis_port, NULL, 0);
+	assert_true(redis_pid > 0);
 	t_ready = now_ns();
 	WAIT_FOR(a->ups == 3, 2000);
 	printf("# second reconnect: %.0f ms after the kill (server start %.0f ms)\n",
@@ -879,7 +931,7 @@ static bool sentinels_ready(int master, int replica, unsigned others)
 
 	snprintf(want, sizeof(want), "%d", replica);
 	for (i = 0; i < 3; i++) {
-		redisReply *r = admin(s_sentinel[i], NULL, "SENTINEL REPLICAS " MASTER_NAME);
+		redisReply *r = admin(s_sentinel[i], NULL, "SENTINEL REPLICAS %s", master_name);
 		bool ok = r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements == 1;
 		size_t j;
 
@@ -897,7 +949,7 @@ static bool sentinels_ready(int master, int replica, unsigned others)
 		freeReplyObject(r);
 		if (!ok)
 			return false;
-		r = admin(s_sentinel[i], NULL, "SENTINEL MASTER " MASTER_NAME);
+		r = admin(s_sentinel[i], NULL, "SENTINEL MASTER %s", master_name);
 		ok = r != NULL && r->type == REDIS_REPLY_ARRAY;
 		for (j = 0; ok && j + 1 < r->elements; j += 2) {
 			if (strcmp(r->element[j]->str, "port") == 0 &&
@@ -934,11 +986,11 @@ static void sentinels_print(void)
 	size_t j;
 
 	for (i = 0; i < 3; i++) {
-		redisReply *r = admin(s_sentinel[i], NULL, "SENTINEL MASTER " MASTER_NAME);
+		redisReply *r = admin(s_sentinel[i], NULL, "SENTINEL MASTER %s", master_name);
 
 		print_fields("master", r);
 		freeReplyObject(r);
-		r = admin(s_sentinel[i], NULL, "SENTINEL REPLICAS " MASTER_NAME);
+		r = admin(s_sentinel[i], NULL, "SENTINEL REPLICAS %s", master_name);
 		for (j = 0; r != NULL && r->type == REDIS_REPLY_ARRAY && j < r->elements; j++)
 			print_fields("  replica", r->element[j]);
 		freeReplyObject(r);
@@ -977,26 +1029,22 @@ static void test_sentinel(void **state)
 	unsigned i;
 
 	(void)state;
-	s_master = free_port();
-	s_replica = free_port();
-	master_pid = redis_start(s_master, PASSWORD, 0);
-	replica_pid = redis_start(s_replica, PASSWORD, s_master);
+	master_pid = redis_start_free(&s_master, PASSWORD, 0);
+	replica_pid = redis_start_free(&s_replica, PASSWORD, s_master);
 	t = now_ns();
 	while (!admin_says(s_replica, PASSWORD, "master_link_status:up", "INFO replication")) {
 		if (ms_since(t) > 5000)
 			fail_msg("the replica did not sync");
 		usleep(2000);
 	}
-	for (i = 0; i < 3; i++) {
-		s_sentinel[i] = free_port();
-		sentinel_start(s_sentinel[i], s_master);
-	}
+	for (i = 0; i < 3; i++)
+		sentinel_start(&s_sentinel[i], s_master);
 	t = now_ns();
 	wait_sentinels(s_master, s_replica, 0, 10000);
 	printf("# sentinels ready in %.0f ms\n", ms_since(t));
 
 	/* The first sentinel listed is down: the client asks the next. */
-	snprintf(c.master_name, sizeof(c.master_name), MASTER_NAME);
+	snprintf(c.master_name, sizeof(c.master_name), "%s", master_name);
 	snprintf(c.password, sizeof(c.password), PASSWORD);
 	snprintf(c.prefix, sizeof(c.prefix), "vbrd:t6:");
 	snprintf(c.sentinels[0].host, sizeof(c.sentinels[0].host), "127.0.0.1");
@@ -1031,7 +1079,7 @@ static void test_sentinel(void **state)
 	 * its link killed by the sentinel and the question asked again). */
 	t = now_ns();
 	for (;;) {
-		rep = admin(s_sentinel[0], NULL, "SENTINEL FAILOVER " MASTER_NAME);
+		rep = admin(s_sentinel[0], NULL, "SENTINEL FAILOVER %s", master_name);
 		if (rep != NULL && rep->type == REDIS_REPLY_STATUS)
 			break;
 		if (ms_since(t) > 5000)
