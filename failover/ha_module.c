@@ -198,10 +198,16 @@ static void apply(uint64_t now)
 
 static void step(uint64_t now);
 
+/* The operation in flight: its callback's ctx; a reply that comes for an
+ * older one (the role machine timed it out and sent the next) is not its. */
+static uintptr_t op_seq;
+
 static void on_lease(void *ctx, const struct ha_op_result *res)
 {
 	uint64_t now = fo_now_ns();
-	(void)ctx;
+
+	if ((uintptr_t)ctx != op_seq || ha.role.pending == HA_OP_NONE)
+		return;
 
 	if (res->status == 0 && !res->held && res->holder[0] != '\0') {
 		/* the holder now, and when its lease ends at the earliest */
@@ -222,7 +228,8 @@ static void on_lease(void *ctx, const struct ha_op_result *res)
 /* Send what the role machine asks for; a call that cannot be sent fails at once. */
 static void send_op(enum ha_op op, uint64_t now)
 {
-	int rc = ha_redis_lease(ha.redis, op, ha.cfg.lease_ms, ha.role.epoch, on_lease, NULL);
+	int rc = ha_redis_lease(ha.redis, op, ha.cfg.lease_ms, ha.role.epoch, on_lease,
+				(void *)++op_seq);
 
 	if (rc < 0) {
 		struct ha_op_result res = { .status = rc, .pttl_ms = -2 };
