@@ -158,7 +158,8 @@ void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	}
 	/* a closed gate (fwd_gate) stops transit received on its interface;
 	 * what vbrd sends itself comes with decapped set and passes */
-	if (unlikely(in->rx_gate != NULL) && !c->decapped && !fwd_gate_open(in->rx_gate, w->tsc)) {
+	if (unlikely(in->rx_gate != NULL) && !c->decapped &&
+	    !fwd_gate_open(in->rx_gate, rte_get_tsc_cycles())) {
 		worker_drop(w, m, in->rx_gate->closed);
 		return;
 	}

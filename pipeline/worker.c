@@ -491,8 +491,11 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 	a.g.n = 0;
 	a.g.b6.n = 0;
 	w->stats.rx_packets += n;
+	/* a gated interface reads the TSC afresh: w->tsc is the turn's, and a
+	 * node stopped (SIGSTOP) between the two must not forward by it */
 	if (in_iface == FWD_NO_IFACE ||
-	    unlikely(!fwd_gate_open(st->ifaces[in_iface].rx_gate, w->tsc))) {
+	    unlikely(st->ifaces[in_iface].rx_gate != NULL &&
+		     !fwd_gate_open(st->ifaces[in_iface].rx_gate, rte_get_tsc_cycles()))) {
 		/* no untagged interface: 802.1Q sub-interfaces, or none; or the
 		 * interface's gate is closed: ip4_forward() and ip6_forward()
 		 * drop its transit, and what is for vbrd passes */
