@@ -68,8 +68,9 @@
 #   ha_wait_role NODE ROLE MS   wait until NODE's role is ROLE -> ms waited
 #   ha_active_nodes        the running nodes whose show ha says active
 #   ha_pair_up ?MS?        bring the pair back to one active and one standby
-#                          (CONT a frozen node, restart a dead one, heal cuts)
-#                          -> {ACTIVE STANDBY}
+#                          that has read the active's lease (holder and
+#                          epoch: CONT a frozen node, restart a dead one,
+#                          heal cuts) -> {ACTIVE STANDBY}
 #   ha_kill NODE ?SIG?     KILL (default: waits for the exit), TERM (sends it;
 #                          ha_wait_exit NODE MS -> "exit 0" ...), STOP, CONT
 #   ha_restart NODE        start NODE again (killing it first if it runs)
@@ -441,10 +442,15 @@ proc ha_pair_up {{ms 10000}} {
         if {[lsort $roles] eq {active standby}} {
             set act [lindex [dict get $::ha::opts nodes] [lsearch $roles active]]
             set sby [lindex [dict get $::ha::opts nodes] [lsearch $roles standby]]
-            return [list $act $sby]
+            # a standby that has read the lease (not one that is standby
+            # because Redis was not reachable yet: reason redis_down)
+            set s [ha_show $sby]
+            if {[dict get $s holder] eq $act && [dict get $s epoch] == [dict get [ha_show $act] epoch]} {
+                return [list $act $sby]
+            }
         }
         if {[clock milliseconds] - $t0 > $ms} {
-            fail "the pair is not one active and one standby after $ms ms: roles $roles"
+            fail "the pair is not one active and one standby that knows it after $ms ms: roles $roles"
         }
         after 10
     }
