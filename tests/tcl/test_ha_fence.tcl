@@ -182,9 +182,15 @@ start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
             }
         }
         assert_equal [samples_with $act active $t_cont] {} "$act's samples saying active after the SIGCONT"
-        # what waited in its receive ring during the freeze is not forwarded
+        # what waited in its receive ring during the freeze (some 600
+        # datagrams came for it until the gratuitous ARP) is not
+        # forwarded: counted on the wan bridge's port of the node, where
+        # anything it sends shows (20: room for its own ARP on wan). Not
+        # by the stream's reordering: vbrd reorders a few datagrams by
+        # itself when it starts forwarding to a neighbor it had to
+        # resolve (the held ones go out after newer ones), at the
+        # stream's start and at the takeover.
         assert_lessthan $f_after 20 "frames $act sent on wan after the SIGCONT"
-        assert_equal [dict get $srep reordered] 0 "datagrams that came late (from a frozen node's backlog)"
         assert_equal [dict get $srep duplicates] 0 "duplicated datagrams"
         set s [ha_show $act]
         assert_equal [dict get $s role] standby "$act's role"
