@@ -86,6 +86,8 @@
 #   ha_lease_key ?NAME?    "vbrd:PAIR:NAME" (default lease)
 #   ha_lease_end_us        the earliest wall-clock time (µs) the lease Redis
 #                          holds now can end (time asked + PTTL); "" if none
+#   ha_lease_window        {LO HI}: its end by a PTTL read between LO-PTTL
+#                          and HI-PTTL
 #   ha_stream_start PPS SECONDS ?PORT? / ha_stream_result HANDLE
 #                          a seqstream h1 -> h2 (harness/stream.tcl)
 #   ha_arpwatch_start SECONDS ?-interval MS? ?-ipv6 0|1? ?-target A? ?-target6 A?
@@ -547,12 +549,22 @@ proc ha_lease {} {
 # end: the time before asking + its PTTL; "" when there is no lease. A
 # renew after the question only makes the end later.
 proc ha_lease_end_us {} {
+    return [lindex [ha_lease_window] 0]
+}
+
+# The lease's end as Redis sees it now, as a window {LO HI} (wall clock,
+# µs): the PTTL read between LO - PTTL and HI - PTTL. Nothing can end it
+# sooner than LO; after a cut of its holder, nothing renews it past HI
+# unless a renew sent before the cut was still queued in the server.
+# {} when there is no lease.
+proc ha_lease_window {} {
     set at [expr {[dict get $::ha::opts sentinel] ? [list -addr [sentinel_master]]
                   : [list -port [redis_port]]}]
     set t0 [clock microseconds]
     set pttl [redis_cli {*}$at pttl [ha_lease_key]]
-    if {$pttl < 0} { return "" }
-    return [expr {$t0 + 1000 * $pttl}]
+    set t1 [clock microseconds]
+    if {$pttl < 0} { return {} }
+    return [list [expr {$t0 + 1000 * $pttl}] [expr {$t1 + 1000 * $pttl}]]
 }
 
 proc _ha_table {node} { return "[lab_prefix]_ha_$node" }
