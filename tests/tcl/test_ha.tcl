@@ -107,7 +107,10 @@ start_ha_lab {} {
             assert_equal [dict keys [dict get $own $p macs]] [list [ha_mac b]] "$p: b answers for its own address"
         }
         assert_equal [dict get [ha_host_arp] node] a "h1's ARP entry for $::ha::vip4"
-        assert_equal [dict get $rep lost] 0 "datagrams lost"
+        # the stream is a's first traffic to h2: while a resolves h2 it
+        # holds 4 datagrams (neighbor.hold_packets) and drops what comes
+        # beyond them; 10 is room for that and no more
+        assert_lessthan [dict get $rep lost] 10 "datagrams lost"
         assert_morethan $fa 1900 "frames a forwarded to h2"
         assert_lessthan $fb 10 "frames b sent on wan"
     }
