@@ -86,7 +86,7 @@ start_ha_lab {} {
         assert_equal [dict get $lease holder] a "Redis: the lease's holder"
         assert_range [dict get $lease pttl] 1 100 "Redis: the lease's ms left"
         assert_range [dict get $sa lease_remaining_ms] 1 100 "a: ms to its local deadline"
-        assert_equal [expr {[dict get $sb lease_remaining_ms] == 0}] 1 "b: standby, no deadline (lease_remaining_ms [dict get $sb lease_remaining_ms])"
+        assert_true {[dict get $sb lease_remaining_ms] == 0} "b: standby, no deadline ([dict get $sb lease_remaining_ms])"
         assert_equal [dict get $sa service answering] true "a answers for the service address"
         assert_equal [dict get $sb service answering] false "b does not"
 
@@ -107,7 +107,10 @@ start_ha_lab {} {
             assert_equal [dict keys [dict get $own $p macs]] [list [ha_mac b]] "$p: b answers for its own address"
         }
         assert_equal [dict get [ha_host_arp] node] a "h1's ARP entry for $::ha::vip4"
-        assert_equal [dict get $rep lost] 0 "datagrams lost"
+        # the stream is a's first traffic to h2: while a resolves h2 it
+        # holds 4 datagrams (neighbor.hold_packets) and drops what comes
+        # beyond them; 10 is room for that and no more
+        assert_lessthan [dict get $rep lost] 10 "datagrams lost"
         assert_morethan $fa 1900 "frames a forwarded to h2"
         assert_lessthan $fb 10 "frames b sent on wan"
     }

@@ -61,7 +61,9 @@ proc check_no_dual {rep} {
     foreach p {arp nd} {
         assert_range [dict get $rep $p max_dual_ms] 0 $margin "$p: longest stretch with both nodes answering (ms)"
     }
-    assert_lessthan [ha_overlap_ms] 2 "longest time both nodes' show ha held them active (ms)"
+    set ov [ha_overlap_ms]
+    note "show ha: [llength [ha_samples]] samples, both nodes active at once for $ov ms at most"
+    assert_lessthan $ov 2 "longest time both nodes' show ha held them active (ms)"
 }
 
 start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
@@ -81,9 +83,10 @@ start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
             fail "h1's entries before the cut: [ha_host_arp] / [ha_host_nd]"
         }
         ha_watch 300
-        set end_us [ha_lease_end_us]
         set t_cut [ha_now_us]
         ha_cut_redis $act
+        # the lease's end on the server: $act can no longer renew it
+        lassign [ha_lease_window] end_lo end_hi
         if {![ha_watch [expr {3000 * [ha_slow]}] {[ha_role $sby] eq "active"}]} {
             fail "$sby not active 3 s after $act was cut off: [ha_show $sby]"
         }
@@ -102,25 +105,31 @@ start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
         note_arpwatch $rep
         set first_sby [dict get $rep arp macs [ha_mac $sby] first_us]
         set last_act [dict get $rep arp macs [ha_mac $act] last_us]
-        note [format "after the cut: the lease had %.1f ms left; %s's last ARP answer at +%.1f ms, %s's first at +%.1f ms; %s active by its show ha at +%.1f ms; %d packets dropped; link up again %.0f ms after the heal" \
-            [expr {($end_us - $t_cut) / 1000.0}] \
+        note [format "after the cut: the lease ended on the server at +%.1f..%.1f ms; %s's last ARP answer at +%.1f ms, %s's first at +%.1f ms; %s active by its show ha at +%.1f ms; %d packets dropped; link up again %.0f ms after the heal" \
+            [expr {($end_lo - $t_cut) / 1000.0}] [expr {($end_hi - $t_cut) / 1000.0}] \
             $act [expr {($last_act - $t_cut) / 1000.0}] $sby [expr {($first_sby - $t_cut) / 1000.0}] \
             $sby [expr {($t_took - $t_cut) / 1000.0}] $drops [expr {($t_up - $t_heal) / 1000.0}]]
         assert_morethan $drops 0 "packets the cut dropped"
         check_no_dual $rep
-        # the old active stopped by its deadline: its last renew was sent
-        # before the cut, so by t_cut + lease - guard (+ 10 ms for the answer)
+        # the old active stopped by its deadline, a guard before the
+        # lease's end on the server (10 ms: the answer to a request just
+        # before it), and by t_cut + lease - guard (its last renew was sent
+        # before the cut)
+        set guard [ha_opt guard]
+        assert_lessthan $last_act [expr {$end_hi - 1000 * ($guard - 10)}] \
+            "$act's last ARP answer vs. the lease's end on the server less the guard ($guard ms)"
         assert_lessthan [expr {($last_act - $t_cut) / 1000.0}] \
-            [expr {($lease - [ha_opt guard] + 10) * [ha_slow]}] "ms from the cut to $act's last ARP answer"
+            [expr {($lease - $guard + 10) * [ha_slow]}] "ms from the cut to $act's last ARP answer"
         assert_lessthan $last_act $first_sby "$act's last answer came before $sby's first"
-        # the standby took over once the lease ran out on the server (not
-        # before: what it had left just before the cut), and by t_cut +
-        # lease + retry, and some 100 ms for a loaded machine
-        assert_morethan $first_sby $end_us "$sby's first ARP answer vs. the lease's end on the server"
+        # the standby took over once the lease ran out on the server, not
+        # before, and by t_cut + lease + retry and some 100 ms for a loaded
+        # machine
+        assert_morethan $first_sby $end_lo "$sby's first ARP answer vs. the lease's end on the server"
         assert_lessthan [expr {($first_sby - $t_cut) / 1000.0}] \
             [expr {($lease + [ha_opt retry] + 100) * [ha_slow]}] "ms from the cut to $sby's first ARP answer"
         foreach p {arp nd} {
-            assert_equal [ha_arp_macs $rep [expr {$t_cut + 1000 * $lease}] "" -proto $p] [list [ha_mac $sby]] \
+            # (from a lease and 20 ms, a 10 ms slot after the bound above)
+            assert_equal [ha_arp_macs $rep [expr {$t_cut + 1000 * ($lease + 20) * [ha_slow]}] "" -proto $p] [list [ha_mac $sby]] \
                 "$p: the MACs answering from a lease after the cut"
         }
         assert_equal [samples_with $act active $t_took] {} "$act's samples saying active after $sby took over"
@@ -182,9 +191,15 @@ start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
             }
         }
         assert_equal [samples_with $act active $t_cont] {} "$act's samples saying active after the SIGCONT"
-        # what waited in its receive ring during the freeze is not forwarded
+        # what waited in its receive ring during the freeze (some 600
+        # datagrams came for it until the gratuitous ARP) is not
+        # forwarded: counted on the wan bridge's port of the node, where
+        # anything it sends shows (20: room for its own ARP on wan). Not
+        # by the stream's reordering: vbrd reorders a few datagrams by
+        # itself when it starts forwarding to a neighbor it had to
+        # resolve (the held ones go out after newer ones), at the
+        # stream's start and at the takeover.
         assert_lessthan $f_after 20 "frames $act sent on wan after the SIGCONT"
-        assert_equal [dict get $srep reordered] 0 "datagrams that came late (from a frozen node's backlog)"
         assert_equal [dict get $srep duplicates] 0 "duplicated datagrams"
         set s [ha_show $act]
         assert_equal [dict get $s role] standby "$act's role"

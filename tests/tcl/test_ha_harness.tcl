@@ -143,8 +143,10 @@ start_ha_lab {ha 0 nodes {} redis 1} {
             assert_lessthan [dict get $m1 first_us] [expr {$t_start + 20000}] "$proto: k1 answered from the start"
             assert_range [dict get $m2 first_us] [expr {$t_add - 15000}] [expr {$t_add + 40000}] "$proto: k2's first answer, after it took the address"
             assert_range [dict get $m1 last_us] [expr {$t_del - 40000}] [expr {$t_del + 15000}] "$proto: k1's last answer, before it dropped the address"
-            assert_equal [ha_arp_macs $rep "" $t_add -proto [expr {$proto eq "ARP" ? "arp" : "nd"}]] $mac1 "$proto: before k2 took it, only k1"
-            assert_equal [ha_arp_macs $rep [expr {$t_del + 20000}] "" -proto [expr {$proto eq "ARP" ? "arp" : "nd"}]] $mac2 "$proto: after k1 dropped it, only k2"
+            # (slots are 10 ms: a window ends a slot before the change, or
+            # starts a slot after the 15 ms k1's last answer may take)
+            assert_equal [ha_arp_macs $rep "" [expr {$t_add - 10000}] -proto [string tolower $proto]] $mac1 "$proto: before k2 took it, only k1"
+            assert_equal [ha_arp_macs $rep [expr {$t_del + 30000}] "" -proto [string tolower $proto]] $mac2 "$proto: after k1 dropped it, only k2"
         }
         # the requests' made-up source: h1's kernel neither answered nor learnt
         assert_equal [ha_host_arp] $arp0 "h1's neighbor entry for $::ha::vip4"

@@ -68,8 +68,9 @@
 #   ha_wait_role NODE ROLE MS   wait until NODE's role is ROLE -> ms waited
 #   ha_active_nodes        the running nodes whose show ha says active
 #   ha_pair_up ?MS?        bring the pair back to one active and one standby
-#                          (CONT a frozen node, restart a dead one, heal cuts)
-#                          -> {ACTIVE STANDBY}
+#                          that has read the active's lease (holder and
+#                          epoch: CONT a frozen node, restart a dead one,
+#                          heal cuts) -> {ACTIVE STANDBY}
 #   ha_kill NODE ?SIG?     KILL (default: waits for the exit), TERM (sends it;
 #                          ha_wait_exit NODE MS -> "exit 0" ...), STOP, CONT
 #   ha_restart NODE        start NODE again (killing it first if it runs)
@@ -85,6 +86,8 @@
 #   ha_lease_key ?NAME?    "vbrd:PAIR:NAME" (default lease)
 #   ha_lease_end_us        the earliest wall-clock time (µs) the lease Redis
 #                          holds now can end (time asked + PTTL); "" if none
+#   ha_lease_window        {LO HI}: its end by a PTTL read between LO-PTTL
+#                          and HI-PTTL
 #   ha_stream_start PPS SECONDS ?PORT? / ha_stream_result HANDLE
 #                          a seqstream h1 -> h2 (harness/stream.tcl)
 #   ha_arpwatch_start SECONDS ?-interval MS? ?-ipv6 0|1? ?-target A? ?-target6 A?
@@ -441,14 +444,15 @@ proc ha_pair_up {{ms 10000}} {
         if {[lsort $roles] eq {active standby}} {
             set act [lindex [dict get $::ha::opts nodes] [lsearch $roles active]]
             set sby [lindex [dict get $::ha::opts nodes] [lsearch $roles standby]]
-            # and the standby has read the lease since (a standby that
-            # came up before Redis answered knows no holder nor epoch yet)
-            if {[dict get [ha_show $sby] holder] eq $act} {
+            # a standby that has read the lease (not one that is standby
+            # because Redis was not reachable yet: reason redis_down)
+            set s [ha_show $sby]
+            if {[dict get $s holder] eq $act && [dict get $s epoch] == [dict get [ha_show $act] epoch]} {
                 return [list $act $sby]
             }
         }
         if {[clock milliseconds] - $t0 > $ms} {
-            fail "the pair is not one active and one standby after $ms ms: roles $roles"
+            fail "the pair is not one active and one standby that knows it after $ms ms: roles $roles"
         }
         after 10
     }
@@ -545,12 +549,22 @@ proc ha_lease {} {
 # end: the time before asking + its PTTL; "" when there is no lease. A
 # renew after the question only makes the end later.
 proc ha_lease_end_us {} {
+    return [lindex [ha_lease_window] 0]
+}
+
+# The lease's end as Redis sees it now, as a window {LO HI} (wall clock,
+# µs): the PTTL read between LO - PTTL and HI - PTTL. Nothing can end it
+# sooner than LO; after a cut of its holder, nothing renews it past HI
+# unless a renew sent before the cut was still queued in the server.
+# {} when there is no lease.
+proc ha_lease_window {} {
     set at [expr {[dict get $::ha::opts sentinel] ? [list -addr [sentinel_master]]
                   : [list -port [redis_port]]}]
     set t0 [clock microseconds]
     set pttl [redis_cli {*}$at pttl [ha_lease_key]]
-    if {$pttl < 0} { return "" }
-    return [expr {$t0 + 1000 * $pttl}]
+    set t1 [clock microseconds]
+    if {$pttl < 0} { return {} }
+    return [list [expr {$t0 + 1000 * $pttl}] [expr {$t1 + 1000 * $pttl}]]
 }
 
 proc _ha_table {node} { return "[lab_prefix]_ha_$node" }
