@@ -318,6 +318,7 @@ static char *state_json(bool shared)
 	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
 	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
 	json_t *o = json_object(), *bfd = json_array(), *fg = json_array(), *paths = json_array();
+	json_t *metrics = json_array();
 
 	json_object_set_new(o, "node", json_string(ha.cfg.node));
 	json_object_set_new(o, "role", json_string(ha_role_state_name(ha.role.state)));
@@ -348,6 +349,21 @@ static char *state_json(bool shared)
 			listed |= strcmp(ha.cfg.pgroups[k], g->rt->name) == 0;
 		if (!listed)
 			continue;
+		/* each path's metrics, as show paths computes them */
+		for (int k = 0; !shared && k < g->rt->nb_paths; k++) {
+			const struct ps_path_rt *pr = &g->rt->paths[k];
+			struct ps_metrics pm[PS_MAX_PLANES], m;
+			for (int j = 0; j < pr->nb_planes; j++)
+				ps_plane_metrics(&pr->planes[j]->m, &pm[j], false);
+			ps_path_metrics(pm, pr->nb_planes, pr->healthy_applied, &m);
+			json_array_append_new(
+				metrics, json_pack("{s:s, s:s, s:I, s:I, s:f, s:i}", "group",
+						   g->rt->name, "path", pr->name, "rtt_recent_us",
+						   (json_int_t)(m.rtt_recent_ns / 1000), "jitter_us",
+						   (json_int_t)(m.jitter_ns / 1000), "loss_pct",
+						   m.loss_ppm / 10000.0, "healthy_planes",
+						   __builtin_popcount(pr->healthy_applied)));
+		}
 		for (int t = 0; t < PS_TIERS; t++) {
 			const struct fwd_path *p = atomic_load(&g->tier_active[t]);
 			if (p != NULL)
@@ -363,6 +379,10 @@ static char *state_json(bool shared)
 		json_decref(bfd);
 	json_object_set_new(o, "fgroups", fg);
 	json_object_set_new(o, "paths", paths);
+	if (!shared)
+		json_object_set_new(o, "path_metrics", metrics);
+	else
+		json_decref(metrics);
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
