@@ -479,7 +479,7 @@ static bool load_vip(struct cfg_reader *ld, const config_setting_t *s, int famil
 
 static void load_service(struct cfg_reader *ld, const config_setting_t *g, struct cfg_ha *h)
 {
-	static const char *const keys[] = { "interface",         "ipv4", "ipv6", "announce",
+	static const char *const keys[] = { "interface", "ipv4", "ipv6", "mac", "announce",
 					    "announce_interval", NULL };
 	const config_setting_t *ss = cfg_get_typed(ld, g, "service", CONFIG_TYPE_GROUP);
 	const config_setting_t *v4, *v6, *as;
@@ -512,6 +512,22 @@ static void load_service(struct cfg_reader *ld, const config_setting_t *g, struc
 	if (v6 != NULL && load_vip(ld, v6, AF_INET6, iface, &addr)) {
 		h->has_v6 = true;
 		memcpy(h->vip6, addr.v6, sizeof(h->vip6));
+	}
+	const config_setting_t *ms = config_setting_get_member(ss, "mac");
+	if (ms != NULL) {
+		const char *txt = config_setting_get_string(ms);
+		uint8_t mac[6];
+		if (txt == NULL)
+			cfg_err(ld, ms, "expected a MAC address string, got %s", cfg_type_name(ms));
+		else if (cfg_parse_mac(txt, mac) < 0)
+			cfg_err(ld, ms, "'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", txt);
+		else if ((mac[0] & 1) || (mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]) == 0)
+			cfg_err(ld, ms, "%s is not a unicast MAC address", txt);
+		else {
+			h->has_vmac = true;
+			memcpy(h->vmac, mac, 6);
+		}
+		cfg_restart(ld, ms, "ha.service.mac", "%s", txt != NULL ? txt : "");
 	}
 	as = config_setting_get_member(ss, "announce");
 	if (cfg_get_u32(ld, ss, "announce", 1, HA_ANNOUNCE_MAX, &announce) == CFG_VAL_OK)

@@ -27,6 +27,10 @@
  *         interface = "lan";         # an interface of section "interfaces"
  *         ipv4 = "10.0.0.1";         # virtual IPv4 (at least one of ipv4, ipv6)
  *         ipv6 = "2001:db8::1";      # virtual IPv6
+ *         mac = "02:00:5e:00:01:01"; # optional virtual MAC (unicast, no port's): the active
+ *                                    # answers ARP/ND with it and takes frames to it, so the
+ *                                    # hosts' entries never change; a takeover only moves it
+ *                                    # in the bridges (its gratuitous ARP's source)
  *         announce = 3;              # gratuitous ARPs / unsolicited NAs at takeover, 1..10
  *         announce_interval = 20;    # ms between them, 1..1000
  *       };
@@ -66,6 +70,8 @@ struct cfg_ha {
 	bool has_v4, has_v6;
 	uint32_t vip4;             /* host order */
 	uint8_t vip6[16];          /* network order */
+	bool has_vmac;             /* service.mac given */
+	uint8_t vmac[6];           /* the virtual MAC the active answers and receives with */
 	uint8_t announce;
 	uint32_t announce_interval_ms;
 	char partner_bfd[CFG_NAME_MAX]; /* "" = none */

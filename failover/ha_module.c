@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 
 #include "core/ctl.h"
 #include "core/evloop.h"
@@ -96,10 +97,11 @@ static void announce(void)
 
 	if (fi == NULL)
 		return;
+	const struct rte_ether_addr *mac = ha.cfg.has_vmac ? &gate.mac : NULL;
 	if (ha.cfg.has_v4)
-		arp_announce(fi, ha.cfg.vip4);
+		arp_announce(fi, ha.cfg.vip4, mac);
 	if (ha.cfg.has_v6)
-		nd_announce(fi, ha.cfg.vip6);
+		nd_announce(fi, ha.cfg.vip6, mac);
 	ha.announces++;
 }
 
@@ -469,13 +471,20 @@ static void ha_timer(uint64_t now_ms)
 
 /* ---- module hooks ------------------------------------------------------------- */
 
-static bool ha_claims(const struct fwd_iface *fi, int family, const void *ip)
+static bool ha_claims(const struct fwd_iface *fi, int family, const void *ip,
+		      struct rte_ether_addr *mac)
 {
+	bool mine;
+
 	if (!ha.enabled || strcmp(fi->name, ha.cfg.iface) != 0 || !ha_is_active())
 		return false;
 	if (family == AF_INET)
-		return ha.cfg.has_v4 && *(const uint32_t *)ip == ha.cfg.vip4;
-	return ha.cfg.has_v6 && memcmp(ip, ha.cfg.vip6, 16) == 0;
+		mine = ha.cfg.has_v4 && *(const uint32_t *)ip == ha.cfg.vip4;
+	else
+		mine = ha.cfg.has_v6 && memcmp(ip, ha.cfg.vip6, 16) == 0;
+	if (mine && ha.cfg.has_vmac)
+		*mac = gate.mac;
+	return mine;
 }
 
 static const struct addr_claim ha_claim = { .name = "ha", .claims = ha_claims };
@@ -498,6 +507,10 @@ static int ha_init(const struct vbrd_config *cfg)
 		return 0;
 	ha.enabled = true;
 	ha.cfg = *c;
+	if (c->has_vmac) {
+		gate.has_mac = true;
+		memcpy(gate.mac.addr_bytes, c->vmac, 6);
+	}
 	role_cfg(c, &rc);
 	ha_role_init(&ha.role, &rc, fo_now_ns());
 	control_addr_claim_register(&ha_claim);
@@ -548,6 +561,15 @@ static int ha_start(void)
 	ret = ha_show_start(); /* also without the section: show ha says enabled false */
 	if (ret < 0 || !ha.enabled)
 		return ret;
+	if (ha.cfg.has_vmac) {
+		/* a NIC filters by MAC: let the virtual one in (af_packet and the
+		 * other software ports take every frame and cannot filter) */
+		const struct fwd_iface *fi = service_iface();
+		int rc = fi != NULL ? rte_eth_dev_mac_addr_add(fi->port, &gate.mac, 0) : -ENODEV;
+		if (rc < 0 && rc != -ENOTSUP)
+			LOG(WARNING, "port of %s: the virtual MAC not added to its filter: %s",
+			    ha.cfg.iface, strerror(-rc));
+	}
 	return ha_redis_start(&ha.cfg.redis, &redis_ops, NULL, &ha.redis);
 }
 

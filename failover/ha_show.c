@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_ether.h>
 
 #include "core/ctl.h"
 #include "failover/failover.h"
 #include "failover/ha.h"
+#include "pipeline/l2.h"
 
 static double ms_of(uint64_t ns)
 {
@@ -96,8 +98,14 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 	}
 	if (ha.cfg.has_v6)
 		inet_ntop(AF_INET6, ha.cfg.vip6, a6, sizeof(a6));
-	svc = json_pack("{s:s, s:s, s:s, s:b}", "interface", ha.cfg.iface, "ipv4", a4, "ipv6", a6,
-			"answering", active);
+	char mac[RTE_ETHER_ADDR_FMT_SIZE] = "";
+	if (ha.cfg.has_vmac) {
+		struct rte_ether_addr m;
+		memcpy(m.addr_bytes, ha.cfg.vmac, 6);
+		l2_mac_str(&m, mac);
+	}
+	svc = json_pack("{s:s, s:s, s:s, s:s, s:b}", "interface", ha.cfg.iface, "ipv4", a4, "ipv6",
+			a6, "mac", mac, "answering", active);
 	json_object_set_new(o, "service", svc);
 	json_object_set_new(o, "partner", partner_json(now));
 	json_object_set_new(o, "partner_bfd", json_string(ha.cfg.partner_bfd));

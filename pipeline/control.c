@@ -54,9 +54,10 @@ static bool iface_on_subnet(const struct fwd_iface *fi, uint32_t ip)
 	return false;
 }
 
-/* Build and send an ARP packet (RFC 826) from @p fi. */
-static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_ether_addr *tha,
-		     uint32_t tip, uint32_t sip)
+/* Build and send an ARP packet (RFC 826) from @p fi, with @p sha (NULL:
+ * fi's MAC) as sender hardware address and frame source. */
+static void arp_send_as(const struct fwd_iface *fi, const struct rte_ether_addr *sha, uint16_t op,
+			const struct rte_ether_addr *tha, uint32_t tip, uint32_t sip)
 {
 	static const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
 								     0xff } };
@@ -78,7 +79,9 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 	a->arp_hlen = RTE_ETHER_ADDR_LEN;
 	a->arp_plen = 4;
 	a->arp_opcode = rte_cpu_to_be_16(op);
-	rte_ether_addr_copy(&fi->mac, &a->arp_data.arp_sha);
+	if (sha != NULL) /* the frame's source too: bridges learn it there */
+		rte_ether_addr_copy(sha, (struct rte_ether_addr *)(p + RTE_ETHER_ADDR_LEN));
+	rte_ether_addr_copy(sha != NULL ? sha : &fi->mac, &a->arp_data.arp_sha);
 	a->arp_data.arp_sip = rte_cpu_to_be_32(sip);
 	rte_ether_addr_copy(tha ? tha : &zero, &a->arp_data.arp_tha);
 	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
@@ -90,9 +93,15 @@ static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_e
 	control_tx(m, fi->port);
 }
 
-void arp_announce(const struct fwd_iface *fi, uint32_t ip)
+static void arp_send(const struct fwd_iface *fi, uint16_t op, const struct rte_ether_addr *tha,
+		     uint32_t tip, uint32_t sip)
 {
-	arp_send(fi, RTE_ARP_OP_REQUEST, NULL, ip, ip);
+	arp_send_as(fi, NULL, op, tha, tip, sip);
+}
+
+void arp_announce(const struct fwd_iface *fi, uint32_t ip, const struct rte_ether_addr *mac)
+{
+	arp_send_as(fi, mac, RTE_ARP_OP_REQUEST, NULL, ip, ip);
 }
 
 #define ADDR_CLAIMS_MAX 4
@@ -106,10 +115,11 @@ void control_addr_claim_register(const struct addr_claim *c)
 	addr_claims[nb_addr_claims++] = c;
 }
 
-bool control_addr_claimed(const struct fwd_iface *fi, int family, const void *ip)
+bool control_addr_claimed(const struct fwd_iface *fi, int family, const void *ip,
+			  struct rte_ether_addr *mac)
 {
 	for (unsigned i = 0; i < nb_addr_claims; i++)
-		if (addr_claims[i]->claims(fi, family, ip))
+		if (addr_claims[i]->claims(fi, family, ip, mac))
 			return true;
 	return false;
 }
@@ -170,7 +180,8 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 	uint32_t sip = rte_be_to_cpu_32(a->arp_data.arp_sip);
 	uint32_t tip = rte_be_to_cpu_32(a->arp_data.arp_tip);
 	struct rte_ether_addr sha = a->arp_data.arp_sha;
-	bool for_us = iface_owns(fi, tip) || control_addr_claimed(fi, AF_INET, &tip);
+	struct rte_ether_addr own = fi->mac; /* what we answer with */
+	bool for_us = iface_owns(fi, tip) || control_addr_claimed(fi, AF_INET, &tip, &own);
 
 	if (op == RTE_ARP_OP_REQUEST)
 		arp_stats.requests_rx++;
@@ -198,7 +209,7 @@ static void arp_input(const struct fwd_state *st, struct rte_mbuf *m)
 		neigh_flush_held(n);
 	}
 	if (for_us && op == RTE_ARP_OP_REQUEST && !rte_is_multicast_ether_addr(&sha))
-		arp_send(fi, RTE_ARP_OP_REPLY, &sha, sip, tip);
+		arp_send_as(fi, &own, RTE_ARP_OP_REPLY, &sha, sip, tip);
 	else if (n == NULL)
 		arp_stats.ignored++;
 	rte_pktmbuf_free(m);

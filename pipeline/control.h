@@ -87,23 +87,31 @@ struct addr_claim {
 	/**
 	 * Whether vbrd answers for @p ip on @p fi now. Control thread.
 	 * @param family  AF_INET (@p ip a uint32_t, host order) or AF_INET6 (16 bytes)
+	 * @param mac     fi's MAC on entry: the MAC the answer gives (and comes
+	 *                from); a claim may change it (a virtual MAC)
 	 */
-	bool (*claims)(const struct fwd_iface *fi, int family, const void *ip);
+	bool (*claims)(const struct fwd_iface *fi, int family, const void *ip,
+		       struct rte_ether_addr *mac);
 };
 
 /** Add @p c (from a module's init or a constructor); at most 4. Aborts when full. */
 void control_addr_claim_register(const struct addr_claim *c);
 
-/** Whether a registered claim answers for @p ip on @p fi now (see struct addr_claim). */
-bool control_addr_claimed(const struct fwd_iface *fi, int family, const void *ip);
+/**
+ * Whether a registered claim answers for @p ip on @p fi now (see struct
+ * addr_claim); @p mac (fi's MAC on entry) becomes the MAC to answer with.
+ */
+bool control_addr_claimed(const struct fwd_iface *fi, int family, const void *ip,
+			  struct rte_ether_addr *mac);
 
 /**
  * Announce @p ip (host order) on @p fi: a gratuitous ARP request with the
- * sender and target address @p ip and fi's MAC (RFC 5227 §3 "ARP
- * Announcement"; RFC 5944 §4.6), broadcast, so that every host on the link
- * updates its entry for @p ip to fi's MAC. Control thread.
+ * sender and target address @p ip and the MAC @p mac (NULL: fi's), also
+ * as the frame's source (RFC 5227 §3 "ARP Announcement"; RFC 5944 §4.6),
+ * broadcast, so that every host on the link updates its entry for @p ip
+ * and every bridge learns where @p mac is. Control thread.
  */
-void arp_announce(const struct fwd_iface *fi, uint32_t ip);
+void arp_announce(const struct fwd_iface *fi, uint32_t ip, const struct rte_ether_addr *mac);
 
 /** Queue a fully built frame for transmission on @p port (via worker 0). */
 void control_tx(struct rte_mbuf *m, uint16_t port);

@@ -92,6 +92,10 @@ struct fwd_iface {
 struct fwd_gate {
 	_Atomic uint64_t open_until_tsc;  /* TSC: open while rte_rdtsc() < this; 0 = closed */
 	const struct drop_reason *closed; /* what a packet dropped at the closed gate counts as */
+	/* a second unicast MAC the interface takes frames for while the gate is
+	 * open (the HA pair's virtual MAC), when has_mac */
+	bool has_mac;
+	struct rte_ether_addr mac;
 };
 
 /** Whether @p g lets transit through at TSC @p tsc (a NULL gate always does). */

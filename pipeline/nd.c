@@ -32,7 +32,7 @@ static const struct fwd_iface *nd_iface(const struct fwd_state *st, uint16_t por
  */
 static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dmac,
 		    const uint8_t *src, const uint8_t *dst, uint8_t type, uint8_t flags,
-		    const uint8_t *target, uint8_t opt)
+		    const uint8_t *target, uint8_t opt, const struct rte_ether_addr *smac)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
 
@@ -60,7 +60,7 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 	memcpy(ic + 8, target, 16);
 	ic[24] = opt;
 	ic[25] = 1; /* option length in units of 8 bytes */
-	memcpy(ic + 26, fi->mac.addr_bytes, 6);
+	memcpy(ic + 26, (smac != NULL ? smac : &fi->mac)->addr_bytes, 6);
 	uint16_t ck = icmp6_checksum(h->src_addr, h->dst_addr, ic, ND_MSG_LEN);
 	memcpy(ic + 2, &ck, 2);
 
@@ -68,6 +68,9 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 		control_drop(m, &drop_no_mbuf);
 		return;
 	}
+	if (smac != NULL) /* the frame's source too: bridges learn it there */
+		rte_ether_addr_copy(smac, rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *,
+								  RTE_ETHER_ADDR_LEN));
 	if (type == ICMP6_NEIGH_SOLICIT)
 		nd_stats.solicits_tx++;
 	else
@@ -109,17 +112,17 @@ void nd_solicit(const struct fwd_iface *fi, const uint8_t *target, const struct 
 		multicast_mac(dst, &dmac);
 	}
 	nd_send(fi, &dmac, nd_source_for(fi, target), dst, ICMP6_NEIGH_SOLICIT, 0, target,
-		ND_OPT_SOURCE_LLADDR);
+		ND_OPT_SOURCE_LLADDR, NULL);
 }
 
-void nd_announce(const struct fwd_iface *fi, const uint8_t *target)
+void nd_announce(const struct fwd_iface *fi, const uint8_t *target, const struct rte_ether_addr *mac)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	struct rte_ether_addr dmac;
 
 	multicast_mac(all_nodes, &dmac);
 	nd_send(fi, &dmac, target, all_nodes, ICMP6_NEIGH_ADVERT, ND_NA_ROUTER | ND_NA_OVERRIDE,
-		target, ND_OPT_TARGET_LLADDR);
+		target, ND_OPT_TARGET_LLADDR, mac);
 }
 
 /* Learn or refresh a neighbor's MAC and send what waited for it. */
@@ -159,7 +162,10 @@ static void ns_input(const struct fwd_iface *fi, const struct pkt_meta *pm,
 	struct rte_ether_addr dmac;
 
 	nd_stats.solicits_rx++;
-	if (!fwd6_iface_owns(fi, target) && !control_addr_claimed(fi, AF_INET6, target)) {
+	struct rte_ether_addr own = fi->mac; /* what we answer with */
+	bool claimed = false;
+	if (!fwd6_iface_owns(fi, target) &&
+	    !(claimed = control_addr_claimed(fi, AF_INET6, target, &own))) {
 		nd_stats.ignored++;
 		return;
 	}
@@ -167,7 +173,8 @@ static void ns_input(const struct fwd_iface *fi, const struct pkt_meta *pm,
 		/* Duplicate address detection by another node: tell all nodes (§7.2.4). */
 		multicast_mac(all_nodes, &dmac);
 		nd_send(fi, &dmac, target, all_nodes, ICMP6_NEIGH_ADVERT,
-			ND_NA_ROUTER | ND_NA_OVERRIDE, target, ND_OPT_TARGET_LLADDR);
+			ND_NA_ROUTER | ND_NA_OVERRIDE, target, ND_OPT_TARGET_LLADDR,
+			claimed ? &own : NULL);
 		return;
 	}
 	/* Learn on-link senders only (link-local, or in one of the interface's
@@ -187,7 +194,8 @@ static void ns_input(const struct fwd_iface *fi, const struct pkt_meta *pm,
 	else
 		dmac = eth->src_addr;
 	nd_send(fi, &dmac, target, h->src_addr, ICMP6_NEIGH_ADVERT,
-		ND_NA_ROUTER | ND_NA_SOLICITED | ND_NA_OVERRIDE, target, ND_OPT_TARGET_LLADDR);
+		ND_NA_ROUTER | ND_NA_SOLICITED | ND_NA_OVERRIDE, target, ND_OPT_TARGET_LLADDR,
+		claimed ? &own : NULL);
 }
 
 /* RFC 4861 §7.2.5 */

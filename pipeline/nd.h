@@ -39,11 +39,12 @@ void nd_input(const struct fwd_state *st, struct rte_mbuf *m);
 
 /**
  * Announce @p target (16 bytes) on @p fi: an unsolicited Neighbor
- * Advertisement to all-nodes (ff02::1) with the Override flag and fi's MAC
- * as target link-layer address (RFC 4861 §7.2.6), so that every node
- * updates its entry. Control thread.
+ * Advertisement to all-nodes (ff02::1) with the Override flag and @p mac
+ * (NULL: fi's MAC) as target link-layer address and frame source (RFC 4861
+ * §7.2.6), so that every node updates its entry. Control thread.
  */
-void nd_announce(const struct fwd_iface *fi, const uint8_t *target);
+void nd_announce(const struct fwd_iface *fi, const uint8_t *target,
+		 const struct rte_ether_addr *mac);
 
 /**
  * Send a Neighbor Solicitation for @p target out of @p fi (RFC 4861 §7.2.2)

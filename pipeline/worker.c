@@ -112,6 +112,11 @@ static bool classify(struct worker *w, const struct fwd_state *st, struct rte_mb
 
 	const struct rte_ether_addr *dst = (const struct rte_ether_addr *)p;
 	bool to_us = rte_is_same_ether_addr(dst, &in->mac);
+	/* a gate's MAC is ours while the gate is open (fwd_gate) */
+	if (unlikely(in->rx_gate != NULL) && !to_us && in->rx_gate->has_mac &&
+	    rte_is_same_ether_addr(dst, &in->rx_gate->mac) &&
+	    fwd_gate_open(in->rx_gate, rte_get_tsc_cycles()))
+		to_us = true;
 
 	c->decapped = false;
 	switch (c->l2.ethertype) {
@@ -503,7 +508,12 @@ static void process_burst(struct worker *w, const struct fwd_state *st, uint16_t
 			general_add(w, st, &a.g, pkts[i]);
 	} else {
 		uint64_t in_mac = 0;
-		memcpy(&in_mac, st->ifaces[in_iface].mac.addr_bytes, 6);
+		const struct fwd_gate *g = st->ifaces[in_iface].rx_gate;
+		/* an open gate with a MAC: the fast path takes the frames to that
+		 * one (the hosts' gateway); those to the port's own go the general way */
+		memcpy(&in_mac,
+		       (g != NULL && g->has_mac ? &g->mac : &st->ifaces[in_iface].mac)->addr_bytes,
+		       6);
 		/* the port verified the checksum of every packet it flags good */
 		if (dp.rx_ipv4_cksum[port])
 			burst_loop(w, st, pkts, n, in_iface, in_mac, true, &a);

@@ -220,6 +220,7 @@ struct want {
 	const char *password;
 	uint32_t timeout, lease, renew, guard, retry;
 	const char *iface, *vip4, *vip6;
+	const char *vmac; /* "xx:..", NULL: none */
 	uint32_t announce, interval;
 	const char *partner_bfd;
 	const char *fgroups[3], *pgroups[3];
@@ -294,6 +295,8 @@ static const struct good_case goods[] = {
 	    .interval = 1000 } },
 	{ HA_SERVICE("interface = \"wan\"; ipv4 = \"172.16.1.6\";"),
 	  { S1, .iface = "wan", .vip4 = "172.16.1.6" } },
+	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; mac = \"02:00:5E:00:01:0a\";"),
+	  { S1, V4, .vmac = "02:00:5e:00:01:0a" } },
 	/* the rest */
 	{ HA("partner_bfd = \"to-b\"; share = { };"), { S1, V4, .partner_bfd = "to-b" } },
 	{ HA("share = { failover_groups = [ ]; path_groups = ( \"region\" ); };"),
@@ -356,6 +359,14 @@ static void one_good(void **state)
 		uint8_t a[16];
 		assert_int_equal(inet_pton(AF_INET6, w->vip6, a), 1);
 		assert_memory_equal(h->vip6, a, 16);
+	}
+	assert_int_equal(h->has_vmac, w->vmac != NULL);
+	if (w->vmac != NULL) {
+		uint8_t m[6];
+		assert_int_equal(sscanf(w->vmac, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &m[0], &m[1], &m[2],
+					&m[3], &m[4], &m[5]),
+				 6);
+		assert_memory_equal(h->vmac, m, 6);
 	}
 	assert_int_equal(h->announce, w->announce ? w->announce : DEF_ANNOUNCE);
 	assert_int_equal(h->announce_interval_ms, w->interval ? w->interval : DEF_INTERVAL);
@@ -563,6 +574,14 @@ static const struct err_case cases[] = {
 	  "ha.service.ipv6: ff02::12 is a multicast address" },
 	{ HA_SERVICE("interface = \"lan\"; ipv6 = \"::\";"), 1,
 	  "ha.service.ipv6: :: is the unspecified address" },
+	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; mac = \"01:00:5e:00:00:12\";"), 1,
+	  "ha.service.mac: 01:00:5e:00:00:12 is not a unicast MAC address" },
+	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; mac = \"00:00:00:00:00:00\";"), 1,
+	  "ha.service.mac: 00:00:00:00:00:00 is not a unicast MAC address" },
+	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; mac = \"02:00:5e\";"), 1,
+	  "ha.service.mac: '02:00:5e' is not a MAC address (xx:xx:xx:xx:xx:xx)" },
+	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; mac = 5;"), 1,
+	  "ha.service.mac: expected a MAC address string, got an integer" },
 	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; announce = 0;"), 1,
 	  "ha.service.announce: 0 is out of range 1..10" },
 	{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.1\"; announce = 11;"), 1,

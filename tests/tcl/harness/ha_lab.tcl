@@ -46,6 +46,7 @@
 #       lease 100 renew 20 guard 10 retry 10 timeout 50 announce 3
 #       announce_interval 20   the ha section's settings (ms; timeout is
 #                     redis.timeout)
+#       vmac MAC      service.mac: the pair's virtual MAC ("" none, the default)
 #       ha_extra TEXT more settings inside both nodes' ha section
 #       a_extra TEXT, b_extra TEXT   more top-level config of that node
 #       sentinel 0|1  Redis Sentinel instead of one server
@@ -202,7 +203,7 @@ proc ha_topology {} {
 
 proc _ha_opts {opts} {
     set o [dict create ha 1 nodes {a b} lease 100 renew 20 guard 10 retry 10 timeout 50 \
-               announce 3 announce_interval 20 ha_extra "" a_extra "" b_extra "" \
+               announce 3 announce_interval 20 vmac "" ha_extra "" a_extra "" b_extra "" \
                sentinel 0 persist 0 wait 1 redis ""]
     foreach {k v} $opts {
         if {![dict exists $o $k]} { error "start_ha_lab: unknown option '$k'" }
@@ -249,7 +250,7 @@ interfaces = (
     ipv4 = \"$::ha::vip4\";
     ipv6 = \"$::ha::vip6\";
     announce = [dict get $o announce];
-    announce_interval = [dict get $o announce_interval];
+    announce_interval = [dict get $o announce_interval];[expr {[dict get $o vmac] ne "" ? "\n    mac = \"[dict get $o vmac]\";" : ""}]
   };
 [dict get $o ha_extra]
 };

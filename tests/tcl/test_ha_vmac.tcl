@@ -1,0 +1,61 @@
+# The HA pair with a virtual MAC (service.mac, failover/ha_config.h): the
+# active answers ARP and ND for the service address with the virtual MAC
+# and takes the frames sent to it, so h1's entry for 10.10.0.1 never
+# changes; a takeover moves the virtual MAC in the LAN bridge only (its
+# gratuitous ARP's source), as VRRP's virtual router MAC does.
+#
+# Bound: kill -9 outage < 300 ms, as in test_ha.tcl (lease 100 ms; the
+# bridge learns the new port from the first announcement).
+
+source [file join [file dirname [file normalize [info script]]] harness ha_lab.tcl]
+
+set vmac 02:00:5e:00:01:0a
+
+proc wan_frames {node} {
+    return [dict get [lab_link_stats wan $node] rx_packets]
+}
+
+start_ha_lab [list vmac $vmac] {
+    test {with a virtual MAC, the active answers ARP and NS with it and forwards what is sent to it} {
+        lassign [ha_pair_up] act sby
+        set sa [ha_show $act]
+        assert_equal [string tolower [dict get $sa service mac]] $::vmac "show ha: service mac"
+        set w [ha_arpwatch_start 1 -ipv6 1]
+        set arp [ha_arpwatch_result $w]
+        foreach p {arp nd} {
+            assert_equal [dict keys [dict get $arp $p macs]] [list $::vmac] "$p: the MACs answering for the service address"
+            assert_morethan [dict get $arp $p answered] [expr {0.9 * [dict get $arp $p periods]}] "$p: periods answered"
+        }
+        set f0 [wan_frames $act]
+        set h [ha_stream_start 2000 1 5110]
+        set rep [ha_stream_result $h]
+        set fa [expr {[wan_frames $act] - $f0}]
+        note "stream through the virtual MAC: [dict get $rep received] of [dict get $rep sent] received, $act forwarded $fa on wan"
+        assert_equal [dict get [ha_host_arp] mac] $::vmac "h1's ARP entry for the service address"
+        assert_morethan $fa 1900 "frames $act forwarded to h2"
+        assert_lessthan [dict get $rep lost] 10 "datagrams lost"
+    }
+
+    test {kill -9 of the active with a virtual MAC: the standby takes over, h1's ARP entry stays the virtual MAC, outage < 300 ms} {
+        lassign [ha_pair_up] act sby
+        set f0 [wan_frames $sby]
+        set fa0 [wan_frames $act]
+        set h [ha_stream_start 2000 3 5111]
+        wait_for_condition 1000 10 {[wan_frames $act] - $fa0 > 1000} else {
+            fail "the stream does not go through $act ([expr {[wan_frames $act] - $fa0}] frames on wan; h1's entry: [ha_host_arp])"
+        }
+        ha_kill $act KILL
+        ha_wait_role $sby active [expr {3000 * [ha_slow]}]
+        set rep [ha_stream_result $h]
+        note [format "kill -9 of %s: outage %.1f ms, %d of %d lost; %s forwarded %d on wan" $act \
+            [dict get $rep max_gap_ms] [dict get $rep lost] [dict get $rep sent] $sby \
+            [expr {[wan_frames $sby] - $f0}]]
+        assert_equal [dict get [ha_host_arp] mac] $::vmac "h1's ARP entry for the service address"
+        assert_lessthan [dict get $rep max_gap_ms] [expr {300 * [ha_slow]}] "outage (ms)"
+        assert_morethan [expr {[wan_frames $sby] - $f0}] 2000 "frames $sby forwarded after the takeover"
+        assert_equal [dict get $rep end_marker] true "the end marker arrived"
+        set w [ha_arpwatch_start 1]
+        set arp [ha_arpwatch_result $w]
+        assert_equal [dict keys [dict get $arp arp macs]] [list $::vmac] "the MAC answering after the takeover"
+    }
+}
