@@ -149,6 +149,7 @@ proc cut_plane {node path} {
     set ip [dict get $::ha::wan4 $node]
     set port [dict get $::plane_port $path]
     set t [cut_table]
+    heal_planes
     set f [lab_file nft-hp-cut.conf]
     _lab_write $f "table netdev $t {
   counter to_h2 { }
@@ -166,6 +167,11 @@ proc cut_plane {node path} {
     lab_exec wan nft -f $f
 }
 
+proc heal_planes {} {
+    lassign [lab_run wan nft list table netdev [cut_table]] rc
+    if {$rc == 0} { lab_exec wan nft delete table netdev [cut_table] }
+}
+
 proc cut_drops {} {
     set out [dict create]
     set j [json::json2dict [lab_exec wan nft -j list counters table netdev [cut_table]]]
@@ -177,7 +183,132 @@ proc cut_drops {} {
     return $out
 }
 
-lab_on_cleanup {catch {lab_exec wan nft delete table netdev [cut_table]}}
+lab_on_cleanup {catch {heal_planes}}
+
+# --- the steps of the tests ---
+
+# The pair up with a active, both nodes' probes answered on both planes
+# (a window's quarter at least: start-up is over, their choices are their
+# own probes') and every tier of both on p1.
+proc pair_on_p1 {} {
+    lassign [ha_pair_up] act sby
+    assert_equal $act a "the node started first took the lease"
+    foreach n {a b} {
+        wait_for_condition 300 20 {[planes_answered $n 50]} else {
+            fail "node $n's planes are not all healthy with 50 replies: [planes $n]"
+        }
+        assert_equal [tier_paths $n] {gold p1 silver p1 bronze p1} "node $n's choices with both paths up"
+    }
+}
+
+# Cut a's p1: every tier of a moves to p2 (one hard_failure switch each)
+# -> a's switch events.
+proc cut_a_p1 {} {
+    set t_cut [ha_now_us]
+    cut_plane a p1
+    wait_for_condition 200 5 {[all_on a p2]} else {
+        fail "a's tiers did not leave p1 after its cut: [tier_paths a]; planes [planes a]"
+    }
+    set a_sw [switches a]
+    foreach t $::tiers {
+        set e [lmap x $a_sw {expr {[dict get $x tier] eq $t ? $x : [continue]}}]
+        assert_equal [llength $e] 1 "a's switches of $t: $a_sw"
+        set e [lindex $e 0]
+        assert_equal [list [dict get $e old] [dict get $e new] [dict get $e reason]] \
+            {p1 p2 hard_failure} "a's switch of $t"
+    }
+    note [format "a's switches to p2 %.1f ms after the cut" \
+        [expr {([dict get [lindex $a_sw 0] time_us] - $t_cut) / 1000.0}]]
+    assert_morethan [dict get [cut_drops] to_h2] 0 "probes of a's p1 dropped towards h2"
+    return $a_sw
+}
+
+# Wait (up to MS) for Redis's shared state to say p2 in every tier -> it.
+proc wait_shared_p2 {ms} {
+    set t_end [expr {[clock milliseconds] + $ms}]
+    while {[shared_region [set st [shared_state]]] ne {gold p2 silver p2 bronze p2}} {
+        if {[clock milliseconds] > $t_end} {
+            fail "Redis's shared state does not say p2 after $ms ms: $st"
+        }
+        after 2
+    }
+    assert_equal [dict get $st node] a "the shared state's writer"
+    return $st
+}
+
+# kill -9 of a while b is standby; sample b as fast as vbrctl answers: its
+# choices first (then its role, so that a sample with role standby was
+# taken while it was standby), and once active its choices again. SIGKILL
+# alone first: ha_kill waits for the exit (the kernel's teardown of a
+# DPDK process can outlast the lease), then records it.
+# -> dict t_kill, shared (Redis's shared state right after the kill, the
+#    old active's last: b's own comes only with its takeover, a lease
+#    later), before {T0 CHOICES} (the last sample as standby, "" if none),
+#    t_after, after (the first as active), show (b's show ha then)
+proc kill_a_sample_b {} {
+    set t_kill [ha_now_us]
+    lab_kill [dict get $::ha::inst(a) pid] KILL
+    set shared [shared_state]
+    set before ""
+    while {1} {
+        set t0 [ha_now_us]
+        set p [tier_paths b]
+        set s [ha_show b]
+        if {[dict get $s role] eq "active"} { break }
+        set before [list $t0 $p]
+        if {[ha_now_us] - $t_kill > 3000000 * [ha_slow]} {
+            fail "b is [dict get $s role], not active, 3 s after the kill: $s"
+        }
+        after 1
+    }
+    set t_after [ha_now_us]
+    set after_p [tier_paths b]
+    ha_kill a KILL
+    return [dict create t_kill $t_kill shared $shared before $before t_after $t_after \
+                after $after_p show [ha_show b]]
+}
+
+# What b did at the takeover (R from kill_a_sample_b), against WANT (the
+# old active's last choices: {tier path ...}), SW0 (b's switch events
+# before) and K0 (its takeovers before).
+proc check_adoption {r want sw0 k0} {
+    set s [dict get $r show]
+    set tk [dict get $s last_takeover]
+    set t_tk [dict get $tk time_us]
+    set before [dict get $r before]
+    # the switches of the adoption, once there (a late one is judged by
+    # its time below, not missed)
+    wait_for_condition 100 10 {[llength [ha_adopts [lrange [switches b] $sw0 end]]] >= [dict size $want]} else {}
+    set new_sw [lrange [switches b] $sw0 end]
+    set adopts [ha_adopts $new_sw]
+
+    note [format "b took over %.1f ms after the kill; last sample as standby %s ms before the takeover: %s; first as active %.1f ms after it: %s" \
+        [expr {($t_tk - [dict get $r t_kill]) / 1000.0}] \
+        [expr {$before eq "" ? "-" : [format %.1f [expr {($t_tk - [lindex $before 0]) / 1000.0}]]}] \
+        [lindex $before 1] [expr {([dict get $r t_after] - $t_tk) / 1000.0}] [dict get $r after]]
+    foreach e $adopts {
+        note [format "ha_adopt %s %s -> %s %d us after the takeover" [dict get $e tier] \
+            [dict get $e old] [dict get $e new] [expr {[dict get $e time_us] - $t_tk}]]
+    }
+    note "last_takeover: $tk"
+
+    assert_equal [dict get $s takeovers] [expr {$k0 + 1}] "b's takeovers"
+    assert_equal [dict get $tk from] a "the takeover's previous holder"
+    assert_true {$before ne ""} "a sample of b as standby after the kill"
+    assert_equal [lindex $before 1] {gold p1 silver p1 bronze p1} "b's choices in its last sample as standby"
+    assert_equal [dict get $tk adopted_paths] [dict size $want] "last_takeover adopted_paths"
+    assert_equal [llength $adopts] [dict size $want] "b's ha_adopt switches: $new_sw"
+    assert_equal [llength $new_sw] [llength $adopts] "b's switches since the kill, all ha_adopt: $new_sw"
+    foreach e $adopts {
+        set t [dict get $e tier]
+        assert_equal [list [dict get $e old] [dict get $e new]] [list p1 [dict get $want $t]] "b's ha_adopt switch of $t"
+        # the worker's clock read of the turn may precede the control
+        # thread's takeover stamp by a few µs (both fo_wall_us)
+        assert_range [dict get $e time_us] [expr {$t_tk - 1000}] [expr {$t_tk + 20000 * [ha_slow]}] \
+            "time of b's ha_adopt switch of $t (µs) vs. its takeover at $t_tk"
+    }
+    assert_equal [dict get $r after] $want "b's choices in its first sample as active = a's last choices"
+}
 
 # --- the remote gateway: started before the nodes, so that their first
 # probes are answered ---
@@ -191,45 +322,18 @@ wait_for_condition 100 50 {
     fail "vxlan-reflector did not start:\n[lab_spawn_output $refl]"
 }
 
-start_ha_lab [list ha_extra {share = { path_groups = [ "region" ]; };} \
-                  a_extra [node_extra a] b_extra [node_extra b]] {
+set share {share = { path_groups = [ "region" ]; };}
+
+start_ha_lab [list ha_extra $share a_extra [node_extra a] b_extra [node_extra b]] {
     test {after takeover the new active's path choices equal the old active's last choices without waiting for new probes} {
         if {[lab_exited $refl]} { fail "vxlan-reflector exited:\n[lab_spawn_output $refl]" }
-        lassign [ha_pair_up] act sby
-        assert_equal $act a "the node started first took the lease"
-        # both nodes' probes answered on both planes: their choices are
-        # their own probes' (a window's quarter at least: start-up is over)
-        foreach n {a b} {
-            wait_for_condition 300 20 {[planes_answered $n 50]} else {
-                fail "node $n's planes are not all healthy with 50 replies: [planes $n]"
-            }
-            assert_equal [tier_paths $n] {gold p1 silver p1 bronze p1} "node $n's choices with both paths up"
-        }
-
+        pair_on_p1
         # the old active loses p1: every tier moves to p2, and so does the
         # pair's shared state
-        set t_cut [ha_now_us]
-        cut_plane a p1
-        wait_for_condition 200 10 {[all_on a p2]} else {
-            fail "a's tiers did not leave p1 after its cut: [tier_paths a]; planes [planes a]"
-        }
-        set a_sw [switches a]
-        foreach t $::tiers {
-            set e [lmap x $a_sw {expr {[dict get $x tier] eq $t ? $x : [continue]}}]
-            assert_equal [llength $e] 1 "a's switches of $t: $a_sw"
-            set e [lindex $e 0]
-            assert_equal [list [dict get $e old] [dict get $e new] [dict get $e reason]] \
-                {p1 p2 hard_failure} "a's switch of $t"
-        }
-        assert_morethan [dict get [cut_drops] to_h2] 0 "probes of a's p1 dropped towards h2"
-        wait_for_condition 200 5 {[shared_region [shared_state]] eq {gold p2 silver p2 bronze p2}} else {
-            fail "Redis's shared state does not say p2: [shared_state]"
-        }
-        set shared [shared_state]
-        note [format "a's switches to p2 %.1f ms after the cut; in Redis's shared state written %.1f ms after them" \
-            [expr {([dict get [lindex $a_sw 0] time_us] - $t_cut) / 1000.0}] \
+        set a_sw [cut_a_p1]
+        set shared [wait_shared_p2 2000]
+        note [format "a's switch in Redis's shared state written %.1f ms after it" \
             [expr {([dict get $shared time_us] - [dict get [lindex $a_sw 0] time_us]) / 1000.0}]]
-        assert_equal [dict get $shared node] a "the shared state's writer"
         # b has read it: a publishes its own state, then the shared part,
         # and b reads each on its message, on one connection, in order;
         # so once b holds a's own state of a later round than the shared
@@ -243,67 +347,13 @@ start_ha_lab [list ha_extra {share = { path_groups = [ "region" ]; };} \
         # b's own probes still say p1
         assert_equal [planes_answered b 50] 1 "b's planes healthy: [planes b]"
         assert_equal [tier_paths b] {gold p1 silver p1 bronze p1} "b's choices before the takeover"
-        set b_sw0 [llength [switches b]]
+        set sw0 [llength [switches b]]
         set k0 [dict get [ha_show b] takeovers]
 
-        # kill -9 of a; sample b as fast as vbrctl answers: its choices
-        # first (then its role, so that a sample with role standby was
-        # taken while it was standby), and once active its choices again.
-        # SIGKILL alone first: ha_kill waits for the exit (DPDK's teardown
-        # by the kernel can outlast the lease), then records it.
-        set t_kill [ha_now_us]
-        lab_kill [dict get $::ha::inst(a) pid] KILL
-        set before ""
-        while {1} {
-            set t0 [ha_now_us]
-            set p [tier_paths b]
-            set s [ha_show b]
-            if {[dict get $s role] eq "active"} { break }
-            set before [list $t0 $p]
-            if {[ha_now_us] - $t_kill > 3000000 * [ha_slow]} {
-                fail "b is [dict get $s role], not active, 3 s after the kill: $s"
-            }
-            after 1
-        }
-        set t_after [ha_now_us]
-        set after_p [tier_paths b]
-        ha_kill a KILL
-        set s [ha_show b]
-        set tk [dict get $s last_takeover]
-        set t_tk [dict get $tk time_us]
-        # the switches of the adoption, once there (a late one is judged
-        # by its time below, not missed)
-        set want [dict size [shared_region $shared]]
-        wait_for_condition 100 10 {[llength [ha_adopts [lrange [switches b] $b_sw0 end]]] >= $want} else {}
-        set new_sw [lrange [switches b] $b_sw0 end]
-        set adopts [ha_adopts $new_sw]
-
-        note [format "b took over %.1f ms after the kill; last sample as standby %s ms before the takeover: %s; first as active %.1f ms after it: %s" \
-            [expr {($t_tk - $t_kill) / 1000.0}] \
-            [expr {$before eq "" ? "-" : [format %.1f [expr {($t_tk - [lindex $before 0]) / 1000.0}]]}] \
-            [lindex $before 1] [expr {($t_after - $t_tk) / 1000.0}] $after_p]
-        foreach e $adopts {
-            note [format "ha_adopt %s %s -> %s %d us after the takeover" [dict get $e tier] \
-                [dict get $e old] [dict get $e new] [expr {[dict get $e time_us] - $t_tk}]]
-        }
-        note "last_takeover: $tk"
-
-        assert_equal [dict get $s takeovers] [expr {$k0 + 1}] "b's takeovers"
-        assert_equal [dict get $tk from] a "the takeover's previous holder"
-        assert_true {$before ne ""} "a sample of b as standby after the kill"
-        assert_equal [lindex $before 1] {gold p1 silver p1 bronze p1} "b's choices in its last sample as standby"
-        assert_equal [dict get $tk adopted_paths] $want "last_takeover adopted_paths"
-        assert_equal [llength $adopts] $want "b's ha_adopt switches: $new_sw"
-        assert_equal [llength $new_sw] [llength $adopts] "b's switches since the kill, all ha_adopt: $new_sw"
-        foreach e $adopts {
-            set t [dict get $e tier]
-            assert_equal [list [dict get $e old] [dict get $e new]] [list p1 [dict get [shared_region $shared] $t]] "b's ha_adopt switch of $t"
-            # the worker's clock read of the turn may precede the control
-            # thread's takeover stamp by a few µs (both fo_wall_us)
-            assert_range [dict get $e time_us] [expr {$t_tk - 1000}] [expr {$t_tk + 20000 * [ha_slow]}] \
-                "time of b's ha_adopt switch of $t (µs) vs. its takeover at $t_tk"
-        }
-        assert_equal $after_p [shared_region $shared] "b's choices in its first sample as active = a's last shared choices"
+        set r [kill_a_sample_b]
+        assert_equal [dict get [dict get $r shared] node] a "the shared state's writer at the kill"
+        assert_equal [shared_region [dict get $r shared]] [shared_region $shared] "Redis's shared state at the kill"
+        check_adoption $r [shared_region $shared] $sw0 $k0
 
         # and b's own probes over a whole window since (100 probes per
         # plane, p1 healthy and cheaper) did not take it back
@@ -313,7 +363,46 @@ start_ha_lab [list ha_extra {share = { path_groups = [ "region" ]; };} \
         }
         assert_equal [planes_answered b 50] 1 "b's planes healthy: [planes b]"
         assert_equal [tier_paths b] [shared_region $shared] "b's choices a probe window after the takeover"
-        assert_equal [llength [switches b]] [expr {$b_sw0 + 3}] "b's switches: [lrange [switches b] $b_sw0 end]"
+        assert_equal [llength [switches b]] [expr {$sw0 + 3}] "b's switches: [lrange [switches b] $sw0 end]"
+    }
+}
+
+# a's p1 whole again before the nodes start (a node that starts with it
+# cut stays on p2: the dwell after that fault)
+heal_planes
+
+# publish = 10000 (the most), state_ttl 60 s, and a killed right after its
+# switch: a's periodic publications come at its takeover and 10 s later,
+# after this test, so a change that waited for them would not be in Redis
+# and b would take over with a's choices of before the cut (p1); one
+# published on the change is there within a few ms (ha_timer runs every
+# ms): bound 20 ms. (With a shorter period the lab's own timing, the same
+# every run, decides where the switch falls in it: not a random draw.)
+start_ha_lab [list ha_extra "$share\npublish = 10000;\nstate_ttl = 60000;" \
+                  a_extra [node_extra a] b_extra [node_extra b]] {
+    test {a switch the active made just before a kill -9 is the one the new active adopts (published on the change, not every 10 s)} {
+        if {[lab_exited $refl]} { fail "vxlan-reflector exited:\n[lab_spawn_output $refl]" }
+        pair_on_p1
+        set sw0 [llength [switches b]]
+        set k0 [dict get [ha_show b] takeovers]
+        set a_sw [cut_a_p1]
+        # a's last choices, and one more round trip to a's control thread
+        # (its ha timer runs every ms) before the kill
+        set last [tier_paths a]
+        ha_show a
+        set r [kill_a_sample_b]
+        set shared [dict get $r shared]
+        note [format "a killed %.1f ms after its switch; the shared state Redis held then: written %.1f ms after the switch, %s" \
+            [expr {([dict get $r t_kill] - [dict get [lindex $a_sw 0] time_us]) / 1000.0}] \
+            [expr {([dict get $shared time_us] - [dict get [lindex $a_sw 0] time_us]) / 1000.0}] \
+            [shared_region $shared]]
+        assert_equal $last {gold p2 silver p2 bronze p2} "a's last choices"
+        assert_equal [dict get $shared node] a "the shared state's writer"
+        assert_equal [shared_region $shared] $last "Redis's shared state at the kill"
+        assert_range [dict get $shared time_us] [dict get [lindex $a_sw 0] time_us] \
+            [expr {[dict get [lindex $a_sw 0] time_us] + 20000 * [ha_slow]}] \
+            "time of the shared state at the kill (µs) vs. a's switch"
+        check_adoption $r $last $sw0 $k0
     }
 }
 
