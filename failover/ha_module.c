@@ -41,6 +41,7 @@ static unsigned announce_left;
 static uint64_t announce_next;
 static uint64_t publish_next;
 static bool publish_now;
+static uint64_t published_digest; /* state_digest() when last compared */
 static enum ha_role_state last_state = HA_INIT;
 
 static const char *const tier_names[PS_TIERS] = { [CFG_TIER_GOLD] = "gold",
@@ -390,6 +391,34 @@ static char *state_json(bool shared)
 	return s;
 }
 
+/*
+ * A digest of what state_json() reports besides the role (BFD states,
+ * failover-group selections, path choices per tier, generation): when it
+ * changes the state is published at once ("and on every change",
+ * ha_config.h), so that a takeover adopts the old active's last choices,
+ * not those of up to `publish` ms before. FNV-1a over the values; the
+ * paths by their objects' addresses (one per path and generation).
+ */
+static uint64_t state_digest(void)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
+	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
+	uint64_t h = 14695981039346656037ull;
+
+#define HA_MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+	HA_MIX(st != NULL ? st->generation : 0);
+	for (int i = 0; fo != NULL && i < fo->nb_sess; i++)
+		HA_MIX(fo->sess[i].rt->s.state);
+	for (int i = 0; fo != NULL && i < fo->nb_groups; i++)
+		HA_MIX(atomic_load(&fo->groups[i].rt->sel));
+	for (int i = 0; ps != NULL && i < ps->nb_groups; i++)
+		for (int t = 0; t < PS_TIERS; t++)
+			HA_MIX((uintptr_t)atomic_load(&ps->groups[i].tier_active[t]));
+#undef HA_MIX
+	return h;
+}
+
 static void on_written(void *ctx, int status)
 {
 	(void)ctx;
@@ -462,6 +491,11 @@ static void ha_timer(uint64_t now_ms)
 		return;
 	watch_partner_bfd(now);
 	step(now);
+	uint64_t digest = state_digest();
+	if (digest != published_digest) {
+		published_digest = digest;
+		publish_now = true;
+	}
 	if (publish_now || now >= publish_next) {
 		publish_now = false;
 		publish_next = now + (uint64_t)ha.cfg.publish_ms * 1000000u;

@@ -237,8 +237,3 @@ start_ha_lab {lease 1000 renew 50 guard 100 retry 50 persist 1} {
         assert_range [dict get $l1 pttl] 1 1000 "the lease is renewed on the restarted server"
     }
 }
-
-# Outside the blocks, so that it reads [skip] whether or not the pair runs.
-test {after takeover the new active's path choices equal the old active's last choices} {
-    skip "placeholder: the test of the shared path-selection state is designed by another person"
-}
