@@ -114,7 +114,9 @@ static unsigned adopt_shared(void)
 	unsigned n = 0;
 	size_t i;
 
-	if (ha.shared_json == NULL || ha.cfg.nb_pgroups == 0)
+	/* choices older than the state's expiry are nobody's any more */
+	if (ha.shared_json == NULL || ha.cfg.nb_pgroups == 0 ||
+	    fo_now_ns() - ha.shared_t > (uint64_t)ha.cfg.state_ttl_ms * 1000000u)
 		return 0;
 	root = json_loads(ha.shared_json, 0, &jerr);
 	if (root == NULL) {
@@ -253,8 +255,14 @@ static void on_partner_state(void *ctx, int status, const char *json)
 static void on_shared(void *ctx, int status, const char *json)
 {
 	(void)ctx;
-	if (status != 0 || json == NULL)
+	if (status != 0)
 		return;
+	if (json == NULL) {
+		/* expired (state_ttl): nobody has published choices since */
+		free(ha.shared_json);
+		ha.shared_json = NULL;
+		return;
+	}
 	/* our own writes come back too: only another node's matter */
 	json_error_t jerr;
 	json_t *root = json_loads(json, 0, &jerr);
