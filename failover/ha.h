@@ -39,23 +39,23 @@ DROP_REASON_DECLARE(drop_ha_standby);
 
 /** A change of role, as `show ha history` lists it. */
 struct ha_event {
-	uint64_t t;              /* ns (fo_now_ns) */
+	uint64_t t;                   /* ns (fo_now_ns) */
 	uint8_t old_state, new_state; /* enum ha_role_state */
-	uint8_t reason;          /* enum ha_reason */
+	uint8_t reason;               /* enum ha_reason */
 	uint64_t epoch;
-	char holder[64];         /* the lease's holder as last known */
+	char holder[64]; /* the lease's holder as last known */
 };
 
 /** The last takeover by this node. */
 struct ha_takeover {
 	bool valid;
-	uint64_t t;        /* ns (fo_now_ns): became active */
-	uint64_t free_t;   /* ns: when the lease was free (released, or the old lease's end
+	uint64_t t;            /* ns (fo_now_ns): became active */
+	uint64_t free_t;       /* ns: when the lease was free (released, or the old lease's end
 	                    * as last read), 0 when unknown */
 	uint64_t lease_rtt_ns; /* the acquire's round trip */
-	uint8_t reason;    /* enum ha_reason */
-	char from[64];     /* the previous holder ("" none) */
-	unsigned adopted;  /* path choices taken from the old active's shared state */
+	uint8_t reason;        /* enum ha_reason */
+	char from[64];         /* the previous holder ("" none) */
+	unsigned adopted;      /* path choices taken from the old active's shared state */
 };
 
 /** The module's state (ha_module.c); ha_show.c reads it. */
@@ -69,9 +69,9 @@ struct ha_node {
 	struct ha_takeover takeover;
 	/* the partner, from its published state */
 	char partner[64];
-	char *partner_json;   /* its state:NODE, as read (NULL: none) */
-	uint64_t partner_t;   /* ns: when it was read */
-	char *shared_json;    /* the pair's shared state, as last read or written */
+	char *partner_json; /* its state:NODE, as read (NULL: none) */
+	uint64_t partner_t; /* ns: when it was read */
+	char *shared_json;  /* the pair's shared state, as last read or written */
 	uint64_t shared_t;
 	/* counters */
 	uint64_t announces, publishes, publish_errors, fenced, adopt_errors;

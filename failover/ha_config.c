@@ -479,7 +479,7 @@ static bool load_vip(struct cfg_reader *ld, const config_setting_t *s, int famil
 
 static void load_service(struct cfg_reader *ld, const config_setting_t *g, struct cfg_ha *h)
 {
-	static const char *const keys[] = { "interface", "ipv4", "ipv6", "mac", "announce",
+	static const char *const keys[] = { "interface",         "ipv4", "ipv6", "mac", "announce",
 					    "announce_interval", NULL };
 	const config_setting_t *ss = cfg_get_typed(ld, g, "service", CONFIG_TYPE_GROUP);
 	const config_setting_t *v4, *v6, *as;

@@ -61,17 +61,17 @@
 #define HA_MAX_SHARED 32
 
 struct cfg_ha {
-	bool enabled;              /* the section is present */
+	bool enabled; /* the section is present */
 	char pair[33];
 	char node[33];
 	struct ha_redis_cfg redis; /* prefix and node filled in ("vbrd:PAIR:") */
 	uint32_t lease_ms, renew_ms, guard_ms, retry_ms;
-	char iface[CFG_NAME_MAX];  /* service interface name */
+	char iface[CFG_NAME_MAX]; /* service interface name */
 	bool has_v4, has_v6;
-	uint32_t vip4;             /* host order */
-	uint8_t vip6[16];          /* network order */
-	bool has_vmac;             /* service.mac given */
-	uint8_t vmac[6];           /* the virtual MAC the active answers and receives with */
+	uint32_t vip4;    /* host order */
+	uint8_t vip6[16]; /* network order */
+	bool has_vmac;    /* service.mac given */
+	uint8_t vmac[6];  /* the virtual MAC the active answers and receives with */
 	uint8_t announce;
 	uint32_t announce_interval_ms;
 	char partner_bfd[CFG_NAME_MAX]; /* "" = none */
@@ -79,7 +79,7 @@ struct cfg_ha {
 	char fgroups[HA_MAX_SHARED][CFG_NAME_MAX];
 	char pgroups[HA_MAX_SHARED][CFG_NAME_MAX];
 	uint32_t publish_ms, state_ttl_ms;
-	int line;                  /* of the section, for messages */
+	int line; /* of the section, for messages */
 };
 
 /** The section's result in @p cfg (never NULL after a load; enabled says if present). */

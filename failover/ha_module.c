@@ -44,9 +44,9 @@ static bool publish_now;
 static uint64_t published_digest; /* state_digest() when last compared */
 static enum ha_role_state last_state = HA_INIT;
 
-static const char *const tier_names[PS_TIERS] = { [CFG_TIER_GOLD] = "gold",
-						  [CFG_TIER_SILVER] = "silver",
-						  [CFG_TIER_BRONZE] = "bronze" };
+static const char *const tier_names[PS_TIERS] = {
+	[CFG_TIER_GOLD] = "gold", [CFG_TIER_SILVER] = "silver", [CFG_TIER_BRONZE] = "bronze"
+};
 
 /* ---- role effects ---------------------------------------------------------- */
 
@@ -336,8 +336,7 @@ static char *state_json(bool shared)
 	json_object_set_new(o, "epoch", json_integer((json_int_t)ha.role.epoch));
 	json_object_set_new(o, "generation",
 			    json_integer(st != NULL ? (json_int_t)st->generation : 0));
-	json_object_set_new(o, "time_us",
-			    json_integer((json_int_t)fo_wall_us(fo_now_ns())));
+	json_object_set_new(o, "time_us", json_integer((json_int_t)fo_wall_us(fo_now_ns())));
 	for (int i = 0; !shared && fo != NULL && i < fo->nb_sess; i++) {
 		const struct fo_session_rt *rt = fo->sess[i].rt;
 		json_array_append_new(bfd, json_pack("{s:s, s:s}", "name", rt->key.name, "state",
@@ -349,9 +348,9 @@ static char *state_json(bool shared)
 		for (unsigned k = 0; k < ha.cfg.nb_fgroups; k++)
 			listed |= strcmp(ha.cfg.fgroups[k], rt->name) == 0;
 		if (listed)
-			json_array_append_new(fg, json_pack("{s:s, s:s}", "name", rt->name,
-							    "selected",
-							    fo_sel_name(atomic_load(&rt->sel))));
+			json_array_append_new(fg,
+					      json_pack("{s:s, s:s}", "name", rt->name, "selected",
+							fo_sel_name(atomic_load(&rt->sel))));
 	}
 	for (int i = 0; ps != NULL && i < ps->nb_groups; i++) {
 		const struct ps_group *g = &ps->groups[i];
@@ -368,20 +367,20 @@ static char *state_json(bool shared)
 				ps_plane_metrics(&pr->planes[j]->m, &pm[j], false);
 			ps_path_metrics(pm, pr->nb_planes, pr->healthy_applied, &m);
 			json_array_append_new(
-				metrics, json_pack("{s:s, s:s, s:I, s:I, s:f, s:i}", "group",
-						   g->rt->name, "path", pr->name, "rtt_recent_us",
-						   (json_int_t)(m.rtt_recent_ns / 1000), "jitter_us",
-						   (json_int_t)(m.jitter_ns / 1000), "loss_pct",
-						   m.loss_ppm / 10000.0, "healthy_planes",
-						   __builtin_popcount(pr->healthy_applied)));
+				metrics,
+				json_pack("{s:s, s:s, s:I, s:I, s:f, s:i}", "group", g->rt->name,
+					  "path", pr->name, "rtt_recent_us",
+					  (json_int_t)(m.rtt_recent_ns / 1000), "jitter_us",
+					  (json_int_t)(m.jitter_ns / 1000), "loss_pct",
+					  m.loss_ppm / 10000.0, "healthy_planes",
+					  __builtin_popcount(pr->healthy_applied)));
 		}
 		for (int t = 0; t < PS_TIERS; t++) {
 			const struct fwd_path *p = atomic_load(&g->tier_active[t]);
 			if (p != NULL)
-				json_array_append_new(paths,
-						      json_pack("{s:s, s:s, s:s}", "group",
-								g->rt->name, "tier", tier_names[t],
-								"path", p->name));
+				json_array_append_new(
+					paths, json_pack("{s:s, s:s, s:s}", "group", g->rt->name,
+							 "tier", tier_names[t], "path", p->name));
 		}
 	}
 	if (!shared)

@@ -56,13 +56,13 @@ enum ha_op {
 /** Why the role last changed (show ha, history). */
 enum ha_reason {
 	HA_R_NONE,
-	HA_R_ACQUIRED,       /* the lease was absent and this node took it */
-	HA_R_LOST,           /* a renew found the lease gone or held by another node */
-	HA_R_DEADLINE,       /* no renew succeeded before the local deadline: stepped down */
-	HA_R_PAUSED,         /* the node was paused (frozen) past its deadline: back to INIT */
-	HA_R_HELD_BY_OTHER,  /* a read found another node's lease */
-	HA_R_RELEASED,       /* shutdown: gave the lease back */
-	HA_R_REDIS_DOWN,     /* INIT with Redis unreachable: standby until it can read */
+	HA_R_ACQUIRED,      /* the lease was absent and this node took it */
+	HA_R_LOST,          /* a renew found the lease gone or held by another node */
+	HA_R_DEADLINE,      /* no renew succeeded before the local deadline: stepped down */
+	HA_R_PAUSED,        /* the node was paused (frozen) past its deadline: back to INIT */
+	HA_R_HELD_BY_OTHER, /* a read found another node's lease */
+	HA_R_RELEASED,      /* shutdown: gave the lease back */
+	HA_R_REDIS_DOWN,    /* INIT with Redis unreachable: standby until it can read */
 };
 
 struct ha_role_cfg {
@@ -75,11 +75,11 @@ struct ha_role_cfg {
 
 /** Outcome of one operation (ha_redis.h fills it from the script's reply). */
 struct ha_op_result {
-	int status;       /* 0: Redis answered; negative errno: timeout, link down, error reply */
-	bool held;        /* after the operation, this node holds the lease */
-	uint64_t epoch;   /* the pair's epoch (ours when held) */
-	char holder[64];  /* node id holding the lease, "" when nobody */
-	int64_t pttl_ms;  /* the lease's remaining time on the server, ms; -2 when absent */
+	int status;      /* 0: Redis answered; negative errno: timeout, link down, error reply */
+	bool held;       /* after the operation, this node holds the lease */
+	uint64_t epoch;  /* the pair's epoch (ours when held) */
+	char holder[64]; /* node id holding the lease, "" when nobody */
+	int64_t pttl_ms; /* the lease's remaining time on the server, ms; -2 when absent */
 };
 
 struct ha_role {
@@ -95,15 +95,15 @@ struct ha_role {
 	                          * ends no sooner than holder_read_ns + holder_pttl_ms) */
 	enum ha_op pending;      /* in flight, or HA_OP_NONE */
 	uint64_t pending_sent_ns;
-	uint64_t next_ns;        /* next operation due */
-	uint64_t last_tick_ns;   /* to see a pause (a gap longer than the deadline allows) */
-	bool stopping;           /* ha_role_stop() was called */
-	bool partner_down;       /* the partner's BFD session is Down: acquire at the lease's end */
-	bool poked;              /* ha_role_poke() with an acquire in flight: whatever that
+	uint64_t next_ns;      /* next operation due */
+	uint64_t last_tick_ns; /* to see a pause (a gap longer than the deadline allows) */
+	bool stopping;         /* ha_role_stop() was called */
+	bool partner_down;     /* the partner's BFD session is Down: acquire at the lease's end */
+	bool poked;            /* ha_role_poke() with an acquire in flight: whatever that
 	                          * reads, the next acquire is due at once */
 	/* counters */
 	uint64_t acquires, renews, renew_failures, releases, step_downs, op_timeouts;
-	uint64_t takeovers;      /* STANDBY/INIT -> ACTIVE */
+	uint64_t takeovers; /* STANDBY/INIT -> ACTIVE */
 };
 
 /**

@@ -433,9 +433,9 @@ static int ps_init(const struct vbrd_config *cfg)
 
 int ps_adopt(const char *group, const char *tier, const char *path)
 {
-	static const char *const tiers[PS_TIERS] = { [CFG_TIER_GOLD] = "gold",
-						     [CFG_TIER_SILVER] = "silver",
-						     [CFG_TIER_BRONZE] = "bronze" };
+	static const char *const tiers[PS_TIERS] = {
+		[CFG_TIER_GOLD] = "gold", [CFG_TIER_SILVER] = "silver", [CFG_TIER_BRONZE] = "bronze"
+	};
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
 	int t = -1;

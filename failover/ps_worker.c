@@ -54,7 +54,7 @@ DROP_REASON(drop_stamp_unexpected, "pathsel", "stamp_unexpected",
 
 /* The BFD worker's own state. */
 static uint64_t seen_gen;
-static uint32_t seen_adopt; /* ps_adopt_gen last seen */
+static uint32_t seen_adopt;   /* ps_adopt_gen last seen */
 static uint64_t next_due;     /* ns: earliest probe or expiry of any plane */
 static uint32_t batch;        /* decision passes so far */
 static uint64_t last_turn;    /* ns: the previous turn of this hook */

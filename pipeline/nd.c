@@ -115,7 +115,8 @@ void nd_solicit(const struct fwd_iface *fi, const uint8_t *target, const struct 
 		ND_OPT_SOURCE_LLADDR, NULL);
 }
 
-void nd_announce(const struct fwd_iface *fi, const uint8_t *target, const struct rte_ether_addr *mac)
+void nd_announce(const struct fwd_iface *fi, const uint8_t *target,
+		 const struct rte_ether_addr *mac)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	struct rte_ether_addr dmac;

@@ -363,8 +363,8 @@ static void one_good(void **state)
 	assert_int_equal(h->has_vmac, w->vmac != NULL);
 	if (w->vmac != NULL) {
 		uint8_t m[6];
-		assert_int_equal(sscanf(w->vmac, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &m[0], &m[1], &m[2],
-					&m[3], &m[4], &m[5]),
+		assert_int_equal(sscanf(w->vmac, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &m[0], &m[1],
+					&m[2], &m[3], &m[4], &m[5]),
 				 6);
 		assert_memory_equal(h->vmac, m, 6);
 	}
