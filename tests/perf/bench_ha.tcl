@@ -46,7 +46,11 @@
 #   ATTEMPTS   the new active's acquires on the server after K, the
 #              successful one included
 #   LOST, PAUSE_MS   datagrams lost; the sender's own worst pause
-#   STATUS     ok, or why the round has no figure (no_takeover ...)
+#   STATUS     ok; void_stall (the new active's history has a "paused"
+#              row in the round: the machine stalled it past its lease, so
+#              the round measured the stall, not the takeover), void_early
+#              (the lease moved before the signal); or why the round has
+#              no figure, a miss (no_takeover, takeovers:N, exit:..., failed:...)
 #
 # and to BENCH_HA_TRACE (bench-ha.trace) the round's lease operations from
 # the MONITOR, from 150 ms before K to 50 ms after the acquire:
@@ -154,6 +158,7 @@ proc bha_ms {t_us k_us} {
 # One takeover; the line for BENCH_HA_OUT without scenario and number.
 proc bha_round {scen i} {
     lassign [ha_pair_up 30000] act sby
+    set t_round [ha_now_us]
     set sig [expr {$scen eq "ha-kill9" ? "KILL" : "TERM"}]
     set k0 [dict get [ha_show $sby] takeovers]
     set mon [bha_monitor_start]
@@ -222,6 +227,19 @@ proc bha_round {scen i} {
         }
     }
     if {$t_acq eq ""} { set attempts - }
+    # void: the machine stalled a node past its lease in this round (its
+    # history says paused: whatever moved the lease was not the signal),
+    # or the lease moved before the signal (the active had stalled)
+    set paused {}
+    foreach r [ha_history $sby] {
+        if {[dict get $r time_us] >= $t_round && [dict get $r reason] eq "paused"} { lappend paused $r }
+    }
+    if {[llength $paused]} {
+        set status void_stall
+        note "$scen round $i: $sby paused (a stall past its lease) during the round, [bha_ms [dict get [lindex $paused 0] time_us] $k_us] ms after the signal: $paused"
+    } elseif {$t_acq ne "" && $t_acq < $k_us} {
+        set status void_early
+    }
     # the trace: the lease operations around the takeover
     set until [expr {$t_acq ne "" ? $t_acq + 50000 : $k_us + 1000000}]
     set fd [open $::trace a]
