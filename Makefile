@@ -6,7 +6,9 @@
 #   make bench  build, then replay pcaps through vbrd and l3fwd (and qos_sched)
 #   make bench-failover   build, then 20 silent line cuts per failover scenario
 #               (vbrd <-> vbrd, vbrd <-> FRR bfdd, the DR tunnel): outage and
-#               detect-to-switch, median and max (not part of make test)
+#               detect-to-switch, median and max; path selection's faults;
+#               20 HA takeovers by kill -9 and by SIGTERM of the active:
+#               outage, median and max (not part of make test)
 #   make test-asan   build into build-asan (ASan + UBSan), run unit and
 #               integration tests there; any sanitizer report fails it
 #   make unit-asan   the unit tests only, under the sanitizers

@@ -46,31 +46,56 @@
 # switch: the event's time_us in `vbrctl show paths history` (vbrd's clock
 # at the decision that moved the tier).
 #
+# HA pair scenarios (tests/perf/bench_ha.tcl, harness/ha_lab.tcl: nodes a
+# and b sharing a lease in one redis-server, h1 -> h2 through the active,
+# the ha section's defaults: lease 100 ms, renew 20, guard 10, retry 10),
+# both in one lab; BENCH_HA_ROUNDS takeovers each (20) under a
+# BENCH_HA_PPS (2000) seqstream, the killed node restarted and the pair
+# back to one active + one standby that has read the lease before the next:
+#   ha-kill9  SIGKILL of the active: outage  (goal: median <= 100 ms, max <= 200 ms)
+#   ha-term   SIGTERM of the active (hand-over: it gives the lease back): outage
+# printed as a table: the outage's median and max (max_gap_ms) and the
+# goal, the same over stretches with loss only, the lease's PTTL just
+# before the signal, when the lease was free on the server (a redis-cli
+# MONITOR: the dead node's last renew + lease, or the release) and when
+# the new active took it, show ha's last_takeover gap_ms and
+# acquire_rtt_ms, and the rounds whose outage was the sender's own pause.
+#
 # The run directory /tmp/vbrd-tests/PREFIX keeps the per-cut figures
 # (cuts.txt: SCENARIO CUT OUTAGE_MS DETECT_US LOST SENDER_PAUSE_MS STATUS),
 # the per-fault figures of path selection (faults.txt: SCENARIO FAULT PATH
-# MS REASON DETECT_US CTL_MS STATUS), each scenario's output and vbrd logs,
-# and the summary (summary.txt). Not part of make test. Environment:
+# MS REASON DETECT_US CTL_MS STATUS), the per-takeover figures of the HA
+# pair (ha.txt: SCENARIO ROUND FROM TO OUTAGE_MS LOSS_GAP_MS PTTL_MS
+# FREE_MS ACQ_MS ACTIVE_MS GAP_MS RTT_MS ATTEMPTS LOST PAUSE_MS STATUS,
+# times in ms after the signal; ha-trace.txt: each takeover's lease
+# operations as the server logged them), each scenario's output and vbrd
+# logs, and the summary (summary.txt). Not part of make test. Environment:
 #   BUILD=build                 meson build dir
-#   BENCH_FO_SCENARIOS="vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane"
+#   BENCH_FO_SCENARIOS="vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term"
 #   BENCH_FO_CUTS=20            cuts per scenario
 #   BENCH_PS_FAULTS=10          faults per path-selection scenario
-#   BENCH_FO_PPS=10000          the stream's datagrams/s
+#   BENCH_HA_ROUNDS=20          takeovers per HA scenario
+#   BENCH_FO_PPS=10000          the stream's datagrams/s (BFD failover scenarios)
+#   BENCH_HA_PPS=2000           the stream's datagrams/s (HA scenarios)
 #   VBRD_TEST_PREFIX=bfo<pid>   name prefix of namespaces, veths, vbrd instances
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane}
+SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term}
 export BENCH_FO_CUTS=${BENCH_FO_CUTS:-20}
 export BENCH_PS_FAULTS=${BENCH_PS_FAULTS:-10}
+export BENCH_HA_ROUNDS=${BENCH_HA_ROUNDS:-20}
 export BENCH_FO_PPS=${BENCH_FO_PPS:-10000}
+export BENCH_HA_PPS=${BENCH_HA_PPS:-2000}
 prefix=${VBRD_TEST_PREFIX:-bfo$(($$ % 10000))}
 export VBRD_TEST_PREFIX=$prefix
 export VBRD_BUILD=$BUILD
 rundir=/tmp/vbrd-tests/$prefix
 export BENCH_FO_OUT=$rundir/cuts.txt
 export BENCH_PS_OUT=$rundir/faults.txt
+export BENCH_HA_OUT=$rundir/ha.txt
+export BENCH_HA_TRACE=$rundir/ha-trace.txt
 
 die() { echo "bench: error: $*" >&2; exit 1; }
 
@@ -94,7 +119,7 @@ on_signal() {
 	trap - INT TERM
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null
 	cleanup
-	echo "bench: interrupted; cleaned up $prefix (figures so far in $BENCH_FO_OUT)" >&2
+	echo "bench: interrupted; cleaned up $prefix (figures so far in $BENCH_FO_OUT, $BENCH_PS_OUT, $BENCH_HA_OUT)" >&2
 	exit 130
 }
 trap on_signal INT TERM
@@ -103,18 +128,39 @@ rm -rf "$rundir"
 mkdir -p "$rundir"
 : >"$BENCH_FO_OUT"
 : >"$BENCH_PS_OUT"
+: >"$BENCH_HA_OUT"
+: >"$BENCH_HA_TRACE"
 ps_scens=""
+ha_scens=""
 for scen in $SCENARIOS; do
 	case $scen in
 	vbrd-5ms|frr-10ms|dr-5ms) ;;
 	ps-blackhole|ps-delay60|ps-loss5|ps-plane) ps_scens="$ps_scens $scen" ;;
+	ha-kill9|ha-term) ha_scens="$ha_scens $scen" ;;
 	*) die "unknown scenario '$scen'" ;;
 	esac
 done
+if [ -n "$ha_scens" ]; then
+	for tool in redis-server redis-cli; do
+		command -v "$tool" >/dev/null || die "'$tool' missing (make deps)"
+	done
+fi
 t0=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 ps_done=0
+ha_done=0
 for scen in $SCENARIOS; do
-	if [ "${scen#ps-}" != "$scen" ]; then
+	if [ "${scen#ha-}" != "$scen" ]; then
+		# every HA scenario in one lab, at the first one's turn; the
+		# harness's time bound: a round takes ~3-5 s (a node's restart)
+		[ "$ha_done" = 0 ] || continue
+		ha_done=1
+		scen=ha
+		n_ha=$(echo $ha_scens | wc -w)
+		echo "bench: HA pair:$ha_scens: $BENCH_HA_ROUNDS takeovers each under $BENCH_HA_PPS pps ..." >&2
+		BENCH_HA_SCENARIOS="${ha_scens# }" timeout -k 10 $((120 + 15 * BENCH_HA_ROUNDS * n_ha)) \
+			tclsh tests/tcl/run.tcl tests/perf/bench_ha.tcl >"$rundir/$scen.out" 2>&1 &
+	elif [ "${scen#ps-}" != "$scen" ]; then
 		# every path-selection scenario in one lab, at the first one's turn
 		[ "$ps_done" = 0 ] || continue
 		ps_done=1
@@ -208,13 +254,66 @@ ps_summary() {
 	}' "$BENCH_PS_OUT"
 }
 
+# The HA scenarios' table from the rounds file: the outage (max_gap_ms)
+# median and max of the measured (status ok) rounds and the goal (ha-kill9:
+# median <= 100 ms and max <= 200 ms, judged on every round but the void
+# ones, void_*: a round without a figure misses it), the same with loss
+# only, the lease's PTTL before the
+# signal, the lease free on the server and the new active's acquire there
+# (ms after the signal), acquire minus free, show ha's gap_ms and
+# acquire_rtt_ms, and the rounds whose outage was the sender's own pause
+# (its worst pause within 1 ms of the outage).
+ha_summary() {
+	awk '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+	}
+	function mx(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
+	# column c of scenario s'"'"'s ok rounds into a[]; -> how many
+	function col(s, c, a,   k, m) { delete a; m = 0; for (k = 1; k <= n[s]; k++) if (v[s, k, c] != "-") a[++m] = v[s, k, c]; return m }
+	{ s = $1; if (!(s in seen)) { seen[s] = 1; order[++ns] = s }
+	  tot[s]++
+	  if ($16 ~ /^void_/) nvoid[s]++
+	  if ($16 == "ok") { k = ++n[s]; for (c = 5; c <= 15; c++) v[s, k, c] = $c
+	                     v[s, k, 17] = $9 != "-" && $8 != "-" ? $9 - $8 : "-"
+	                     if ($15 >= $5 - 1) paused[s]++ } }
+	END {
+		printf "%-9s %7s %10s %7s %-22s %10s %7s %9s %9s %8s %9s %7s %8s %7s %8s %6s %4s\n", \
+			"scenario", "rounds", "outage med", "max ms", "goal", "loss med", "max", \
+			"pttl med", "free med", "acq med", "free-acq", "max", "gap_ms", "max", "rtt med", "paused", "void"
+		for (i = 1; i <= ns; i++) {
+			s = order[i]; m = n[s] + 0
+			if (m == 0) { printf "%-9s %3d/%-3d %10s\n", s, 0, tot[s], "-"; continue }
+			col(s, 5, a); om = med(a, m); ox = mx(a, m)
+			if (s == "ha-kill9")
+				goal = (om <= 100 && ox <= 200 && m == tot[s] - nvoid[s]) ? "med<=100 max<=200 met" : "med<=100 max<=200 MISS"
+			else
+				goal = "(none set)"
+			printf "%-9s %3d/%-3d %10.1f %7.1f %-22s", s, m, tot[s], om, ox, goal
+			col(s, 6, a); printf " %10.1f %7.1f", med(a, m), mx(a, m)
+			k = col(s, 7, a); printf " %9s", k ? sprintf("%.1f", med(a, k)) : "-"
+			k = col(s, 8, a); printf " %9s", k ? sprintf("%.1f", med(a, k)) : "-"
+			k = col(s, 9, a); printf " %8s", k ? sprintf("%.1f", med(a, k)) : "-"
+			k = col(s, 17, a); printf " %9s %7s", k ? sprintf("%.1f", med(a, k)) : "-", k ? sprintf("%.1f", mx(a, k)) : "-"
+			k = col(s, 11, a); printf " %8s %7s", k ? sprintf("%.1f", med(a, k)) : "-", k ? sprintf("%.1f", mx(a, k)) : "-"
+			k = col(s, 12, a); printf " %8s", k ? sprintf("%.1f", med(a, k)) : "-"
+			printf " %6d %4d\n", paused[s], nvoid[s]
+		}
+	}' "$BENCH_HA_OUT"
+}
+
 {
-	echo "failover bench $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - t0)) s, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $BENCH_FO_PPS pps"
+	echo "failover bench $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - t0)) s, $(nproc) CPUs, load $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end$([ -s "$BENCH_FO_OUT" ] && echo ", $BENCH_FO_PPS pps")"
 	[ ! -s "$BENCH_FO_OUT" ] || summary
 	if [ -n "$ps_scens" ]; then
 		echo "path selection: 3 lines x 4 planes, probes every 10 ms (window 100, lost_down 3, hold 100 ms: the defaults), faults on gold's line"
 		ps_summary
 	fi
+	if [ -n "$ha_scens" ]; then
+		echo "HA pair: lease 100 ms, renew 20, guard 10, retry 10 (the ha section's defaults), $BENCH_HA_PPS pps h1 -> h2; ms after the signal: pttl (before it), free (on the server), acq (the new active's acquire there)"
+		ha_summary
+	fi
 } >"$rundir/summary.txt"
 sed 's/^/bench: /' "$rundir/summary.txt"
-echo "bench: per-cut figures $BENCH_FO_OUT, per-fault figures $BENCH_PS_OUT, summary $rundir/summary.txt"
+echo "bench: per-cut figures $BENCH_FO_OUT, per-fault figures $BENCH_PS_OUT, per-takeover figures $BENCH_HA_OUT (trace $BENCH_HA_TRACE), summary $rundir/summary.txt"
