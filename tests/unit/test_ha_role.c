@@ -189,9 +189,10 @@ static void acquire_held_by_other(void **state)
 	assert_int_equal(r.holder_read_ns, T0); /* the read's send time */
 	assert_int_equal(r.epoch, 3);
 	assert_false(ha_role_active(&r, T0 + MS));
-	/* not before the lease can have ended: T0 + 80 ms (later than answer + retry) */
-	quiet(&r, T0 + MS, T0 + 80 * MS);
-	assert_int_equal(ha_role_tick(&r, T0 + 80 * MS), HA_OP_ACQUIRE);
+	/* not before the lease can have ended: T0 + 80 ms, and 1 ms more for
+	 * PTTL's rounding down (later than answer + retry) */
+	quiet(&r, T0 + MS, T0 + 81 * MS);
+	assert_int_equal(ha_role_tick(&r, T0 + 81 * MS), HA_OP_ACQUIRE);
 }
 
 /* A short pttl: the retry interval after the answer. */
@@ -211,14 +212,15 @@ static void standby_retry(void **state)
 	assert_false(ha_role_result(&r, &res, T0 + 12 * MS));
 	assert_int_equal(r.reason, HA_R_HELD_BY_OTHER);
 	assert_int_equal(r.changed_ns, T0 + MS);
-	/* max(answer + retry, sent + pttl) = T0 + 61 ms */
-	quiet(&r, T0 + 12 * MS, T0 + 61 * MS);
-	assert_int_equal(ha_role_tick(&r, T0 + 61 * MS), HA_OP_ACQUIRE);
+	/* max(answer + retry, sent + pttl + 1 ms) = T0 + 62 ms */
+	quiet(&r, T0 + 12 * MS, T0 + 62 * MS);
+	assert_int_equal(ha_role_tick(&r, T0 + 62 * MS), HA_OP_ACQUIRE);
 	/* now free: taken */
 	res = held(4, 100, "a");
-	assert_true(ha_role_result(&r, &res, T0 + 62 * MS));
+	assert_true(ha_role_result(&r, &res, T0 + 63 * MS));
 	assert_int_equal(r.state, HA_ACTIVE);
-	assert_int_equal(r.deadline_ns, T0 + 151 * MS);
+	/* sent at T0 + 62 ms: + lease 100 - guard 10 */
+	assert_int_equal(r.deadline_ns, T0 + 152 * MS);
 	assert_int_equal(r.takeovers, 1);
 	assert_int_equal(r.acquires, 3);
 }
@@ -309,14 +311,15 @@ static void poke_in_flight(void **state)
 
 	(void)state;
 	make_standby(&r);
-	assert_int_equal(until_op(&r, T0 + MS, HA_OP_ACQUIRE), T0 + 80 * MS);
-	ha_role_poke(&r, T0 + 80 * MS + 500 * US);
-	assert_false(ha_role_result(&r, &res, T0 + 81 * MS));
-	assert_int_equal(ha_role_tick(&r, T0 + 81 * MS), HA_OP_ACQUIRE);
-	/* the poke is used up: the next answer schedules by the rules again */
+	assert_int_equal(until_op(&r, T0 + MS, HA_OP_ACQUIRE), T0 + 81 * MS);
+	ha_role_poke(&r, T0 + 81 * MS + 500 * US);
 	assert_false(ha_role_result(&r, &res, T0 + 82 * MS));
-	quiet(&r, T0 + 82 * MS, T0 + 171 * MS);
-	assert_int_equal(ha_role_tick(&r, T0 + 171 * MS), HA_OP_ACQUIRE);
+	assert_int_equal(ha_role_tick(&r, T0 + 82 * MS), HA_OP_ACQUIRE);
+	/* the poke is used up: the next answer schedules by the rules again:
+	 * sent at T0 + 82 ms, pttl 90, + 1 ms */
+	assert_false(ha_role_result(&r, &res, T0 + 83 * MS));
+	quiet(&r, T0 + 83 * MS, T0 + 173 * MS);
+	assert_int_equal(ha_role_tick(&r, T0 + 173 * MS), HA_OP_ACQUIRE);
 }
 
 /* A poke means nothing to an active or a stopped node. */
@@ -434,8 +437,8 @@ static void renew_lost(void **state)
 	assert_int_equal(ha_role_deadline_ns(&r), 0);
 	assert_string_equal(r.holder, "b");
 	assert_int_equal(r.epoch, 8);
-	/* b's lease read at T0 + 20 ms: not before T0 + 115 ms */
-	assert_int_equal(until_op(&r, T0 + 22 * MS, HA_OP_ACQUIRE), T0 + 115 * MS);
+	/* b's lease read at T0 + 20 ms: not before T0 + 115 ms (+ 1 ms: PTTL rounds down) */
+	assert_int_equal(until_op(&r, T0 + 22 * MS, HA_OP_ACQUIRE), T0 + 116 * MS);
 	/* the lease gone (no holder): lost as well */
 	make_active(&r);
 	assert_int_equal(until_op(&r, T0 + MS, HA_OP_RENEW), T0 + 20 * MS);
