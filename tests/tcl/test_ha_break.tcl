@@ -1,0 +1,79 @@
+# Break tests of the HA pair (failover/README.md "HA pair", ha_role.h):
+# what an operator of the pair runs into (reloads of the timings, Redis
+# losing or refusing things, odd vbrctl arguments, bad config), each the
+# reproduction of a finding; harness/ha_lab.tcl.
+
+source [file join [file dirname [file normalize [info script]]] harness ha_lab.tcl]
+
+# Rewrite NODE's config file with the block's options changed by OPTS
+# (lease 300 renew 50 ...) and reload it -> vbrctl's answer. The block's
+# options stay as they were.
+proc hb_reload {node opts} {
+    set saved $::ha::opts
+    foreach {k v} $opts { dict set ::ha::opts $k $v }
+    set text [ha_conf $node]
+    set ::ha::opts $saved
+    ha_on $node [list vbrd_rewrite_config $text]
+    return [ha_vbrctl $node reload]
+}
+
+# Like hb_reload with the config TEXT given -> {EXIT OUTPUT} of vbrctl reload.
+proc hb_reload_text {node text} {
+    ha_on $node [list vbrd_rewrite_config $text]
+    return [ha_on $node {vbrctl_raw reload}]
+}
+
+# The running nodes that say active now (show ha), and their
+# lease_remaining_ms: dict node -> ms.
+proc hb_actives {} {
+    set out [dict create]
+    foreach node [lsort [array names ::ha::state]] {
+        if {$::ha::state($node) ne "up"} { continue }
+        set s [ha_show $node]
+        if {[dict get $s role] eq "active"} {
+            dict set out $node [dict get $s lease_remaining_ms]
+        }
+    }
+    return $out
+}
+
+proc hb_publish {msg} {
+    return [redis_cli publish [ha_lease_key events] $msg]
+}
+
+# --- a reload that shortens the lease, on the active ---------------------------
+
+start_ha_lab {lease 4000 renew 100 guard 400 retry 10} {
+    test {a reload of the active to a shorter lease: its deadline follows the new lease (never two actives)} {
+        lassign [ha_pair_up] act sby
+        foreach n [list $act $sby] {
+            hb_reload $n {lease 300 renew 50 guard 30}
+        }
+        # the active's renews now set the lease's expiry to 300 ms on the server
+        wait_for_condition 200 10 {[redis_cli pttl [ha_lease_key]] <= 300} else {
+            fail "the lease's PTTL after the reload: [redis_cli pttl [ha_lease_key]]"
+        }
+        set t_cut [ha_now_us]
+        ha_cut_redis $act
+        # the lease ends on the server at most 300 ms later
+        wait_for_condition 200 10 {[redis_cli exists [ha_lease_key]] == 0} else {
+            fail "the lease is still there after the cut"
+        }
+        set t_free [ha_now_us]
+        # the standby tries at once (as on a release)
+        hb_publish "x released"
+        ha_watch_reset
+        set w [ha_arpwatch_start 0.5]
+        ha_watch 500
+        set rep [ha_arpwatch_result $w]
+        set ov [ha_overlap_ms]
+        set s [ha_show $act]
+        note [format "lease gone on the server %.0f ms after the cut; %s: role %s, lease_remaining_ms %s; arpwatch: %s; show ha overlap %.1f ms" \
+            [expr {($t_free - $t_cut) / 1000.0}] $act [dict get $s role] [dict get $s lease_remaining_ms] \
+            [lmap m [dict keys [dict get $rep arp macs]] {ha_node_of_mac $m}] $ov]
+        assert_equal [dict get [ha_show $sby] role] active "$sby took the free lease"
+        assert_equal [dict get $s role] standby "$act, cut off since a lease of 300 ms ran out on the server"
+        assert_equal [dict keys [dict get $rep arp macs]] [list [ha_mac $sby]] "the MACs answering ARP for the service address"
+        assert_lessthan $ov 2 "ms both nodes' show ha held them active"
+    }
+}
