@@ -237,19 +237,56 @@ static void send_op(enum ha_op op, uint64_t now)
 	}
 }
 
+/*
+ * Reads of the partner's state and of the shared state: one of each in
+ * flight at a time; an event that comes meanwhile asks for one more read
+ * after it (of the partner that spoke last). A flood of events on the
+ * pair's channel costs one read at a time, not one per event.
+ */
+static bool partner_reading, partner_again, shared_reading, shared_again;
+
+static void on_partner_state(void *ctx, int status, const char *json);
+static void on_shared(void *ctx, int status, const char *json);
+
+static void read_partner(void)
+{
+	if (partner_reading) {
+		partner_again = true;
+		return;
+	}
+	partner_again = false;
+	partner_reading = ha_redis_read(ha.redis, ha.partner, on_partner_state, NULL) == 0;
+}
+
+static void read_shared(void)
+{
+	if (shared_reading) {
+		shared_again = true;
+		return;
+	}
+	shared_again = false;
+	shared_reading = ha_redis_read(ha.redis, NULL, on_shared, NULL) == 0;
+}
+
 static void on_partner_state(void *ctx, int status, const char *json)
 {
 	(void)ctx;
-	if (status != 0 || json == NULL)
-		return;
-	free(ha.partner_json);
-	ha.partner_json = strdup(json);
-	ha.partner_t = fo_now_ns();
+	partner_reading = false;
+	if (status == 0 && json != NULL) {
+		free(ha.partner_json);
+		ha.partner_json = strdup(json);
+		ha.partner_t = fo_now_ns();
+	}
+	if (partner_again && status != -ECANCELED)
+		read_partner();
 }
 
 static void on_shared(void *ctx, int status, const char *json)
 {
 	(void)ctx;
+	shared_reading = false;
+	if (shared_again && status != -ECANCELED)
+		read_shared();
 	if (status != 0 || json == NULL)
 		return;
 	/* our own writes come back too: only another node's matter */
@@ -278,9 +315,9 @@ static void on_event(void *ctx, const char *from, const char *what)
 		ha_role_poke(&ha.role, now);
 		step(now);
 	} else if (strcmp(what, "state") == 0) {
-		ha_redis_read(ha.redis, from, on_partner_state, NULL);
+		read_partner();
 	} else if (strcmp(what, "shared") == 0) {
-		ha_redis_read(ha.redis, NULL, on_shared, NULL);
+		read_shared();
 	}
 }
 
@@ -297,9 +334,9 @@ static void on_link(void *ctx, bool up)
 		    ha_redis_last_error(ha.redis));
 	if (up) {
 		/* resync: what changed while the link was down */
-		ha_redis_read(ha.redis, NULL, on_shared, NULL);
+		read_shared();
 		if (ha.partner[0] != '\0')
-			ha_redis_read(ha.redis, ha.partner, on_partner_state, NULL);
+			read_partner();
 		publish_now = true;
 	}
 }

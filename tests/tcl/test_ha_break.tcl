@@ -77,3 +77,43 @@ start_ha_lab {lease 4000 renew 100 guard 400 retry 10} {
         assert_lessthan $ov 2 "ms both nodes' show ha held them active"
     }
 }
+
+# --- a flood of messages on the pair's channel ----------------------------------
+
+# Every "NODE state" message on vbrd:PAIR:events made a node read
+# state:NODE, each read an operation of the Redis client's 64; a flood
+# filled the table and the active's renews failed with -ENOMEM until it
+# stepped down at its deadline (and the standby took over): any client of
+# the Redis server could make the pair fail over at will.
+start_ha_lab {} {
+    test {a flood of 2M 'evil state' messages on the pair's channel: no renew fails, no role changes} {
+        if {![file executable /usr/bin/redis-benchmark]} { skip "no redis-benchmark (redis-tools)" }
+        lassign [ha_pair_up] act sby
+        set s0 [ha_show $act]
+        set t0 [ha_now_us]
+        ha_watch_reset
+        set pid [lab_spawn - -lifetime 60 /usr/bin/redis-benchmark -p [redis_port] -n 2000000 \
+                     -P 64 -c 2 -q publish [ha_lease_key events] "evil state"]
+        if {![ha_watch [expr {30000 * [ha_slow]}] {[lab_exited $pid]}]} {
+            fail "redis-benchmark still running after 30 s"
+        }
+        ha_watch [expr {3 * [ha_opt lease]}]
+        set s1 [ha_show $act]
+        note [format "flood of %.1f s: %s renews, %s failed; %s Redis operations; %s events received" \
+            [expr {([ha_now_us] - $t0) / 1e6}] \
+            [expr {[dict get $s1 renews] - [dict get $s0 renews]}] \
+            [expr {[dict get $s1 renew_failures] - [dict get $s0 renew_failures]}] \
+            [expr {[dict get $s1 redis ops] - [dict get $s0 redis ops]}] \
+            [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}]]
+        assert_morethan [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}] 1000000 "events the active received"
+        assert_equal [dict get $s1 step_downs] [dict get $s0 step_downs] "$act's step-downs"
+        assert_equal [dict get $s1 renew_failures] [dict get $s0 renew_failures] "$act's failed renews"
+        assert_equal [dict get $s1 role] active "$act's role"
+        foreach smp [ha_samples] {
+            set want [expr {[dict get $smp node] eq $act ? "active" : "standby"}]
+            if {[dict get $smp role] ne $want} {
+                fail "[dict get $smp node] was [dict get $smp role] at +[expr {([dict get $smp t0_us] - $t0) / 1000}] ms of the flood"
+            }
+        }
+    }
+}
