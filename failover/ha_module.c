@@ -141,13 +141,16 @@ static unsigned adopt_shared(void)
 	return n;
 }
 
-/* TSC value of fo_now_ns() time @p t_ns (in the future of @p now_ns). */
-static uint64_t tsc_at(uint64_t t_ns, uint64_t now_ns)
+/*
+ * The TSC value at which fo_now_ns() reaches @p t_ns, rounded down (the
+ * gate closes no later than the deadline). Straight from the deadline, not
+ * "the TSC now + (deadline - now)": the caller's now was read some time
+ * before (a tick's start, a reply's arrival), and the control thread may
+ * have been off its CPU since; that time would be added to the gate.
+ */
+static uint64_t tsc_of_ns(uint64_t t_ns)
 {
-	if (t_ns <= now_ns)
-		return 0;
-	return rte_get_tsc_cycles() +
-	       (uint64_t)((unsigned __int128)(t_ns - now_ns) * rte_get_tsc_hz() / 1000000000u);
+	return (uint64_t)(((unsigned __int128)t_ns << 32) / fo_ns_mult);
 }
 
 /* Make the data path and the claim follow the role machine. */
@@ -156,7 +159,7 @@ static void apply(uint64_t now)
 	bool active = ha_role_active(&ha.role, now);
 
 	atomic_store_explicit(&gate.open_until_tsc,
-			      active ? tsc_at(ha_role_deadline_ns(&ha.role), now) : 0,
+			      active ? tsc_of_ns(ha_role_deadline_ns(&ha.role)) : 0,
 			      memory_order_relaxed);
 	if (ha.role.state != last_state) {
 		LOG(NOTICE, "role %s -> %s (%s), epoch %" PRIu64 ", lease holder %s",
@@ -187,7 +190,7 @@ static void apply(uint64_t now)
 		    ha_reason_name(ha.role.reason));
 	}
 	ha.was_active = active;
-	if (active && announce_left > 0 && now >= announce_next) {
+	if (active && announce_left > 0 && now >= announce_next && ha_is_active()) {
 		announce();
 		announce_left--;
 		announce_next = now + (uint64_t)ha.cfg.announce_interval_ms * 1000000u;
