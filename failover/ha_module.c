@@ -324,17 +324,41 @@ static void on_event(void *ctx, const char *from, const char *what)
 	}
 }
 
+/* The link's last error as logged: each new one is logged once (link_error_log()). */
+static char logged_error[160];
+
+/*
+ * A link that never came up (a wrong password, a refused connect) reports
+ * no change, so on_link() says nothing: log each new reason it fails for.
+ * Not the subscribe link's, which fails alike right after the command
+ * link's (and with other words: "NOAUTH" where the command link says
+ * "SCRIPT LOAD: NOAUTH"): one line per reason, not two per retry.
+ */
+static void link_error_log(void)
+{
+	const char *e = ha_redis_last_error(ha.redis);
+
+	if (ha.redis_up || e[0] == '\0' || strncmp(e, "subscribe ", 10) == 0 ||
+	    strcmp(e, logged_error) == 0)
+		return;
+	snprintf(logged_error, sizeof(logged_error), "%s", e);
+	LOG(WARNING, "Redis not reachable: %s", e);
+}
+
 static void on_link(void *ctx, bool up)
 {
 	(void)ctx;
 	ha.redis_up = up;
-	if (up)
+	if (up) {
+		logged_error[0] = '\0';
 		LOG(NOTICE, "Redis %s reachable", ha_redis_master(ha.redis));
-	else
+	} else {
+		snprintf(logged_error, sizeof(logged_error), "%s", ha_redis_last_error(ha.redis));
 		LOG(WARNING,
 		    "Redis unreachable (%s): forwarding goes on, the role only while the lease "
 		    "provably holds",
 		    ha_redis_last_error(ha.redis));
+	}
 	if (up) {
 		/* resync: what changed while the link was down */
 		read_shared();
@@ -480,6 +504,7 @@ static void ha_timer(uint64_t now_ms)
 		return;
 	watch_partner_bfd(now);
 	step(now);
+	link_error_log();
 	if (publish_now || now >= publish_next) {
 		publish_now = false;
 		publish_next = now + (uint64_t)ha.cfg.publish_ms * 1000000u;

@@ -26,6 +26,9 @@ static json_t *redis_json(void)
 	json_object_set_new(o, "link", json_string(ha.redis_up ? "up" : "down"));
 	json_object_set_new(o, "master", json_string(ha.redis ? ha_redis_master(ha.redis) : ""));
 	json_object_set_new(o, "sentinel", json_boolean(ha.cfg.redis.nb_sentinels > 0));
+	/* why a link last failed (kept after it came back): a wrong password says so here */
+	json_object_set_new(o, "last_error",
+			    json_string(ha.redis ? ha_redis_last_error(ha.redis) : ""));
 	if (s != NULL) {
 		json_object_set_new(o, "connects", json_integer((json_int_t)s->connects));
 		json_object_set_new(o, "disconnects", json_integer((json_int_t)s->disconnects));

@@ -117,3 +117,86 @@ start_ha_lab {} {
         }
     }
 }
+
+# --- Redis with a password ---------------------------------------------------------
+
+# Redis's own checks: redis-cli (and the harness's PING) authenticate with it.
+set ::env(REDISCLI_AUTH) s3cret
+
+start_ha_lab {redis_conf "requirepass s3cret\n" redis_extra {password = "s3cret";}} {
+    test {Redis with requirepass, the right password: a active, b standby, the lease and the states written} {
+        lassign [ha_pair_up] act sby
+        assert_equal [dict get [ha_lease] holder] $act "Redis: the lease's holder"
+        # (publish 100 ms: within a few of them)
+        wait_for_condition 100 10 {
+            [string match "*\"node\":\"$sby\"*" [redis_cli get [ha_lease_key state:$sby]]]
+            && [string match "*\"node\":\"$act\"*" [redis_cli get [ha_lease_key shared]]]
+        } else {
+            fail "Redis: $sby's state '[redis_cli get [ha_lease_key state:$sby]]', the shared state '[redis_cli get [ha_lease_key shared]]'"
+        }
+        assert_equal [dict get [ha_show $sby] partner node] $act "$sby's partner (read from Redis)"
+    }
+}
+
+# A link that never comes up reported nothing: the nodes stood by with
+# reason redis_down, link down, and neither show ha nor the log said why
+# (WRONGPASS, NOAUTH ...). Now show ha's redis.last_error says it, and the
+# log once per new reason.
+proc hb_check_link_error {pattern} {
+    foreach n {a b} {
+        set s [ha_show $n]
+        assert_equal [dict get $s role] standby "$n's role"
+        assert_equal [dict get $s reason] redis_down "$n's reason"
+        assert_equal [dict get $s redis link] down "$n's Redis link"
+        assert_match $pattern [dict get $s redis last_error] "$n's show ha redis.last_error"
+        assert_match "*Redis not reachable: $pattern" [ha_on $n {vbrd_log}] "$n's log"
+        set k [regexp -all {Redis not reachable} [ha_on $n {vbrd_log}]]
+        assert_range $k 1 2 "$n's log lines about it (one per new reason)"
+    }
+}
+
+start_ha_lab {redis_conf "requirepass s3cret\n" redis_extra {password = "wrong";} wait 0} {
+    test {Redis with requirepass, a wrong password: both stand by, show ha and the log say WRONGPASS} {
+        after [expr {1500 * [ha_slow]}]
+        hb_check_link_error "*AUTH: WRONGPASS*"
+    }
+}
+
+start_ha_lab {redis_conf "requirepass s3cret\n" wait 0} {
+    test {Redis with requirepass, no password configured: both stand by, show ha and the log say NOAUTH} {
+        after [expr {1500 * [ha_slow]}]
+        hb_check_link_error "*NOAUTH*"
+    }
+}
+
+unset ::env(REDISCLI_AUTH)
+
+start_ha_lab {redis_extra {password = "s3cret";} wait 0} {
+    test {a password configured, Redis without one: both stand by, show ha and the log say why} {
+        after [expr {1500 * [ha_slow]}]
+        hb_check_link_error "*AUTH*without any password configured*"
+    }
+}
+
+# --- Redis unreachable at start-up -----------------------------------------------------
+
+redis_start -bind {127.0.0.1 127.0.0.2 127.0.0.3}
+redis_kill KILL
+start_ha_lab {redis 0 wait 0} {
+    test {Redis down at start-up: both stand by (redis_down, connect refused said), one active within 2 s of Redis' start} {
+        after [expr {500 * [ha_slow]}]
+        hb_check_link_error "*refused*"
+        assert_equal [ha_active_nodes] {} "active nodes while Redis is down"
+        set t0 [clock milliseconds]
+        redis_restart
+        wait_for_condition [expr {200 * [ha_slow]}] 10 {[llength [ha_active_nodes]] == 1} else {
+            fail "no node active 2 s after Redis started: [ha_show a] / [ha_show b]"
+        }
+        note "one node active [expr {[clock milliseconds] - $t0}] ms after Redis started"
+        lassign [ha_pair_up] act sby
+        assert_equal [dict get [ha_lease] holder] $act "Redis: the lease's holder"
+        ha_watch_reset
+        ha_watch [expr {3 * [ha_opt lease]}]
+        assert_equal [ha_active_nodes] [list $act] "active nodes 3 leases later"
+    }
+}
