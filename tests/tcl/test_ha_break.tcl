@@ -200,3 +200,142 @@ start_ha_lab {redis 0 wait 0} {
         assert_equal [ha_active_nodes] [list $act] "active nodes 3 leases later"
     }
 }
+
+# --- a bad ha section on reload; SIGHUPs ------------------------------------------
+
+# NODE's config with the block's options changed by OPTS.
+proc hb_conf_with {node opts} {
+    set saved $::ha::opts
+    foreach {k v} $opts { dict set ::ha::opts $k $v }
+    set text [ha_conf $node]
+    set ::ha::opts $saved
+    return $text
+}
+
+start_ha_lab {} {
+    test {a bad ha section on reload: refused with FILE:LINE: message, the running config and the role kept} {
+        lassign [ha_pair_up] act sby
+        set good [ha_conf $act]
+        set s0 [ha_show $act]
+        set f [ha_on $act {vbrd_conf}]
+        set cases [list \
+            [hb_conf_with $act {lease 10}] "$f:*: ha.lease: 10 ms is out of range 20..60000 ms" \
+            [hb_conf_with $act {renew 60}] "$f:*: ha.renew: 60 ms is out of range 1..50 ms*" \
+            [hb_conf_with $act {guard 95}] "$f:*: ha.guard: 95 ms is out of range 1..79 ms*" \
+            [hb_conf_with $act {retry 0}] "$f:*: ha.retry: 0 ms is out of range*" \
+            [string map {"lease = 100;" "lease = \"100\";"} $good] "$f:*: ha.lease: expected an integer, got a string" \
+            [hb_conf_with $act {ha_extra "state_ttl = 100; publish = 100;"}] "$f:*: ha.state_ttl: 100 ms is not longer than publish*" \
+            [hb_conf_with $act {ha_extra "partner_bfd = \"nope\";"}] "$f:*: ha.partner_bfd: unknown BFD session 'nope'" \
+            [hb_conf_with $act {ha_extra "share = { path_groups = \[ \"nope\" \]; };"}] "$f:*: ha.share.path_groups?0?: unknown path group 'nope'" \
+            [hb_conf_with $act {ha_extra "leas = 100;"}] "$f:*: unknown setting 'ha.leas'" \
+            [string map [list "node = \"$act\";" "node = \"c\";"] $good] "$f:*: ha.node: changed from '$act' to 'c': restart vbrd to apply it" \
+            [hb_conf_with $act {timeout 60}] "$f:*: ha.redis.timeout: changed from '50' to '60': restart*" \
+            [hb_conf_with $act {ha 0}] "*ha.redis.server: removed*restart vbrd*" \
+            [string map [list "ipv4 = \"$::ha::vip4\"" "ipv4 = \"[dict get $::ha::lan4 $act]\""] $good] "$f:*: ha.service.ipv4: * is an address of interface 'lan'*" \
+            ]
+        foreach {text want} $cases {
+            lassign [hb_reload_text $act $text] rc out
+            assert_equal $rc 1 "vbrctl reload's exit for a config that wants '$want'"
+            assert_match "*$want*" $out "vbrctl reload's message"
+            set s [ha_show $act]
+            foreach k {role epoch lease_ms renew_ms guard_ms retry_ms step_downs} {
+                assert_equal [dict get $s $k] [dict get $s0 $k] "show ha $k after the refused reload ($want)"
+            }
+        }
+        # and the good one still applies
+        assert_morethan [dict get [hb_reload $act {lease 200 renew 40}] generation] 1 "the generation of a good reload"
+        assert_equal [dict get [ha_show $act] lease_ms] 200 "lease_ms after the good reload"
+        assert_equal [dict get [ha_show $act] role] active "$act's role after it"
+        assert_equal [dict get [ha_show $act] step_downs] [dict get $s0 step_downs] "$act's step-downs"
+    }
+
+    test {20 SIGHUPs in a second on the active and 20 on the standby: no role change} {
+        lassign [ha_pair_up] act sby
+        set s0 [dict create $act [ha_show $act] $sby [ha_show $sby]]
+        ha_watch_reset
+        for {set i 0} {$i < 20} {incr i} {
+            foreach n [list $act $sby] { lab_kill [dict get $::ha::inst($n) pid] HUP }
+            ha_watch 50
+        }
+        ha_watch [expr {3 * [ha_opt lease]}]
+        foreach n [list $act $sby] {
+            set s [ha_show $n]
+            assert_equal [dict get $s role] [dict get $s0 $n role] "$n's role"
+            assert_equal [dict get $s epoch] [dict get $s0 $n epoch] "$n's epoch"
+            assert_equal [dict get $s step_downs] [dict get $s0 $n step_downs] "$n's step-downs"
+            assert_morethan [dict get [ha_vbrctl $n show config] generation] 1 "$n reloaded"
+        }
+        foreach smp [ha_samples] {
+            set want [expr {[dict get $smp node] eq $act ? "active" : "standby"}]
+            assert_equal [dict get $smp role] $want "[dict get $smp node]'s role during the SIGHUPs"
+        }
+    }
+}
+
+# --- the control thread alone stopped --------------------------------------------
+
+set ::threadstop_py [file join [file dirname [file normalize [info script]]] tools threadstop.py]
+
+# Stop NODE's main thread (the control thread: the role machine, ARP/ND
+# answers) for MS ms, its workers running on -> pid of threadstop.py, once
+# the thread is stopped.
+proc hb_stop_control {node ms} {
+    set pid [dict get $::ha::inst($node) pid]
+    set p [lab_spawn - -lifetime [expr {int($ms / 1000) + 30}] /usr/bin/python3 $::threadstop_py --tid $pid --ms $ms]
+    wait_for_condition 200 5 {
+        [string match "*threadstop: stopped*" [lab_spawn_output $p]] || [lab_exited $p]
+    } else {
+        fail "threadstop did not stop $node's control thread:\n[lab_spawn_output $p]"
+    }
+    if {![string match "*threadstop: stopped*" [lab_spawn_output $p]]} {
+        fail "threadstop:\n[lab_spawn_output $p]"
+    }
+    return $p
+}
+
+start_ha_lab {} {
+    test {the active's control thread alone stopped for 1 s under 2000 pps: its workers stop forwarding by the deadline, the standby takes over, no dual answers; resumed, it stands by} {
+        lassign [ha_pair_up] act sby
+        set lease [ha_opt lease]
+        set w [ha_arpwatch_start [expr {2.5 * [ha_slow]}]]
+        lab_run h1 ping -c 1 -W 0.3 $::ha::vip4
+        set rx0 [dict get [lab_link_stats h2] rx_packets]
+        set h [ha_stream_start 2000 [expr {2 * [ha_slow]}] 5301]
+        wait_for_condition 500 10 {[dict get [lab_link_stats h2] rx_packets] - $rx0 >= 400} else {
+            fail "h2 did not receive 400 datagrams of the stream"
+        }
+        set d0 [dict get [ha_vbrctl $act show stats] drops]
+        set t_stop [ha_now_us]
+        set p [hb_stop_control $act 1000]
+        # by a lease after the stop its deadline has passed: what it sends
+        # on wan from then on is what its gate let through
+        after $lease
+        set f1 [dict get [lab_link_stats wan $act] rx_packets]
+        wait_for_condition [expr {300 * [ha_slow]}] 10 {[ha_role $sby] eq "active"} else {
+            fail "$sby not active 3 s after $act's control thread stopped: [ha_show $sby]"
+        }
+        set t_took [ha_now_us]
+        if {![lab_wait_exit $p 5000]} { fail "threadstop still running" }
+        set f2 [dict get [lab_link_stats wan $act] rx_packets]
+        set t_cont [ha_now_us]
+        ha_wait_role $act standby [expr {2000 * [ha_slow]}]
+        set s [ha_show $act]
+        set d1 [dict get [ha_vbrctl $act show stats] drops]
+        set rep [ha_arpwatch_result $w]
+        set srep [ha_stream_result $h]
+        set dropped [expr {[dict get $d1 ha_standby] - [dict get $d0 ha_standby]}]
+        note [format "%s took over %.0f ms after the stop; %s sent %d frames on wan from a lease after the stop to the resume; its gate dropped %d; stream: outage %.1f ms, %d lost; arpwatch: longest dual %.0f ms, answers from %s" \
+            $sby [expr {($t_took - $t_stop) / 1000.0}] $act [expr {$f2 - $f1}] $dropped \
+            [dict get $srep max_gap_ms] [dict get $srep lost] [dict get $rep arp max_dual_ms] \
+            [lmap m [dict keys [dict get $rep arp macs]] {ha_node_of_mac $m}]]
+        assert_lessthan [expr {$f2 - $f1}] 5 "frames $act forwarded on wan from a lease after its control thread stopped"
+        assert_morethan $dropped 0 "transit $act's gate dropped meanwhile"
+        assert_range [dict get $rep arp max_dual_ms] 0 [dict get $rep interval_ms] "longest stretch with both nodes answering ARP (ms)"
+        set last_act [dict get $rep arp macs [ha_mac $act] last_us]
+        assert_lessthan $last_act [expr {$t_stop + 1000 * $lease}] "$act's last ARP answer vs. the stop + a lease"
+        assert_equal [dict get $s holder] $sby "$act's holder after the resume"
+        set row [lindex [lmap r [ha_history $act] {expr {[dict get $r time_us] >= $t_stop ? $r : [continue]}}] 0]
+        assert_equal [dict get $row old] active "$act's first row after the stop: from active"
+        assert_equal [dict get $row reason] paused "$act's first row after the stop: reason"
+    }
+}
