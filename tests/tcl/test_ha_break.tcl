@@ -105,7 +105,7 @@ start_ha_lab {} {
             [expr {[dict get $s1 renew_failures] - [dict get $s0 renew_failures]}] \
             [expr {[dict get $s1 redis ops] - [dict get $s0 redis ops]}] \
             [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}]]
-        assert_morethan [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}] 1000000 "events the active received"
+        assert_morethan [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}] 200000 "events the active received (Redis drops a subscriber that falls 32 MB behind: ASan reads slower)"
         assert_equal [dict get $s1 step_downs] [dict get $s0 step_downs] "$act's step-downs"
         assert_equal [dict get $s1 renew_failures] [dict get $s0 renew_failures] "$act's failed renews"
         assert_equal [dict get $s1 role] active "$act's role"
