@@ -339,3 +339,148 @@ start_ha_lab {} {
         assert_equal [dict get $row reason] paused "$act's first row after the stop: reason"
     }
 }
+
+# --- Redis refusing or tampered with ------------------------------------------------
+
+# The longest time two nodes were active at once by their histories since
+# FROM_US (a row is stamped when the node's role machine changed: right for
+# nodes that ran all along, not for a frozen one).
+proc hb_history_overlap_ms {from_us} {
+    set now [ha_now_us]
+    set iv [dict create]
+    foreach node [lsort [array names ::ha::state]] {
+        if {$::ha::state($node) ne "up"} { continue }
+        set start ""
+        set rows [ha_history $node]
+        foreach r $rows {
+            if {[dict get $r time_us] < $from_us} {
+                set start [expr {[dict get $r new] eq "active" ? $from_us : ""}]
+            }
+        }
+        set l {}
+        foreach r $rows {
+            set t [dict get $r time_us]
+            if {$t < $from_us} { continue }
+            if {[dict get $r new] eq "active"} {
+                set start $t
+            } elseif {[dict get $r old] eq "active" && $start ne ""} {
+                lappend l [list $start $t]
+                set start ""
+            }
+        }
+        if {$start ne ""} { lappend l [list $start $now] }
+        dict set iv $node $l
+    }
+    set best 0
+    foreach x [dict keys $iv] {
+        foreach y [dict keys $iv] {
+            if {[string compare $x $y] >= 0} { continue }
+            foreach i [dict get $iv $x] {
+                foreach j [dict get $iv $y] {
+                    set o [expr {min([lindex $i 1], [lindex $j 1]) - max([lindex $i 0], [lindex $j 0])}]
+                    if {$o > $best} { set best $o }
+                }
+            }
+        }
+    }
+    return [expr {$best / 1000.0}]
+}
+
+start_ha_lab {} {
+    test {SCRIPT FLUSH: the next operations find no script (NOSCRIPT), send it with EVAL: no role change} {
+        lassign [ha_pair_up] act sby
+        set s0 [ha_show $act]
+        redis_cli script flush
+        ha_watch_reset
+        ha_watch [expr {5 * [ha_opt lease]}]
+        set s1 [ha_show $act]
+        assert_equal [dict get $s1 role] active "$act's role"
+        assert_equal [dict get $s1 step_downs] [dict get $s0 step_downs] "$act's step-downs"
+        assert_equal [dict get $s1 renew_failures] [dict get $s0 renew_failures] "$act's failed renews"
+        assert_morethan [dict get $s1 renews] [dict get $s0 renews] "$act renewed"
+        assert_lessthan [ha_overlap_ms] 2 "ms both held themselves active"
+    }
+
+    test {maxmemory 1 (noeviction): the renews go on (no new memory), the state writes are refused (publish_errors); no role change} {
+        lassign [ha_pair_up] act sby
+        set s0 [ha_show $act]
+        redis_cli config set maxmemory 1
+        try {
+            ha_watch_reset
+            ha_watch [expr {5 * [ha_opt lease]}]
+        } finally {
+            redis_cli config set maxmemory 0
+        }
+        set s1 [ha_show $act]
+        assert_equal [dict get $s1 role] active "$act's role"
+        assert_equal [dict get $s1 step_downs] [dict get $s0 step_downs] "$act's step-downs"
+        assert_morethan [dict get $s1 publish_errors] [dict get $s0 publish_errors] "$act's refused publications"
+        assert_equal [dict get [ha_show $sby] role] standby "$sby's role"
+    }
+
+    test {garbage on the channel and in state:NODE and shared: no crash, show ha keeps a JSON object, no role change} {
+        lassign [ha_pair_up] act sby
+        set s0 [ha_show $act]
+        foreach m [list "" "nospace" " state" "[string repeat x 200] state" "evil state" "evil shared" \
+                       "evil released" "\xff\xfe state" "$act state" "$act released"] {
+            hb_publish $m
+        }
+        foreach v [list "\{garbage" "\[1,2\]" "null" "\{\"node\":\"evil\",\"paths\":\"x\"\}" [string repeat "\{\"a\":" 50]] {
+            redis_cli set [ha_lease_key state:evil] $v
+            redis_cli set [ha_lease_key shared] $v
+            hb_publish "evil state"
+            hb_publish "evil shared"
+            after 20
+            set s [ha_show $act]
+            assert_true {[dict exists $s partner]} "show ha has a partner object with state:evil = $v"
+        }
+        ha_watch_reset
+        ha_watch [expr {3 * [ha_opt lease]}]
+        foreach n [list $act $sby] {
+            assert_equal [dict get [ha_show $n] role] [expr {$n eq $act ? "active" : "standby"}] "$n's role"
+        }
+        assert_equal [dict get [ha_show $act] step_downs] [dict get $s0 step_downs] "$act's step-downs"
+        assert_equal [dict get [ha_show $sby] partner node] $act "$sby's partner once $act published again"
+    }
+
+    test {SET vbrd:PAIR:lease other (no expiry): both stand by (holder other, ttl -1) until it is deleted, then one takes it} {
+        lassign [ha_pair_up] act sby
+        set t0 [ha_now_us]
+        redis_cli set [ha_lease_key] other
+        ha_watch_reset
+        ha_watch [expr {5 * [ha_opt lease]}]
+        foreach n [list $act $sby] {
+            set s [ha_show $n]
+            assert_equal [dict get $s role] standby "$n's role"
+            assert_equal [dict get $s holder] other "$n's holder"
+            assert_equal [dict get $s holder_ttl_ms] -1 "$n's holder_ttl_ms"
+        }
+        redis_cli del [ha_lease_key]
+        wait_for_condition [expr {100 * [ha_slow]}] 10 {[llength [ha_active_nodes]] == 1} else {
+            fail "nobody active 1 s after the DEL"
+        }
+        assert_lessthan [hb_history_overlap_ms $t0] 1 "ms both were active by their histories"
+    }
+}
+
+# Two nodes configured with one node id: the lease script never takes a
+# lease that names its caller as held, so the second waits as for any
+# holder (show ha says holder x on both) and takes over on the first one's
+# SIGTERM. (Neither notices the other: see the report.)
+start_ha_lab {ids {a x b x} wait 0} {
+    test {both nodes configured node = x: one active, never two; a SIGTERM hands over} {
+        wait_for_condition [expr {300 * [ha_slow]}] 10 {[llength [ha_active_nodes]] == 1 && [ha_role b] eq "standby"} else {
+            fail "roles: [ha_role a] [ha_role b]"
+        }
+        set t0 [ha_now_us]
+        ha_watch_reset
+        ha_watch [expr {10 * [ha_opt lease]}]
+        assert_lessthan [hb_history_overlap_ms $t0] 1 "ms both were active by their histories"
+        assert_lessthan [ha_overlap_ms] 2 "ms both held themselves active (show ha)"
+        set act [lindex [ha_active_nodes] 0]
+        set sby [expr {$act eq "a" ? "b" : "a"}]
+        ha_kill $act TERM
+        assert_equal [ha_wait_exit $act 5000] "exit 0" "$act's exit"
+        ha_wait_role $sby active [expr {1000 * [ha_slow]}]
+    }
+}
