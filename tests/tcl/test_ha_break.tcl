@@ -463,6 +463,35 @@ start_ha_lab {} {
     }
 }
 
+# The lease set to bytes that are no UTF-8: show ha had no holder key any
+# more, and show ha history silently left out every row naming that holder
+# (the active's step-down among them): json_string() refuses such bytes.
+start_ha_lab {} {
+    test {the lease SET to non-UTF-8 bytes: show ha names the holder (as ?), show ha history keeps the rows} {
+        lassign [ha_pair_up] act sby
+        set f [lab_file lease.bin]
+        set fd [open $f wb]
+        puts -nonewline $fd "\xff\xfe-x"
+        close $fd
+        exec sh -c "/usr/bin/redis-cli -p [redis_port] -x set [ha_lease_key] < $f"
+        wait_for_condition [expr {100 * [ha_slow]}] 10 {[ha_active_nodes] eq {}} else {
+            fail "still active: [ha_active_nodes]"
+        }
+        foreach n [list $act $sby] {
+            set s [ha_show $n]
+            assert_true {[dict exists $s holder]} "$n's show ha has a holder"
+            assert_equal [dict get $s holder] "??-x" "$n's show ha holder"
+        }
+        set last [lindex [ha_history $act] end]
+        assert_equal [list [dict get $last old] [dict get $last new] [dict get $last reason] [dict get $last holder]] \
+            {active standby lost ??-x} "$act's last history row"
+        redis_cli del [ha_lease_key]
+        wait_for_condition [expr {100 * [ha_slow]}] 10 {[llength [ha_active_nodes]] == 1} else {
+            fail "nobody active 1 s after the DEL"
+        }
+    }
+}
+
 # Two nodes configured with one node id: the lease script never takes a
 # lease that names its caller as held, so the second waits as for any
 # holder (show ha says holder x on both) and takes over on the first one's
