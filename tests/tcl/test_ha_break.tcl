@@ -490,6 +490,15 @@ start_ha_lab {} {
             fail "nobody active 1 s after the DEL"
         }
     }
+
+    test {show ha and show ha history with arguments: refused with the usage, exit 1} {
+        foreach args {{show ha foo} {show ha history 5} {show ha history -1 x} {show ha history ""} {show ha history history}} {
+            lassign [ha_on a [list vbrctl_raw {*}$args]] rc out
+            assert_equal $rc 1 "vbrctl $args: exit"
+            assert_match "*unexpected argument*usage: show ha*" $out "vbrctl $args: message"
+        }
+        assert_equal [dict get [ha_show a] enabled] true "show ha after them"
+    }
 }
 
 # Two nodes configured with one node id: the lease script never takes a
