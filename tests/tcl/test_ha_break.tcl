@@ -477,7 +477,13 @@ start_ha_lab {} {
         wait_for_condition [expr {100 * [ha_slow]}] 10 {[ha_active_nodes] eq {}} else {
             fail "still active: [ha_active_nodes]"
         }
+        # (the standby reads the lease again when the one it read can have ended)
         foreach n [list $act $sby] {
+            wait_for_condition [expr {100 * [ha_slow]}] 10 {
+                ![dict exists [ha_show $n] holder] || [dict get [ha_show $n] holder] ne $act
+            } else {
+                fail "$n's holder: [ha_show $n]"
+            }
             set s [ha_show $n]
             assert_true {[dict exists $s holder]} "$n's show ha has a holder"
             assert_equal [dict get $s holder] "??-x" "$n's show ha holder"
