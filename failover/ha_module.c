@@ -146,13 +146,16 @@ static unsigned adopt_shared(void)
 	return n;
 }
 
-/* TSC value of fo_now_ns() time @p t_ns (in the future of @p now_ns). */
-static uint64_t tsc_at(uint64_t t_ns, uint64_t now_ns)
+/*
+ * The TSC value at which fo_now_ns() reaches @p t_ns, rounded down (the
+ * gate closes no later than the deadline). Straight from the deadline, not
+ * "the TSC now + (deadline - now)": the caller's now was read some time
+ * before (a tick's start, a reply's arrival), and the control thread may
+ * have been off its CPU since; that time would be added to the gate.
+ */
+static uint64_t tsc_of_ns(uint64_t t_ns)
 {
-	if (t_ns <= now_ns)
-		return 0;
-	return rte_get_tsc_cycles() +
-	       (uint64_t)((unsigned __int128)(t_ns - now_ns) * rte_get_tsc_hz() / 1000000000u);
+	return (uint64_t)(((unsigned __int128)t_ns << 32) / fo_ns_mult);
 }
 
 /* Make the data path and the claim follow the role machine. */
@@ -161,7 +164,7 @@ static void apply(uint64_t now)
 	bool active = ha_role_active(&ha.role, now);
 
 	atomic_store_explicit(&gate.open_until_tsc,
-			      active ? tsc_at(ha_role_deadline_ns(&ha.role), now) : 0,
+			      active ? tsc_of_ns(ha_role_deadline_ns(&ha.role)) : 0,
 			      memory_order_relaxed);
 	if (ha.role.state != last_state) {
 		LOG(NOTICE, "role %s -> %s (%s), epoch %" PRIu64 ", lease holder %s",
@@ -192,7 +195,7 @@ static void apply(uint64_t now)
 		    ha_reason_name(ha.role.reason));
 	}
 	ha.was_active = active;
-	if (active && announce_left > 0 && now >= announce_next) {
+	if (active && announce_left > 0 && now >= announce_next && ha_is_active()) {
 		announce();
 		announce_left--;
 		announce_next = now + (uint64_t)ha.cfg.announce_interval_ms * 1000000u;
@@ -242,19 +245,56 @@ static void send_op(enum ha_op op, uint64_t now)
 	}
 }
 
+/*
+ * Reads of the partner's state and of the shared state: one of each in
+ * flight at a time; an event that comes meanwhile asks for one more read
+ * after it (of the partner that spoke last). A flood of events on the
+ * pair's channel costs one read at a time, not one per event.
+ */
+static bool partner_reading, partner_again, shared_reading, shared_again;
+
+static void on_partner_state(void *ctx, int status, const char *json);
+static void on_shared(void *ctx, int status, const char *json);
+
+static void read_partner(void)
+{
+	if (partner_reading) {
+		partner_again = true;
+		return;
+	}
+	partner_again = false;
+	partner_reading = ha_redis_read(ha.redis, ha.partner, on_partner_state, NULL) == 0;
+}
+
+static void read_shared(void)
+{
+	if (shared_reading) {
+		shared_again = true;
+		return;
+	}
+	shared_again = false;
+	shared_reading = ha_redis_read(ha.redis, NULL, on_shared, NULL) == 0;
+}
+
 static void on_partner_state(void *ctx, int status, const char *json)
 {
 	(void)ctx;
-	if (status != 0 || json == NULL)
-		return;
-	free(ha.partner_json);
-	ha.partner_json = strdup(json);
-	ha.partner_t = fo_now_ns();
+	partner_reading = false;
+	if (status == 0 && json != NULL) {
+		free(ha.partner_json);
+		ha.partner_json = strdup(json);
+		ha.partner_t = fo_now_ns();
+	}
+	if (partner_again && status != -ECANCELED)
+		read_partner();
 }
 
 static void on_shared(void *ctx, int status, const char *json)
 {
 	(void)ctx;
+	shared_reading = false;
+	if (shared_again && status != -ECANCELED)
+		read_shared();
 	if (status != 0)
 		return;
 	if (json == NULL) {
@@ -289,28 +329,52 @@ static void on_event(void *ctx, const char *from, const char *what)
 		ha_role_poke(&ha.role, now);
 		step(now);
 	} else if (strcmp(what, "state") == 0) {
-		ha_redis_read(ha.redis, from, on_partner_state, NULL);
+		read_partner();
 	} else if (strcmp(what, "shared") == 0) {
-		ha_redis_read(ha.redis, NULL, on_shared, NULL);
+		read_shared();
 	}
+}
+
+/* The link's last error as logged: each new one is logged once (link_error_log()). */
+static char logged_error[160];
+
+/*
+ * A link that never came up (a wrong password, a refused connect) reports
+ * no change, so on_link() says nothing: log each new reason it fails for.
+ * Not the subscribe link's, which fails alike right after the command
+ * link's (and with other words: "NOAUTH" where the command link says
+ * "SCRIPT LOAD: NOAUTH"): one line per reason, not two per retry.
+ */
+static void link_error_log(void)
+{
+	const char *e = ha_redis_last_error(ha.redis);
+
+	if (ha.redis_up || e[0] == '\0' || strncmp(e, "subscribe ", 10) == 0 ||
+	    strcmp(e, logged_error) == 0)
+		return;
+	snprintf(logged_error, sizeof(logged_error), "%s", e);
+	LOG(WARNING, "Redis not reachable: %s", e);
 }
 
 static void on_link(void *ctx, bool up)
 {
 	(void)ctx;
 	ha.redis_up = up;
-	if (up)
+	if (up) {
+		logged_error[0] = '\0';
 		LOG(NOTICE, "Redis %s reachable", ha_redis_master(ha.redis));
-	else
+	} else {
+		snprintf(logged_error, sizeof(logged_error), "%s", ha_redis_last_error(ha.redis));
 		LOG(WARNING,
 		    "Redis unreachable (%s): forwarding goes on, the role only while the lease "
 		    "provably holds",
 		    ha_redis_last_error(ha.redis));
+	}
 	if (up) {
 		/* resync: what changed while the link was down */
-		ha_redis_read(ha.redis, NULL, on_shared, NULL);
+		read_shared();
 		if (ha.partner[0] != '\0')
-			ha_redis_read(ha.redis, ha.partner, on_partner_state, NULL);
+			read_partner();
 		publish_now = true;
 	}
 }
@@ -503,6 +567,7 @@ static void ha_timer(uint64_t now_ms)
 		published_digest = digest;
 		publish_now = true;
 	}
+	link_error_log();
 	if (publish_now || now >= publish_next) {
 		publish_now = false;
 		publish_next = now + (uint64_t)ha.cfg.publish_ms * 1000000u;

@@ -109,15 +109,24 @@ static struct op *op_find(struct ha_redis *h, uintptr_t id)
 	return id != 0 && o->id == id ? o : NULL;
 }
 
+/*
+ * Slots only a lease operation may take: reads and writes (a flood of
+ * events on the pair's channel starts a read each) never leave the role
+ * machine's one operation in flight without a slot. Its renews failed
+ * with -ENOMEM for as long as such a flood lasted: the active stepped down.
+ */
+#define OP_LEASE_RESERVED 2
+
 static struct op *op_new(struct ha_redis *h, enum op_kind kind, int script)
 {
-	unsigned i;
+	unsigned i, nfree = 0, slot = MAX_OPS;
 
 	for (i = 0; i < MAX_OPS; i++)
-		if (h->op[i].id == 0)
-			break;
-	if (i == MAX_OPS)
+		if (h->op[i].id == 0 && nfree++ == 0)
+			slot = i;
+	if (slot == MAX_OPS || (kind != OP_LEASE && nfree <= OP_LEASE_RESERVED))
 		return NULL;
+	i = slot;
 	memset(&h->op[i], 0, sizeof(h->op[i]));
 	h->op[i].id = (++h->op_seq << OP_SLOT_BITS) | i;
 	h->op[i].kind = kind;

@@ -205,7 +205,14 @@ static bool renew_result(struct ha_role *r, const struct ha_op_result *res, uint
 			return false;
 		}
 		if (res->held) {
-			r->deadline_ns = max_u64(r->deadline_ns, proved_deadline(r, res, sent));
+			/*
+			 * This renew's PEXPIRE replaced the lease's expiry on the
+			 * server: the deadline is what it proved, even when that is
+			 * sooner than the last one (a reload that shortened the
+			 * lease, or someone's PEXPIRE): keeping the later one would
+			 * outlast the lease on the server.
+			 */
+			r->deadline_ns = proved_deadline(r, res, sent);
 			active_next(r, sent);
 			return false;
 		}

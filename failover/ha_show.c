@@ -20,6 +20,26 @@ static double ms_of(uint64_t ns)
 	return (double)(ns / 1000) / 1000.0;
 }
 
+/*
+ * A name read from Redis (the lease's holder) as a JSON string: anybody
+ * can SET the lease to bytes that are no UTF-8, which json_string()
+ * refuses (NULL): show ha lost its holder key and show ha history every
+ * row naming it. Such bytes are shown as '?'.
+ */
+static json_t *name_json(const char *s)
+{
+	json_t *j = json_string(s);
+	char buf[64];
+	size_t i;
+
+	if (j != NULL)
+		return j;
+	for (i = 0; s[i] != '\0' && i < sizeof(buf) - 1; i++)
+		buf[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	buf[i] = '\0';
+	return json_string(buf);
+}
+
 static json_t *redis_json(void)
 {
 	const struct ha_redis_stats *s = ha.redis ? ha_redis_stats(ha.redis) : NULL;
@@ -28,6 +48,9 @@ static json_t *redis_json(void)
 	json_object_set_new(o, "link", json_string(ha.redis_up ? "up" : "down"));
 	json_object_set_new(o, "master", json_string(ha.redis ? ha_redis_master(ha.redis) : ""));
 	json_object_set_new(o, "sentinel", json_boolean(ha.cfg.redis.nb_sentinels > 0));
+	/* why a link last failed (kept after it came back): a wrong password says so here */
+	json_object_set_new(o, "last_error",
+			    json_string(ha.redis ? ha_redis_last_error(ha.redis) : ""));
 	if (s != NULL) {
 		json_object_set_new(o, "connects", json_integer((json_int_t)s->connects));
 		json_object_set_new(o, "disconnects", json_integer((json_int_t)s->disconnects));
@@ -88,7 +111,7 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 	json_object_set_new(o, "retry_ms", json_integer(ha.cfg.retry_ms));
 	json_object_set_new(o, "lease_remaining_ms",
 			    json_real(active ? ms_of(r->deadline_ns - now) : 0.0));
-	json_object_set_new(o, "holder", json_string(r->holder));
+	json_object_set_new(o, "holder", name_json(r->holder));
 	json_object_set_new(o, "holder_ttl_ms", json_integer(r->holder_pttl_ms));
 	json_object_set_new(o, "redis", redis_json());
 
@@ -123,7 +146,7 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 						      : -1.0));
 		json_object_set_new(tk, "acquire_rtt_ms", json_real(ms_of(t->lease_rtt_ns)));
 		json_object_set_new(tk, "reason", json_string(ha_reason_name(t->reason)));
-		json_object_set_new(tk, "from", json_string(t->from));
+		json_object_set_new(tk, "from", name_json(t->from));
 		json_object_set_new(tk, "adopted_paths", json_integer(t->adopted));
 	}
 	json_object_set_new(o, "last_takeover", tk);
@@ -154,13 +177,13 @@ static int show_ha_history(int argc, const char *const *argv, json_t **data, cha
 	(void)errlen;
 
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(rows,
-				      json_pack("{s:I, s:s, s:s, s:s, s:I, s:s}", "time_us",
-						(json_int_t)fo_wall_us(ev[i].t), "old",
-						ha_role_state_name(ev[i].old_state), "new",
-						ha_role_state_name(ev[i].new_state), "reason",
-						ha_reason_name(ev[i].reason), "epoch",
-						(json_int_t)ev[i].epoch, "holder", ev[i].holder));
+		json_array_append_new(
+			rows, json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "time_us",
+					(json_int_t)fo_wall_us(ev[i].t), "old",
+					ha_role_state_name(ev[i].old_state), "new",
+					ha_role_state_name(ev[i].new_state), "reason",
+					ha_reason_name(ev[i].reason), "epoch", (json_int_t)ev[i].epoch,
+					"holder", name_json(ev[i].holder)));
 	*data = json_pack("{s:o}", "rows", rows);
 	return 0;
 }

@@ -411,11 +411,14 @@ static void renew_extends(void **state)
 	assert_int_equal(r.state, HA_ACTIVE);
 	assert_int_equal(r.deadline_ns, T0 + 110 * MS); /* renew's send + 90 ms */
 	assert_int_equal(until_op(&r, T0 + 23 * MS, HA_OP_RENEW), T0 + 40 * MS);
-	/* an answer that would move the deadline back (5 ms left) leaves it */
-	res = held(7, 5, "a");
+	/* an answer with less left than the last deadline (a reload that
+	 * shortened the lease: the renew's PEXPIRE set 50 ms) moves it back:
+	 * the server frees the lease 50 ms after it got the renew */
+	res = held(7, 50, "a");
 	assert_false(ha_role_result(&r, &res, T0 + 41 * MS));
-	assert_int_equal(r.deadline_ns, T0 + 110 * MS);
-	assert_true(ha_role_active(&r, T0 + 110 * MS - 1));
+	assert_int_equal(r.deadline_ns, T0 + 80 * MS); /* send + 50 - 10 */
+	assert_true(ha_role_active(&r, T0 + 80 * MS - 1));
+	assert_false(ha_role_active(&r, T0 + 80 * MS));
 	assert_int_equal(r.renews, 2);
 	assert_int_equal(r.renew_failures, 0);
 }

@@ -56,6 +56,12 @@
 #                     (with ha 1)
 #       redis 1|0     start Redis (default: as ha; the harness's own test
 #                     runs Redis without vbrd: ha 0 nodes {} redis 1)
+#       redis_conf TEXT   more lines of the Redis server's config
+#                     (requirepass ...)
+#       redis_extra TEXT  more settings inside both nodes' ha.redis group
+#                     (password = "...";)
+#       ids {NODE ID ...}  the ha.node a node is configured with (default:
+#                     its name)
 #   runs BODY, then SIGTERMs the nodes still running and checks that each
 #   exits 0 within 5 s (one test each, as start_vbrd does), and stops Redis.
 #   The pair's name is unique per block and run: PREFIX-PID-N.
@@ -204,7 +210,7 @@ proc ha_topology {} {
 proc _ha_opts {opts} {
     set o [dict create ha 1 nodes {a b} lease 100 renew 20 guard 10 retry 10 timeout 50 \
                announce 3 announce_interval 20 vmac "" ha_extra "" a_extra "" b_extra "" \
-               sentinel 0 persist 0 wait 1 redis ""]
+               sentinel 0 persist 0 wait 1 redis "" redis_conf "" redis_extra "" ids {}]
     foreach {k v} $opts {
         if {![dict exists $o $k]} { error "start_ha_lab: unknown option '$k'" }
         dict set o $k $v
@@ -237,10 +243,11 @@ interfaces = (
         } else {
             set redis "server = \"[ha_redis_addr $node]\";"
         }
+        set id [expr {[dict exists [dict get $o ids] $node] ? [dict get $o ids $node] : $node}]
         append text "ha = {
   pair = \"$::ha::pair\";
-  node = \"$node\";
-  redis = { $redis timeout = [dict get $o timeout]; };
+  node = \"$id\";
+  redis = { $redis timeout = [dict get $o timeout]; [dict get $o redis_extra] };
   lease = [dict get $o lease];
   renew = [dict get $o renew];
   guard = [dict get $o guard];
@@ -282,7 +289,8 @@ proc start_ha_lab {opts body} {
             if {[dict get $o sentinel]} {
                 sentinel_lab_start
             } else {
-                redis_start -bind {127.0.0.1 127.0.0.2 127.0.0.3} -persist [dict get $o persist]
+                redis_start -bind {127.0.0.1 127.0.0.2 127.0.0.3} -persist [dict get $o persist] \
+                    -conf [dict get $o redis_conf]
             }
         } msg]} {
             set why "Redis did not start: $msg"
