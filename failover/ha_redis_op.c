@@ -48,6 +48,14 @@
  * waits for it to expire, as for any holder, then acquires a new epoch.
  */
 static const char script_acquire[] =
+	/* no epoch: a new pair, or Redis lost its data (FLUSHALL, a restart
+	 * without persistence): start above any epoch used before, the
+	 * server's clock in ms, so that no fencing token is used twice */
+	"if redis.call('EXISTS', KEYS[2]) == 0 then\n"
+	"  local t = redis.call('TIME')\n"
+	"  redis.call('SET', KEYS[2], string.format('%.0f', t[1] * 1000 + math.floor(t[2] / "
+	"1000)))\n"
+	"end\n"
 	"if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then\n"
 	"  local epoch = redis.call('INCR', KEYS[2])\n"
 	"  return {1, ARGV[1], redis.call('PTTL', KEYS[1]), epoch}\n"

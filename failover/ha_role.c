@@ -164,6 +164,14 @@ static bool acquire_result(struct ha_role *r, const struct ha_op_result *res, ui
 		return false;
 	}
 	if (res->held) {
+		/* a lease another node held by our last read, not over yet by
+		 * it, and no release heard: Redis lost it (ha_role_active()) */
+		bool lost_early = !r->released && r->holder[0] != '\0' && r->holder_pttl_ms >= 0 &&
+				  sent < r->holder_read_ns + (uint64_t)r->holder_pttl_ms * HA_MS;
+		r->active_from_ns = lost_early ? sent + r->cfg.lease_ns : 0;
+		if (lost_early)
+			r->holdoffs++;
+		r->released = false;
 		remember_read(r, res, sent);
 		r->poked = false;
 		set_state(r, HA_ACTIVE, HA_R_ACQUIRED, now);
@@ -392,6 +400,7 @@ void ha_role_poke(struct ha_role *r, uint64_t now_ns)
 {
 	if (r->state != HA_INIT && r->state != HA_STANDBY)
 		return;
+	r->released = true;
 	if (r->pending != HA_OP_NONE)
 		r->poked = true; /* that read may predate the release: ask again after it */
 	else
@@ -416,7 +425,7 @@ void ha_role_stop(struct ha_role *r, uint64_t now_ns)
 
 bool ha_role_active(const struct ha_role *r, uint64_t now_ns)
 {
-	return r->state == HA_ACTIVE && now_ns < r->deadline_ns;
+	return r->state == HA_ACTIVE && now_ns < r->deadline_ns && now_ns >= r->active_from_ns;
 }
 
 const char *ha_role_state_name(enum ha_role_state s)

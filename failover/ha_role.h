@@ -95,11 +95,16 @@ struct ha_role {
 	                          * ends no sooner than holder_read_ns + holder_pttl_ms) */
 	enum ha_op pending;      /* in flight, or HA_OP_NONE */
 	uint64_t pending_sent_ns;
-	uint64_t next_ns;      /* next operation due */
-	uint64_t last_tick_ns; /* to see a pause (a gap longer than the deadline allows) */
-	bool stopping;         /* ha_role_stop() was called */
-	bool partner_down;     /* the partner's BFD session is Down: acquire at the lease's end */
-	bool poked;            /* ha_role_poke() with an acquire in flight: whatever that
+	uint64_t next_ns;        /* next operation due */
+	uint64_t last_tick_ns;   /* to see a pause (a gap longer than the deadline allows) */
+	bool stopping;           /* ha_role_stop() was called */
+	bool partner_down;       /* the partner's BFD session is Down: acquire at the lease's end */
+	bool released;           /* ha_role_poke() since the last acquire: a release said the
+	                          * lease is free (not a lease Redis lost) */
+	uint64_t active_from_ns; /* active: not before this (a lease Redis lost, see
+	                          * ha_role_active()); 0: at once */
+	uint64_t holdoffs;       /* acquisitions of a lease Redis had lost early */
+	bool poked;              /* ha_role_poke() with an acquire in flight: whatever that
 	                          * reads, the next acquire is due at once */
 	/* counters */
 	uint64_t acquires, renews, renew_failures, releases, step_downs, op_timeouts;
@@ -151,7 +156,16 @@ void ha_role_poke(struct ha_role *r, uint64_t now_ns);
  */
 void ha_role_stop(struct ha_role *r, uint64_t now_ns);
 
-/** True while this node may act for the service address at @p now_ns. */
+/**
+ * True while this node may act for the service address at @p now_ns:
+ * active, before its deadline, and past active_from_ns. The last is set
+ * when an acquire took a lease that the last read said was another
+ * node's and not over yet, with no release heard: Redis lost the key
+ * (FLUSHALL, a restart without persistence, a failover to a replica that
+ * missed it), and its holder may act on it until its own deadline, which
+ * is at most a lease after its last renew, itself before our acquire. So
+ * the node holds (and renews) the lease for one lease before it acts.
+ */
 bool ha_role_active(const struct ha_role *r, uint64_t now_ns);
 
 /** The local deadline (ns) the data path checks, 0 when not active. */

@@ -177,13 +177,13 @@ static int show_ha_history(int argc, const char *const *argv, json_t **data, cha
 	(void)errlen;
 
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(
-			rows, json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "time_us",
-					(json_int_t)fo_wall_us(ev[i].t), "old",
-					ha_role_state_name(ev[i].old_state), "new",
-					ha_role_state_name(ev[i].new_state), "reason",
-					ha_reason_name(ev[i].reason), "epoch", (json_int_t)ev[i].epoch,
-					"holder", name_json(ev[i].holder)));
+		json_array_append_new(rows, json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "time_us",
+						      (json_int_t)fo_wall_us(ev[i].t), "old",
+						      ha_role_state_name(ev[i].old_state), "new",
+						      ha_role_state_name(ev[i].new_state), "reason",
+						      ha_reason_name(ev[i].reason), "epoch",
+						      (json_int_t)ev[i].epoch, "holder",
+						      name_json(ev[i].holder)));
 	*data = json_pack("{s:o}", "rows", rows);
 	return 0;
 }

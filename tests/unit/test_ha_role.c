@@ -1554,9 +1554,53 @@ static void long_run(void **state)
 	assert_true(s.takeovers >= 40);
 }
 
+/*
+ * Redis lost the lease (FLUSHALL): the standby's poke-less acquire, before
+ * the end its last read gave, takes a lease the old holder may still act
+ * on until its own deadline: the new holder renews it but acts only a lease
+ * after its acquire was sent. After a release (a poke) it acts at once.
+ */
+static void lease_lost_by_redis(void **state)
+{
+	struct ha_op_result res = held(4, 100, "a");
+	struct ha_role r;
+
+	(void)state;
+	make_standby(&r);         /* b's lease read at T0 with 80 ms left */
+	r.next_ns = T0 + 10 * MS; /* as a poke-less early retry would */
+	assert_int_equal(ha_role_tick(&r, T0 + 10 * MS), HA_OP_ACQUIRE);
+	assert_true(ha_role_result(&r, &res, T0 + 11 * MS));
+	assert_int_equal(r.state, HA_ACTIVE);
+	assert_int_equal(r.holdoffs, 1);
+	/* not active until sent + lease = T0 + 110 ms */
+	assert_false(ha_role_active(&r, T0 + 11 * MS));
+	assert_false(ha_role_active(&r, T0 + 110 * MS - 1));
+	/* it renews meanwhile and acts once the old holder's deadline has passed */
+	uint64_t t = T0 + 11 * MS;
+	while (t < T0 + 110 * MS) {
+		enum ha_op op = ha_role_tick(&r, t);
+		if (op == HA_OP_RENEW) {
+			struct ha_op_result ok = held(4, 100, "a");
+			ha_role_result(&r, &ok, t + 100 * US);
+		}
+		t += MS;
+	}
+	assert_true(ha_role_active(&r, T0 + 110 * MS));
+
+	/* a release heard: the lease was given back, act at once */
+	make_standby(&r);
+	ha_role_poke(&r, T0 + 10 * MS);
+	assert_int_equal(ha_role_tick(&r, T0 + 10 * MS), HA_OP_ACQUIRE);
+	res = held(4, 100, "a");
+	assert_true(ha_role_result(&r, &res, T0 + 11 * MS));
+	assert_true(ha_role_active(&r, T0 + 11 * MS));
+	assert_int_equal(r.holdoffs, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lease_lost_by_redis),
 		cmocka_unit_test(init_acquires_first),
 		cmocka_unit_test(stray_result_ignored),
 		cmocka_unit_test(acquire_taken),
