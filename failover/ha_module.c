@@ -617,6 +617,10 @@ static int ha_init(const struct vbrd_config *cfg)
 		gate.has_mac = true;
 		memcpy(gate.mac.addr_bytes, c->vmac, 6);
 	}
+	gate.has_local4 = c->has_v4;
+	gate.local4 = c->vip4;
+	gate.has_local6 = c->has_v6;
+	memcpy(gate.local6, c->vip6, 16);
 	role_cfg(c, &rc);
 	ha_role_init(&ha.role, &rc, fo_now_ns());
 	control_addr_claim_register(&ha_claim);
@@ -707,6 +711,35 @@ static void ha_fini(void)
 	free(ha.partner_json);
 	free(ha.shared_json);
 	ha.partner_json = ha.shared_json = NULL;
+}
+
+/* The service address is vbrd's own (it answers ping) on the active:
+ * fwd_gate's local4/local6 drop what reaches it on the standby. */
+static int ha_local_addrs(const struct vbrd_config *cfg, struct cfg_addr *addr,
+			  char (*iface)[CFG_NAME_MAX], int max)
+{
+	const struct cfg_ha *c = cfg_ha_get(cfg);
+	int n = 0;
+
+	if (!c->enabled)
+		return 0;
+	if (c->has_v4 && n < max) {
+		addr[n] = (struct cfg_addr){ .family = AF_INET, .v4 = c->vip4 };
+		snprintf(iface[n++], CFG_NAME_MAX, "%s", c->iface);
+	}
+	if (c->has_v6 && n < max) {
+		addr[n] = (struct cfg_addr){ .family = AF_INET6 };
+		memcpy(addr[n].v6, c->vip6, 16);
+		snprintf(iface[n++], CFG_NAME_MAX, "%s", c->iface);
+	}
+	return n;
+}
+
+static const struct fwd_local_addrs ha_local = { .name = "ha", .get = ha_local_addrs };
+
+__attribute__((constructor)) static void ha_local_register(void)
+{
+	fwd_local_addrs_register(&ha_local);
 }
 
 static struct vbrd_module ha_module = {

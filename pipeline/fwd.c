@@ -250,6 +250,50 @@ static bool indexes_kept(const struct fwd_state *st, const struct vbrd_config *c
 	return true;
 }
 
+#define FWD_LOCAL_ADDRS_MAX 4
+static const struct fwd_local_addrs *local_addrs[FWD_LOCAL_ADDRS_MAX];
+static unsigned nb_local_addrs;
+
+void fwd_local_addrs_register(const struct fwd_local_addrs *la)
+{
+	if (nb_local_addrs == FWD_LOCAL_ADDRS_MAX)
+		rte_panic("local addresses: registry full at %s\n", la->name);
+	local_addrs[nb_local_addrs++] = la;
+}
+
+/* The features' own addresses (fwd_local_addrs) as host routes to LOCAL. */
+static int local_addrs_add(const struct fwd_state *st, const struct vbrd_config *cfg,
+			   struct fib_table *t, char *err, size_t errlen)
+{
+	for (unsigned k = 0; k < nb_local_addrs; k++) {
+		struct cfg_addr addr[8];
+		char iface[8][CFG_NAME_MAX];
+		int n = local_addrs[k]->get(cfg, addr, iface, 8);
+		for (int a = 0; a < n; a++) {
+			int i, ret;
+			for (i = 0; i < st->nb_ifaces; i++)
+				if (strcmp(st->ifaces[i].name, iface[a]) == 0)
+					break;
+			if (i == st->nb_ifaces) {
+				snprintf(err, errlen, "%s: no interface '%s'", local_addrs[k]->name,
+					 iface[a]);
+				return -ENOENT;
+			}
+			ret = addr[a].family == AF_INET
+				      ? fib_table_add4(t, addr[a].v4, 32,
+						       FIB_NH(FIB_KIND_LOCAL, (uint32_t)i), 0)
+				      : fib_table_add6(t, addr[a].v6, 128,
+						       FIB_NH(FIB_KIND_LOCAL, (uint32_t)i), 0);
+			if (ret < 0) {
+				snprintf(err, errlen, "%s: %s", local_addrs[k]->name,
+					 strerror(-ret));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
 /*
  * Give @p st its FIB pair: @p prev's, changed in place later, when it can
  * hold both tables at once (fib_apply() deletes first, so the larger of
@@ -474,6 +518,9 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	}
 
 	ret = fwd6_build(st, cfg, err, errlen);
+	if (ret < 0)
+		goto fail;
+	ret = local_addrs_add(st, cfg, t, err, errlen);
 	if (ret < 0)
 		goto fail;
 	ret = fib_table_sort(t);

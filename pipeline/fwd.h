@@ -96,6 +96,11 @@ struct fwd_gate {
 	 * open (the HA pair's virtual MAC), when has_mac */
 	bool has_mac;
 	struct rte_ether_addr mac;
+	/* own addresses (fwd_local_addrs) that are vbrd's only while the gate is
+	 * open: what comes in by the interface for them is dropped when closed */
+	bool has_local4, has_local6;
+	uint32_t local4; /* host order */
+	uint8_t local6[16];
 };
 
 /** Whether @p g lets transit through at TSC @p tsc (a NULL gate always does). */
@@ -103,6 +108,27 @@ static inline bool fwd_gate_open(const struct fwd_gate *g, uint64_t tsc)
 {
 	return g == NULL || tsc < atomic_load_explicit(&g->open_until_tsc, memory_order_relaxed);
 }
+
+/**
+ * A feature's own addresses beyond the interfaces' and the tunnels' (the
+ * HA pair's service address): every generation's route table gets them as
+ * host routes to FIB_KIND_LOCAL of the interface named, so that vbrd
+ * answers for them (ICMP echo), as for its own. Register from a
+ * constructor; at most 4.
+ */
+struct fwd_local_addrs {
+	const char *name; /* the feature, for messages */
+	/**
+	 * The addresses @p cfg gives, up to @p max, into @p addr, and the
+	 * name of each one's interface into @p iface. Any thread.
+	 * @return how many (0..max)
+	 */
+	int (*get)(const struct vbrd_config *cfg, struct cfg_addr *addr,
+		   char (*iface)[CFG_NAME_MAX], int max);
+};
+
+/** Add @p la to the registry (aborts when full). */
+void fwd_local_addrs_register(const struct fwd_local_addrs *la);
 
 /** A next hop: where to send, and which neighbor's MAC to use. */
 struct fwd_nexthop {

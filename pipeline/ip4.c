@@ -106,6 +106,13 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	uint32_t kind = FIB_NH_KIND(fibnh), idx = FIB_NH_INDEX(fibnh);
 
 	if (kind == FIB_KIND_LOCAL) {
+		/* an address that is ours only while the gate is open (fwd_gate) */
+		if (unlikely(in->rx_gate != NULL) && in->rx_gate->has_local4 &&
+		    c->ip.dst == in->rx_gate->local4 && !c->decapped &&
+		    !fwd_gate_open(in->rx_gate, rte_get_tsc_cycles())) {
+			worker_drop(w, m, in->rx_gate->closed);
+			return;
+		}
 		ip4_local(w, st, m, c);
 		return;
 	}

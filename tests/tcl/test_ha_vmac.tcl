@@ -59,3 +59,43 @@ start_ha_lab [list vmac $vmac] {
         assert_equal [dict keys [dict get $arp arp macs]] [list $::vmac] "the MAC answering after the takeover"
     }
 }
+
+# The service address is the active's own: h1 can ping its gateway, with
+# and without a virtual MAC; the standby does not answer for it (what
+# reaches it, by a stale entry, is dropped as ha_standby).
+proc ping_vip {family} {
+    set addr [expr {$family == 4 ? $::ha::vip4 : $::ha::vip6}]
+    lassign [lab_run h1 ping -$family -c 3 -i 0.2 -W 1 $addr] rc out
+    if {[regexp {(\d+) received} $out -> n]} { return $n }
+    return 0
+}
+
+foreach v [list "" $vmac] {
+    start_ha_lab [list vmac $v] {
+        test "h1 pings the service address (IPv4, IPv6) and the active answers[expr {$v ne {} ? { (virtual MAC)} : {}}]" {
+            lassign [ha_pair_up] act sby
+            assert_equal [ping_vip 4] 3 "echo replies from $::ha::vip4"
+            assert_equal [ping_vip 6] 3 "echo replies from $::ha::vip6"
+            ha_kill $act KILL
+            ha_wait_role $sby active [expr {3000 * [ha_slow]}]
+            # h1's entry moves with the announcements (or stays the virtual MAC)
+            wait_for_condition 100 20 {[ping_vip 4] == 3} else {
+                fail "no echo replies from $::ha::vip4 after the takeover by $sby"
+            }
+            assert_equal [ping_vip 6] 3 "echo replies from $::ha::vip6 after the takeover"
+        }
+    }
+}
+
+start_ha_lab {} {
+    test {the standby drops what reaches it for the service address (a host's stale entry)} {
+        lassign [ha_pair_up] act sby
+        set d0 [ha_on $sby {drops ha_standby}]
+        # h1's entry for the service address pointed at the standby's MAC
+        lab_exec h1 ip neigh replace $::ha::vip4 lladdr [ha_mac $sby] dev eth0 nud permanent
+        lab_on_cleanup {catch {lab_exec h1 ip neigh del $::ha::vip4 dev eth0}}
+        assert_equal [ping_vip 4] 0 "echo replies from the standby"
+        assert_morethan [expr {[ha_on $sby {drops ha_standby}] - $d0}] 2 "$sby's ha_standby drops"
+        lab_exec h1 ip neigh del $::ha::vip4 dev eth0
+    }
+}
