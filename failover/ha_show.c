@@ -141,9 +141,9 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 		/* from the lease being free (released, or its end as last
 		 * read) to this node active: what the pair itself added */
 		json_object_set_new(tk, "gap_ms",
-				    json_real(t->free_t != 0 && t->free_t <= t->t
-						      ? ms_of(t->t - t->free_t)
-						      : -1.0));
+				    t->free_t != 0 && t->free_t <= t->t
+					    ? json_real(ms_of(t->t - t->free_t))
+					    : json_null());
 		json_object_set_new(tk, "acquire_rtt_ms", json_real(ms_of(t->lease_rtt_ns)));
 		json_object_set_new(tk, "reason", json_string(ha_reason_name(t->reason)));
 		json_object_set_new(tk, "from", name_json(t->from));

@@ -84,6 +84,12 @@ count() { # FILE: add its [ok]/[FAIL]/[skip] lines to the totals
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 	_file_failed=$f
+	grep '^\[FAIL\] ' "$1" >>"$rundir/failures"
+}
+fail() { # MESSAGE: a failure that no test file printed
+	echo "[FAIL] $1"
+	echo "[FAIL] $1" >>"$rundir/failures"
+	failed=$((failed + 1))
 }
 
 # --- unit tests (meson test) ---
@@ -105,8 +111,7 @@ if [ "$unit" = 1 ]; then
 	count "$rundir/unit.out"
 	if [ "$urc" -ne 0 ]; then
 		if [ "$_file_failed" -eq 0 ]; then
-			echo "[FAIL] unit: meson test exited with status $urc"
-			failed=$((failed + 1))
+			fail "unit: meson test exited with status $urc"
 		fi
 		sed 's/^/    /' "$ulog" | tail -n 60
 	fi
@@ -123,7 +128,7 @@ else
 	done
 fi
 for f in "${files[@]}"; do
-	[ -e "$f" ] || { echo "[FAIL] $f: no such test file"; failed=$((failed + 1)); continue; }
+	[ -e "$f" ] || { fail "$f: no such test file"; continue; }
 	area=$(basename "$f" .tcl); area=${area#test_}
 	out=$rundir/$area.out
 	# Output to the terminal and to $out; run in the background so that
@@ -140,11 +145,10 @@ for f in "${files[@]}"; do
 	count "$out"
 	if [ "$rc" -ne 0 ] && [ "$_file_failed" -eq 0 ]; then
 		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-			echo "[FAIL] $area: timed out after $file_timeout s"
+			fail "$area: timed out after $file_timeout s"
 		else
-			echo "[FAIL] $area: run.tcl exited with status $rc"
+			fail "$area: run.tcl exited with status $rc"
 		fi
-		failed=$((failed + 1))
 	fi
 	cleanup
 done
@@ -156,6 +160,11 @@ if [ "$failed" -eq 0 ] && [ "${VBRD_TEST_KEEP:-0}" != 1 ]; then
 	rm -rf "$rundir"
 else
 	echo "logs and configs: $rundir"
+fi
+if [ "$failed" -gt 0 ] && [ -s "$rundir/failures" ]; then
+	# Repeated here so that the tail of a long log names what failed.
+	echo "failed:"
+	sed 's/^/  /' "$rundir/failures"
 fi
 echo "$summary"
 [ "$failed" -eq 0 ]

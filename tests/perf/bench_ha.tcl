@@ -200,7 +200,7 @@ proc bha_round {scen i} {
     if {[dict get $s takeovers] != $k0 + 1 && $status eq "ok"} { set status "takeovers:[dict get $s takeovers]" }
     set lt [dict get $s last_takeover]
     set t_act [expr {$status eq "no_takeover" || ![dict exists $lt time_us] ? "" : [dict get $lt time_us]}]
-    set gap [expr {[dict exists $lt gap_ms] ? [format %.1f [dict get $lt gap_ms]] : "-"}]
+    set gap [expr {[dict exists $lt gap_ms] && [string is double -strict [dict get $lt gap_ms]] ? [format %.1f [dict get $lt gap_ms]] : "-"}]
     set rtt [expr {[dict exists $lt acquire_rtt_ms] ? [format %.1f [dict get $lt acquire_rtt_ms]] : "-"}]
 
     # the server's view: when the lease became free, when sby took it

@@ -207,7 +207,9 @@ proc pair_on_p1 {} {
         wait_for_condition 300 20 {[planes_answered $n 50]} else {
             fail "node $n's planes are not all healthy with 50 replies: [planes $n]"
         }
-        assert_equal [tier_paths $n] {gold p1 silver p1 bronze p1} "node $n's choices with both paths up"
+        if {[tier_paths $n] ne {gold p1 silver p1 bronze p1}} {
+            fail "node $n's choices with both paths up: [tier_paths $n], not p1 in every tier; its history: [dict get [ha_vbrctl $n show paths history region] events]; planes [planes $n]"
+        }
     }
 }
 
