@@ -157,7 +157,7 @@ class Reflection:
             self.ignored += 1
             return None
         # struct, not scapy: a reflector behind VXLAN answers hundreds of
-        # probes a second, and scapy's dissection and build cost ~1 ms each
+        # probes a second, and scapy's dissection and build cost ~5 ms each
         # (the queue grew to 700 ms of RTT on a loaded machine)
         sender_seq, sender_ts, sender_err = struct.unpack_from("!IQH", data)
         if self.mode == "stateless":
