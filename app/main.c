@@ -23,6 +23,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "core/tsc.h"
 #include "core/config.h"
 #include "core/drop.h"
 #include "pipeline/control.h"
@@ -302,6 +303,11 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	/* Before anything turns TSC values into time (core/tsc.h). */
+	uint64_t hz = tsc_calibrate(50);
+	LOG(INFO, "TSC %.6f MHz (%s; DPDK says %.6f MHz)", (double)hz / 1e6,
+	    tsc_measured() ? "measured" : "DPDK's: the measurement failed",
+	    (double)rte_get_tsc_hz() / 1e6);
 	uint64_t t_eal = mono_ms();
 	/* Every feature's init, in dependency order (core/module.h). */
 	if (modules_init(&cfg, err, sizeof(err)) < 0) {

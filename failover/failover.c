@@ -17,6 +17,7 @@
 #include <rte_random.h>
 #include <rte_ring.h>
 
+#include "core/tsc.h"
 #include "core/log.h"
 #include "failover/failover.h"
 #include "pipeline/fib.h"
@@ -390,7 +391,7 @@ static int fo_init(const struct vbrd_config *cfg)
 	struct timespec ts;
 
 	(void)cfg;
-	fo_ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / rte_get_tsc_hz());
+	fo_ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / tsc_hz());
 	clock_gettime(CLOCK_REALTIME, &ts);
 	mono_base_ns = fo_now_ns();
 	wall_base_us = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;

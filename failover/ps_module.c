@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 #include <rte_ring.h>
 
+#include "core/tsc.h"
 #include "core/log.h"
 #include "failover/failover.h"
 #include "failover/ps.h"
@@ -330,8 +331,7 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 							rt->spread_w[t][b].path[0] = (uint8_t)k;
 							rt->spread_w[t][b].share[0] = 1;
 						}
-			g->flowlet_gap_tsc = (uint64_t)cg->flowlet_gap_us * rte_get_tsc_hz() /
-					     1000000;
+			g->flowlet_gap_tsc = (uint64_t)cg->flowlet_gap_us * tsc_hz() / 1000000;
 			if (g->flowlet_gap_tsc == 0)
 				g->flowlet_gap_tsc = 1;
 		}

@@ -7,6 +7,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "core/tsc.h"
 #include "pipeline/local.h"
 #include "pipeline/icmp.h"
 #include "pipeline/l2.h"
@@ -16,7 +17,7 @@
 /* Token bucket in fixed point: tokens are counted in TSC cycles × rate. */
 bool icmp_allow(struct worker *w)
 {
-	uint64_t now = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	uint64_t now = rte_get_tsc_cycles(), hz = tsc_hz();
 	uint64_t cap = w->icmp_depth * hz;
 
 	w->icmp_tokens += (now - w->icmp_last_tsc) * w->icmp_rate;

@@ -17,6 +17,7 @@
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 
+#include "core/tsc.h"
 #include "pipeline/icmp.h"
 #include "pipeline/ip6.h"
 #include "pipeline/fast4.h"
@@ -598,7 +599,7 @@ int worker_main(void *arg)
 	w->thread = pthread_self();
 	atomic_store(&w->thread_known, true);
 	w->icmp_last_tsc = rte_get_tsc_cycles();
-	w->icmp_tokens = w->icmp_depth * rte_get_tsc_hz();
+	w->icmp_tokens = w->icmp_depth * tsc_hz();
 	rte_rcu_qsbr_thread_register(dp.rcu, w->id);
 	rte_rcu_qsbr_thread_online(dp.rcu, w->id);
 

@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "core/tsc.h"
 #include "core/log.h"
 #include "pipeline/fwd.h"
 #include "pipeline/worker.h"
@@ -153,7 +154,7 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	const struct qos_policy_conf *pol = &qc->policies[lc->policy];
 	const struct fwd_iface *fi = &st->ifaces[lc->iface];
 	struct qos_sched *s = &l->sched;
-	uint64_t hz = rte_get_tsc_hz();
+	uint64_t hz = tsc_hz();
 	int socket = rte_eth_dev_socket_id(fi->port);
 
 	l->port = fi->port;

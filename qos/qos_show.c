@@ -13,6 +13,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
+#include "core/tsc.h"
 #include "core/ctl.h"
 #include "pipeline/worker.h"
 #include "qos/qos.h"
@@ -22,7 +23,7 @@
 void qos_rates_update(void)
 {
 	const struct qos_state *qs = qos_state_of(atomic_load(&fwd_current));
-	uint64_t now = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	uint64_t now = rte_get_tsc_cycles(), hz = tsc_hz();
 
 	if (qs == NULL)
 		return;
