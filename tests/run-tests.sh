@@ -131,6 +131,7 @@ for f in "${files[@]}"; do
 	[ -e "$f" ] || { fail "$f: no such test file"; continue; }
 	area=$(basename "$f" .tcl); area=${area#test_}
 	out=$rundir/$area.out
+	touch "$rundir/.started"
 	# Output to the terminal and to $out; run in the background so that
 	# INT/TERM reach on_signal at once, then wait for tee to finish the file.
 	exec {teefd}> >(tee "$out")
@@ -149,6 +150,15 @@ for f in "${files[@]}"; do
 		else
 			fail "$area: run.tcl exited with status $rc"
 		fi
+	fi
+	if [ "$rc" -ne 0 ] || [ "$_file_failed" -gt 0 ]; then
+		# the next files reuse the lab's names (region1.log ...): keep
+		# what this one wrote
+		mkdir -p "$rundir/$area.files"
+		find "$rundir" -maxdepth 1 -type f -newer "$rundir/.started" \
+			\( -name '*.log' -o -name '*.conf' -o -name '*.txt' -o -name '*.json' \) \
+			-exec cp -p {} "$rundir/$area.files/" \;
+		echo "    $area's logs and configs: $rundir/$area.files"
 	fi
 	cleanup
 done
