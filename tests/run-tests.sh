@@ -5,7 +5,10 @@
 #
 # NAME selects integration files (test_NAME.tcl); default: all of them.
 # Prints "[ok] NAME" / "[FAIL] NAME: reason" / "[skip] NAME: reason" per test
-# and ends with one line "tests: N passed, N failed[, N skipped]".
+# and ends with one line "tests: N passed, N failed[, N skipped]". Progress
+# lines start with "==": "== [i/N] test_NAME.tcl" before a file, "==
+# test_NAME.tcl: 12 s, 5 ok[, 1 failed][, 1 skipped]" after it (the same
+# for the unit tests), so that a long check is never a silent minute.
 # Exits 1 if any test failed. Needs root and a built tree (make deps build).
 #
 # Environment: BUILD (build dir, default build), VBRD_TEST_PREFIX (name
@@ -34,7 +37,7 @@ names=()
 for a in "$@"; do
 	case "$a" in
 	--no-unit) unit=0 ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) names+=("$a") ;;
 	esac
 done
@@ -83,8 +86,16 @@ count() { # FILE: add its [ok]/[FAIL]/[skip] lines to the totals
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
+	_file_passed=$p
 	_file_failed=$f
+	_file_skipped=$s
 	grep '^\[FAIL\] ' "$1" >>"$rundir/failures"
+}
+done_line() { # NAME SECONDS: "== NAME: 12 s, 5 ok[, 1 failed][, 1 skipped]"
+	local l="== $1: $2 s, $_file_passed ok"
+	[ "$_file_failed" -gt 0 ] && l="$l, $_file_failed failed"
+	[ "$_file_skipped" -gt 0 ] && l="$l, $_file_skipped skipped"
+	echo "$l"
 }
 fail() { # MESSAGE: a failure that no test file printed
 	echo "[FAIL] $1"
@@ -94,27 +105,32 @@ fail() { # MESSAGE: a failure that no test file printed
 
 # --- unit tests (meson test) ---
 if [ "$unit" = 1 ]; then
+	echo "== unit tests (meson test)"
+	t0=$SECONDS
 	ulog=$rundir/unit.log
-	meson test -C "$BUILD" --print-errorlogs >"$ulog" 2>&1
-	urc=$?
-	# "  3/12 config   OK   0.01s": one line per test (the failure summary
-	# repeats some; keep the first line of each index).
-	awk '/^Summary of Failures/ {exit}
-	     match($0, /^ *[0-9]+\/[0-9]+ +[^ ]+ +(OK|FAIL|SKIP|TIMEOUT|EXPECTEDFAIL|UNEXPECTEDPASS|ERROR)/) {
+	# "  3/12 config   OK   0.01s": one line per test as meson finishes it,
+	# printed at once (the failure summary repeats some; keep the first
+	# line of each index, and read on to the end so that tee writes all).
+	meson test -C "$BUILD" --print-errorlogs 2>&1 | tee "$ulog" |
+	awk '/^Summary of Failures/ { done = 1 }
+	     !done && match($0, /^ *[0-9]+\/[0-9]+ +[^ ]+ +(OK|FAIL|SKIP|TIMEOUT|EXPECTEDFAIL|UNEXPECTEDPASS|ERROR)/) {
 		n = split(substr($0, RSTART, RLENGTH), w, / +/)
 		if (w[1] == "") { name = w[3]; res = w[4] } else { name = w[2]; res = w[3] }
 		if (res == "OK" || res == "EXPECTEDFAIL") print "[ok] unit: " name
 		else if (res == "SKIP") print "[skip] unit: " name ": skipped by meson"
 		else print "[FAIL] unit: " name ": " res " (see below)"
-	     }' "$ulog" >"$rundir/unit.out"
-	cat "$rundir/unit.out"
+		fflush()
+	     }' | tee "$rundir/unit.out"
+	urc=${PIPESTATUS[0]}
 	count "$rundir/unit.out"
 	if [ "$urc" -ne 0 ]; then
 		if [ "$_file_failed" -eq 0 ]; then
 			fail "unit: meson test exited with status $urc"
+			_file_failed=1
 		fi
 		sed 's/^/    /' "$ulog" | tail -n 60
 	fi
+	done_line "unit tests" $((SECONDS - t0))
 fi
 
 # --- integration tests (Tcl) ---
@@ -127,8 +143,12 @@ else
 		files+=("tests/tcl/test_$n.tcl")
 	done
 fi
+i=0
 for f in "${files[@]}"; do
+	i=$((i + 1))
+	echo "== [$i/${#files[@]}] $(basename "$f")"
 	[ -e "$f" ] || { fail "$f: no such test file"; continue; }
+	t0=$SECONDS
 	area=$(basename "$f" .tcl); area=${area#test_}
 	out=$rundir/$area.out
 	touch "$rundir/.started"
@@ -161,6 +181,10 @@ for f in "${files[@]}"; do
 		echo "    $area's logs and configs: $rundir/$area.files"
 	fi
 	cleanup
+	if [ "$rc" -ne 0 ] && [ "$_file_failed" -eq 0 ]; then
+		_file_failed=1 # the fail line above
+	fi
+	done_line "$(basename "$f")" $((SECONDS - t0))
 done
 
 cleanup
