@@ -252,14 +252,11 @@ foreach opts {{type geneve inner6 1} {type vxlan outer 6 inner6 1}} {
 proc craft_send {dst_mac src dst dport kind count {csum zero}} {
     set py {
 import socket, struct, sys
-mac, src, dst, dport, kind, arg, count, ck = sys.argv[1:9]
+mac, src, dst, dport, kind, arg, count, ck, tools = sys.argv[1:10]
 dport, arg, count = int(dport), int(arg), int(count)
 v6 = ":" in src
-def csum(b):
-    if len(b) % 2: b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16: s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
+sys.path.insert(0, tools)
+from inetcsum import inet_csum as csum
 def ip4(src, dst, proto, payload):
     h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, 64, proto, 0,
                     socket.inet_aton(src), socket.inet_aton(dst))
@@ -292,7 +289,8 @@ for i in range(count):
 print("sent", count)
 }
     lassign $kind k arg
-    return [lab_exec line1 /usr/bin/python3 -c $py $dst_mac $src $dst $dport $k $arg $count $csum]
+    return [lab_exec line1 /usr/bin/python3 -c $py $dst_mac $src $dst $dport $k $arg $count $csum \
+                [file dirname $::rawio]]
 }
 
 # Wait until edge's drop counter REASON grew from BEFORE by at least N; return the growth.

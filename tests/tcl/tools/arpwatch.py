@@ -65,6 +65,8 @@ import struct
 import sys
 import time
 
+from inetcsum import inet_csum
+
 ETH_P_ALL = 0x0003
 ETH_P_ARP = 0x0806
 ETH_P_IPV6 = 0x86DD
@@ -90,15 +92,6 @@ def mac_str(b):
     return ":".join("%02x" % x for x in b)
 
 
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 def arp_request(src_mac, src_ip, target):
     eth = b"\xff" * 6 + src_mac + struct.pack("!H", ETH_P_ARP)
     arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1)
@@ -113,7 +106,7 @@ def ns_request(src_mac, src_ip6, target6):
     dmac = b"\x33\x33" + dst[12:]
     icmp = struct.pack("!BBHI", ICMP6_NS, 0, 0, 0) + target6 + bytes([1, 1]) + src_mac
     pseudo = src_ip6 + dst + struct.pack("!I", len(icmp)) + b"\0\0\0" + bytes([58])
-    c = csum(pseudo + icmp)
+    c = inet_csum(pseudo + icmp)
     icmp = icmp[:2] + struct.pack("!H", c) + icmp[4:]
     ip6 = struct.pack("!IHBB", 6 << 28, len(icmp), 58, 255) + src_ip6 + dst
     eth = dmac + src_mac + struct.pack("!H", ETH_P_IPV6)

@@ -21,6 +21,8 @@ import os
 import struct
 import sys
 
+from inetcsum import inet_csum
+
 HOST_MAC = "02:00:00:00:00:01"      # the sender in front of vbrd
 GW_MAC = "02:00:00:00:00:99"        # static neighbor 198.18.0.2 (untagged egress)
 GWV_MAC = "02:00:00:00:00:98"       # static neighbor 198.18.1.2 (VLAN 100 egress)
@@ -49,15 +51,6 @@ def ip4s(b):
     return ".".join(str(x) for x in b)
 
 
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def ipv4(src, dst, proto, payload, ttl=64, tos=0, ident=1, flags=0, options=b"",
          bad_csum=False, total=None):
     """flags: DF 0x4000, MF 0x2000, | offset in 8-byte units"""
@@ -66,7 +59,7 @@ def ipv4(src, dst, proto, payload, ttl=64, tos=0, ident=1, flags=0, options=b"",
     tl = total if total is not None else ihl * 4 + len(payload)
     h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, tos, tl, ident, flags, ttl, proto, 0,
                     ip4(src), ip4(dst)) + options
-    c = csum(h)
+    c = inet_csum(h)
     if bad_csum:
         c ^= 0x5a5a
     return h[:10] + struct.pack("!H", c) + h[12:] + payload
@@ -80,7 +73,7 @@ def udp(src, dst, sport, dport, data, cks=True, bad=False):
     seg = struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
     c = 0
     if cks:
-        c = csum(l4_pseudo(src, dst, 17, seg) + seg) or 0xffff
+        c = inet_csum(l4_pseudo(src, dst, 17, seg) + seg) or 0xffff
         if bad:
             c ^= 0x1234
     return seg[:6] + struct.pack("!H", c) + seg[8:]
@@ -88,7 +81,7 @@ def udp(src, dst, sport, dport, data, cks=True, bad=False):
 
 def tcp(src, dst, sport, dport, seq, data=b"", flags=0x10):
     seg = struct.pack("!HHIIBBHHH", sport, dport, seq, 1, 5 << 4, flags, 65535, 0, 0) + data
-    c = csum(l4_pseudo(src, dst, 6, seg) + seg)
+    c = inet_csum(l4_pseudo(src, dst, 6, seg) + seg)
     return seg[:16] + struct.pack("!H", c) + seg[18:]
 
 
@@ -158,7 +151,7 @@ def parse_ip(b):
     return {"ihl": ihl, "tos": b[1], "total": tl, "id": ident, "df": ff >> 14 & 1,
             "mf": ff >> 13 & 1, "off": (ff & 0x1fff) * 8, "ttl": b[8], "proto": b[9],
             "src": ip4s(b[12:16]), "dst": ip4s(b[16:20]), "hdr": b[:ihl],
-            "csum_ok": csum(b[:ihl]) == 0, "datagram": b[:tl], "payload": b[ihl:tl],
+            "csum_ok": inet_csum(b[:ihl]) == 0, "datagram": b[:tl], "payload": b[ihl:tl],
             "len_ok": len(b) == tl, "rawlen": len(b)}
 
 
@@ -510,9 +503,9 @@ def check_icmp(P, recs, frames, in_mac, router):
         if len(f) != e["l2_len"] + 28 + len(quote) or not ip["len_ok"]:
             P.add("icmp", "%s: frame %d bytes, want %d" % (tag, len(f),
                                                            e["l2_len"] + 28 + len(quote)))
-        if m[0] != t or m[1] != code or csum(m) != 0:
+        if m[0] != t or m[1] != code or inet_csum(m) != 0:
             P.add("icmp", "%s: type %d code %d csum_ok %s, want %d/%d" % (
-                tag, m[0], m[1], csum(m) == 0, t, code))
+                tag, m[0], m[1], inet_csum(m) == 0, t, code))
         if struct.unpack("!H", m[6:8])[0] != mtu:
             P.add("icmp", "%s: next-hop MTU %d, want %d" % (
                 tag, struct.unpack("!H", m[6:8])[0], mtu))

@@ -29,20 +29,12 @@ import struct
 import sys
 import time
 
+from inetcsum import inet_csum
+
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
 PACKET_AUXDATA = 8
 TP_STATUS_VLAN_VALID = 1 << 4
-
-
-def checksum(data):
-    """Internet checksum (RFC 1071) of bytes; 0 over a header holding a right one."""
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
 
 
 def send(dest, port, bps, length, seconds, tos=None, sport=None):
@@ -114,7 +106,7 @@ def sniff(iface, seconds, count, ports):
         if et == 0x0800 and len(p) >= 28 and p[9] == 17:
             ihl = (p[0] & 0xF) * 4
             fam, tc = 4, p[1]
-            csum = "ok" if checksum(p[:ihl]) == 0 else "bad"
+            csum = "ok" if inet_csum(p[:ihl]) == 0 else "bad"
             l4 = p[ihl:]
         elif et == 0x86DD and len(p) >= 48 and p[6] == 17:
             fam = 6

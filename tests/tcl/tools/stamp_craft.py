@@ -42,15 +42,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import stamp_peer as sp  # noqa: E402
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+from inetcsum import inet_csum  # noqa: E402
 
 
 def datagram(a, payload):
@@ -59,11 +51,11 @@ def datagram(a, payload):
     udp_len = a.udp_len if a.udp_len is not None else real_len
     udp = struct.pack("!HHHH", a.sport, a.dport, udp_len & 0xFFFF, 0) + payload
     if a.udp_len is None:
-        c = csum(src + dst + struct.pack("!BBH", 0, socket.IPPROTO_UDP, real_len) + udp) or 0xFFFF
+        c = inet_csum(src + dst + struct.pack("!BBH", 0, socket.IPPROTO_UDP, real_len) + udp) or 0xFFFF
         udp = udp[:6] + struct.pack("!H", c) + udp[8:]
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, a.ttl,
                      socket.IPPROTO_UDP, 0, src, dst)
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    ip = ip[:10] + struct.pack("!H", inet_csum(ip)) + ip[12:]
     return ip + udp
 
 

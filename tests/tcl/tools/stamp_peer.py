@@ -67,6 +67,8 @@ import struct
 import sys
 import time
 
+from inetcsum import inet_csum
+
 # Before scapy's import: in a lab namespace it warns about lo on stderr.
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
@@ -294,19 +296,11 @@ def cmd_reflector(a):
 
 # ---- reflector behind VXLAN ---------------------------------------------
 
-def ip_checksum(hdr):
-    """The Internet checksum (RFC 1071) of HDR (bytes, even length)."""
-    total = sum(struct.unpack("!%dH" % (len(hdr) // 2), hdr))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
-
-
 def ipv4_header(src, dst, ttl, payload_len):
     """A 20-byte IPv4 header (RFC 791) for a UDP payload of PAYLOAD_LEN
     bytes from SRC to DST (4 bytes each), checksum filled in."""
     h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + payload_len, 0, 0x4000, ttl, 17, 0, src, dst)
-    return h[:10] + struct.pack("!H", ip_checksum(h)) + h[12:]
+    return h[:10] + struct.pack("!H", inet_csum(h)) + h[12:]
 
 
 def vxlan_stamp_reply(frame, mymac, vni, port, refl, t2):

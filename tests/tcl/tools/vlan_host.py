@@ -23,6 +23,8 @@ import struct
 import sys
 import time
 
+from inetcsum import inet_csum
+
 ETH_P_ALL = 0x0003
 ETH_P_IP = 0x0800
 ETH_P_ARP = 0x0806
@@ -31,16 +33,6 @@ SOL_PACKET = 263
 PACKET_AUXDATA = 8
 TP_STATUS_VLAN_VALID = 1 << 4
 BROADCAST = b"\xff" * 6
-
-
-def checksum(data):
-    """Internet checksum (RFC 1071) of bytes."""
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
 
 
 class Port:
@@ -87,13 +79,13 @@ def arp(op, sha, spa, tha, tpa):
 
 def ipv4(src, dst, proto, payload, ttl=64):
     hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0, 0x4000, ttl, proto, 0, src, dst)
-    hdr = hdr[:10] + struct.pack("!H", checksum(hdr)) + hdr[12:]
+    hdr = hdr[:10] + struct.pack("!H", inet_csum(hdr)) + hdr[12:]
     return hdr + payload
 
 
 def icmp_echo(kind, ident, seq, data):
     msg = struct.pack("!BBHHH", kind, 0, 0, ident, seq) + data
-    return msg[:2] + struct.pack("!H", checksum(msg)) + msg[4:]
+    return msg[:2] + struct.pack("!H", inet_csum(msg)) + msg[4:]
 
 
 def serve(port, hosts):
