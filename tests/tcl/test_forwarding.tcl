@@ -1,4 +1,6 @@
-# Forwarding between two hosts on two ports: ARP, ICMP echo, TCP and UDP.
+# Forwarding between two hosts on two ports: ARP, ICMP echo, TCP and UDP;
+# a connected subnet's broadcast and network addresses are not routed
+# (RFC 2644) and vbrd does not ARP for them (failed before 4536d4a).
 #
 #   h1 10.0.1.2 ── p1 lan1 10.0.1.1 [vbrd] 10.0.2.1 lan2 p2 ── 10.0.2.2 h2
 
@@ -80,6 +82,42 @@ neighbors = ( { interface = "lan1"; address = "10.0.1.99"; mac = "02:00:00:00:00
             [expr {[dict get $sum bits_per_second] / 1e6}] $lost $n $rb]
         assert_morethan $n 1000 "datagrams sent"
         assert_lessthan [expr {100.0 * ($lost - $rb) / $n}] 1.0 "UDP loss % not in h2's socket buffer"
+    }
+
+    test {UDP to lan2's broadcast and network address is dropped as directed_broadcast, never ARPed for} {
+        # ARP requests for the two addresses (target protocol address at
+        # byte 24 of the ARP header: 10.0.2.255, 10.0.2.0), as h2 on lan2
+        # sees them: vbrd's requests_tx also counts the refresh of a live
+        # neighbor, which a slow (ASan) run can bring into the window
+        set filter {arp and (arp[24:4] = 0x0a0002ff or arp[24:4] = 0x0a000200)}
+        set cap [lab_spawn h2 -lifetime 20 tcpdump -i eth0 -nn -l $filter]
+        wait_for_condition 100 50 {
+            [string match "*listening on*" [lab_spawn_output $cap]] || [lab_exited $cap]
+        } else {
+            fail "tcpdump in h2 did not start:\n[lab_spawn_output $cap]"
+        }
+        set st0 [vbrctl show stats]
+        foreach dst {10.0.2.255 10.0.2.0} {
+            udp_send h1 $dst 9 regress
+        }
+        # an ARP request, had one been due, would leave within a second
+        for {set i 0} {$i < 10} {incr i} {
+            if {[string match "*Request*" [lab_spawn_output $cap]]} {
+                lab_kill $cap
+                fail "vbrd sent ARP requests for them after the datagrams:\n[lab_spawn_output $cap]"
+            }
+            after 100
+        }
+        lab_kill $cap
+        assert_equal [neighbor 10.0.2.255] {} "neighbor entry for 10.0.2.255"
+        assert_equal [neighbor 10.0.2.0] {} "neighbor entry for 10.0.2.0"
+        if {![dict exists $st0 drops directed_broadcast]} {
+            fail "show stats has no drops.directed_broadcast"
+        }
+        set d0 [dict get $st0 drops directed_broadcast]
+        wait_for_condition 30 100 {[drops directed_broadcast] - $d0 >= 2} else {}
+        assert_equal [expr {[drops directed_broadcast] - $d0}] 2 "drops directed_broadcast"
+        assert_equal [stat forwarded] [dict get $st0 forwarded] "forwarded"
     }
 
     test {DPDK telemetry serves the same counters as vbrctl (/vbrd/stats, /vbrd/drops)} {

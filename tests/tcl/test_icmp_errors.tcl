@@ -1,5 +1,7 @@
 # ICMP errors vbrd sends for packets it cannot forward (RFC 792, RFC 1812
-# §4.3), each with its drop counter, and those it must not send.
+# §4.3), each with its drop counter, and those it must not send; an echo
+# request with a bad ICMP checksum gets no reply (RFC 1812 §4.3.2.2:
+# discarded; failed before 4536d4a).
 #
 #   h1 10.0.1.2 ── lan1 10.0.1.1 [vbrd] 10.0.2.1 lan2 (mtu 1400) ── 10.0.2.2 h2
 
@@ -31,6 +33,13 @@ proc time_exceeded_to {wait_ms frames} {
         if {$proto == 1 && $icmp_type == 11} { lappend out "$d0.$d1.$d2.$d3" }
     }
     return $out
+}
+
+# ICMPv4 echo request; CSUM "" = the correct checksum.
+proc icmp_echo {id seq data {csum ""}} {
+    set m "\x08\x00\x00\x00[be16 $id][be16 $seq]$data"
+    if {$csum eq ""} { set csum [inet_csum $m] }
+    return "[string range $m 0 1][be16 $csum][string range $m 4 end]"
 }
 
 start_vbrd {conf {
@@ -115,5 +124,33 @@ interfaces = (
     test {a DF packet of exactly the egress MTU passes} {
         # 1372 + 8 (ICMP) + 20 (IPv4) = 1400 bytes
         assert_ping h1 10.0.2.2 3 -M do -s 1372
+    }
+
+    test {an echo request with a bad ICMP checksum gets no reply and counts icmp_bad_checksum} {
+        set lan1_mac [mac [iface_stat lan1 mac]]
+        set h1_mac [mac [lab_mac h1]]
+        set data "regression-echo"
+        set good [icmp_echo 0x5247 1 $data]
+        binary scan [string range $good 2 3] Su c
+        set bad [icmp_echo 0x5247 2 $data [expr {$c ^ 0x5a5a}]]
+        set replies {}
+        set bc0 [drops icmp_bad_checksum]
+        foreach f [raw_exchange h1 1500 [list \
+                [eth_frame $lan1_mac $h1_mac 0x0800 [ipv4_packet 10.0.1.2 10.0.1.1 1 $good]] \
+                [eth_frame $lan1_mac $h1_mac 0x0800 [ipv4_packet 10.0.1.2 10.0.1.1 1 $bad]]]] {
+            lassign [l3_of $f] type p
+            if {$type == 0x0800 && [string index $p 9] eq "\x01" &&
+                [string range $p 12 15] eq [ip4 10.0.1.1] && [string index $p 20] eq "\x00" &&
+                [string range $p 24 25] eq [be16 0x5247]} {
+                binary scan [string range $p 26 27] Su seq
+                lappend replies $seq
+            }
+        }
+        # the good one (sequence 1) shows that replies do come back
+        assert_equal $replies {1} "sequence numbers of the echo replies"
+        wait_for_condition 30 100 {[drops icmp_bad_checksum] - $bc0 >= 1} else {
+            fail "icmp_bad_checksum did not count the echo request"
+        }
+        assert_equal [expr {[drops icmp_bad_checksum] - $bc0}] 1 "drops icmp_bad_checksum"
     }
 }

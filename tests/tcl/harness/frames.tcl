@@ -1,6 +1,7 @@
 # Byte-level building blocks for tests that craft their own frames (no
-# scapy): big-endian integers, addresses, the RFC 1071 checksum, and
-# pcap files (what a net_pcap port replays and what it writes).
+# scapy): big-endian integers, addresses, the RFC 1071 checksum, Ethernet
+# and IPv4 headers, a raw-socket exchange from a lab host, and pcap files
+# (what a net_pcap port replays and what it writes).
 
 proc be16 {v} { return [binary format S [expr {$v & 0xffff}]] }
 proc be32 {v} { return [binary format I [expr {$v & 0xffffffff}]] }
@@ -37,6 +38,44 @@ proc inet_csum {bytes} {
     foreach w $words { incr s $w }
     while {$s >> 16} { set s [expr {($s & 0xffff) + ($s >> 16)}] }
     return [expr {~$s & 0xffff}]
+}
+
+# Ethernet frame DST SRC (6 bytes each) of ethertype TYPE; VLAN "" =
+# untagged, else an 802.1Q tag with that VID (0: a priority tag).
+proc eth_frame {dst src type payload {vlan ""}} {
+    set h "$dst$src"
+    if {$vlan ne ""} { append h [be16 0x8100] [be16 $vlan] }
+    return "$h[be16 $type]$payload"
+}
+
+# IPv4 header (no options, TTL 64, checksum correct) + payload.
+proc ipv4_packet {src dst proto payload} {
+    set h [binary format cc 0x45 0][be16 [expr {20 + [string length $payload]}]][be16 1][be16 0]
+    append h [binary format cc 64 $proto] [be16 0] [ip4 $src] [ip4 $dst]
+    return "[string range $h 0 9][be16 [inet_csum $h]][string range $h 12 end]$payload"
+}
+
+# {ETHERTYPE PAYLOAD} of FRAME, past any 802.1Q tags.
+proc l3_of {frame} {
+    set off 12
+    binary scan $frame @${off}Su type
+    while {$type == 0x8100} {
+        incr off 4
+        binary scan $frame @${off}Su type
+    }
+    return [list $type [string range $frame [expr {$off + 2}] end]]
+}
+
+# Send FRAMES (byte strings) from HOST's eth0 with a raw socket
+# (tools/rawio.py), return the frames it received during the next
+# WAIT_MS ms.
+proc raw_exchange {host wait_ms frames} {
+    set hex [lmap f $frames {binary encode hex $f}]
+    set out [lab_exec $host /usr/bin/python3 $::rawio eth0 $wait_ms {*}$hex]
+    return [lmap l [split [string trim $out] "\n"] {
+        if {$l eq ""} continue
+        binary decode hex $l
+    }]
 }
 
 # Write FRAMES (byte strings) to a pcap file (libpcap format, LINKTYPE_ETHERNET).

@@ -88,6 +88,17 @@ print("sent", count)
     return [lab_exec $host /usr/bin/python3 -c $script $dest $port $count $gap_us $payload]
 }
 
+# Send one UDP datagram (PAYLOAD bytes) from HOST to DEST:PORT with a
+# kernel socket, broadcast allowed (SO_BROADCAST).
+proc udp_send {host dest port payload} {
+    lab_exec $host /usr/bin/python3 -c {
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+s.sendto(bytes.fromhex(sys.argv[3]), (sys.argv[1], int(sys.argv[2])))
+} $dest $port [binary encode hex $payload]
+}
+
 # tools/vlan_host.py: hosts on 802.1Q VLANs played with a raw socket on
 # HOST's eth0 (the test kernel has no VLAN sub-interfaces).
 # tools/rawio.py IFACE WAIT_MS HEX...: send each frame (hex) on IFACE from
