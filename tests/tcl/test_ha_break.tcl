@@ -307,6 +307,9 @@ start_ha_lab {} {
         set d0 [dict get [ha_vbrctl $act show stats] drops]
         set t_stop [ha_now_us]
         set p [hb_stop_control $act 1000]
+        # the thread stopped between t_stop and now (threadstop said so):
+        # on a busy machine that can be a while after t_stop
+        set t_stopped [ha_now_us]
         # by a lease after the stop its deadline has passed: what it sends
         # on wan from then on is what its gate let through
         after $lease
@@ -330,9 +333,11 @@ start_ha_lab {} {
             [lmap m [dict keys [dict get $rep arp macs]] {ha_node_of_mac $m}]]
         assert_lessthan [expr {$f2 - $f1}] 5 "frames $act forwarded on wan from a lease after its control thread stopped"
         assert_morethan $dropped 0 "transit $act's gate dropped meanwhile"
-        assert_range [dict get $rep arp max_dual_ms] 0 [dict get $rep interval_ms] "longest stretch with both nodes answering ARP (ms)"
+        # in request periods, not ms: one period of margin however long a
+        # busy machine made it (test_ha_fence.tcl)
+        assert_range [dict get $rep arp max_dual_periods] 0 1 "longest stretch of ARP request periods with both nodes answering"
         set last_act [dict get $rep arp macs [ha_mac $act] last_us]
-        assert_lessthan $last_act [expr {$t_stop + 1000 * $lease}] "$act's last ARP answer vs. the stop + a lease"
+        assert_lessthan $last_act [expr {$t_stopped + 1000 * $lease}] "$act's last ARP answer vs. the stop + a lease"
         assert_equal [dict get $s holder] $sby "$act's holder after the resume"
         set row [lindex [lmap r [ha_history $act] {expr {[dict get $r time_us] >= $t_stop ? $r : [continue]}}] 0]
         assert_equal [dict get $row old] active "$act's first row after the stop: from active"

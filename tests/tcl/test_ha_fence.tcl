@@ -6,12 +6,16 @@
 # "Two actives at once" is measured two ways, both must stay under the
 # margin:
 #   on the wire   tools/arpwatch.py in h1 asks for 10.10.0.1 (and
-#                 2001:db8:10::1) every 10 ms; max_dual_ms is the longest
-#                 stretch of request periods in which answers came from
-#                 both nodes' MACs. Margin: one period (10 ms), what one
+#                 2001:db8:10::1) every 10 ms; max_dual_periods is the
+#                 longest stretch of request periods in which answers came
+#                 from both nodes' MACs. Margin: one period, what one
 #                 answer still in flight from the old active can make.
+#                 Counted in periods, not ms: a watcher descheduled for a
+#                 moment makes a period longer than 10 ms (10.4 ms made
+#                 a one-period stretch fail a 10 ms bound on a busy
+#                 machine), and a period is what the margin is about.
 #                 A node that kept answering while cut would show the
-#                 whole cut (hundreds of ms).
+#                 whole cut (tens of periods).
 #   by show ha    both nodes sampled all along; ha_overlap_ms is the
 #                 longest time both held themselves active by their own
 #                 deadlines (lease_remaining_ms). Margin 2 ms (whole ms
@@ -48,18 +52,18 @@ proc note_arpwatch {rep} {
         dict for {m e} [dict get $d macs] {
             lappend macs [format "%s (%s) %d answers" [ha_node_of_mac $m] $m [dict get $e answers]]
         }
-        note [format "arpwatch %s: %d/%d periods answered, dual %d periods, longest %.0f ms, longest silence %.0f ms; %s" \
+        note [format "arpwatch %s: %d/%d periods answered, dual %d periods, longest %d (%.1f ms), longest silence %.0f ms; its own worst pause %.1f ms; %s" \
             $p [dict get $d answered] [dict get $d periods] [dict get $d dual_periods] \
-            [dict get $d max_dual_ms] [dict get $d max_silent_ms] [join $macs ", "]]
+            [dict get $d max_dual_periods] [dict get $d max_dual_ms] [dict get $d max_silent_ms] \
+            [dict get $rep max_send_gap_ms] [join $macs ", "]]
     }
 }
 
 # arpwatch's figures that hold in both tests: never two MACs at once for
-# more than one period.
+# more than one request period.
 proc check_no_dual {rep} {
-    set margin [dict get $rep interval_ms]
     foreach p {arp nd} {
-        assert_range [dict get $rep $p max_dual_ms] 0 $margin "$p: longest stretch with both nodes answering (ms)"
+        assert_range [dict get $rep $p max_dual_periods] 0 1 "$p: longest stretch of request periods with both nodes answering"
     }
     set ov [ha_overlap_ms]
     note "show ha: [llength [ha_samples]] samples, both nodes active at once for $ov ms at most"

@@ -43,8 +43,12 @@ At the end it prints one JSON line:
     dual_periods  periods in which replies came from two or more MACs
     max_dual_ms   the longest stretch of consecutive dual periods, ms
                   (0: never two MACs "at once"; INTERVAL: one period)
+    max_dual_periods  the same stretch in periods, whatever their length:
+                  what a test bounds, since a watcher that is descheduled
+                  makes a period longer than INTERVAL (max_send_gap_ms)
     dual          [[from_us, to_us, [MAC...]], ...] those stretches (first 20)
     max_silent_ms the longest stretch of consecutive periods without any reply
+    max_silent_periods  the same stretch in periods
     announces     [[time_us, MAC, kind], ...] (first 200): kind "garp"
                   (gratuitous ARP request or reply) or "na" (unsolicited NA)
 
@@ -156,23 +160,28 @@ class Proto:
         run = None
         max_silent_us = 0
         silent_from = None
+        silent_n = max_silent_n = 0
         for k, ms in enumerate(per):
             a, b = bounds[k], bounds[k + 1]
             if len(ms) >= 2:
                 if run is None:
-                    run = [a, b, set(ms)]
+                    run = [a, b, set(ms), 1]
                 else:
                     run[1] = b
                     run[2] |= ms
+                    run[3] += 1
             elif run is not None:
                 dual.append(run)
                 run = None
             if not ms:
                 if silent_from is None:
                     silent_from = a
+                silent_n += 1
                 max_silent_us = max(max_silent_us, b - silent_from)
+                max_silent_n = max(max_silent_n, silent_n)
             else:
                 silent_from = None
+                silent_n = 0
         if run is not None:
             dual.append(run)
         return {
@@ -182,9 +191,11 @@ class Proto:
             "periods": len(per),
             "answered": sum(1 for ms in per if ms),
             "dual_periods": sum(1 for ms in per if len(ms) >= 2),
-            "max_dual_ms": max([(b - a) / 1000.0 for a, b, _ in dual], default=0.0),
-            "dual": [[a, b, sorted(ms)] for a, b, ms in dual[:20]],
+            "max_dual_ms": max([(b - a) / 1000.0 for a, b, _, _ in dual], default=0.0),
+            "max_dual_periods": max([n for _, _, _, n in dual], default=0),
+            "dual": [[a, b, sorted(ms)] for a, b, ms, _ in dual[:20]],
             "max_silent_ms": max_silent_us / 1000.0,
+            "max_silent_periods": max_silent_n,
             "announces": [[t, m, k] for t, m, k in self.announces[:200]],
         }
 
