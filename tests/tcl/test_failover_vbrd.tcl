@@ -6,9 +6,13 @@
 #
 # The outage is what h2's seqstream receiver saw (max_gap_ms, in sender
 # time); the line the stream took is the impair tool's frame counters
-# (a2b = edge -> region). The bound of 100 ms is detection (15 ms or
+# (a2b = edge -> region). The goal of 100 ms is detection (15 ms or
 # 10 ms) plus the sender's own pauses on this shared 2-core machine (10-20
-# ms now and then, harness/stream.tcl) plus margin.
+# ms now and then, harness/stream.tcl) plus margin; it belongs to `make
+# bench-failover` (20 cuts, median and max). Here the outage and the
+# detect-to-switch time are noted next to their goals and fail only past
+# a bound for stuck (assert_not_stuck); what is asserted is the switch,
+# its reason, the line the stream took, the hold-down.
 
 source [file join [file dirname [file normalize [info script]]] harness fo_twosite.tcl]
 
@@ -75,7 +79,7 @@ proc check_cut {m} {
         [dict get $snd max_send_gap_ms]]
     assert_morethan [dict get $snd pps] 9500 "the sender's achieved pps"
     assert_equal [dict get $rep end_marker] true "the end marker arrived"
-    assert_lessthan [dict get $rep max_gap_ms] 100 "outage (ms)"
+    assert_not_stuck [dict get $rep max_gap_ms] 100 1000 "outage"
     assert_morethan [dict get $rep lost] 0 "datagrams lost while BFD detects (the cut was real)"
     assert_morethan [dict get $m lost1] 0 "frames line1 dropped edge -> region"
     # after the switch the stream went by line2: more than half of it
@@ -84,7 +88,7 @@ proc check_cut {m} {
     assert_equal [dict get $sw from] member0
     assert_equal [dict get $sw to] member1
     assert_equal [dict get $sw reason] control_detect_expired "the reason: l1's diag (RFC 5880 §6.8.4)"
-    assert_lessthan [dict get $sw detect_to_switch_ns] 1000000 "detect to switch (ns)"
+    assert_not_stuck [dict get $sw detect_to_switch_ns] 1000000 1000000000 "detect to switch" ns
 }
 
 start_twosite [fo2_lines_opts interval 5 hold_down 200] {
@@ -92,7 +96,7 @@ start_twosite [fo2_lines_opts interval 5 hold_down 200] {
         both_sides_up 5000
     }
 
-    test "line1 cut silently under 10 kpps: the edge moves to line2, outage < 100 ms, switch < 1 ms after detection" {
+    test "line1 cut silently under 10 kpps: the edge moves to line2 for l1's detection expiry" {
         set ::m5 [cut_line1_under_stream 7101 15]
         check_cut $::m5
         # the region saw the same failure (from its history: the heal at
@@ -108,7 +112,7 @@ start_twosite [fo2_lines_opts interval 5 hold_down 200] {
         assert_equal [dict get $down reason] control_detect_expired "region's l1 diag"
     }
 
-    test "line1 healed under a stream: l1 Up again, failback after the 200 ms hold-down, outage < 100 ms" {
+    test "line1 healed under a stream: l1 Up again, failback after the 200 ms hold-down" {
         # the previous test healed line1 already; wait for the failback
         # it started, then cut and heal again with a stream running
         fo2_wait_active edge uplink member0 5000
@@ -132,7 +136,7 @@ start_twosite [fo2_lines_opts interval 5 hold_down 200] {
         }
         note [format "during the failback: outage %.1f ms, %d lost, %d reordered" \
             [dict get $rep max_gap_ms] [dict get $rep lost] [dict get $rep reordered]]
-        assert_lessthan [dict get $rep max_gap_ms] 100 "outage during the failback (ms)"
+        assert_not_stuck [dict get $rep max_gap_ms] 100 1000 "outage during the failback"
         assert_morethan [expr {[twosite_line_frames line1 a2b] - $l1_0}] 1000 "frames line1 carried after the failback"
         # the failback came >= hold_down after l1's last transition to Up before it
         set fb ""
@@ -154,7 +158,9 @@ start_twosite [fo2_lines_opts interval 5 hold_down 200] {
         }
         set held [expr {($t_fb - [fo_time_us $up]) / 1000.0}]
         note [format "failback %.1f ms after l1 came Up" $held]
-        assert_range $held 200 1000 "ms from l1 Up to the failback"
+        # not before the hold-down (behaviour); late only up to stuck
+        assert_true {$held >= 200} "ms from l1 Up to the failback ($held) vs. the 200 ms hold-down"
+        assert_not_stuck [expr {$held - 200}] 800 2000 "failback after the hold-down ran out"
     }
 }
 
@@ -163,7 +169,7 @@ start_twosite [fo2_lines_opts interval 3.3 hold_down 200] {
         both_sides_up 3300
     }
 
-    test "3.3 ms x 3: line1 cut silently under 10 kpps, outage < 100 ms, switch < 1 ms after detection" {
+    test "3.3 ms x 3: line1 cut silently under 10 kpps: the edge moves to line2 for l1's detection expiry" {
         check_cut [cut_line1_under_stream 7103 10]
     }
 }

@@ -6,25 +6,27 @@
 # ARP entry for it points, and how long a 2000 pps seqstream h1 -> h2
 # through the active stops (max_gap_ms, sender time) when the active goes.
 #
-# Bounds, with lease 100 ms, renew 20, retry 10, announce 3 x 20 ms:
+# Goals, with lease 100 ms, renew 20, retry 10, announce 3 x 20 ms (the
+# outages are noted next to them; `make bench-failover` measures them over
+# 20 takeovers each, bench_ha.tcl): what the tests assert is the
+# behaviour, and a bound for stuck (assert_not_stuck) that a slow or busy
+# machine and the sanitizers stay far below:
 #   kill -9   the lease ends on the server at most 100 ms after the dead
 #             node's last renew; the standby's next try (<= 10 ms later)
 #             takes it, its gratuitous ARP moves h1's entry: ~80-130 ms
-#             of outage. Bound 300 ms: the sender's own pauses (10-20 ms
-#             now and then on this 2-core machine, harness/stream.tcl) and
-#             a loaded control thread fit in it; a standby that waited for
-#             anything else (a second lease, h1's ARP entry to age out, 15+
-#             s) does not. Floor: what the lease had left on the server at
-#             the kill (its PTTL, read just before): a takeover sooner did
-#             not wait for the dead node's lease.
+#             of outage; goal 300 ms. Stuck: 3 s (a standby that waited
+#             for h1's ARP entry to age out needs 15+ s). Floor, asserted:
+#             what the lease had left on the server at the kill (its PTTL,
+#             read just before): a takeover sooner did not wait for the
+#             dead node's lease (safety, not speed).
 #   SIGTERM   the active gives the lease back (DEL + PUBLISH "released")
 #             and the standby, told by the message, acquires at once:
-#             bound 50 ms, far below the 100 ms a standby that waited for
-#             the lease to run out would need.
+#             goal 50 ms, far below the 100 ms a standby that waited for
+#             the lease to run out would need; stuck 3 s.
 #   Redis     killed and restarted while the lease (1000 ms here) runs: the
 #             active keeps it on its own clock and forwards all along:
-#             bound 50 ms of outage, 20 x less than the lease.
-# Under ASan the time bounds are multiplied by [ha_slow] (3), floors not.
+#             no role change, and the stream loses (next to) nothing;
+#             goal 50 ms of outage, stuck 1 s (the lease).
 
 source [file join [file dirname [file normalize [info script]]] harness ha_lab.tcl]
 
@@ -115,7 +117,7 @@ start_ha_lab {} {
         assert_lessthan $fb 10 "frames b sent on wan"
     }
 
-    test {kill -9 of the active under 2000 pps: the standby takes over once the lease ends, outage < 300 ms, h1's ARP entry moves} {
+    test {kill -9 of the active under 2000 pps: the standby takes over once the lease ends, h1's ARP entry moves} {
         lassign [ha_pair_up] act sby
         set e0 [dict get [ha_show $act] epoch]
         set k0 [dict get [ha_show $sby] takeovers]
@@ -135,7 +137,7 @@ start_ha_lab {} {
             $sby [expr {([dict get $row time_us] - $t_kill) / 1000.0}] $left_ms $e0 [dict get $s epoch]]
         assert_equal [dict get $rep end_marker] true "the end marker arrived"
         assert_morethan [dict get $rep sender pps] 1900 "the sender's achieved pps"
-        assert_lessthan [dict get $rep max_gap_ms] [expr {300 * [ha_slow]}] "outage (ms)"
+        assert_not_stuck [dict get $rep max_gap_ms] 300 3000 "outage"
         # no takeover before the lease ended (5 ms: datagrams in flight)
         assert_morethan [dict get $rep max_gap_ms] [expr {$left_ms - 5}] "outage (ms) vs. the lease left at the kill"
         # (2 ms for a history stamp taken from another clock than Tcl's)
@@ -157,7 +159,7 @@ start_ha_lab {} {
         assert_equal [ha_active_nodes] [list $sby] "active nodes 3 leases after the restart"
     }
 
-    test {SIGTERM of the active under 2000 pps: it hands over, outage < 50 ms, exit 0} {
+    test {SIGTERM of the active under 2000 pps: it hands over, exit 0} {
         lassign [ha_pair_up] act sby
         set e0 [dict get [ha_show $act] epoch]
         set rep [stream_with 5102 3 1000 {
@@ -174,7 +176,7 @@ start_ha_lab {} {
         assert_equal $status "exit 0" "$act's exit"
         assert_equal [dict get $rep end_marker] true "the end marker arrived"
         assert_morethan [dict get $rep sender pps] 1900 "the sender's achieved pps"
-        assert_lessthan [dict get $rep max_gap_ms] [expr {50 * [ha_slow]}] "outage (ms)"
+        assert_not_stuck [dict get $rep max_gap_ms] 50 3000 "outage"
         assert_equal [dict get $s holder] $sby "holder"
         assert_morethan [dict get $s epoch] $e0 "a takeover is a new epoch"
         assert_equal [dict get [ha_host_arp] node] $sby "h1's ARP entry for $::ha::vip4"
@@ -184,7 +186,7 @@ start_ha_lab {} {
 }
 
 start_ha_lab {lease 1000 renew 50 guard 100 retry 50 persist 1} {
-    test {Redis killed -9 and restarted (AOF) under 2000 pps: no role change, same epoch, history unchanged, outage < 50 ms} {
+    test {Redis killed -9 and restarted (AOF) under 2000 pps: no role change, same epoch, history unchanged, forwarding goes on} {
         lassign [ha_pair_up] act sby
         set before [dict create]
         foreach n [list $act $sby] {
@@ -213,7 +215,10 @@ start_ha_lab {lease 1000 renew 50 guard 100 retry 50 persist 1} {
         note_stream "Redis SIGKILL + restart" $rep
         note "Redis down for $down_ms ms; both nodes' links up again $up_ms ms after the kill"
         assert_true {[redis_pid] != $pid0} "a new Redis process"
-        assert_lessthan [dict get $rep max_gap_ms] [expr {50 * [ha_slow]}] "outage (ms)"
+        assert_not_stuck [dict get $rep max_gap_ms] 50 1000 "outage"
+        # forwarding did not wait for Redis: at 2000 pps a stop for the
+        # time it was down would lose 2 datagrams a ms
+        assert_lessthan [dict get $rep lost] 10 "datagrams lost (Redis was down for $down_ms ms)"
         assert_equal [dict get $rep end_marker] true "the end marker arrived"
         foreach n [list $act $sby] {
             set s [ha_show $n]

@@ -86,11 +86,12 @@ start_ha_lab [list ha_extra {partner_bfd = "partner";} \
             $sby [expr {([dict get $row time_us] - $t_kill) / 1000.0}] $after_end \
             [dict get $s last_takeover gap_ms] [dict get $s partner_down]]
         assert_equal [dict get $s partner_down] true "$sby saw the partner's session Down"
-        # never before the lease's end (2 ms: two clocks). The end read
-        # before the kill is a lower bound: the dead node may have renewed
-        # once more (renew ms) before the kill; then 1 ms and a Redis round
-        # trip, with margin for a loaded machine
+        # never before the lease's end (2 ms: two clocks): safety,
+        # asserted. The end read before the kill is a lower bound: the
+        # dead node may have renewed once more (renew ms) before the kill;
+        # then 1 ms and a Redis round trip: the goal, noted (how soon is
+        # for the benchmarks, bench_ha.tcl), stuck past a second
         assert_morethan $after_end -2 "takeover vs. the lease's end (ms)"
-        assert_lessthan $after_end [expr {([ha_opt renew] + 30) * [ha_slow]}] "takeover vs. the lease's end (ms)"
+        assert_not_stuck $after_end [expr {[ha_opt renew] + 30}] 1000 "takeover after the lease's end"
     }
 }

@@ -56,6 +56,24 @@ proc assert_range {value min max {detail ""}} {
     }
 }
 
+# A duration that a product goal is about (a failover's outage, an HA
+# takeover, a path switch): the goal belongs to the benchmarks (`make
+# bench-failover`, tests/perf/), which measure it on a quiet machine; a
+# test checks the behaviour around it (it switched, for the right reason,
+# in the right order, the stream resumed) and notes the figure next to
+# its goal. It fails only when VALUE reaches STUCK, a bound far above the
+# goal that catches "never" or "stuck" and holds on a slow or busy machine
+# and under the sanitizers.
+#   assert_not_stuck VALUE GOAL STUCK DETAIL ?UNIT?   (VALUE < GOAL is the goal)
+proc assert_not_stuck {value goal stuck detail {unit ms}} {
+    _assert_number $value
+    set over [expr {$value < $goal ? "" : ", over it: see the benchmarks"}]
+    note "$detail: $value $unit (goal < $goal $unit$over)"
+    if {!($value < $stuck)} {
+        fail "expected $value < $stuck $unit, the bound for stuck (the goal is < $goal $unit)[_assert_detail $detail]"
+    }
+}
+
 proc assert_true {cond {detail ""}} {
     if {![uplevel 1 [list expr $cond]]} {
         fail "expected \[$cond\] to be true[_assert_detail $detail]"
