@@ -1,8 +1,14 @@
 # Path selection does not flap: with 2 % random loss on every line in both
 # directions (about 4 % of the probes lost per round trip, the same on
-# every path) for 60 s, the edge's group switches at most once per tier.
-# Nothing is better to switch to, so every switch in that minute is a
+# every path) for 30 s, the edge's group switches at most once per tier.
+# Nothing is better to switch to, so every switch in that time is a
 # flap of the metrics' noise.
+#
+# 30 s, not the minute this file ran before: 30 windows of probes per
+# plane, and the statistics below stay > 4 standard deviations wide. The
+# claim over longer times is the simulator's (tests/unit/test_pathsel.c,
+# sim_loss4_everywhere: the same loss, 60 s x 20 runs of the decision
+# code); VBRD_SOAK_S=60 runs the minute here by hand.
 #
 #   h1 -- [edge] line1 (p-line1, cost 30, gold)   ==impair, loss 2 % each way==  [region] -- h2
 #                line2 (p-line2, cost 20, silver) ==impair, loss 2 % each way==
@@ -12,13 +18,13 @@
 # default tiers on both vbrds. Switches are counted in `show paths
 # history` by time: from just before the loss was set to its end. That
 # the impairment really reached the probes is checked against what the
-# impair tools dropped (their own counters), not against vbrd's figures: the edge's probes lost per path over the minute (its
+# impair tools dropped (their own counters), not against vbrd's figures: the edge's probes lost per path over the soak (its
 # tx/rx counters) must match the round-trip loss the tools made, and the
 # path metrics' windows, sampled every 2 s, must average near it.
 
 source [file join [file dirname [file normalize [info script]]] harness ps_lab.tcl]
 
-set soak_s 60
+set soak_s [expr {[info exists ::env(VBRD_SOAK_S)] ? $::env(VBRD_SOAK_S) : 30}]
 set loss_each_way 2
 set lines {line1 line2 line3}
 set paths {p-line1 p-line2 p-line3}
@@ -134,7 +140,7 @@ start_twosite [ps_lab_opts ps_conf default] {
             note [format "%s: impair dropped %s: round trip %.2f %%" $l [join $parts ", "] [dict get $made $p]]
         }
 
-        # The switches of the edge's group in the minute, per tier.
+        # The switches of the edge's group in the soak, per tier.
         set ev [ps_switches [ps_history edge region] $t0_us $t1_us]
         set per [dict create gold 0 silver 0 bronze 0]
         foreach e $ev { dict incr per [dict get $e tier] }
@@ -154,7 +160,7 @@ start_twosite [ps_lab_opts ps_conf default] {
         note "region group edge (not asserted): [llength $rev] switches"
         if {[llength $rev]} { note [describe $rev] }
 
-        # The probes saw the loss: over the minute, and window by window.
+        # The probes saw the loss: over the soak, and window by window.
         foreach p $paths {
             lassign [dict get $probes0 $p] tx0 rx0
             lassign [dict get $probes1 $p] tx1 rx1
@@ -165,16 +171,16 @@ start_twosite [ps_lab_opts ps_conf default] {
             note [format "%s: %d probes (%.0f %% of 10 ms x 4 planes), %.2f %% unanswered (impair made %.2f %%); window loss_pct: mean %.2f %% of %d samples, min %.2f, max %.2f" \
                       $p $tx [expr {100.0 * $tx / ($soak_s * 400)}] $seen [dict get $made $p] $mean [llength $w] \
                       [tcl::mathfunc::min {*}$w] [tcl::mathfunc::max {*}$w]]
-            # 10 ms x 4 planes x 60 s = 24 000 probes at most: a worker that
+            # 10 ms x 4 planes x 30 s = 12 000 probes at most: a worker that
             # was off its CPU for more than an interval skips the probes it
             # missed (ps_worker.c, "no burst"), and on this shared 2-core
             # machine that takes up to ~20 % of them. Half is "it probed".
             assert_morethan $tx [expr {$soak_s * 400 / 2}] "$p probes sent"
-            # Over >= 12 000 probes the binomial spread of the unanswered
-            # share is <= 0.18 points; 1 point is far outside it.
+            # Over >= 6 000 probes the binomial spread of the unanswered
+            # share is <= 0.26 points; 1 point is far outside it.
             assert_range $seen [expr {[dict get $made $p] - 1.0}] [expr {[dict get $made $p] + 1.0}] \
-                "$p: share of the edge's probes unanswered over the minute (%)"
-            # 29 windows of 400 probes: their mean's spread is ~0.2 points.
+                "$p: share of the edge's probes unanswered over the soak (%)"
+            # 14 windows of 400 probes: their mean's spread is ~0.3 points.
             assert_range $mean 2.5 6.0 "$p: mean of the window loss_pct samples (%)"
         }
 
