@@ -95,7 +95,9 @@ start_ha_lab {} {
         set w [ha_arpwatch_start 1 -ipv6 1]
         set wb [ha_arpwatch_start 1 -target [dict get $::ha::lan4 b] -target6 [dict get $::ha::lan6 b]]
         set f0 [dict create a [wan_frames a] b [wan_frames b]]
+        set hf0 [ha_on a {drops arp_hold_full}]
         set rep [stream_with 5100 1 1 {}]
+        set hf [expr {[ha_on a {drops arp_hold_full}] - $hf0}]
         set fa [expr {[wan_frames a] - [dict get $f0 a]}]
         set fb [expr {[wan_frames b] - [dict get $f0 b]}]
         set arp [ha_arpwatch_result $w]
@@ -111,9 +113,13 @@ start_ha_lab {} {
         assert_equal [dict get [ha_host_arp] node] a "h1's ARP entry for $::ha::vip4"
         # the stream is a's first traffic to h2: while a resolves h2 it
         # holds 4 datagrams (neighbor.hold_packets) and drops what comes
-        # beyond them; 10 is room for that and no more
-        assert_lessthan [dict get $rep lost] 10 "datagrams lost"
-        assert_morethan $fa 1900 "frames a forwarded to h2"
+        # beyond them as arp_hold_full (how many depends on how fast h2
+        # answers: more on a busy machine). Lost otherwise: fewer than 10;
+        # in all, less than the first 0.1 s of the stream.
+        note "datagrams lost: [dict get $rep lost], a's arp_hold_full drops meanwhile: $hf"
+        assert_lessthan [expr {[dict get $rep lost] - $hf}] 10 "datagrams lost but not dropped as arp_hold_full"
+        assert_lessthan [dict get $rep lost] 200 "datagrams lost"
+        assert_morethan $fa [expr {[dict get $rep received] - 1}] "frames a forwarded to h2 (all h2 received)"
         assert_lessthan $fb 10 "frames b sent on wan"
     }
 
@@ -154,7 +160,11 @@ start_ha_lab {} {
         # the killed node, back, finds the new holder's lease
         ha_restart $act
         ha_wait_role $act standby [expr {5000 * [ha_slow]}]
-        assert_equal [dict get [ha_show $act] holder] $sby "the restarted node's holder"
+        # (a node starts as standby; it names the holder once it has read
+        # the lease, which on a busy machine can come a moment later)
+        wait_for_condition 500 10 {[dict get [ha_show $act] holder] eq $sby} else {
+            assert_equal [dict get [ha_show $act] holder] $sby "the restarted node's holder"
+        }
         ha_watch [expr {3 * [ha_opt lease]}]
         assert_equal [ha_active_nodes] [list $sby] "active nodes 3 leases after the restart"
     }
