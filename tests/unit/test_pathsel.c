@@ -832,30 +832,32 @@ static void adopt_choice(void **state)
 	assert_true(sim_until_moved(&s, CFG_TIER_GOLD, other, 1 * S) != UINT64_MAX);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(seq_and_rtt),
-		cmocka_unit_test(loss_timeout_reorder_late),
-		cmocka_unit_test(window_slides),
-		cmocka_unit_test(jitter_rfc3550),
-		cmocka_unit_test(stateful_split),
-		cmocka_unit_test(path_aggregate),
-		cmocka_unit_test(decide_by_hand),
-		cmocka_unit_test(plane_degradation),
-		cmocka_unit_test(sim_loss5),
-		cmocka_unit_test(sim_loss5_after_outage),
-		cmocka_unit_test(sim_rtt60),
-		cmocka_unit_test(sim_rtt10),
-		cmocka_unit_test(sim_rtt_after_fault),
-		cmocka_unit_test(sim_blackhole),
-		cmocka_unit_test(sim_plane_blackhole),
+	/* the soak simulations, run apart by meson (tests/unit/meson.build) */
+	const struct CMUnitTest soak[] = {
 		cmocka_unit_test(sim_loss2_everywhere),
 		cmocka_unit_test(sim_loss4_everywhere),
-		cmocka_unit_test(sim_bronze_cost),
+	};
+	const struct CMUnitTest rest[] = {
+		cmocka_unit_test(seq_and_rtt),         cmocka_unit_test(loss_timeout_reorder_late),
+		cmocka_unit_test(window_slides),       cmocka_unit_test(jitter_rfc3550),
+		cmocka_unit_test(stateful_split),      cmocka_unit_test(path_aggregate),
+		cmocka_unit_test(decide_by_hand),      cmocka_unit_test(plane_degradation),
+		cmocka_unit_test(sim_loss5),           cmocka_unit_test(sim_loss5_after_outage),
+		cmocka_unit_test(sim_rtt60),           cmocka_unit_test(sim_rtt10),
+		cmocka_unit_test(sim_rtt_after_fault), cmocka_unit_test(sim_blackhole),
+		cmocka_unit_test(sim_plane_blackhole), cmocka_unit_test(sim_bronze_cost),
 		cmocka_unit_test(adopt_choice),
 	};
+	const char *part = argc > 1 ? argv[1] : "all";
+	int failed = 0;
+
 	if (getenv("PS_TEST")) /* one test: PS_TEST=sim_loss5 */
 		cmocka_set_test_filter(getenv("PS_TEST"));
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (strcmp(part, "soak") != 0)
+		failed += cmocka_run_group_tests_name("pathsel", rest, NULL, NULL);
+	if (strcmp(part, "rest") != 0)
+		failed += cmocka_run_group_tests_name("pathsel soak", soak, NULL, NULL);
+	return failed;
 }
