@@ -51,9 +51,9 @@ workers = { cores = [ 0, 1 ]; idle_sleep_us = 100; };
         }
     }
 
-    test {TCP h1 -> h2 with 4 streams over two workers (iperf3, 3 s)} {
+    test {TCP h1 -> h2 with 4 streams over two workers (iperf3, 1 s)} {
         set srv [iperf_server h2]
-        set code [catch {iperf_client h1 10.0.2.2 3 -P 4} rep opts]
+        set code [catch {iperf_client h1 10.0.2.2 1 -P 4} rep opts]
         lab_kill $srv
         if {$code} { return -options $opts $rep }
         set bps [iperf_rx_bps $rep]
