@@ -78,46 +78,6 @@ start_ha_lab {lease 4000 renew 100 guard 400 retry 10} {
     }
 }
 
-# --- a flood of messages on the pair's channel ----------------------------------
-
-# Every "NODE state" message on vbrd:PAIR:events made a node read
-# state:NODE, each read an operation of the Redis client's 64; a flood
-# filled the table and the active's renews failed with -ENOMEM until it
-# stepped down at its deadline (and the standby took over): any client of
-# the Redis server could make the pair fail over at will.
-start_ha_lab {} {
-    test {a flood of 2M 'evil state' messages on the pair's channel: no renew fails, no role changes} {
-        if {![file executable /usr/bin/redis-benchmark]} { skip "no redis-benchmark (redis-tools)" }
-        lassign [ha_pair_up] act sby
-        set s0 [ha_show $act]
-        set t0 [ha_now_us]
-        ha_watch_reset
-        set pid [lab_spawn - -lifetime 60 /usr/bin/redis-benchmark -p [redis_port] -n 2000000 \
-                     -P 64 -c 2 -q publish [ha_lease_key events] "evil state"]
-        if {![ha_watch [expr {30000 * [ha_slow]}] {[lab_exited $pid]}]} {
-            fail "redis-benchmark still running after 30 s"
-        }
-        ha_watch [expr {3 * [ha_opt lease]}]
-        set s1 [ha_show $act]
-        note [format "flood of %.1f s: %s renews, %s failed; %s Redis operations; %s events received" \
-            [expr {([ha_now_us] - $t0) / 1e6}] \
-            [expr {[dict get $s1 renews] - [dict get $s0 renews]}] \
-            [expr {[dict get $s1 renew_failures] - [dict get $s0 renew_failures]}] \
-            [expr {[dict get $s1 redis ops] - [dict get $s0 redis ops]}] \
-            [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}]]
-        assert_morethan [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}] 200000 "events the active received (Redis drops a subscriber that falls 32 MB behind: ASan reads slower)"
-        assert_equal [dict get $s1 step_downs] [dict get $s0 step_downs] "$act's step-downs"
-        assert_equal [dict get $s1 renew_failures] [dict get $s0 renew_failures] "$act's failed renews"
-        assert_equal [dict get $s1 role] active "$act's role"
-        foreach smp [ha_samples] {
-            set want [expr {[dict get $smp node] eq $act ? "active" : "standby"}]
-            if {[dict get $smp role] ne $want} {
-                fail "[dict get $smp node] was [dict get $smp role] at +[expr {([dict get $smp t0_us] - $t0) / 1000}] ms of the flood"
-            }
-        }
-    }
-}
-
 # --- Redis with a password ---------------------------------------------------------
 
 # Redis's own checks: redis-cli (and the harness's PING) authenticate with it.
@@ -293,7 +253,96 @@ proc hb_stop_control {node ms} {
     return $p
 }
 
+# --- Redis refusing or tampered with ------------------------------------------------
+
+# The longest time two nodes were active at once by their histories since
+# FROM_US (a row is stamped when the node's role machine changed: right for
+# nodes that ran all along, not for a frozen one).
+proc hb_history_overlap_ms {from_us} {
+    set now [ha_now_us]
+    set iv [dict create]
+    foreach node [lsort [array names ::ha::state]] {
+        if {$::ha::state($node) ne "up"} { continue }
+        set start ""
+        set rows [ha_history $node]
+        foreach r $rows {
+            if {[dict get $r time_us] < $from_us} {
+                set start [expr {[dict get $r new] eq "active" ? $from_us : ""}]
+            }
+        }
+        set l {}
+        foreach r $rows {
+            set t [dict get $r time_us]
+            if {$t < $from_us} { continue }
+            if {[dict get $r new] eq "active"} {
+                set start $t
+            } elseif {[dict get $r old] eq "active" && $start ne ""} {
+                lappend l [list $start $t]
+                set start ""
+            }
+        }
+        if {$start ne ""} { lappend l [list $start $now] }
+        dict set iv $node $l
+    }
+    set best 0
+    foreach x [dict keys $iv] {
+        foreach y [dict keys $iv] {
+            if {[string compare $x $y] >= 0} { continue }
+            foreach i [dict get $iv $x] {
+                foreach j [dict get $iv $y] {
+                    set o [expr {min([lindex $i 1], [lindex $j 1]) - max([lindex $i 0], [lindex $j 0])}]
+                    if {$o > $best} { set best $o }
+                }
+            }
+        }
+    }
+    return [expr {$best / 1000.0}]
+}
+
+# One pair for the tests below that need the default options and leave
+# the pair as they found it (each starts from ha_pair_up): one lab start
+# instead of four.
 start_ha_lab {} {
+    # --- a flood of messages on the pair's channel
+
+    # Every "NODE state" message on vbrd:PAIR:events made a node read
+    # state:NODE, each read an operation of the Redis client's 64; a flood
+    # filled the table and the active's renews failed with -ENOMEM until it
+    # stepped down at its deadline (and the standby took over): any client of
+    # the Redis server could make the pair fail over at will.
+    test {a flood of 2M 'evil state' messages on the pair's channel: no renew fails, no role changes} {
+        if {![file executable /usr/bin/redis-benchmark]} { skip "no redis-benchmark (redis-tools)" }
+        lassign [ha_pair_up] act sby
+        set s0 [ha_show $act]
+        set t0 [ha_now_us]
+        ha_watch_reset
+        set pid [lab_spawn - -lifetime 60 /usr/bin/redis-benchmark -p [redis_port] -n 2000000 \
+                     -P 64 -c 2 -q publish [ha_lease_key events] "evil state"]
+        if {![ha_watch [expr {30000 * [ha_slow]}] {[lab_exited $pid]}]} {
+            fail "redis-benchmark still running after 30 s"
+        }
+        ha_watch [expr {3 * [ha_opt lease]}]
+        set s1 [ha_show $act]
+        note [format "flood of %.1f s: %s renews, %s failed; %s Redis operations; %s events received" \
+            [expr {([ha_now_us] - $t0) / 1e6}] \
+            [expr {[dict get $s1 renews] - [dict get $s0 renews]}] \
+            [expr {[dict get $s1 renew_failures] - [dict get $s0 renew_failures]}] \
+            [expr {[dict get $s1 redis ops] - [dict get $s0 redis ops]}] \
+            [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}]]
+        assert_morethan [expr {[dict get $s1 redis events_rx] - [dict get $s0 redis events_rx]}] 200000 "events the active received (Redis drops a subscriber that falls 32 MB behind: ASan reads slower)"
+        assert_equal [dict get $s1 step_downs] [dict get $s0 step_downs] "$act's step-downs"
+        assert_equal [dict get $s1 renew_failures] [dict get $s0 renew_failures] "$act's failed renews"
+        assert_equal [dict get $s1 role] active "$act's role"
+        foreach smp [ha_samples] {
+            set want [expr {[dict get $smp node] eq $act ? "active" : "standby"}]
+            if {[dict get $smp role] ne $want} {
+                fail "[dict get $smp node] was [dict get $smp role] at +[expr {([dict get $smp t0_us] - $t0) / 1000}] ms of the flood"
+            }
+        }
+    }
+
+    # --- the control thread alone stopped
+
     test {the active's control thread alone stopped for 1 s under 2000 pps: its workers stop forwarding by the deadline, the standby takes over, no dual answers; resumed, it stands by} {
         lassign [ha_pair_up] act sby
         set lease [ha_opt lease]
@@ -343,55 +392,9 @@ start_ha_lab {} {
         assert_equal [dict get $row old] active "$act's first row after the stop: from active"
         assert_equal [dict get $row reason] paused "$act's first row after the stop: reason"
     }
-}
 
-# --- Redis refusing or tampered with ------------------------------------------------
+    # --- Redis refusing or tampered with
 
-# The longest time two nodes were active at once by their histories since
-# FROM_US (a row is stamped when the node's role machine changed: right for
-# nodes that ran all along, not for a frozen one).
-proc hb_history_overlap_ms {from_us} {
-    set now [ha_now_us]
-    set iv [dict create]
-    foreach node [lsort [array names ::ha::state]] {
-        if {$::ha::state($node) ne "up"} { continue }
-        set start ""
-        set rows [ha_history $node]
-        foreach r $rows {
-            if {[dict get $r time_us] < $from_us} {
-                set start [expr {[dict get $r new] eq "active" ? $from_us : ""}]
-            }
-        }
-        set l {}
-        foreach r $rows {
-            set t [dict get $r time_us]
-            if {$t < $from_us} { continue }
-            if {[dict get $r new] eq "active"} {
-                set start $t
-            } elseif {[dict get $r old] eq "active" && $start ne ""} {
-                lappend l [list $start $t]
-                set start ""
-            }
-        }
-        if {$start ne ""} { lappend l [list $start $now] }
-        dict set iv $node $l
-    }
-    set best 0
-    foreach x [dict keys $iv] {
-        foreach y [dict keys $iv] {
-            if {[string compare $x $y] >= 0} { continue }
-            foreach i [dict get $iv $x] {
-                foreach j [dict get $iv $y] {
-                    set o [expr {min([lindex $i 1], [lindex $j 1]) - max([lindex $i 0], [lindex $j 0])}]
-                    if {$o > $best} { set best $o }
-                }
-            }
-        }
-    }
-    return [expr {$best / 1000.0}]
-}
-
-start_ha_lab {} {
     test {SCRIPT FLUSH: the next operations find no script (NOSCRIPT), send it with EVAL: no role change} {
         lassign [ha_pair_up] act sby
         set s0 [ha_show $act]
@@ -466,12 +469,10 @@ start_ha_lab {} {
         }
         assert_lessthan [hb_history_overlap_ms $t0] 1 "ms both were active by their histories"
     }
-}
 
-# The lease set to bytes that are no UTF-8: show ha had no holder key any
-# more, and show ha history silently left out every row naming that holder
-# (the active's step-down among them): json_string() refuses such bytes.
-start_ha_lab {} {
+    # The lease set to bytes that are no UTF-8: show ha had no holder key any
+    # more, and show ha history silently left out every row naming that holder
+    # (the active's step-down among them): json_string() refuses such bytes.
     test {the lease SET to non-UTF-8 bytes: show ha names the holder (as ?), show ha history keeps the rows} {
         lassign [ha_pair_up] act sby
         set f [lab_file lease.bin]
