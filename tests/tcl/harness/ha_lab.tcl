@@ -101,7 +101,8 @@
 #                          tools/arpwatch.py in h1 asking for the service
 #                          address (or A; -target6 implies -ipv6 1) every
 #                          MS (default 10) -> pid, once it runs; ha_arpwatch_result PID
-#                          -> its report (see the tool)
+#                          -> its report (see the tool) at its end;
+#                          ha_arpwatch_stop PID: ends it now, -> its report
 #   ha_arp_macs REPORT ?FROM_US? ?TO_US? ?-proto arp|nd?  the MACs that answered
 #                          in slots that overlap [FROM_US, TO_US)
 #   ha_watch MS ?UNTIL?    sample every running node's show ha for MS ms, or
@@ -115,7 +116,7 @@
 #   ha_now_us              the wall clock, µs (what history rows and
 #                          arpwatch use)
 #   ha_opt KEY             an option of the current block (lease, renew ...)
-#   ha_slow                the factor time bounds are loosened by: 3 under
+#   ha_slow                the factor waits are made longer by: 3 under
 #                          ASan (vbrd and its control thread run ~2-3x
 #                          slower), else 1
 #
@@ -685,6 +686,14 @@ proc ha_arpwatch_result {pid {timeout_ms 60000}} {
         if {[string index $line 0] eq "\{"} { return [json::json2dict $line] }
     }
     fail "arpwatch printed no report:\n[lab_spawn_output $pid]"
+}
+
+# End the watch of PID now (the scenario it watched is over) and return
+# its report, as ha_arpwatch_result: SIGHUP, which timeout (lab_spawn)
+# passes on to arpwatch.py; the watch's SECONDS are then only its longest.
+proc ha_arpwatch_stop {pid {timeout_ms 10000}} {
+    lab_kill $pid HUP
+    return [ha_arpwatch_result $pid $timeout_ms]
 }
 
 proc ha_arp_macs {rep {from ""} {to ""} args} {

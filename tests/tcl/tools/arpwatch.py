@@ -26,6 +26,9 @@ drops them as PACKET_OTHERHOST, and its neighbor entry for TARGET stays
 as what the network told it (a gratuitous ARP, its own requests), which is
 what a test looks at. SRC-IP must be an unused address of the subnet.
 
+SIGHUP ends the watch early (the test's scenario is over): the report
+covers the time until then.
+
 At the end it prints one JSON line:
 
   target, target6, interval_ms, slot_ms, start_us, end_us (wall clock, us),
@@ -64,6 +67,7 @@ import ipaddress
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import sys
@@ -280,6 +284,8 @@ def main():
     sends_us = []
     send_errors = 0
     max_send_gap_ns = 0
+    stop = []
+    signal.signal(signal.SIGHUP, lambda *_: stop.append(1))
     print("arpwatch: ready", file=sys.stderr, flush=True)
 
     t0 = time.monotonic_ns()
@@ -289,7 +295,7 @@ def main():
     last_send_ns = None
     while True:
         now = time.monotonic_ns()
-        if now >= end_ns:
+        if now >= end_ns or stop:
             break
         if now >= next_ns:
             if last_send_ns is not None:
