@@ -9,8 +9,12 @@
 #               detect-to-switch, median and max; path selection's faults;
 #               20 HA takeovers by kill -9 and by SIGTERM of the active:
 #               outage, median and max (not part of make test)
-#   make test-asan   build into build-asan (ASan + UBSan), run unit and
-#               integration tests there; any sanitizer report fails it
+#   make test-asan   build into build-asan (ASan + UBSan), run the unit tests
+#               and the integration files of tests/asan-files.txt there (a part
+#               that runs every feature's code); any sanitizer report fails it
+#   make asan-coverage   with a coverage build (build-cov), what the whole
+#               integration suite runs that make test-asan's part does not
+#               (tests/asan-coverage.sh, ~20 min; not part of CI)
 #   make unit-asan   the unit tests only, under the sanitizers
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (default 30)
 #   make format, make format-check   clang-format the tree / fail on a diff
@@ -20,7 +24,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build build-asan run test unit test-asan unit-asan fuzz bench bench-failover \
+.PHONY: all deps build build-asan run test unit test-asan unit-asan asan-coverage fuzz bench bench-failover \
 	clean format \
 	format-check docs
 
@@ -71,11 +75,14 @@ test-asan: deps build-asan
 unit-asan: build-asan
 	BUILD=$(ASAN_BUILD) ./tests/run-sanitized.sh --unit-only
 
+asan-coverage: deps
+	./tests/asan-coverage.sh
+
 fuzz: deps
 	./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-cov
 
 # One .clang-format for the tree; CI runs format-check.
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')

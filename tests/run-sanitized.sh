@@ -3,8 +3,15 @@
 # test-asan`) and fail when any sanitizer reported anything, whatever the
 # tests themselves said.
 #
-#   tests/run-sanitized.sh [run-tests.sh ARGS...]   whole suite, or e.g. --no-unit reload
-#   tests/run-sanitized.sh --unit-only              unit tests only (meson test; CI)
+#   tests/run-sanitized.sh                          unit tests + the integration files
+#                                                   of tests/asan-files.txt (make test-asan)
+#   tests/run-sanitized.sh --all                    unit tests + every integration file
+#   tests/run-sanitized.sh [run-tests.sh ARGS...]   e.g. --no-unit reload
+#   tests/run-sanitized.sh --unit-only              unit tests only (meson test)
+#
+# tests/asan-files.txt names a part of the integration suite that runs
+# every feature's code (each file's reason is beside it); tests/asan-coverage.sh
+# shows what the whole suite runs that this part does not.
 #
 # Every process of the run (unit tests, vbrd, vbrctl, pcapgen, impair)
 # inherits the options below. Exit status 1 when a test failed or when any
@@ -54,6 +61,13 @@ export VBRD_TEST_KEEP=1
 rc=0
 if [ "${1:-}" = --unit-only ]; then
 	meson test -C "$BUILD" --print-errorlogs || rc=1
+elif [ "${1:-}" = --all ]; then
+	shift
+	./tests/run-tests.sh "$@" || rc=1
+elif [ $# -eq 0 ]; then
+	mapfile -t files < <(sed 's/#.*//' tests/asan-files.txt | awk 'NF {print $1}')
+	echo "== sanitizer run: unit tests and ${#files[@]} integration files of tests/asan-files.txt"
+	./tests/run-tests.sh "${files[@]}" || rc=1
 else
 	./tests/run-tests.sh "$@" || rc=1
 fi
