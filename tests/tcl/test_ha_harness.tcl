@@ -182,7 +182,7 @@ start_ha_lab {ha 0 nodes {} redis 1} {
 }
 
 start_ha_lab {ha 0 nodes {} redis 1 sentinel 1} {
-    test {Sentinel lab: SENTINEL FAILOVER moves the master to the replica; keys survive; the old master becomes a replica} {
+    test {Sentinel lab: SENTINEL FAILOVER moves the master to the replica; keys survive} {
         set old [sentinel_master]
         assert_equal [sentinel_server_of $old] master "the sentinels start with the master"
         assert_equal [redis_cli -addr $old set k3 v3] OK
@@ -195,7 +195,8 @@ start_ha_lab {ha 0 nodes {} redis 1 sentinel 1} {
         assert_equal [sentinel_masters] [lrepeat 3 [dict get $f to]] "all three sentinels"
         assert_equal [redis_role [dict get $f to]] master
         assert_equal [redis_cli -addr [dict get $f to] get k3] v3 "the key on the new master"
-        set ms [sentinel_wait_demoted $old]
-        note "the old master became a replica [expr {[dict get $f ms] + $ms}] ms after SENTINEL FAILOVER"
+        # (the old master becomes a replica only ~8 s later, Sentinel's own
+        # doing that no test relies on: sentinel_wait_demoted waits for it
+        # by hand; make test saves the 8 s)
     }
 }

@@ -45,7 +45,8 @@
 #   sentinel_server_of ADDR    -> the server name (master, replica) at HOST:PORT
 #   sentinel_wait_demoted ADDR ?MS?  wait until the old master at HOST:PORT
 #                              is a replica (Sentinel does it ~8 s after a
-#                              failover) -> ms waited
+#                              failover) -> ms waited (no test waits for
+#                              it: nothing depends on it, and it takes 8 s)
 #   redis_role ADDR            -> "master", "slave" or "" (no answer)
 #
 # A sentinel rewrites its config file, so each has its own, in its own
