@@ -39,10 +39,10 @@ proc wan_frames {node} {
 # once h2 has received MIDWAY datagrams of it. -> the receiver's report
 # with key sender.
 proc stream_with {port seconds midway script} {
-    set rx0 [dict get [lab_link_stats h2] rx_packets]
+    set rx0 [lab_rx_packets h2]
     set h [ha_stream_start 2000 $seconds $port]
     wait_for_condition 1000 10 {
-        [dict get [lab_link_stats h2] rx_packets] - $rx0 >= $midway || [lab_exited [dict get $h send]]
+        [lab_rx_packets h2] - $rx0 >= $midway || [lab_exited [dict get $h send]]
     } else {
         fail "h2 did not receive $midway datagrams of the stream"
     }

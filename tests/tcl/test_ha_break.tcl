@@ -348,9 +348,9 @@ start_ha_lab {} {
         set lease [ha_opt lease]
         set w [ha_arpwatch_start [expr {2.5 * [ha_slow]}]]
         lab_run h1 ping -c 1 -W 0.3 $::ha::vip4
-        set rx0 [dict get [lab_link_stats h2] rx_packets]
+        set rx0 [lab_rx_packets h2]
         set h [ha_stream_start 2000 [expr {2 * [ha_slow]}] 5301]
-        wait_for_condition 500 10 {[dict get [lab_link_stats h2] rx_packets] - $rx0 >= 400} else {
+        wait_for_condition 500 10 {[lab_rx_packets h2] - $rx0 >= 400} else {
             fail "h2 did not receive 400 datagrams of the stream"
         }
         set d0 [dict get [ha_vbrctl $act show stats] drops]

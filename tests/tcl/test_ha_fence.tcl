@@ -161,9 +161,9 @@ start_ha_lab {lease 300 renew 50 guard 30 retry 10} {
         set lease [ha_opt lease]
         ha_watch_reset
         set w [ha_arpwatch_start [expr {3.5 * [ha_slow]}] -ipv6 1]
-        set rx0 [dict get [lab_link_stats h2] rx_packets]
+        set rx0 [lab_rx_packets h2]
         set h [ha_stream_start 2000 [expr {3 * [ha_slow]}] 5201]
-        wait_for_condition 500 10 {[dict get [lab_link_stats h2] rx_packets] - $rx0 >= 600} else {
+        wait_for_condition 500 10 {[lab_rx_packets h2] - $rx0 >= 600} else {
             fail "h2 did not receive 600 datagrams of the stream"
         }
         set t_stop [ha_now_us]

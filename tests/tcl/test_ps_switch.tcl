@@ -114,11 +114,11 @@ proc assert_no_switch {side since tier home what} {
 proc stream_midway {pps seconds port midway {flows 1}} {
     # source ports 41000.. for 5001, 41100.. for 5002 ...: streams at once
     set sport [expr {41000 + ($port - 5001) * 100}]
-    set rx0 [dict get [lab_link_stats h2] rx_packets]
+    set rx0 [lab_rx_packets h2]
     set r [stream_recv h2 $port [expr {$seconds + 15}]]
     set s [stream_send h1 10.2.2.2 $port $pps $seconds $flows -sport $sport]
     wait_for_condition 500 10 {
-        [dict get [lab_link_stats h2] rx_packets] - $rx0 >= $midway || [lab_exited $s]
+        [lab_rx_packets h2] - $rx0 >= $midway || [lab_exited $s]
     } else {
         fail "h2 did not receive $midway datagrams of the stream to $port"
     }
@@ -144,12 +144,12 @@ start_twosite [ps_lab_opts planes $planes interval 10 ps_conf $tiers_conf \
 
     test {blackhole on gold's path: gold switches to p-line2 and the stream goes on over it} {
         ps_wait_settled $planes $home
-        set rx_start [dict get [lab_link_stats h2] rx_packets]
+        set rx_start [lab_rx_packets h2]
         set s [stream_midway 2000 3 5001 1000]
         with_cleanup {
             set t0 [ps_now_us]
             ps_blackhole line1
-            set rx_cut [dict get [lab_link_stats h2] rx_packets]
+            set rx_cut [lab_rx_packets h2]
             set f_cut [ps_port_frames]
             set rep [ps_stream_result $s]
             set f1 [ps_port_frames]
