@@ -8,6 +8,7 @@
 #include <nettle/memops.h>
 #include <nettle/sha1.h>
 
+#include "core/be.h"
 #include "failover/bfd_proto.h"
 
 #define NS_PER_US 1000ull
@@ -79,19 +80,6 @@ const char *bfd_auth_name(uint8_t type)
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 enum bfd_err bfd_decode(const uint8_t *p, size_t len, struct bfd_ctrl *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -103,11 +91,11 @@ enum bfd_err bfd_decode(const uint8_t *p, size_t len, struct bfd_ctrl *out)
 	out->flags = p[1] & 0x3f;
 	out->detect_mult = p[2];
 	out->length = p[3];
-	out->my_disc = rd32(p + 4);
-	out->your_disc = rd32(p + 8);
-	out->desired_min_tx_us = rd32(p + 12);
-	out->required_min_rx_us = rd32(p + 16);
-	out->required_min_echo_rx_us = rd32(p + 20);
+	out->my_disc = be32_get(p + 4);
+	out->your_disc = be32_get(p + 8);
+	out->desired_min_tx_us = be32_get(p + 12);
+	out->required_min_rx_us = be32_get(p + 16);
+	out->required_min_echo_rx_us = be32_get(p + 20);
 
 	/* §6.8.6, in the RFC's order */
 	if (out->version != BFD_VERSION)
@@ -149,7 +137,7 @@ enum bfd_err bfd_decode(const uint8_t *p, size_t len, struct bfd_ctrl *out)
 		if (out->auth_len != SHA1_AUTH_LEN)
 			return BFD_ERR_BAD_LENGTH;
 		out->auth_key_id = p[AUTH_OFF + 2];
-		out->auth_seq = rd32(p + SHA1_SEQ_OFF);
+		out->auth_seq = be32_get(p + SHA1_SEQ_OFF);
 		out->auth_data = p + SHA1_DIGEST_OFF;
 		out->auth_data_len = SHA1_DIGEST_SIZE;
 		return BFD_OK;
@@ -532,11 +520,11 @@ size_t bfd_session_build(struct bfd_session *s, uint8_t *buf, size_t cap, uint64
 	buf[1] = (uint8_t)(s->state << 6 | flags);
 	buf[2] = s->params.detect_mult;
 	buf[3] = (uint8_t)len;
-	wr32(buf + 4, s->local_disc);
-	wr32(buf + 8, s->remote_disc);
-	wr32(buf + 12, s->pending_tx_us);
-	wr32(buf + 16, s->pending_rx_us);
-	wr32(buf + 20, 0); /* no Echo */
+	be32_put(buf + 4, s->local_disc);
+	be32_put(buf + 8, s->remote_disc);
+	be32_put(buf + 12, s->pending_tx_us);
+	be32_put(buf + 16, s->pending_rx_us);
+	be32_put(buf + 20, 0); /* no Echo */
 
 	if (a->type == BFD_AUTH_SIMPLE) {
 		buf[AUTH_OFF] = a->type;
@@ -552,7 +540,7 @@ size_t bfd_session_build(struct bfd_session *s, uint8_t *buf, size_t cap, uint64
 		buf[AUTH_OFF + 3] = 0;
 		/* §6.7.4: meticulous MUST, keyed MAY increment per packet;
 		 * both do here. */
-		wr32(buf + SHA1_SEQ_OFF, s->xmit_auth_seq++);
+		be32_put(buf + SHA1_SEQ_OFF, s->xmit_auth_seq++);
 		auth_digest(buf, len, a, d);
 		memcpy(buf + SHA1_DIGEST_OFF, d, sizeof(d));
 	}

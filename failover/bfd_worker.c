@@ -477,7 +477,7 @@ static void bfd_input(struct worker *w, const struct fwd_state *st, struct rte_m
 		memcpy(ri.dst, lp->dst, 16);
 	}
 	if (w->id == FO_BFD_WORKER) {
-		rx_packet(w, st, m, &ri, fo_now_ns());
+		rx_packet(w, st, m, &ri, tsc_now_ns());
 		return;
 	}
 	/* another worker: the BFD worker owns the sessions */
@@ -520,7 +520,7 @@ static void group_switch(const struct fo_group *g, uint32_t to, uint8_t reason, 
 
 	/* the one store that moves every route and flow of the group */
 	atomic_store_explicit(&rt->sel, to, memory_order_release);
-	e.t = fo_now_ns();
+	e.t = tsc_now_ns();
 	e.t_detect = detect ? detect : e.t;
 	rt->switches++;
 	rt->last_switch = e.t;
@@ -592,7 +592,7 @@ static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
 		return 0;
 	if (fo->nb_sess == 0 && fo->nb_groups == 0 && rte_ring_empty(fo_rx_ring))
 		return 0;
-	now = fo_now_ns();
+	now = tsc_now_ns();
 	/* how long the loop can be away: what a detection time must cover */
 	if (last_turn && now - last_turn > fo_loop_gap_max_ns)
 		fo_loop_gap_max_ns = now - last_turn;

@@ -18,6 +18,7 @@
 #include <rte_ring.h>
 
 #include "core/tsc.h"
+#include "core/history.h"
 #include "core/log.h"
 #include "failover/failover.h"
 #include "pipeline/fib.h"
@@ -26,24 +27,14 @@
 
 VBRD_LOG_TYPE(failover);
 
-uint64_t fo_ns_mult;
 struct fo_session_rt *fo_sessions[FO_SLOTS];
 static struct fo_group_rt *fo_groups[FO_MAX_GROUPS];
 struct rte_ring *fo_events;
 struct rte_ring *fo_rx_ring;
 _Atomic uint64_t fo_events_lost;
 
-/* the wall clock at a known TSC time, for fo_wall_us() */
-static uint64_t wall_base_us, mono_base_ns;
-
-/* history: a ring of the last FO_HISTORY events, control thread only */
-static struct fo_event history[FO_HISTORY];
-static unsigned history_next, history_len;
-
-uint64_t fo_wall_us(uint64_t t_ns)
-{
-	return wall_base_us + (t_ns - mono_base_ns) / 1000;
-}
+static struct fo_event history_buf[FO_HISTORY];
+static struct history history = HISTORY_INIT(history_buf);
 
 const char *fo_reason_name(uint8_t reason)
 {
@@ -59,14 +50,7 @@ const char *fo_sel_name(uint32_t sel)
 
 unsigned fo_history_get(struct fo_event *out, unsigned cap)
 {
-	unsigned n = history_len < cap ? history_len : cap;
-	unsigned first = (history_next + FO_HISTORY - history_len) % FO_HISTORY;
-
-	/* the newest n when cap is short */
-	first = (first + history_len - n) % FO_HISTORY;
-	for (unsigned i = 0; i < n; i++)
-		out[i] = history[(first + i) % FO_HISTORY];
-	return n;
+	return history_get(&history, out, cap);
 }
 
 /* ---- building a generation ------------------------------------------------- */
@@ -128,7 +112,7 @@ static struct fo_session_rt *session_get(const struct fo_session_key *k, const s
 	uint32_t hi = (uint32_t)(rte_rand() % 0xffff) + 1;
 	uint32_t disc = hi << 16 | (uint32_t)(free_slot + 1);
 	rt->seed = (uint32_t)rte_rand() | 1;
-	bfd_session_init(&rt->s, p, disc, rt->seed, fo_now_ns());
+	bfd_session_init(&rt->s, p, disc, rt->seed, tsc_now_ns());
 	rt->started = true;
 	fo_sessions[free_slot] = rt;
 	return rt;
@@ -374,10 +358,7 @@ static unsigned fo_poll(void)
 	       0) {
 		for (unsigned i = 0; i < n; i++) {
 			log_event(&ev[i]);
-			history[history_next] = ev[i];
-			history_next = (history_next + 1) % FO_HISTORY;
-			if (history_len < FO_HISTORY)
-				history_len++;
+			history_push(&history, &ev[i]);
 		}
 		total += n;
 	}
@@ -388,13 +369,7 @@ static unsigned fo_poll(void)
 
 static int fo_init(const struct vbrd_config *cfg)
 {
-	struct timespec ts;
-
 	(void)cfg;
-	fo_ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / tsc_hz());
-	clock_gettime(CLOCK_REALTIME, &ts);
-	mono_base_ns = fo_now_ns();
-	wall_base_us = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
 	fo_events = rte_ring_create_elem("fo_events", sizeof(struct fo_event), 4096, SOCKET_ID_ANY,
 					 RING_F_SP_ENQ | RING_F_SC_DEQ);
 	fo_rx_ring = rte_ring_create("fo_rx", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);

@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 
 #include "core/config.h"
+#include "core/tsc.h"
 #include "core/module.h"
 #include "failover/bfd_proto.h"
 #include "failover/failover_config.h"
@@ -38,17 +39,6 @@
 
 struct fwd_state;
 struct worker;
-
-/* ---- time ------------------------------------------------------------- */
-
-/** TSC → ns multiplier (32.32 fixed point), set at init. */
-extern uint64_t fo_ns_mult;
-
-/** Nanoseconds of the TSC: the clock of every BFD timer (cheap, no syscall). */
-static inline uint64_t fo_now_ns(void)
-{
-	return (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * fo_ns_mult) >> 32);
-}
 
 /* ---- run-time objects ------------------------------------------------- */
 
@@ -77,7 +67,7 @@ struct fo_session_rt {
 	uint32_t seed;
 	/* written by the BFD worker only */
 	struct bfd_session s;
-	uint64_t up_since;      /* ns (fo_now_ns) of the last transition to Up, 0 while not Up */
+	uint64_t up_since;      /* ns (tsc_now_ns) of the last transition to Up, 0 while not Up */
 	bool peer_admin;        /* Down since the peer signalled AdminDown, not Up again yet */
 	uint64_t applied_gen;   /* generation whose parameters s.params holds */
 	uint64_t tx_unresolved; /* packets sent to the control thread while the peer's MAC resolves */
@@ -163,7 +153,7 @@ struct fo_event {
 	uint8_t diag;            /* session: bfd.LocalDiag; group: the failed member's diag */
 	uint8_t reason;          /* group: enum fo_reason */
 	uint8_t remote_state;    /* session: the peer's state then */
-	uint64_t t;              /* ns (fo_now_ns): when it happened */
+	uint64_t t;              /* ns (tsc_now_ns): when it happened */
 	uint64_t t_detect;       /* group: when the member's change was detected (ns) */
 };
 
@@ -190,9 +180,6 @@ extern struct rte_ring *fo_rx_ring; /* other workers → BFD worker (MP/SC) */
 
 /** The last FO_HISTORY events (sessions and groups), oldest first, into @p out. */
 unsigned fo_history_get(struct fo_event *out, unsigned cap);
-
-/** CLOCK_REALTIME µs of a fo_now_ns() time. */
-uint64_t fo_wall_us(uint64_t t_ns);
 
 /** "none", "bfd_down", "failback", "restored", "startup" (enum fo_reason, fgroup.h). */
 const char *fo_reason_name(uint8_t reason);

@@ -18,14 +18,14 @@
 #include "failover/failover.h"
 #include "pipeline/fwd.h"
 
-/* "2026-12-01T22:31:07.123456Z" of a fo_now_ns() time, "" for 0. */
+/* "2026-12-01T22:31:07.123456Z" of a tsc_now_ns() time, "" for 0. */
 static const char *wall_text(uint64_t t_ns, char *buf, size_t len)
 {
 	if (t_ns == 0) {
 		buf[0] = '\0';
 		return buf;
 	}
-	uint64_t us = fo_wall_us(t_ns);
+	uint64_t us = tsc_wall_us(t_ns);
 	time_t sec = (time_t)(us / 1000000);
 	struct tm tm;
 
@@ -55,7 +55,7 @@ static int show_bfd(int argc, const char *const *argv, json_t **data, char *err,
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct fo_state *fo = current();
 	json_t *rows = json_array();
-	uint64_t now = fo_now_ns();
+	uint64_t now = tsc_now_ns();
 	bool found = argc < 1;
 
 	for (int i = 0; fo && i < fo->nb_sess; i++) {

@@ -39,7 +39,7 @@ DROP_REASON_DECLARE(drop_ha_standby);
 
 /** A change of role, as `show ha history` lists it. */
 struct ha_event {
-	uint64_t t;                   /* ns (fo_now_ns) */
+	uint64_t t;                   /* ns (tsc_now_ns) */
 	uint8_t old_state, new_state; /* enum ha_role_state */
 	uint8_t reason;               /* enum ha_reason */
 	uint64_t epoch;
@@ -49,7 +49,7 @@ struct ha_event {
 /** The last takeover by this node. */
 struct ha_takeover {
 	bool valid;
-	uint64_t t;            /* ns (fo_now_ns): became active */
+	uint64_t t;            /* ns (tsc_now_ns): became active */
 	uint64_t free_t;       /* ns: when the lease was free (released, or the old lease's end
 	                    * as last read), 0 when unknown */
 	uint64_t lease_rtt_ns; /* the acquire's round trip */
@@ -76,8 +76,6 @@ struct ha_node {
 	/* counters */
 	uint64_t announces, publishes, publish_errors, fenced, adopt_errors;
 	uint64_t renew_rtt_max_ns; /* the slowest renew seen */
-	struct ha_event history[HA_HISTORY];
-	unsigned history_next, history_len;
 };
 
 extern struct ha_node ha;

@@ -17,6 +17,7 @@
 
 #include "core/ctl.h"
 #include "core/evloop.h"
+#include "core/history.h"
 #include "core/log.h"
 #include "failover/failover.h"
 #include "failover/ha.h"
@@ -52,32 +53,29 @@ static const char *const tier_names[PS_TIERS] = {
 
 bool ha_is_active(void)
 {
-	return ha.enabled && ha_role_active(&ha.role, fo_now_ns());
+	return ha.enabled && ha_role_active(&ha.role, tsc_now_ns());
 }
+
+static struct ha_event history_buf[HA_HISTORY];
+static struct history history = HISTORY_INIT(history_buf);
 
 unsigned ha_history_get(struct ha_event *out, unsigned cap)
 {
-	unsigned n = ha.history_len < cap ? ha.history_len : cap;
-	unsigned start = (ha.history_next + HA_HISTORY - n) % HA_HISTORY;
-
-	for (unsigned i = 0; i < n; i++)
-		out[i] = ha.history[(start + i) % HA_HISTORY];
-	return n;
+	return history_get(&history, out, cap);
 }
 
-static void history_push(uint64_t now, enum ha_role_state from, enum ha_role_state to)
+static void role_change_record(uint64_t now, enum ha_role_state from, enum ha_role_state to)
 {
-	struct ha_event *e = &ha.history[ha.history_next];
+	struct ha_event e = {
+		.t = now,
+		.old_state = (uint8_t)from,
+		.new_state = (uint8_t)to,
+		.reason = (uint8_t)ha.role.reason,
+		.epoch = ha.role.epoch,
+	};
 
-	e->t = now;
-	e->old_state = (uint8_t)from;
-	e->new_state = (uint8_t)to;
-	e->reason = (uint8_t)ha.role.reason;
-	e->epoch = ha.role.epoch;
-	snprintf(e->holder, sizeof(e->holder), "%s", ha.role.holder);
-	ha.history_next = (ha.history_next + 1) % HA_HISTORY;
-	if (ha.history_len < HA_HISTORY)
-		ha.history_len++;
+	snprintf(e.holder, sizeof(e.holder), "%s", ha.role.holder);
+	history_push(&history, &e);
 }
 
 /* The service interface in the running state, or NULL. */
@@ -116,7 +114,7 @@ static unsigned adopt_shared(void)
 
 	/* choices older than the state's expiry are nobody's any more */
 	if (ha.shared_json == NULL || ha.cfg.nb_pgroups == 0 ||
-	    fo_now_ns() - ha.shared_t > (uint64_t)ha.cfg.state_ttl_ms * 1000000u)
+	    tsc_now_ns() - ha.shared_t > (uint64_t)ha.cfg.state_ttl_ms * 1000000u)
 		return 0;
 	root = json_loads(ha.shared_json, 0, &jerr);
 	if (root == NULL) {
@@ -146,32 +144,24 @@ static unsigned adopt_shared(void)
 	return n;
 }
 
-/*
- * The TSC value at which fo_now_ns() reaches @p t_ns, rounded down (the
- * gate closes no later than the deadline). Straight from the deadline, not
- * "the TSC now + (deadline - now)": the caller's now was read some time
- * before (a tick's start, a reply's arrival), and the control thread may
- * have been off its CPU since; that time would be added to the gate.
- */
-static uint64_t tsc_of_ns(uint64_t t_ns)
-{
-	return (uint64_t)(((unsigned __int128)t_ns << 32) / fo_ns_mult);
-}
-
 /* Make the data path and the claim follow the role machine. */
 static void apply(uint64_t now)
 {
 	bool active = ha_role_active(&ha.role, now);
 
+	/* The gate's TSC straight from the deadline, not "the TSC now +
+	 * (deadline - now)": the caller's now was read some time before (a
+	 * tick's start, a reply's arrival), and the control thread may have
+	 * been off its CPU since; that time would be added to the gate. */
 	atomic_store_explicit(&gate.open_until_tsc,
-			      active ? tsc_of_ns(ha_role_deadline_ns(&ha.role)) : 0,
+			      active ? tsc_cycles_at(ha_role_deadline_ns(&ha.role)) : 0,
 			      memory_order_relaxed);
 	if (ha.role.state != last_state) {
 		LOG(NOTICE, "role %s -> %s (%s), epoch %" PRIu64 ", lease holder %s",
 		    ha_role_state_name(last_state), ha_role_state_name(ha.role.state),
 		    ha_reason_name(ha.role.reason), ha.role.epoch,
 		    ha.role.holder[0] ? ha.role.holder : "none");
-		history_push(now, last_state, ha.role.state);
+		role_change_record(now, last_state, ha.role.state);
 		last_state = ha.role.state;
 		publish_now = true;
 	}
@@ -212,7 +202,7 @@ static uintptr_t op_seq;
 
 static void on_lease(void *ctx, const struct ha_op_result *res)
 {
-	uint64_t now = fo_now_ns();
+	uint64_t now = tsc_now_ns();
 
 	if ((uintptr_t)ctx != op_seq || ha.role.pending == HA_OP_NONE)
 		return;
@@ -283,7 +273,7 @@ static void on_partner_state(void *ctx, int status, const char *json)
 	if (status == 0 && json != NULL) {
 		free(ha.partner_json);
 		ha.partner_json = strdup(json);
-		ha.partner_t = fo_now_ns();
+		ha.partner_t = tsc_now_ns();
 	}
 	if (partner_again && status != -ECANCELED)
 		read_partner();
@@ -310,14 +300,14 @@ static void on_shared(void *ctx, int status, const char *json)
 	if (node != NULL && strcmp(node, ha.cfg.node) != 0) {
 		free(ha.shared_json);
 		ha.shared_json = strdup(json);
-		ha.shared_t = fo_now_ns();
+		ha.shared_t = tsc_now_ns();
 	}
 	json_decref(root);
 }
 
 static void on_event(void *ctx, const char *from, const char *what)
 {
-	uint64_t now = fo_now_ns();
+	uint64_t now = tsc_now_ns();
 	(void)ctx;
 
 	if (strcmp(ha.partner, from) != 0)
@@ -400,7 +390,7 @@ static char *state_json(bool shared)
 	json_object_set_new(o, "epoch", json_integer((json_int_t)ha.role.epoch));
 	json_object_set_new(o, "generation",
 			    json_integer(st != NULL ? (json_int_t)st->generation : 0));
-	json_object_set_new(o, "time_us", json_integer((json_int_t)fo_wall_us(fo_now_ns())));
+	json_object_set_new(o, "time_us", json_integer((json_int_t)tsc_wall_us(tsc_now_ns())));
 	for (int i = 0; !shared && fo != NULL && i < fo->nb_sess; i++) {
 		const struct fo_session_rt *rt = fo->sess[i].rt;
 		json_array_append_new(bfd, json_pack("{s:s, s:s}", "name", rt->key.name, "state",
@@ -555,7 +545,7 @@ static void step(uint64_t now)
 
 static void ha_timer(uint64_t now_ms)
 {
-	uint64_t now = fo_now_ns();
+	uint64_t now = tsc_now_ns();
 	(void)now_ms;
 
 	if (!ha.enabled)
@@ -622,7 +612,7 @@ static int ha_init(const struct vbrd_config *cfg)
 	gate.has_local6 = c->has_v6;
 	memcpy(gate.local6, c->vip6, 16);
 	role_cfg(c, &rc);
-	ha_role_init(&ha.role, &rc, fo_now_ns());
+	ha_role_init(&ha.role, &rc, tsc_now_ns());
 	control_addr_claim_register(&ha_claim);
 	return 0;
 }
@@ -694,11 +684,11 @@ static void ha_fini(void)
 
 	if (!ha.enabled)
 		return;
-	now = fo_now_ns();
+	now = tsc_now_ns();
 	ha_role_stop(&ha.role, now);
 	apply(now);
 	until = now + 2ull * ha.cfg.redis.timeout_ms * 1000000u;
-	while (ha.redis_up && (now = fo_now_ns()) < until) {
+	while (ha.redis_up && (now = tsc_now_ns()) < until) {
 		step(now);
 		if (ha.role.pending == HA_OP_NONE && ha.role.reason == HA_R_RELEASED)
 			break;

@@ -36,7 +36,7 @@
  * its own callback is deferred by hiredis) is ignored the same way.
  *
  * Clocks. Deadlines are on the caller's clock (ha_redis_timer()'s now_ns,
- * e.g. the TSC's fo_now_ns()); between two ticks, "now" is the last tick
+ * e.g. the TSC's tsc_now_ns()); between two ticks, "now" is the last tick
  * plus CLOCK_MONOTONIC's advance since, so an operation started between
  * ticks times out timeout_ms after it was started, not up to a tick early.
  * The first tick starts connecting, so that every deadline is on the

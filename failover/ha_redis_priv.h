@@ -118,7 +118,7 @@ static inline uint64_t hr_mono_since_ns(const struct timespec *t)
 
 /*
  * The caller's clock now: the last tick's now_ns plus CLOCK_MONOTONIC's
- * advance since (the caller's clock may be the TSC, fo_now_ns()), so that
+ * advance since (the caller's clock may be the TSC, tsc_now_ns()), so that
  * something started between ticks counts from when it started.
  */
 static inline uint64_t hr_now(const struct ha_redis *h)

@@ -85,7 +85,7 @@ static json_t *partner_json(uint64_t now)
 static int show_ha(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct ha_role *r = &ha.role;
-	uint64_t now = fo_now_ns();
+	uint64_t now = tsc_now_ns();
 	char a4[INET_ADDRSTRLEN] = "", a6[INET6_ADDRSTRLEN] = "";
 	json_t *o = json_object(), *svc, *tk;
 	(void)argc;
@@ -137,7 +137,7 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 	tk = json_object();
 	if (ha.takeover.valid) {
 		const struct ha_takeover *t = &ha.takeover;
-		json_object_set_new(tk, "time_us", json_integer((json_int_t)fo_wall_us(t->t)));
+		json_object_set_new(tk, "time_us", json_integer((json_int_t)tsc_wall_us(t->t)));
 		/* from the lease being free (released, or its end as last
 		 * read) to this node active: what the pair itself added */
 		json_object_set_new(tk, "gap_ms",
@@ -178,7 +178,7 @@ static int show_ha_history(int argc, const char *const *argv, json_t **data, cha
 
 	for (unsigned i = 0; i < n; i++)
 		json_array_append_new(rows, json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "time_us",
-						      (json_int_t)fo_wall_us(ev[i].t), "old",
+						      (json_int_t)tsc_wall_us(ev[i].t), "old",
 						      ha_role_state_name(ev[i].old_state), "new",
 						      ha_role_state_name(ev[i].new_state), "reason",
 						      ha_reason_name(ev[i].reason), "epoch",

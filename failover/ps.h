@@ -62,7 +62,7 @@ struct ps_plane_rt {
 	struct ps_group_rt *g; /* its group */
 	struct ps_plane m;     /* metrics (pathsel.h) */
 	void *mem;             /* m's probe records */
-	uint64_t next_tx;      /* ns (fo_now_ns) */
+	uint64_t next_tx;      /* ns (tsc_now_ns) */
 	bool stateful; /* the reflector counts our probes (seen once its numbers differed) */
 	bool answered; /* a reply ever came: until then the metrics restart with the first
 	                * reply (the peer may not have been running yet) */
@@ -163,12 +163,9 @@ extern _Atomic uint64_t ps_events_lost;
 /** The last PS_HISTORY events, oldest first, into @p out. */
 unsigned ps_history_get(struct ps_event_rec *out, unsigned cap);
 
-/** ns of the Unix epoch at fo_now_ns() time @p t: STAMP's timestamps. */
-uint64_t ps_unix_ns(uint64_t t);
-
 /** What a receiving worker records for the BFD worker in the mbuf's headroom. */
 struct ps_rx_info {
-	uint64_t t_rx; /* fo_now_ns() at reception: T2 (reflector) or T4 (sender) */
+	uint64_t t_rx; /* tsc_now_ns() at reception: T2 (reflector) or T4 (sender) */
 	uint8_t family, ttl;
 	bool decapped;
 	uint16_t iface;       /* ingress interface (the tunnel's when decapped) */

@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "core/tsc.h"
+#include "core/history.h"
 #include "core/log.h"
 #include "failover/failover.h"
 #include "failover/ps.h"
@@ -35,26 +36,12 @@ _Atomic uint64_t ps_events_lost;
 
 _Atomic uint32_t ps_adopt_gen;
 
-static int64_t unix_offset_ns; /* Unix ns minus fo_now_ns() */
-
-static struct ps_event_rec history[PS_HISTORY];
-static unsigned history_next, history_len;
-
-uint64_t ps_unix_ns(uint64_t t)
-{
-	return (uint64_t)((int64_t)t + unix_offset_ns);
-}
+static struct ps_event_rec history_buf[PS_HISTORY];
+static struct history history = HISTORY_INIT(history_buf);
 
 unsigned ps_history_get(struct ps_event_rec *out, unsigned cap)
 {
-	unsigned n = history_len < cap ? history_len : cap;
-	unsigned start = (history_next + PS_HISTORY - history_len) % PS_HISTORY;
-
-	/* the newest n of them, oldest first */
-	start = (start + history_len - n) % PS_HISTORY;
-	for (unsigned i = 0; i < n; i++)
-		out[i] = history[(start + i) % PS_HISTORY];
-	return n;
+	return history_get(&history, out, cap);
 }
 
 /* ---- run-time objects ------------------------------------------------------ */
@@ -399,10 +386,7 @@ static unsigned ps_poll(void)
 	       0) {
 		for (unsigned i = 0; i < n; i++) {
 			log_event(&ev[i]);
-			history[history_next] = ev[i];
-			history_next = (history_next + 1) % PS_HISTORY;
-			if (history_len < PS_HISTORY)
-				history_len++;
+			history_push(&history, &ev[i]);
 		}
 		total += n;
 	}
@@ -413,12 +397,7 @@ static unsigned ps_poll(void)
 
 static int ps_init(const struct vbrd_config *cfg)
 {
-	struct timespec ts;
-
 	(void)cfg;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	unix_offset_ns = (int64_t)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) -
-			 (int64_t)fo_now_ns();
 	ps_events = rte_ring_create_elem("ps_events", sizeof(struct ps_event_rec), 1024,
 					 SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	ps_rx_ring = rte_ring_create("ps_rx", 2048, SOCKET_ID_ANY, RING_F_SC_DEQ);

@@ -165,7 +165,7 @@ static int show_history(int argc, const char *const *argv, json_t **data, char *
 		json_t *o = json_pack(
 			"{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:f, s:f, s:I, s:I, "
 			"s:I, s:I}",
-			"time_us", (json_int_t)fo_wall_us(e->t), "group", r->group, "event",
+			"time_us", (json_int_t)tsc_wall_us(e->t), "group", r->group, "event",
 			ps_event_kind_name((enum ps_event_kind)e->kind), "tier",
 			e->kind == PS_EV_SWITCH ? config_tier_name((enum cfg_tier)e->tier) : "",
 			"old", r->old_path, "new", r->new_path, "plane", (int)e->plane, "reason",

@@ -251,7 +251,7 @@ static void send_probe(struct worker *w, const struct fwd_state *st, const struc
 	}
 	uint32_t seq = ps_plane_tx(&pl->m, now);
 	size_t n = stamp_sender_build(test, sizeof(test), seq,
-				      stamp_ntp_from_unix_ns(ps_unix_ns(now)),
+				      stamp_ntp_from_unix_ns(tsc_unix_ns(now)),
 				      stamp_error_estimate(false, 1e-3), NULL);
 	if (!udp_packet(w, m, v4, v4 ? (const void *)&t->local.v4 : t->local.v6,
 			v4 ? (const void *)&t->remote.v4 : t->remote.v6,
@@ -351,8 +351,8 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 			return;
 		}
 	}
-	uint64_t t2 = stamp_ntp_from_unix_ns(ps_unix_ns(ri->t_rx));
-	uint64_t t3 = stamp_ntp_from_unix_ns(ps_unix_ns(fo_now_ns()));
+	uint64_t t2 = stamp_ntp_from_unix_ns(tsc_unix_ns(ri->t_rx));
+	uint64_t t3 = stamp_ntp_from_unix_ns(tsc_unix_ns(tsc_now_ns()));
 	size_t n = stamp_reflect(in, (size_t)len, out, sizeof(out), stateful, ctr, t2, t3,
 				 stamp_error_estimate(false, 1e-3), ri->ttl, NULL, &why);
 	if (n == 0) {
@@ -456,7 +456,7 @@ static void sender_rx(struct worker *w, const struct fwd_state *st, const struct
 		return;
 	}
 	uint64_t t1 = stamp_unix_ns_from_ntp(r.t1), t2 = stamp_unix_ns_from_ntp(r.t2);
-	uint64_t t3 = stamp_unix_ns_from_ntp(r.t3), t4 = ps_unix_ns(ri->t_rx);
+	uint64_t t3 = stamp_unix_ns_from_ntp(r.t3), t4 = tsc_unix_ns(ri->t_rx);
 	/* The first reply ever: what was lost before it is the time the
 	 * reflector was not there yet (the remote starting, or its reflector
 	 * off until a reload), no measure of the path. The metrics start now;
@@ -511,7 +511,7 @@ static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte
 			const struct local_pkt *lp)
 {
 	struct ps_rx_info ri = {
-		.t_rx = fo_now_ns(),
+		.t_rx = tsc_now_ns(),
 		.family = (uint8_t)lp->family,
 		.decapped = lp->decapped,
 		.iface = lp->iface,
@@ -582,7 +582,7 @@ static void decide(const struct fwd_state *st, const struct ps_state *ps, const 
 	if (n == 0)
 		return;
 	apply(st, g);
-	uint64_t done = fo_now_ns();
+	uint64_t done = tsc_now_ns();
 	for (unsigned i = 0; i < n; i++) {
 		if (ev[i].kind == PS_EV_SWITCH)
 			rt->switches++;
@@ -608,7 +608,7 @@ static void adopt(const struct fwd_state *st, const struct ps_state *ps, uint64_
 		if (n == 0)
 			continue;
 		apply(st, g);
-		uint64_t done = fo_now_ns();
+		uint64_t done = tsc_now_ns();
 		for (unsigned j = 0; j < n; j++) {
 			rt->switches++;
 			push_event(g, &ev[j], now, done, 0);
@@ -626,7 +626,7 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 		return 0;
 	if (ps->nb_groups == 0 && rte_ring_empty(ps_rx_ring))
 		return 0;
-	now = fo_now_ns();
+	now = tsc_now_ns();
 	/* Back from a stall of this worker (descheduled): the replies that
 	 * came meanwhile wait in the ports' RX rings, a burst a turn. Judging
 	 * probes lost before they are read would take down every path at

@@ -9,6 +9,7 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
+#include "core/be.h"
 #include "failover/stamp_proto.h"
 
 #define NS_PER_S 1000000000ull
@@ -44,41 +45,6 @@ const char *stamp_err_name(enum stamp_err e)
 	if ((unsigned)e >= STAMP_ERR_MAX || !err_names[e])
 		return "unknown";
 	return err_names[e];
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
-}
-
-static void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void wr64(uint8_t *p, uint64_t v)
-{
-	wr32(p, (uint32_t)(v >> 32));
-	wr32(p + 4, (uint32_t)v);
 }
 
 /* ---- timestamps (RFC 5905 §6) ---- */
@@ -205,14 +171,14 @@ size_t stamp_sender_build(uint8_t *buf, size_t cap, uint32_t seq, uint64_t t1, u
 		return 0;
 	memset(buf, 0, len); /* MBZ */
 	if (!auth) {
-		wr32(buf + U_SEQ, seq);
-		wr64(buf + U_TS, t1);
-		wr16(buf + U_EE, err_est);
+		be32_put(buf + U_SEQ, seq);
+		be64_put(buf + U_TS, t1);
+		be16_put(buf + U_EE, err_est);
 		return len;
 	}
-	wr32(buf + A_SEQ, seq);
-	wr64(buf + A_TS, t1);
-	wr16(buf + A_EE, err_est);
+	be32_put(buf + A_SEQ, seq);
+	be64_put(buf + A_TS, t1);
+	be16_put(buf + A_EE, err_est);
 	hmac16(auth, buf, buf + STAMP_HMAC_OFF);
 	return len;
 }
@@ -227,13 +193,13 @@ enum stamp_err stamp_test_decode(const uint8_t *pkt, size_t len, const struct st
 		return e;
 	out->len = len;
 	if (!auth) {
-		out->seq = rd32(pkt + U_SEQ);
-		out->t1 = rd64(pkt + U_TS);
-		out->err_est = rd16(pkt + U_EE);
+		out->seq = be32_get(pkt + U_SEQ);
+		out->t1 = be64_get(pkt + U_TS);
+		out->err_est = be16_get(pkt + U_EE);
 	} else {
-		out->seq = rd32(pkt + A_SEQ);
-		out->t1 = rd64(pkt + A_TS);
-		out->err_est = rd16(pkt + A_EE);
+		out->seq = be32_get(pkt + A_SEQ);
+		out->t1 = be64_get(pkt + A_TS);
+		out->err_est = be16_get(pkt + A_EE);
 	}
 	return STAMP_OK;
 }
@@ -270,22 +236,22 @@ size_t stamp_reflect(const uint8_t *pkt, size_t len, uint8_t *out, size_t cap, b
 		memmove(out + base, pkt + base, len - base);
 	memset(out, 0, base); /* MBZ */
 	if (!auth) {
-		wr32(out + U_SEQ, seq);
-		wr64(out + U_TS, t3);
-		wr16(out + U_EE, err_est);
-		wr64(out + U_RX_TS, t2);
-		wr32(out + U_SENDER_SEQ, t.seq);
-		wr64(out + U_SENDER_TS, t.t1);
-		wr16(out + U_SENDER_EE, t.err_est);
+		be32_put(out + U_SEQ, seq);
+		be64_put(out + U_TS, t3);
+		be16_put(out + U_EE, err_est);
+		be64_put(out + U_RX_TS, t2);
+		be32_put(out + U_SENDER_SEQ, t.seq);
+		be64_put(out + U_SENDER_TS, t.t1);
+		be16_put(out + U_SENDER_EE, t.err_est);
 		out[U_SENDER_TTL] = ttl;
 	} else {
-		wr32(out + A_SEQ, seq);
-		wr64(out + A_TS, t3);
-		wr16(out + A_EE, err_est);
-		wr64(out + A_RX_TS, t2);
-		wr32(out + A_SENDER_SEQ, t.seq);
-		wr64(out + A_SENDER_TS, t.t1);
-		wr16(out + A_SENDER_EE, t.err_est);
+		be32_put(out + A_SEQ, seq);
+		be64_put(out + A_TS, t3);
+		be16_put(out + A_EE, err_est);
+		be64_put(out + A_RX_TS, t2);
+		be32_put(out + A_SENDER_SEQ, t.seq);
+		be64_put(out + A_SENDER_TS, t.t1);
+		be16_put(out + A_SENDER_EE, t.err_est);
 		out[A_SENDER_TTL] = ttl;
 		hmac16(auth, out, out + STAMP_HMAC_OFF);
 	}
@@ -302,22 +268,22 @@ enum stamp_err stamp_reply_decode(const uint8_t *pkt, size_t len, const struct s
 		return e;
 	out->len = len;
 	if (!auth) {
-		out->seq = rd32(pkt + U_SEQ);
-		out->t3 = rd64(pkt + U_TS);
-		out->err_est = rd16(pkt + U_EE);
-		out->t2 = rd64(pkt + U_RX_TS);
-		out->sender_seq = rd32(pkt + U_SENDER_SEQ);
-		out->t1 = rd64(pkt + U_SENDER_TS);
-		out->sender_err_est = rd16(pkt + U_SENDER_EE);
+		out->seq = be32_get(pkt + U_SEQ);
+		out->t3 = be64_get(pkt + U_TS);
+		out->err_est = be16_get(pkt + U_EE);
+		out->t2 = be64_get(pkt + U_RX_TS);
+		out->sender_seq = be32_get(pkt + U_SENDER_SEQ);
+		out->t1 = be64_get(pkt + U_SENDER_TS);
+		out->sender_err_est = be16_get(pkt + U_SENDER_EE);
 		out->sender_ttl = pkt[U_SENDER_TTL];
 	} else {
-		out->seq = rd32(pkt + A_SEQ);
-		out->t3 = rd64(pkt + A_TS);
-		out->err_est = rd16(pkt + A_EE);
-		out->t2 = rd64(pkt + A_RX_TS);
-		out->sender_seq = rd32(pkt + A_SENDER_SEQ);
-		out->t1 = rd64(pkt + A_SENDER_TS);
-		out->sender_err_est = rd16(pkt + A_SENDER_EE);
+		out->seq = be32_get(pkt + A_SEQ);
+		out->t3 = be64_get(pkt + A_TS);
+		out->err_est = be16_get(pkt + A_EE);
+		out->t2 = be64_get(pkt + A_RX_TS);
+		out->sender_seq = be32_get(pkt + A_SENDER_SEQ);
+		out->t1 = be64_get(pkt + A_SENDER_TS);
+		out->sender_err_est = be16_get(pkt + A_SENDER_EE);
 		out->sender_ttl = pkt[A_SENDER_TTL];
 	}
 	return STAMP_OK;
