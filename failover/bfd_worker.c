@@ -653,6 +653,9 @@ static const struct worker_hook fo_hook = { .name = "bfd", .poll = fo_worker_pol
 DROP_REASON(drop_fgroup_no_member, "failover", "fgroup_no_member",
 	    "routed to a failover group whose selected member has no next hop of the family");
 
+/* Handed out by fwd_nh_kind_register() (nh_kind.h) at start-up. */
+static unsigned fgroup_fib_kind;
+
 static const struct fo_group *group_at(const struct fwd_state *st, uint32_t idx)
 {
 	const struct fo_state *fo = fo_state_of(st);
@@ -721,7 +724,7 @@ static uint64_t fg_resolve4(const struct fwd_state *st, uint32_t idx, uint32_t f
 	uint32_t v = fg_member_value(st, idx, false, flow_hash);
 
 	/* none: the general path (output4) names the drop */
-	return v == FO_NO_VALUE ? FIB_NH(FIB_KIND_FGROUP, idx) : v;
+	return v == FO_NO_VALUE ? FIB_NH(fgroup_fib_kind, idx) : v;
 }
 
 static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
@@ -744,5 +747,5 @@ __attribute__((constructor)) static void fo_worker_init(void)
 	worker_hook_register(&fo_hook);
 	local_udp_register(BFD_PORT_SINGLE, &bfd_single_service);
 	local_udp_register(BFD_PORT_MULTI, &bfd_multi_service);
-	fwd_nh_kind_register(FIB_KIND_FGROUP, &fgroup_kind);
+	fgroup_fib_kind = fwd_nh_kind_register(&fgroup_kind);
 }

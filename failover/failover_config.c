@@ -23,13 +23,6 @@
 #include "core/config_read.h"
 #include "failover/failover_config.h"
 
-/*
- * The FIB kind of a route to a failover group: FIB_KIND_FGROUP of
- * pipeline/fwd.h, which needs DPDK's headers that config_lib is built
- * without. Keep the two equal.
- */
-#define FO_FIB_KIND_FGROUP 6u
-
 #define FO_INTERVAL_MIN_MS  1
 #define FO_INTERVAL_MAX_MS  60000
 #define FO_HOLD_DOWN_MAX_MS 600000
@@ -93,7 +86,7 @@ int failover_session_index(const struct vbrd_config *cfg, const char *name)
 /* `routes = ( { prefix = ...; failover_group = "NAME"; } )` */
 __attribute__((constructor)) static void failover_route_target(void)
 {
-	route_target_register("failover_group", FO_FIB_KIND_FGROUP, failover_group_index);
+	route_target_register("failover_group", failover_group_index);
 }
 
 const char *cfg_fgroup_mode_name(enum cfg_fgroup_mode m)

@@ -127,8 +127,8 @@ const struct failover_config *failover_config_get(const struct vbrd_config *cfg)
 
 /**
  * Index of failover group @p name in @p cfg, or -1. Also the resolver of
- * routes' `failover_group = "NAME"` (route_target_register(), FIB kind
- * FIB_KIND_FGROUP).
+ * routes' `failover_group = "NAME"` (route_target_register(); the FIB
+ * kind of that name is the BFD worker's, bfd_worker.c).
  */
 int failover_group_index(const struct vbrd_config *cfg, const char *name);
 

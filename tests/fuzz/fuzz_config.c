@@ -39,8 +39,6 @@
 #include "failover/pathsel_config.h"
 #include "qos/qos_config.h"
 
-#define FIB_KIND_FGROUP 6u /* pipeline/fwd.h (which needs DPDK) */
-
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
 #define CHECK(c)                                                                                  \
 	do {                                                                                      \
@@ -331,8 +329,9 @@ static void check_config(const struct vbrd_config *c)
 		check_prefix(&rt->prefix);
 		if (rt->prefix.addr.family == AF_INET && rt->prefix.len < 32)
 			CHECK((rt->prefix.addr.v4 & (0xffffffffu >> rt->prefix.len)) == 0);
-		if (rt->target_kind != 0) { /* a feature's next hop: a failover group */
-			CHECK(rt->target_kind == FIB_KIND_FGROUP && rt->nb_nexthops == 0);
+		if (rt->target_kind != NULL) { /* a feature's next hop: a failover group */
+			CHECK(strcmp(rt->target_kind, "failover_group") == 0 &&
+			      rt->nb_nexthops == 0);
 			CHECK(rt->target < (uint32_t)failover_config_get(c)->nb_groups);
 		} else if (rt->path_group >= 0)
 			CHECK(rt->nb_nexthops == 0 && rt->path_group < c->nb_path_groups);

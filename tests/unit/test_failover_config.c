@@ -25,9 +25,6 @@
 #include "core/config.h"
 #include "failover/failover_config.h"
 
-/* pipeline/fwd.h FIB_KIND_FGROUP (fwd.h needs DPDK) */
-#define FIB_KIND_FGROUP 6u
-
 /* ---- helpers ---------------------------------------------------------------- */
 
 /* What every error snippet is written after: BASE_LINES lines. */
@@ -246,14 +243,14 @@ static void good_config(void **state)
 	assert_int_equal(failover_group_index(&cfg, ""), -1);
 	assert_int_equal(cfg.nb_routes, 4);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(cfg.routes[i].target_kind, FIB_KIND_FGROUP);
+		assert_string_equal(cfg.routes[i].target_kind, "failover_group");
 		assert_int_equal(cfg.routes[i].nb_nexthops, 0);
 		assert_int_equal(cfg.routes[i].path_group, -1);
 	}
 	assert_int_equal(cfg.routes[0].target, 0);
 	assert_int_equal(cfg.routes[1].target, 1);
 	assert_int_equal(cfg.routes[2].target, 2);
-	assert_int_equal(cfg.routes[3].target_kind, 0);
+	assert_null(cfg.routes[3].target_kind);
 	assert_int_equal(cfg.routes[3].nb_nexthops, 1);
 
 	char sum[256];
