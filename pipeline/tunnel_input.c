@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 
 #include "core/be.h"
+#include "pipeline/decap_input.h"
 #include "pipeline/fast4.h"
 #include "pipeline/parse.h"
 #include "pipeline/local.h"
@@ -210,7 +211,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	}
 	pkt_meta(m)->outer_sport = be16_get(udp);
 	rte_pktmbuf_adj(m, (uint16_t)strip);
-	worker_input_decapped(w, st, m, t->iface);
+	decap_input(w, st, m, t->iface);
 	return true;
 }
 
@@ -294,7 +295,7 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 			rx_pkts++;
 			rx_bytes += rx_len;
 		} else {
-			worker_input_decapped(w, st, m, t->iface); /* counts it */
+			decap_input(w, st, m, t->iface); /* counts it */
 		}
 	}
 	if (t != NULL)
