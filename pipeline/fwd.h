@@ -84,7 +84,7 @@ struct fwd_iface {
 
 /**
  * A gate on the transit traffic an interface receives: a feature (the HA
- * pair's standby, failover/ha.h) lets what comes in by the interface be
+ * pair's standby, failover/ha/ha.h) lets what comes in by the interface be
  * forwarded only while the gate is open. What is for vbrd itself (ARP,
  * ND, own addresses: BFD, STAMP, ICMP) passes either way. The workers
  * compare their TSC with @c open_until_tsc, so a gate closes at its

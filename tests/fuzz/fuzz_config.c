@@ -34,9 +34,9 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "failover/failover_config.h"
-#include "failover/ha_config.h"
-#include "failover/pathsel_config.h"
+#include "failover/bfd/bfd_config.h"
+#include "failover/ha/ha_config.h"
+#include "failover/pathsel/pathsel_config.h"
 #include "qos/qos_config.h"
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */

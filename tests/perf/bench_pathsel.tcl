@@ -9,7 +9,7 @@
 # planes per path, path selection on both sides with the default probe
 # settings (interval 10 ms, window 100, lost_down 3, margin 10 % / 2 ms,
 # hold 100 ms, plane_max_loss 1 %; gold tier: lowest latency, max_loss 1 %;
-# failover/pathsel_config.h). Every scenario runs in the same pair of vbrds,
+# failover/pathsel/pathsel_config.h). Every scenario runs in the same pair of vbrds,
 # one after the other; the edge's group "region" is measured.
 #
 # Scenarios (the fault, always on the line of the edge's gold path):

@@ -1,4 +1,4 @@
-# The HA pair's shared path choices (failover/ha_config.h `share.path_groups`,
+# The HA pair's shared path choices (failover/ha/ha_config.h `share.path_groups`,
 # ha_module.c adopt_shared, ps.h ps_adopt): at takeover the new active
 # takes the old active's last per-tier path choice of each shared path
 # group from Redis (vbrd:PAIR:shared) and applies it in the BFD worker's

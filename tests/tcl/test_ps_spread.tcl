@@ -1,4 +1,4 @@
-# Load spreading (path_selection `spread = true`, failover/spread.h):
+# Load spreading (path_selection `spread = true`, failover/pathsel/spread.h):
 # elephant and mouse flows h1 -> h2 over two equal lines, flowlets placed
 # by measured load. The busier line carries at most 1.1 x the other's
 # bytes and no flow is reordered (the receiver checks each flow's

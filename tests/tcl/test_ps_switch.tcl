@@ -1,4 +1,4 @@
-# Path selection switching traffic (failover/pathsel.h, ps.h): a blackhole,
+# Path selection switching traffic (failover/pathsel/pathsel_decide.h, ps.h): a blackhole,
 # gray failures (loss, delay) and one bad plane on the active path, and a
 # reload, with sequence-numbered streams h1 -> h2 through both vbrds.
 #

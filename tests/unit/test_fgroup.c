@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Failover group decisions (failover/fgroup.c) on simulated time: the
+ * Failover group decisions (failover/bfd/fgroup.c) on simulated time: the
  * switch on a failure, AdminDown moving nothing (RFC 5882 §3.2), revertive
  * failback after the hold-down and not before, flap damping (a member
  * flapping every 200 ms never brings the group back), non-revertive,
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "failover/fgroup.h"
+#include "failover/bfd/fgroup.h"
 
 #define MS 1000000ull
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of section "ha" (failover/ha_config.c).
+ * Unit tests of section "ha" (failover/ha/ha_config.c).
  *
  * Runs from tests/unit (meson workdir). The complete file is
  * configs/ha-good.conf. Every other case is a snippet written after BASE
@@ -26,7 +26,7 @@
 
 #include "core/config.h"
 #include "core/config_read.h" /* config_restart_diff() */
-#include "failover/ha_config.h"
+#include "failover/ha/ha_config.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

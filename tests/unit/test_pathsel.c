@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Path selection (failover/pathsel.c) on simulated time.
+ * Path selection (failover/pathsel/pathsel_decide.c) on simulated time.
  *
  * Part 1, a plane's metrics: sequence numbers, RTT (RFC 8762 §4.2),
  * rejected replies, loss by timeout, by reordering and by leaving the
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "failover/pathsel.h"
+#include "failover/pathsel/pathsel_decide.h"
 
 #define US 1000ull
 #define MS 1000000ull

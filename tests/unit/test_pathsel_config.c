@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of section "path_selection" (failover/pathsel_config.c) and of
+ * Unit tests of section "path_selection" (failover/pathsel/pathsel_config.c) and of
  * a path's planes (`plane`, `planes` in section path_groups).
  *
  * Runs from tests/unit (meson workdir). The good file is configs/ps-good.conf.
@@ -22,8 +22,8 @@
 #include <cmocka.h>
 
 #include "core/config.h"
-#include "failover/failover_config.h"
-#include "failover/pathsel_config.h"
+#include "failover/bfd/bfd_config.h"
+#include "failover/pathsel/pathsel_config.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

@@ -230,6 +230,6 @@ paths
 echo "(loss_% is the round trip's, over each plane's last 100 probes (1 s): 5 % each way loses about"
 echo " 9.75 % of the probes once the window is all lossy. At the switch the window still held mostly"
 echo " probes from before the loss began: the switch came from the last 25 probes per plane, whose"
-echo " loss was surely above gold's 1 % bound (a confidence bound, failover/pathsel.h), held 100 ms."
+echo " loss was surely above gold's 1 % bound (a confidence bound, failover/pathsel/pathsel_decide.h), held 100 ms."
 echo " Reordered datagrams are those still in flight on $line when the next ones took the new path.)"
 "$impair" ctl "$work/l${line#line}.sock" set loss 0 >/dev/null
