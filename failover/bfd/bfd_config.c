@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Config sections "bfd" and "failover_groups" (failover_config.h): BFD
+ * Config sections "bfd" and "failover_groups" (bfd_config.h): BFD
  * sessions (RFC 5880) single-hop on an interface (RFC 5881), multihop
  * (RFC 5883) or inside a path group's tunnel; and failover groups of two
  * members, a line (interface + gateways) or a tunnel (a path group), each
  * optionally watched by one of those sessions. Every setting is live.
  *
- * "bfd" keeps the one struct failover_config (allocated even when the file
- * has no bfd section, so failover_config_get() never returns NULL after a
+ * "bfd" keeps the one struct bfd_config (allocated even when the file
+ * has no bfd section, so bfd_config_get() never returns NULL after a
  * load); "failover_groups" loads after it into the same struct, and before
  * "routes", which resolve `failover_group = "NAME"` through
  * route_target_register().
@@ -23,11 +23,11 @@
 #include "core/config_read.h"
 #include "failover/bfd/bfd_config.h"
 
-#define FO_INTERVAL_MIN_MS  1
-#define FO_INTERVAL_MAX_MS  60000
-#define FO_HOLD_DOWN_MAX_MS 600000
-#define FO_SIMPLE_KEY_MAX   16 /* RFC 5880 §4.2: password of 1..16 bytes */
-#define FO_SHA1_KEY_MAX     20 /* RFC 5880 §4.4: key of up to 20 bytes */
+#define BFD_INTERVAL_MIN_MS     1
+#define BFD_INTERVAL_MAX_MS     60000
+#define FGROUP_HOLD_DOWN_MAX_MS 600000
+#define BFD_SIMPLE_KEY_MAX      16 /* RFC 5880 §4.2: password of 1..16 bytes */
+#define BFD_SHA1_KEY_MAX        20 /* RFC 5880 §4.4: key of up to 20 bytes */
 
 static int bfd_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg);
 static void bfd_free(struct vbrd_config *cfg);
@@ -45,7 +45,7 @@ static struct config_section bfd_section = {
 };
 CONFIG_SECTION(bfd_section);
 
-/* Its data lives in bfd_section's struct failover_config (freed there). */
+/* Its data lives in bfd_section's struct bfd_config (freed there). */
 static struct config_section groups_section = {
 	.name = "failover_groups",
 	.after = (const char *const[]){ "bfd", "interfaces", "tunnels", NULL },
@@ -55,17 +55,17 @@ static struct config_section groups_section = {
 };
 CONFIG_SECTION(groups_section);
 
-const struct failover_config *failover_config_get(const struct vbrd_config *cfg)
+const struct bfd_config *bfd_config_get(const struct vbrd_config *cfg)
 {
-	static const struct failover_config empty;
-	const struct failover_config *fo = config_section_get(cfg, &bfd_section);
+	static const struct bfd_config empty;
+	const struct bfd_config *fo = config_section_get(cfg, &bfd_section);
 
 	return fo != NULL ? fo : &empty;
 }
 
-int failover_group_index(const struct vbrd_config *cfg, const char *name)
+int fgroup_index(const struct vbrd_config *cfg, const char *name)
 {
-	const struct failover_config *fo = failover_config_get(cfg);
+	const struct bfd_config *fo = bfd_config_get(cfg);
 
 	for (int i = 0; name != NULL && name[0] && i < fo->nb_groups; i++)
 		if (strcmp(fo->groups[i].name, name) == 0)
@@ -73,9 +73,9 @@ int failover_group_index(const struct vbrd_config *cfg, const char *name)
 	return -1;
 }
 
-int failover_session_index(const struct vbrd_config *cfg, const char *name)
+int bfd_session_index(const struct vbrd_config *cfg, const char *name)
 {
-	const struct failover_config *fo = failover_config_get(cfg);
+	const struct bfd_config *fo = bfd_config_get(cfg);
 
 	for (int i = 0; name != NULL && name[0] && i < fo->nb_sessions; i++)
 		if (strcmp(fo->sessions[i].name, name) == 0)
@@ -84,9 +84,9 @@ int failover_session_index(const struct vbrd_config *cfg, const char *name)
 }
 
 /* `routes = ( { prefix = ...; failover_group = "NAME"; } )` */
-__attribute__((constructor)) static void failover_route_target(void)
+__attribute__((constructor)) static void fgroup_route_target(void)
 {
-	route_target_register("failover_group", failover_group_index);
+	route_target_register("failover_group", fgroup_index);
 }
 
 const char *cfg_fgroup_mode_name(enum cfg_fgroup_mode m)
@@ -103,7 +103,7 @@ const char *cfg_bfd_kind_name(enum cfg_bfd_kind k)
 }
 
 /* The section being built, for the list callbacks (cfg_load_list()). */
-static struct failover_config *building(struct cfg_reader *ld)
+static struct bfd_config *building(struct cfg_reader *ld)
 {
 	return config_section_get(ld->cfg, &bfd_section);
 }
@@ -112,7 +112,7 @@ static struct failover_config *building(struct cfg_reader *ld)
 
 /*
  * Member @p name of @p grp as milliseconds, an integer or a number with
- * decimals ("3.3"), FO_INTERVAL_MIN_MS..FO_INTERVAL_MAX_MS, into *@p us
+ * decimals ("3.3"), BFD_INTERVAL_MIN_MS..BFD_INTERVAL_MAX_MS, into *@p us
  * (rounded to the microsecond).
  */
 static int get_interval(struct cfg_reader *ld, const config_setting_t *grp, const char *name,
@@ -127,9 +127,9 @@ static int get_interval(struct cfg_reader *ld, const config_setting_t *grp, cons
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64: {
 		long long v = config_setting_get_int64(s);
-		if (v < FO_INTERVAL_MIN_MS || v > FO_INTERVAL_MAX_MS) {
-			cfg_err(ld, s, "%lld ms is out of range %d..%d ms", v, FO_INTERVAL_MIN_MS,
-				FO_INTERVAL_MAX_MS);
+		if (v < BFD_INTERVAL_MIN_MS || v > BFD_INTERVAL_MAX_MS) {
+			cfg_err(ld, s, "%lld ms is out of range %d..%d ms", v, BFD_INTERVAL_MIN_MS,
+				BFD_INTERVAL_MAX_MS);
 			return CFG_VAL_BAD;
 		}
 		ms = (double)v;
@@ -138,9 +138,9 @@ static int get_interval(struct cfg_reader *ld, const config_setting_t *grp, cons
 	case CONFIG_TYPE_FLOAT:
 		ms = config_setting_get_float(s);
 		/* written so that NaN fails too */
-		if (!(ms >= FO_INTERVAL_MIN_MS && ms <= FO_INTERVAL_MAX_MS)) {
-			cfg_err(ld, s, "%g ms is out of range %d..%d ms", ms, FO_INTERVAL_MIN_MS,
-				FO_INTERVAL_MAX_MS);
+		if (!(ms >= BFD_INTERVAL_MIN_MS && ms <= BFD_INTERVAL_MAX_MS)) {
+			cfg_err(ld, s, "%g ms is out of range %d..%d ms", ms, BFD_INTERVAL_MIN_MS,
+				BFD_INTERVAL_MAX_MS);
 			return CFG_VAL_BAD;
 		}
 		break;
@@ -170,7 +170,7 @@ static void load_auth(struct cfg_reader *ld, const config_setting_t *s, struct b
 	static const char *const keys[] = { "type", "key_id", "key", NULL };
 	const config_setting_t *ks;
 	const char *v;
-	size_t max = FO_SHA1_KEY_MAX;
+	size_t max = BFD_SHA1_KEY_MAX;
 	uint32_t id;
 	int rc;
 
@@ -187,7 +187,7 @@ static void load_auth(struct cfg_reader *ld, const config_setting_t *s, struct b
 		const config_setting_t *ts = config_setting_get_member(s, "type");
 		if (strcmp(v, "simple") == 0) {
 			a->type = BFD_AUTH_SIMPLE;
-			max = FO_SIMPLE_KEY_MAX;
+			max = BFD_SIMPLE_KEY_MAX;
 		} else if (strcmp(v, "keyed-sha1") == 0)
 			a->type = BFD_AUTH_KEYED_SHA1;
 		else if (strcmp(v, "meticulous-sha1") == 0)
@@ -406,7 +406,7 @@ static bool same_key(const struct cfg_bfd_session *x, const struct cfg_bfd_sessi
 }
 
 static void check_session_unique(struct cfg_reader *ld, const config_setting_t *s,
-				 const struct failover_config *fo, int idx)
+				 const struct bfd_config *fo, int idx)
 {
 	const struct cfg_bfd_session *b = &fo->sessions[idx];
 	char a[INET6_ADDRSTRLEN];
@@ -457,7 +457,7 @@ static void load_session(struct cfg_reader *ld, const config_setting_t *s, int i
 					    "shutdown",
 					    "auth",
 					    NULL };
-	struct failover_config *fo = building(ld);
+	struct bfd_config *fo = building(ld);
 	struct cfg_bfd_session *b = &fo->sessions[idx];
 	const config_setting_t *ls = config_setting_get_member(s, "local");
 	const config_setting_t *as = config_setting_get_member(s, "auth");
@@ -547,19 +547,19 @@ static int bfd_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 	static const char *const keys[] = { "transmit_interval", "receive_interval",
 					    "detect_multiplier", "sessions", NULL };
 	static const struct cfg_list_spec sessions = {
-		"sessions",   0,           FO_MAX_SESSIONS, false, sizeof(struct cfg_bfd_session),
+		"sessions",   0,           BFD_MAX_SESSIONS, false, sizeof(struct cfg_bfd_session),
 		load_session, bad_session,
 	};
 	const config_setting_t *g = cfg_get_typed(ld, root, "bfd", CONFIG_TYPE_GROUP);
-	struct failover_config *fo = calloc(1, sizeof(*fo));
+	struct bfd_config *fo = calloc(1, sizeof(*fo));
 
 	if (fo == NULL)
 		return -ENOMEM;
 	config_section_set(cfg, &bfd_section, fo); /* freed by bfd_free() whatever happens */
 	fo->defaults = (struct bfd_params){
-		.desired_min_tx_us = FO_DEFAULT_INTERVAL_US,
-		.required_min_rx_us = FO_DEFAULT_INTERVAL_US,
-		.detect_mult = FO_DEFAULT_DETECT_MULT,
+		.desired_min_tx_us = BFD_DEFAULT_INTERVAL_US,
+		.required_min_rx_us = BFD_DEFAULT_INTERVAL_US,
+		.detect_mult = BFD_DEFAULT_DETECT_MULT,
 	};
 	if (g == NULL)
 		return 0;
@@ -573,7 +573,7 @@ static int bfd_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 
 static void bfd_free(struct vbrd_config *cfg)
 {
-	struct failover_config *fo = config_section_get(cfg, &bfd_section);
+	struct bfd_config *fo = config_section_get(cfg, &bfd_section);
 
 	if (fo == NULL)
 		return;
@@ -585,7 +585,7 @@ static void bfd_free(struct vbrd_config *cfg)
 
 static void bfd_summary(const struct vbrd_config *cfg, char *buf, size_t len)
 {
-	const struct failover_config *fo = failover_config_get(cfg);
+	const struct bfd_config *fo = bfd_config_get(cfg);
 
 	if (fo->nb_sessions > 0)
 		snprintf(buf, len, "%d BFD sessions", fo->nb_sessions);
@@ -594,7 +594,7 @@ static void bfd_summary(const struct vbrd_config *cfg, char *buf, size_t len)
 /* ---- failover groups --------------------------------------------------------- */
 
 /* Index of BFD session @p name, or -1. */
-static int session_index(const struct failover_config *fo, const char *name)
+static int session_index(const struct bfd_config *fo, const char *name)
 {
 	for (int i = 0; i < fo->nb_sessions; i++)
 		if (strcmp(fo->sessions[i].name, name) == 0)
@@ -716,7 +716,7 @@ static bool load_member(struct cfg_reader *ld, const config_setting_t *s,
 			struct cfg_fgroup_member *m)
 {
 	static const char *const keys[] = { "interface", "via", "via6", "path_group", "bfd", NULL };
-	const struct failover_config *fo = building(ld);
+	const struct bfd_config *fo = building(ld);
 	const config_setting_t *gs = config_setting_get_member(s, "path_group");
 	const config_setting_t *bs = config_setting_get_member(s, "bfd");
 	char path[128];
@@ -776,7 +776,7 @@ static void load_group(struct cfg_reader *ld, const config_setting_t *s, int idx
 {
 	static const char *const keys[] = { "name",      "mode",    "revertive",
 					    "hold_down", "members", NULL };
-	struct failover_config *fo = building(ld);
+	struct bfd_config *fo = building(ld);
 	struct cfg_fgroup *g = &fo->groups[idx];
 	const config_setting_t *ms;
 	bool ok[2] = { false, false };
@@ -785,7 +785,7 @@ static void load_group(struct cfg_reader *ld, const config_setting_t *s, int idx
 
 	g->line = cfg_line(s);
 	g->revertive = true;
-	g->hold_down_ms = FO_DEFAULT_HOLD_DOWN_MS;
+	g->hold_down_ms = FGROUP_DEFAULT_HOLD_DOWN_MS;
 	for (int k = 0; k < 2; k++)
 		g->members[k] = (struct cfg_fgroup_member){ .iface = -1,
 							    .path_group = -1,
@@ -812,7 +812,7 @@ static void load_group(struct cfg_reader *ld, const config_setting_t *s, int idx
 				"unknown mode '%s' (active-standby or load-balance)", v);
 	}
 	cfg_get_bool(ld, s, "revertive", &g->revertive);
-	cfg_get_u32(ld, s, "hold_down", 0, FO_HOLD_DOWN_MAX_MS, &g->hold_down_ms);
+	cfg_get_u32(ld, s, "hold_down", 0, FGROUP_HOLD_DOWN_MAX_MS, &g->hold_down_ms);
 
 	ms = cfg_get_typed(ld, s, "members", CONFIG_TYPE_LIST);
 	if (config_setting_get_member(s, "members") == NULL) {
@@ -856,10 +856,10 @@ static void bad_group(struct cfg_reader *ld, const config_setting_t *s, int idx)
 static int groups_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
 {
 	static const struct cfg_list_spec groups = {
-		"failover_groups",         0,          FO_MAX_GROUPS, false,
+		"failover_groups",         0,          FGROUP_MAX, false,
 		sizeof(struct cfg_fgroup), load_group, bad_group,
 	};
-	struct failover_config *fo = config_section_get(cfg, &bfd_section);
+	struct bfd_config *fo = config_section_get(cfg, &bfd_section);
 
 	if (fo == NULL) /* "bfd" loads first and always allocates */
 		return -ENOMEM;
@@ -870,7 +870,7 @@ static int groups_load(struct cfg_reader *ld, const config_setting_t *root, stru
 
 static void groups_summary(const struct vbrd_config *cfg, char *buf, size_t len)
 {
-	const struct failover_config *fo = failover_config_get(cfg);
+	const struct bfd_config *fo = bfd_config_get(cfg);
 
 	if (fo->nb_groups > 0)
 		snprintf(buf, len, "%d failover groups", fo->nb_groups);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The failover configuration model: sections "bfd" and "failover_groups"
- * turned into plain C structs (failover_config.c; no DPDK, so
+ * The bfd configuration model: sections "bfd" and "failover_groups"
+ * turned into plain C structs (bfd_config.c; no DPDK, so
  * `vbrd --check-config`, the unit tests and the fuzzer link it).
  *
  *     bfd = {
@@ -38,8 +38,8 @@
  * kind (single-hop / multihop / tunnel), interface or path group, and the
  * local and peer addresses. Anything else is a new session.
  */
-#ifndef VBRD_FAILOVER_CONFIG_H
-#define VBRD_FAILOVER_CONFIG_H
+#ifndef VBRD_BFD_CONFIG_H
+#define VBRD_BFD_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,12 +47,12 @@
 #include "core/config.h"
 #include "failover/bfd/bfd_proto.h"
 
-#define FO_MAX_SESSIONS 1024
-#define FO_MAX_GROUPS   256
+#define BFD_MAX_SESSIONS 1024
+#define FGROUP_MAX       256
 
-#define FO_DEFAULT_INTERVAL_US  300000u /* transmit_interval, receive_interval: 300 ms */
-#define FO_DEFAULT_DETECT_MULT  3
-#define FO_DEFAULT_HOLD_DOWN_MS 1000u
+#define BFD_DEFAULT_INTERVAL_US     300000u /* transmit_interval, receive_interval: 300 ms */
+#define BFD_DEFAULT_DETECT_MULT     3
+#define FGROUP_DEFAULT_HOLD_DOWN_MS 1000u
 
 enum cfg_bfd_kind {
 	CFG_BFD_SINGLE_HOP = 0, /* RFC 5881: `interface`, peer on its subnet */
@@ -94,7 +94,7 @@ struct cfg_fgroup_member {
 	struct cfg_addr via;  /* line: IPv4 gateway (family 0 when only via6) */
 	struct cfg_addr via6; /* line: IPv6 gateway (family 0 when none) */
 	int path_group;       /* tunnel: index into vbrd_config.path_groups; else -1 */
-	int bfd;              /* index into failover_config.sessions; -1: no BFD (always up) */
+	int bfd;              /* index into bfd_config.sessions; -1: no BFD (always up) */
 	int line;
 };
 
@@ -109,10 +109,10 @@ struct cfg_fgroup {
 };
 
 /** Sections "bfd" and "failover_groups". */
-struct failover_config {
+struct bfd_config {
 	struct bfd_params defaults; /* bfd.transmit_interval, receive_interval,
 	                             * detect_multiplier: what sessions inherit
-	                             * (FO_DEFAULT_* when absent) */
+	                             * (BFD_DEFAULT_* when absent) */
 	int nb_sessions;
 	struct cfg_bfd_session *sessions;
 	int nb_groups;
@@ -123,20 +123,20 @@ struct failover_config {
  * The loaded failover configuration of @p cfg: never NULL (an empty one
  * for a config without the sections, or a zeroed struct vbrd_config).
  */
-const struct failover_config *failover_config_get(const struct vbrd_config *cfg);
+const struct bfd_config *bfd_config_get(const struct vbrd_config *cfg);
 
 /**
  * Index of failover group @p name in @p cfg, or -1. Also the resolver of
  * routes' `failover_group = "NAME"` (route_target_register(); the FIB
  * kind of that name is the BFD worker's, bfd_worker.c).
  */
-int failover_group_index(const struct vbrd_config *cfg, const char *name);
+int fgroup_index(const struct vbrd_config *cfg, const char *name);
 
 /**
- * Index of BFD session @p name in failover_config.sessions of @p cfg, or
+ * Index of BFD session @p name in bfd_config.sessions of @p cfg, or
  * -1. For sections that name a session; they load after "bfd".
  */
-int failover_session_index(const struct vbrd_config *cfg, const char *name);
+int bfd_session_index(const struct vbrd_config *cfg, const char *name);
 
 /** "active-standby" / "load-balance". */
 const char *cfg_fgroup_mode_name(enum cfg_fgroup_mode m);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The failover module (failover.h): builds each generation's sessions and
+ * The BFD module (bfd.h): builds each generation's sessions and
  * groups from the config, keeps their run-time objects across reloads,
  * and turns the BFD worker's events into log lines and history.
  */
@@ -25,30 +25,30 @@
 #include "pipeline/fwd.h"
 #include "pipeline/nh_kind.h"
 
-VBRD_LOG_TYPE(failover);
+VBRD_LOG_TYPE(bfd);
 
-struct fo_session_rt *fo_sessions[FO_SLOTS];
-static struct fo_group_rt *fo_groups[FO_MAX_GROUPS];
-struct rte_ring *fo_events;
-struct rte_ring *fo_rx_ring;
-_Atomic uint64_t fo_events_lost;
+struct bfd_session_rt *bfd_sessions[BFD_SLOTS];
+static struct fgroup_rt *fgroup_rts[FGROUP_MAX];
+struct rte_ring *bfd_changes;
+struct rte_ring *bfd_rx_ring;
+_Atomic uint64_t bfd_changes_lost;
 
-static struct fo_event history_buf[FO_HISTORY];
+static struct bfd_change history_buf[BFD_HISTORY];
 static struct history history = HISTORY_INIT(history_buf);
 
-const char *fo_reason_name(uint8_t reason)
+const char *fgroup_reason_name(uint8_t reason)
 {
 	static const char *const names[] = { "none", "bfd_down", "failback", "restored",
 					     "startup" };
 	return reason < RTE_DIM(names) ? names[reason] : "unknown";
 }
 
-const char *fo_sel_name(uint32_t sel)
+const char *fgroup_sel_name(uint32_t sel)
 {
-	return sel == FO_SEL_0 ? "member0" : sel == FO_SEL_1 ? "member1" : "both";
+	return sel == FGROUP_SEL_0 ? "member0" : sel == FGROUP_SEL_1 ? "member1" : "both";
 }
 
-unsigned fo_history_get(struct fo_event *out, unsigned cap)
+unsigned bfd_history_get(struct bfd_change *out, unsigned cap)
 {
 	return history_get(&history, out, cap);
 }
@@ -56,7 +56,7 @@ unsigned fo_history_get(struct fo_event *out, unsigned cap)
 /* ---- building a generation ------------------------------------------------- */
 
 static void session_key(const struct vbrd_config *cfg, const struct cfg_bfd_session *cs,
-			struct fo_session_key *k)
+			struct bfd_session_key *k)
 {
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "%s", cs->name);
@@ -76,7 +76,7 @@ static bool addr_eq(const struct cfg_addr *a, const struct cfg_addr *b)
 	return a->family == AF_INET ? a->v4 == b->v4 : memcmp(a->v6, b->v6, 16) == 0;
 }
 
-static bool key_eq(const struct fo_session_key *a, const struct fo_session_key *b)
+static bool key_eq(const struct bfd_session_key *a, const struct bfd_session_key *b)
 {
 	return strcmp(a->name, b->name) == 0 && a->kind == b->kind &&
 	       strcmp(a->where, b->where) == 0 && addr_eq(&a->local, &b->local) &&
@@ -84,22 +84,23 @@ static bool key_eq(const struct fo_session_key *a, const struct fo_session_key *
 }
 
 /* The run-time session for @p k: the running one, or a new one in Down. */
-static struct fo_session_rt *session_get(const struct fo_session_key *k, const struct bfd_params *p)
+static struct bfd_session_rt *session_get(const struct bfd_session_key *k,
+					  const struct bfd_params *p)
 {
 	int free_slot = -1;
 
-	for (int i = 0; i < FO_SLOTS; i++) {
-		if (fo_sessions[i] == NULL) {
+	for (int i = 0; i < BFD_SLOTS; i++) {
+		if (bfd_sessions[i] == NULL) {
 			if (free_slot < 0)
 				free_slot = i;
-		} else if (key_eq(&fo_sessions[i]->key, k)) {
-			fo_sessions[i]->refs++;
-			return fo_sessions[i];
+		} else if (key_eq(&bfd_sessions[i]->key, k)) {
+			bfd_sessions[i]->refs++;
+			return bfd_sessions[i];
 		}
 	}
 	if (free_slot < 0)
 		return NULL;
-	struct fo_session_rt *rt = calloc(1, sizeof(*rt));
+	struct bfd_session_rt *rt = calloc(1, sizeof(*rt));
 	if (rt == NULL)
 		return NULL;
 	rt->key = *k;
@@ -114,15 +115,15 @@ static struct fo_session_rt *session_get(const struct fo_session_key *k, const s
 	rt->seed = (uint32_t)rte_rand() | 1;
 	bfd_session_init(&rt->s, p, disc, rt->seed, tsc_now_ns());
 	rt->started = true;
-	fo_sessions[free_slot] = rt;
+	bfd_sessions[free_slot] = rt;
 	return rt;
 }
 
-static void session_put(struct fo_session_rt *rt)
+static void session_put(struct bfd_session_rt *rt)
 {
 	if (rt == NULL || --rt->refs > 0)
 		return;
-	fo_sessions[rt->slot] = NULL;
+	bfd_sessions[rt->slot] = NULL;
 	free(rt);
 }
 
@@ -130,7 +131,7 @@ static void member_desc(const struct vbrd_config *cfg, const struct cfg_fgroup_m
 			char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	const struct failover_config *fc = failover_config_get(cfg);
+	const struct bfd_config *fc = bfd_config_get(cfg);
 	const char *bfd = cm->bfd >= 0 ? fc->sessions[cm->bfd].name : "-";
 
 	if (cm->kind == CFG_FG_TUNNEL) {
@@ -147,15 +148,15 @@ static void member_desc(const struct vbrd_config *cfg, const struct cfg_fgroup_m
 		 bfd);
 }
 
-static struct fo_group_rt *group_get(const struct vbrd_config *cfg, const struct cfg_fgroup *cg)
+static struct fgroup_rt *group_get(const struct vbrd_config *cfg, const struct cfg_fgroup *cg)
 {
 	char d[2][160];
 	int free_slot = -1;
 
 	for (int i = 0; i < 2; i++)
 		member_desc(cfg, &cg->members[i], d[i], sizeof(d[i]));
-	for (int i = 0; i < FO_MAX_GROUPS; i++) {
-		struct fo_group_rt *g = fo_groups[i];
+	for (int i = 0; i < FGROUP_MAX; i++) {
+		struct fgroup_rt *g = fgroup_rts[i];
 		if (g == NULL) {
 			if (free_slot < 0)
 				free_slot = i;
@@ -167,36 +168,36 @@ static struct fo_group_rt *group_get(const struct vbrd_config *cfg, const struct
 	}
 	if (free_slot < 0)
 		return NULL;
-	struct fo_group_rt *g = calloc(1, sizeof(*g));
+	struct fgroup_rt *g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return NULL;
 	snprintf(g->name, sizeof(g->name), "%s", cg->name);
 	memcpy(g->members, d, sizeof(d));
 	g->mode = cg->mode;
 	g->refs = 1;
-	atomic_store(&g->sel, cg->mode == CFG_FG_LOAD_BALANCE ? FO_SEL_BOTH : FO_SEL_0);
-	fo_groups[free_slot] = g;
+	atomic_store(&g->sel, cg->mode == CFG_FG_LOAD_BALANCE ? FGROUP_SEL_BOTH : FGROUP_SEL_0);
+	fgroup_rts[free_slot] = g;
 	return g;
 }
 
-static void group_put(struct fo_group_rt *g)
+static void group_put(struct fgroup_rt *g)
 {
 	if (g == NULL || --g->refs > 0)
 		return;
-	for (int i = 0; i < FO_MAX_GROUPS; i++)
-		if (fo_groups[i] == g)
-			fo_groups[i] = NULL;
+	for (int i = 0; i < FGROUP_MAX; i++)
+		if (fgroup_rts[i] == g)
+			fgroup_rts[i] = NULL;
 	free(g);
 }
 
-static int hold_value(struct fo_state *fo, uint32_t value)
+static int hold_value(struct bfd_gen *fo, uint32_t value)
 {
 	fo->held[fo->nb_held++] = value;
 	return 0;
 }
 
 /* A line member's next hop of @p family: a stable id, held by @p fo. */
-static int member_nexthop(struct fo_state *fo, const struct cfg_fgroup_member *cm, int family,
+static int member_nexthop(struct bfd_gen *fo, const struct cfg_fgroup_member *cm, int family,
 			  uint32_t *value)
 {
 	struct fib_nh_key k = { .family = (uint32_t)family, .iface = (uint32_t)cm->iface };
@@ -213,20 +214,20 @@ static int member_nexthop(struct fo_state *fo, const struct cfg_fgroup_member *c
 	return hold_value(fo, *value);
 }
 
-static void fo_state_free(struct fwd_state *st);
+static void bfd_gen_free(struct fwd_state *st);
 
-static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
-			    const struct fwd_state *prev, char *err, size_t errlen)
+static int bfd_gen_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
+			   const struct fwd_state *prev, char *err, size_t errlen)
 {
-	const struct failover_config *fc = failover_config_get(cfg);
-	struct fo_state *fo;
+	const struct bfd_config *fc = bfd_config_get(cfg);
+	struct bfd_gen *fo;
 	int ret = -ENOMEM;
 
 	(void)prev;
 	fo = calloc(1, sizeof(*fo));
 	if (fo == NULL)
 		goto nomem;
-	st->feature[failover_module.id] = fo;
+	st->feature[bfd_module.id] = fo;
 	memset(fo->sess_by_slot, 0xff, sizeof(fo->sess_by_slot));
 	if (fc == NULL)
 		return 0;
@@ -238,8 +239,8 @@ static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 
 	for (int i = 0; i < fc->nb_sessions; i++) {
 		const struct cfg_bfd_session *cs = &fc->sessions[i];
-		struct fo_sess *s = &fo->sess[i];
-		struct fo_session_key k;
+		struct bfd_sess *s = &fo->sess[i];
+		struct bfd_session_key k;
 
 		session_key(cfg, cs, &k);
 		s->rt = session_get(&k, &cs->params);
@@ -247,7 +248,7 @@ static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 			snprintf(err, errlen,
 				 "%s:%d: bfd session %s: no run-time slot left (%d: the running "
 				 "sessions and this config's together) or no memory",
-				 cfg->file, cs->line, cs->name, FO_SLOTS);
+				 cfg->file, cs->line, cs->name, BFD_SLOTS);
 			goto fail;
 		}
 		fo->nb_sess = i + 1;
@@ -269,7 +270,7 @@ static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 	}
 	for (int i = 0; i < fc->nb_groups; i++) {
 		const struct cfg_fgroup *cg = &fc->groups[i];
-		struct fo_group *g = &fo->groups[i];
+		struct fgroup *g = &fo->groups[i];
 
 		g->rt = group_get(cfg, cg);
 		if (g->rt == NULL) {
@@ -282,9 +283,9 @@ static int fo_state_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 		g->hold_down_ns = (uint64_t)cg->hold_down_ms * 1000000ull;
 		for (int m = 0; m < 2; m++) {
 			const struct cfg_fgroup_member *cm = &cg->members[m];
-			struct fo_member *fm = &g->m[m];
+			struct fgroup_member *fm = &g->m[m];
 
-			fm->value4 = fm->value6 = FO_NO_VALUE;
+			fm->value4 = fm->value6 = FGROUP_NO_VALUE;
 			fm->sess = cm->bfd;
 			if (cm->kind == CFG_FG_TUNNEL) {
 				fm->value4 = fm->value6 = FIB_NH(FIB_KIND_PATHGRP,
@@ -311,9 +312,9 @@ fail:
 	return -ENOMEM;
 }
 
-static void fo_state_free(struct fwd_state *st)
+static void bfd_gen_free(struct fwd_state *st)
 {
-	struct fo_state *fo = st->feature[failover_module.id];
+	struct bfd_gen *fo = st->feature[bfd_module.id];
 
 	if (fo == NULL)
 		return;
@@ -327,35 +328,35 @@ static void fo_state_free(struct fwd_state *st)
 	free(fo->groups);
 	free(fo->held);
 	free(fo);
-	st->feature[failover_module.id] = NULL;
+	st->feature[bfd_module.id] = NULL;
 }
 
 /* ---- events ------------------------------------------------------------ */
 
-static void log_event(const struct fo_event *e)
+static void log_event(const struct bfd_change *e)
 {
-	if (e->type == FO_EV_SESSION) {
+	if (e->type == BFD_CHANGE_SESSION) {
 		LOG(NOTICE, "bfd session %s: %s -> %s (diag %s, peer %s)", e->name,
 		    bfd_state_name(e->old), bfd_state_name(e->new), bfd_diag_name(e->diag),
 		    bfd_state_name(e->remote_state));
 		return;
 	}
 	LOG(NOTICE, "failover group %s: %s -> %s (%s%s%s), detection to switch %.1f us", e->name,
-	    fo_sel_name(e->old), fo_sel_name(e->new), fo_reason_name(e->reason),
-	    e->reason == FO_REASON_DOWN ? ": " : "",
-	    e->reason == FO_REASON_DOWN ? bfd_diag_name(e->diag) : "",
+	    fgroup_sel_name(e->old), fgroup_sel_name(e->new), fgroup_reason_name(e->reason),
+	    e->reason == FGROUP_REASON_DOWN ? ": " : "",
+	    e->reason == FGROUP_REASON_DOWN ? bfd_diag_name(e->diag) : "",
 	    e->t_detect && e->t >= e->t_detect ? (double)(e->t - e->t_detect) / 1000.0 : 0.0);
 }
 
-static unsigned fo_poll(void)
+static unsigned bfd_poll(void)
 {
-	struct fo_event ev[32];
+	struct bfd_change ev[32];
 	unsigned n, total = 0;
 
-	if (fo_events == NULL)
+	if (bfd_changes == NULL)
 		return 0;
-	while ((n = rte_ring_dequeue_burst_elem(fo_events, ev, sizeof(ev[0]), RTE_DIM(ev), NULL)) >
-	       0) {
+	while ((n = rte_ring_dequeue_burst_elem(bfd_changes, ev, sizeof(ev[0]), RTE_DIM(ev),
+						NULL)) > 0) {
 		for (unsigned i = 0; i < n; i++) {
 			log_event(&ev[i]);
 			history_push(&history, &ev[i]);
@@ -367,14 +368,14 @@ static unsigned fo_poll(void)
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-static int fo_init(const struct vbrd_config *cfg)
+static int bfd_init(const struct vbrd_config *cfg)
 {
 	(void)cfg;
-	fo_events = rte_ring_create_elem("fo_events", sizeof(struct fo_event), 4096, SOCKET_ID_ANY,
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	fo_rx_ring = rte_ring_create("fo_rx", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	if (fo_events == NULL || fo_rx_ring == NULL) {
-		LOG(ERR, "cannot create the failover rings: %s", rte_strerror(rte_errno));
+	bfd_changes = rte_ring_create_elem("bfd_changes", sizeof(struct bfd_change), 4096,
+					   SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	bfd_rx_ring = rte_ring_create("bfd_rx", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (bfd_changes == NULL || bfd_rx_ring == NULL) {
+		LOG(ERR, "cannot create the BFD rings: %s", rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	return 0;
@@ -384,13 +385,13 @@ static int fo_init(const struct vbrd_config *cfg)
  * the workers module's (reverse dependency order), which is what stops the
  * workers. The rings and any mbuf left on them go with the EAL's memory. */
 
-struct vbrd_module failover_module = {
-	.name = "failover",
+struct vbrd_module bfd_module = {
+	.name = "bfd",
 	.depends_on = (const char *const[]){ "workers", NULL },
-	.init = fo_init,
-	.state_prepare = fo_state_prepare,
-	.state_free = fo_state_free,
-	.start = fo_show_start,
-	.poll = fo_poll,
+	.init = bfd_init,
+	.state_prepare = bfd_gen_prepare,
+	.state_free = bfd_gen_free,
+	.start = bfd_show_start,
+	.poll = bfd_poll,
 };
-VBRD_MODULE(failover_module);
+VBRD_MODULE(bfd_module);

@@ -35,13 +35,13 @@ static const char *wall_text(uint64_t t_ns, char *buf, size_t len)
 	return buf;
 }
 
-static const struct fo_state *current(void)
+static const struct bfd_gen *current(void)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	return st ? fo_state_of(st) : NULL;
+	return st ? bfd_gen_of(st) : NULL;
 }
 
-static const char *where(const struct fwd_state *st, const struct fo_sess *s)
+static const char *where(const struct fwd_state *st, const struct bfd_sess *s)
 {
 	if (s->kind == CFG_BFD_SINGLE_HOP)
 		return st->ifaces[s->iface].name;
@@ -53,14 +53,14 @@ static const char *where(const struct fwd_state *st, const struct fo_sess *s)
 static int show_bfd(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	const struct fo_state *fo = current();
+	const struct bfd_gen *fo = current();
 	json_t *rows = json_array();
 	uint64_t now = tsc_now_ns();
 	bool found = argc < 1;
 
 	for (int i = 0; fo && i < fo->nb_sess; i++) {
-		const struct fo_sess *s = &fo->sess[i];
-		const struct fo_session_rt *rt = s->rt;
+		const struct bfd_sess *s = &fo->sess[i];
+		const struct bfd_session_rt *rt = s->rt;
 		const struct bfd_session *b = &rt->s;
 		char l[64], p[64], ch[40];
 
@@ -139,12 +139,12 @@ static int show_bfd_brief(int argc, const char *const *argv, json_t **data, char
 static int show_bfd_counters(int argc, const char *const *argv, json_t **data, char *err,
 			     size_t errlen)
 {
-	const struct fo_state *fo = current();
+	const struct bfd_gen *fo = current();
 	json_t *rows = json_array();
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	for (int i = 0; fo && i < fo->nb_sess; i++) {
-		const struct fo_session_rt *rt = fo->sess[i].rt;
+		const struct bfd_session_rt *rt = fo->sess[i].rt;
 		for (int e = 1; e < BFD_ERR_MAX; e++)
 			if (rt->s.cnt.drops[e])
 				json_array_append_new(
@@ -153,12 +153,12 @@ static int show_bfd_counters(int argc, const char *const *argv, json_t **data, c
 							"packets", (json_int_t)rt->s.cnt.drops[e]));
 	}
 	*data = json_pack("{s:o, s:{s:I, s:I}}", "drops", rows, "worker", "loop_gap_max_us",
-			  (json_int_t)(fo_loop_gap_max_ns / 1000), "events_lost",
-			  (json_int_t)atomic_load(&fo_events_lost));
+			  (json_int_t)(bfd_loop_gap_max_ns / 1000), "events_lost",
+			  (json_int_t)atomic_load(&bfd_changes_lost));
 	return 0;
 }
 
-static const char *health(const struct fo_state *fo, const struct fo_member *m)
+static const char *health(const struct bfd_gen *fo, const struct fgroup_member *m)
 {
 	if (m->sess < 0)
 		return "up (no bfd)";
@@ -170,14 +170,14 @@ static const char *health(const struct fo_state *fo, const struct fo_member *m)
 
 static int show_fgroup(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
-	const struct fo_state *fo = current();
+	const struct bfd_gen *fo = current();
 	json_t *rows = json_array();
 	bool found = argc < 1;
 	char ch[40];
 
 	for (int i = 0; fo && i < fo->nb_groups; i++) {
-		const struct fo_group *g = &fo->groups[i];
-		const struct fo_group_rt *rt = g->rt;
+		const struct fgroup *g = &fo->groups[i];
+		const struct fgroup_rt *rt = g->rt;
 		uint32_t sel = atomic_load(&rt->sel);
 
 		if (argc >= 1 && strcmp(argv[0], rt->name) != 0)
@@ -187,7 +187,7 @@ static int show_fgroup(int argc, const char *const *argv, json_t **data, char *e
 			rows,
 			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:s}", "name",
 				  rt->name, "mode", cfg_fgroup_mode_name(g->mode), "active",
-				  fo_sel_name(sel), "member0", rt->members[0], "member0_state",
+				  fgroup_sel_name(sel), "member0", rt->members[0], "member0_state",
 				  health(fo, &g->m[0]), "member1", rt->members[1], "member1_state",
 				  health(fo, &g->m[1]), "revertive", g->revertive, "hold_down_ms",
 				  (json_int_t)(g->hold_down_ns / 1000000), "switches",
@@ -206,25 +206,26 @@ static int show_fgroup(int argc, const char *const *argv, json_t **data, char *e
 static int show_fgroup_history(int argc, const char *const *argv, json_t **data, char *err,
 			       size_t errlen)
 {
-	static struct fo_event ev[FO_HISTORY];
-	unsigned n = fo_history_get(ev, FO_HISTORY);
+	static struct bfd_change ev[BFD_HISTORY];
+	unsigned n = bfd_history_get(ev, BFD_HISTORY);
 	json_t *rows = json_array();
 	char t[40];
 
 	(void)err, (void)errlen;
 	for (unsigned i = 0; i < n; i++) {
-		const struct fo_event *e = &ev[i];
+		const struct bfd_change *e = &ev[i];
 		if (argc >= 1 && strcmp(argv[0], e->name) != 0)
 			continue;
-		if (e->type == FO_EV_GROUP)
+		if (e->type == BFD_CHANGE_GROUP)
 			json_array_append_new(
 				rows,
 				json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "time",
 					  wall_text(e->t, t, sizeof(t)), "object", "fgroup", "name",
-					  e->name, "from", fo_sel_name(e->old), "to",
-					  fo_sel_name(e->new), "reason",
-					  e->reason == FO_REASON_DOWN ? bfd_diag_name(e->diag)
-								      : fo_reason_name(e->reason),
+					  e->name, "from", fgroup_sel_name(e->old), "to",
+					  fgroup_sel_name(e->new), "reason",
+					  e->reason == FGROUP_REASON_DOWN
+						  ? bfd_diag_name(e->diag)
+						  : fgroup_reason_name(e->reason),
 					  "detect_to_switch_ns",
 					  (json_int_t)(e->t >= e->t_detect ? e->t - e->t_detect
 									   : 0)));
@@ -241,7 +242,7 @@ static int show_fgroup_history(int argc, const char *const *argv, json_t **data,
 	return 0;
 }
 
-int fo_show_start(void)
+int bfd_show_start(void)
 {
 	static const struct {
 		const char *cmd, *help, *tel, *tel_help;

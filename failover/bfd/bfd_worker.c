@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * BFD in the data path: one worker (FO_BFD_WORKER) runs every session in
+ * BFD in the data path: one worker (BFD_WORKER) runs every session in
  * its poll loop, TSC-timed, so neither a busy control thread (a reload of
  * a million routes, a flood of vbrctl requests) nor a blocking call can
  * delay a packet or a detection. Each turn of its loop it
  *
  *   1. takes a new generation's parameters (a Poll sequence, RFC 5880 §6.8.3);
- *   2. takes the BFD packets other workers received (fo_rx_ring);
+ *   2. takes the BFD packets other workers received (bfd_rx_ring);
  *   3. fires what is due: detection timeouts (§6.8.4), periodic packets
  *      (§6.8.7) - only when the earliest deadline has come, otherwise the
  *      turn costs one comparison;
@@ -95,7 +95,7 @@ static const struct drop_reason *const err_drop[BFD_ERR_MAX] = {
 
 /* What the receiving worker learned, kept in the mbuf's headroom for the
  * BFD worker (the packet data starts after it). */
-struct fo_rx_info {
+struct bfd_rx_info {
 	uint8_t family;
 	uint8_t ttl;
 	uint16_t iface;
@@ -111,18 +111,18 @@ static bool groups_dirty;    /* a member changed: decide the groups this turn */
 static uint64_t last_detect; /* ns of the member change that made groups dirty */
 static uint64_t next_hold;   /* ns: earliest hold-down end of a group (UINT64_MAX: none) */
 static uint64_t last_turn;   /* ns of the previous turn of the loop */
-uint64_t fo_loop_gap_max_ns;
+uint64_t bfd_loop_gap_max_ns;
 
-static void push_event(struct fo_event *e)
+static void push_event(struct bfd_change *e)
 {
-	if (rte_ring_enqueue_elem(fo_events, e, sizeof(*e)) != 0)
-		atomic_fetch_add_explicit(&fo_events_lost, 1, memory_order_relaxed);
+	if (rte_ring_enqueue_elem(bfd_changes, e, sizeof(*e)) != 0)
+		atomic_fetch_add_explicit(&bfd_changes_lost, 1, memory_order_relaxed);
 }
 
-static void session_changed(struct fo_session_rt *rt, const struct bfd_event *ev, uint64_t now)
+static void session_changed(struct bfd_session_rt *rt, const struct bfd_event *ev, uint64_t now)
 {
-	struct fo_event e = {
-		.type = FO_EV_SESSION,
+	struct bfd_change e = {
+		.type = BFD_CHANGE_SESSION,
 		.old = ev->old_state,
 		.new = ev->new_state,
 		.diag = ev->diag,
@@ -152,7 +152,7 @@ static void session_changed(struct fo_session_rt *rt, const struct bfd_event *ev
 /* ---- transmit ------------------------------------------------------------ */
 
 /* An IPv4 or IPv6 + UDP + BFD packet from @p s, at the start of a new mbuf. */
-static struct rte_mbuf *build_packet(const struct fo_sess *s, struct fo_session_rt *rt,
+static struct rte_mbuf *build_packet(const struct bfd_sess *s, struct bfd_session_rt *rt,
 				     uint16_t ip_id, uint64_t now)
 {
 	uint8_t bfd[BFD_PKT_MAX];
@@ -210,7 +210,7 @@ static struct rte_mbuf *build_packet(const struct fo_sess *s, struct fo_session_
  * (family of the session), whose MAC is @p mac (0: unresolved): straight
  * to the wire, past the egress scheduler, with the TTL it was built with.
  */
-static void send_l2(struct worker *w, const struct fwd_iface *out, struct fo_session_rt *rt,
+static void send_l2(struct worker *w, const struct fwd_iface *out, struct bfd_session_rt *rt,
 		    bool v4, const void *gw, uint64_t mac, struct rte_mbuf *m)
 {
 	struct rte_ether_addr dmac;
@@ -233,8 +233,8 @@ static void send_l2(struct worker *w, const struct fwd_iface *out, struct fo_ses
 }
 
 /* A single-hop packet: straight to the neighbor's MAC, past the scheduler. */
-static void send_line(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
-		      struct fo_session_rt *rt, struct rte_mbuf *m)
+static void send_line(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
+		      struct bfd_session_rt *rt, struct rte_mbuf *m)
 {
 	const struct fwd_iface *out = &st->ifaces[s->iface];
 	bool v4 = s->peer.family == AF_INET;
@@ -250,8 +250,8 @@ static void send_line(struct worker *w, const struct fwd_state *st, const struct
  * 5883 §5 lets the receiver check a minimum TTL: FRR's default is 254,
  * one router away). @return false when the route is of another kind.
  */
-static bool send_nexthop(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
-			 struct fo_session_rt *rt, struct rte_mbuf *m)
+static bool send_nexthop(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
+			 struct bfd_session_rt *rt, struct rte_mbuf *m)
 {
 	bool v4 = s->peer.family == AF_INET;
 	uint64_t v;
@@ -277,8 +277,8 @@ static bool send_nexthop(struct worker *w, const struct fwd_state *st, const str
 }
 
 /* A multihop or tunnel packet over IPv6: routed by the FIB6, or the path group. */
-static void send_routed6(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
-			 struct fo_session_rt *rt, struct rte_mbuf *m)
+static void send_routed6(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
+			 struct bfd_session_rt *rt, struct rte_mbuf *m)
 {
 	struct ip6_ctx c = { .iface = s->iface == FWD_NO_IFACE ? 0 : s->iface, .decapped = true };
 	const struct drop_reason *why;
@@ -304,8 +304,8 @@ static void send_routed6(struct worker *w, const struct fwd_state *st, const str
  * A multihop or tunnel packet: routed like vbrd's own (its FIB route, so
  * it leaves with TTL 254), or sent through the path group.
  */
-static void send_routed(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
-			struct fo_session_rt *rt, struct rte_mbuf *m)
+static void send_routed(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
+			struct bfd_session_rt *rt, struct rte_mbuf *m)
 {
 	struct pkt_ctx c = { .iface = s->iface == FWD_NO_IFACE ? 0 : s->iface, .decapped = true };
 	const struct drop_reason *why;
@@ -335,10 +335,10 @@ static void send_routed(struct worker *w, const struct fwd_state *st, const stru
 	fwd_nh_kinds[FIB_KIND_PATHGRP]->output4(w, st, m, &c, s->path_group);
 }
 
-static void session_send(struct worker *w, const struct fwd_state *st, const struct fo_sess *s,
+static void session_send(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
 			 uint64_t now)
 {
-	struct fo_session_rt *rt = s->rt;
+	struct bfd_session_rt *rt = s->rt;
 	struct rte_mbuf *m = build_packet(s, rt, w->ip_id++, now);
 
 	if (m == NULL) {
@@ -361,36 +361,36 @@ static bool addr_is(const struct cfg_addr *a, uint8_t family, const uint8_t *raw
 }
 
 /* The session a packet belongs to (RFC 5880 §6.3, RFC 5881 §3, RFC 5883 §4). */
-static int demux(const struct fo_state *fo, const struct fo_rx_info *ri, const struct bfd_ctrl *c)
+static int demux(const struct bfd_gen *fo, const struct bfd_rx_info *ri, const struct bfd_ctrl *c)
 {
 	bool multi = ri->dport == BFD_PORT_MULTI;
 
 	/* a session is bound to its peer and to its interface (single-hop,
 	 * RFC 5881 §3) or its local address (multihop, RFC 5883 §4): a packet
 	 * with the right discriminator from elsewhere is not its */
-#define FO_SESSION_IS(s)                                                                           \
+#define BFD_SESSION_IS(s)                                                                          \
 	(((s)->kind != CFG_BFD_SINGLE_HOP) == multi && addr_is(&(s)->peer, ri->family, ri->src) && \
 	 (multi ? addr_is(&(s)->local, ri->family, ri->dst) : (s)->iface == ri->iface))
 	if (c->your_disc != 0) {
 		uint32_t slot = (c->your_disc & 0xffff) - 1;
-		if (slot >= FO_SLOTS || fo->sess_by_slot[slot] == UINT16_MAX)
+		if (slot >= BFD_SLOTS || fo->sess_by_slot[slot] == UINT16_MAX)
 			return -1;
-		const struct fo_sess *s = &fo->sess[fo->sess_by_slot[slot]];
-		if (s->rt->s.local_disc != c->your_disc || !FO_SESSION_IS(s))
+		const struct bfd_sess *s = &fo->sess[fo->sess_by_slot[slot]];
+		if (s->rt->s.local_disc != c->your_disc || !BFD_SESSION_IS(s))
 			return -1;
 		return fo->sess_by_slot[slot];
 	}
 	for (int i = 0; i < fo->nb_sess; i++)
-		if (FO_SESSION_IS(&fo->sess[i]))
+		if (BFD_SESSION_IS(&fo->sess[i]))
 			return i;
 	return -1;
-#undef FO_SESSION_IS
+#undef BFD_SESSION_IS
 }
 
 static void rx_packet(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-		      const struct fo_rx_info *ri, uint64_t now)
+		      const struct bfd_rx_info *ri, uint64_t now)
 {
-	const struct fo_state *fo = fo_state_of(st);
+	const struct bfd_gen *fo = bfd_gen_of(st);
 	uint8_t buf[BFD_PKT_MAX + 64];
 	const uint8_t *p;
 	struct bfd_ctrl c;
@@ -437,7 +437,7 @@ static void rx_packet(struct worker *w, const struct fwd_state *st, struct rte_m
 		err = BFD_ERR_NO_SESSION;
 		goto drop;
 	}
-	const struct fo_sess *s = &fo->sess[si];
+	const struct bfd_sess *s = &fo->sess[si];
 	uint64_t prev_rx = s->rt->s.last_rx;
 	err = bfd_session_rx(&s->rt->s, &c, p, len, now, &ev);
 	if (err != BFD_OK)
@@ -458,7 +458,7 @@ drop:
 static void bfd_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		      const struct local_pkt *lp)
 {
-	struct fo_rx_info ri = {
+	struct bfd_rx_info ri = {
 		.family = (uint8_t)lp->family,
 		.iface = lp->iface,
 		.sport = lp->sport,
@@ -476,13 +476,13 @@ static void bfd_input(struct worker *w, const struct fwd_state *st, struct rte_m
 		memcpy(ri.src, lp->src, 16);
 		memcpy(ri.dst, lp->dst, 16);
 	}
-	if (w->id == FO_BFD_WORKER) {
+	if (w->id == BFD_WORKER) {
 		rx_packet(w, st, m, &ri, tsc_now_ns());
 		return;
 	}
 	/* another worker: the BFD worker owns the sessions */
 	if (rte_pktmbuf_headroom(m) < sizeof(ri) ||
-	    (memcpy(m->buf_addr, &ri, sizeof(ri)), rte_ring_enqueue(fo_rx_ring, m) != 0)) {
+	    (memcpy(m->buf_addr, &ri, sizeof(ri)), rte_ring_enqueue(bfd_rx_ring, m) != 0)) {
 		worker_drop(w, m, &drop_bfd_ring_full);
 		return;
 	}
@@ -494,29 +494,29 @@ static const struct local_service bfd_multi_service = { .name = "bfd-multihop",
 
 /* ---- failover groups ---------------------------------------------------- */
 
-static enum fo_health member_health(const struct fo_state *fo, const struct fo_member *fm)
+static enum fgroup_health member_health(const struct bfd_gen *fo, const struct fgroup_member *fm)
 {
 	if (fm->sess < 0)
-		return FO_UP;
+		return FGROUP_UP;
 	const struct bfd_session *s = &fo->sess[fm->sess].rt->s;
 	if (s->state == BFD_STATE_UP)
-		return FO_UP;
+		return FGROUP_UP;
 	/* RFC 5882 §3.2: the peer's AdminDown is no failure: nothing moves */
 	if (fo->sess[fm->sess].rt->peer_admin)
-		return FO_ADMIN;
-	return FO_DOWN;
+		return FGROUP_ADMIN;
+	return FGROUP_DOWN;
 }
 
-static void group_switch(const struct fo_group *g, uint32_t to, uint8_t reason, uint8_t diag,
+static void group_switch(const struct fgroup *g, uint32_t to, uint8_t reason, uint8_t diag,
 			 uint64_t detect)
 {
-	struct fo_group_rt *rt = g->rt;
+	struct fgroup_rt *rt = g->rt;
 	uint32_t from = atomic_load_explicit(&rt->sel, memory_order_relaxed);
-	struct fo_event e = { .type = FO_EV_GROUP,
-			      .old = (uint8_t)from,
-			      .new = (uint8_t)to,
-			      .reason = reason,
-			      .diag = diag };
+	struct bfd_change e = { .type = BFD_CHANGE_GROUP,
+				.old = (uint8_t)from,
+				.new = (uint8_t)to,
+				.reason = reason,
+				.diag = diag };
 
 	/* the one store that moves every route and flow of the group */
 	atomic_store_explicit(&rt->sel, to, memory_order_release);
@@ -529,10 +529,10 @@ static void group_switch(const struct fo_group *g, uint32_t to, uint8_t reason, 
 }
 
 /* Decide group @p g now (fgroup.h); returns when to decide again (ns, UINT64_MAX: on a change). */
-static uint64_t group_decide(const struct fo_state *fo, const struct fo_group *g, uint64_t now)
+static uint64_t group_decide(const struct bfd_gen *fo, const struct fgroup *g, uint64_t now)
 {
 	const struct fgroup_policy p = { g->mode, g->revertive, g->hold_down_ns };
-	enum fo_health h[2];
+	enum fgroup_health h[2];
 	uint64_t ups[2];
 	struct fgroup_decision d;
 
@@ -551,7 +551,7 @@ static uint64_t group_decide(const struct fo_state *fo, const struct fo_group *g
 	return d.wake;
 }
 
-static void groups_decide(const struct fo_state *fo, uint64_t now)
+static void groups_decide(const struct bfd_gen *fo, uint64_t now)
 {
 	next_hold = UINT64_MAX;
 	for (int i = 0; i < fo->nb_groups; i++) {
@@ -564,10 +564,10 @@ static void groups_decide(const struct fo_state *fo, uint64_t now)
 
 /* ---- the poll loop ---------------------------------------------------------- */
 
-static void apply_generation(const struct fwd_state *st, const struct fo_state *fo, uint64_t now)
+static void apply_generation(const struct fwd_state *st, const struct bfd_gen *fo, uint64_t now)
 {
 	for (int i = 0; i < fo->nb_sess; i++) {
-		struct fo_session_rt *rt = fo->sess[i].rt;
+		struct bfd_session_rt *rt = fo->sess[i].rt;
 		struct bfd_event ev = { 0 };
 
 		if (memcmp(&rt->s.params, &fo->sess[i].params, sizeof(rt->s.params)) != 0) {
@@ -582,28 +582,28 @@ static void apply_generation(const struct fwd_state *st, const struct fo_state *
 	next_due = 0;
 }
 
-static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
+static unsigned bfd_worker_poll(struct worker *w, const struct fwd_state *st)
 {
-	const struct fo_state *fo;
+	const struct bfd_gen *fo;
 	unsigned work = 0;
 	uint64_t now;
 
-	if (w->id != FO_BFD_WORKER || (fo = fo_state_of(st)) == NULL)
+	if (w->id != BFD_WORKER || (fo = bfd_gen_of(st)) == NULL)
 		return 0;
-	if (fo->nb_sess == 0 && fo->nb_groups == 0 && rte_ring_empty(fo_rx_ring))
+	if (fo->nb_sess == 0 && fo->nb_groups == 0 && rte_ring_empty(bfd_rx_ring))
 		return 0;
 	now = tsc_now_ns();
 	/* how long the loop can be away: what a detection time must cover */
-	if (last_turn && now - last_turn > fo_loop_gap_max_ns)
-		fo_loop_gap_max_ns = now - last_turn;
+	if (last_turn && now - last_turn > bfd_loop_gap_max_ns)
+		bfd_loop_gap_max_ns = now - last_turn;
 	last_turn = now;
 	if (st->generation != seen_gen)
 		apply_generation(st, fo, now);
 
 	struct rte_mbuf *rx[32];
-	unsigned n = rte_ring_dequeue_burst(fo_rx_ring, (void **)rx, RTE_DIM(rx), NULL);
+	unsigned n = rte_ring_dequeue_burst(bfd_rx_ring, (void **)rx, RTE_DIM(rx), NULL);
 	for (unsigned i = 0; i < n; i++) {
-		struct fo_rx_info ri;
+		struct bfd_rx_info ri;
 		memcpy(&ri, rx[i]->buf_addr, sizeof(ri));
 		rx_packet(w, st, rx[i], &ri, now);
 	}
@@ -612,7 +612,7 @@ static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
 	if (now >= next_due) {
 		uint64_t due = UINT64_MAX;
 		for (int i = 0; i < fo->nb_sess; i++) {
-			const struct fo_sess *s = &fo->sess[i];
+			const struct bfd_sess *s = &fo->sess[i];
 			struct bfd_event ev = { 0 };
 
 			if (bfd_session_timer(&s->rt->s, now, &ev))
@@ -646,11 +646,11 @@ static unsigned fo_worker_poll(struct worker *w, const struct fwd_state *st)
 	return work;
 }
 
-static const struct worker_hook fo_hook = { .name = "bfd", .poll = fo_worker_poll };
+static const struct worker_hook bfd_hook = { .name = "bfd", .poll = bfd_worker_poll };
 
-__attribute__((constructor)) static void fo_worker_init(void)
+__attribute__((constructor)) static void bfd_worker_register(void)
 {
-	worker_hook_register(&fo_hook);
+	worker_hook_register(&bfd_hook);
 	local_udp_register(BFD_PORT_SINGLE, &bfd_single_service);
 	local_udp_register(BFD_PORT_MULTI, &bfd_multi_service);
 }

@@ -25,24 +25,24 @@
 
 #include "failover/bfd/bfd_config.h"
 
-#define FO_SEL_0    0u /* every flow to member 0 */
-#define FO_SEL_1    1u /* every flow to member 1 */
-#define FO_SEL_BOTH 2u /* load-balance: the flow hash picks */
+#define FGROUP_SEL_0    0u /* every flow to member 0 */
+#define FGROUP_SEL_1    1u /* every flow to member 1 */
+#define FGROUP_SEL_BOTH 2u /* load-balance: the flow hash picks */
 
 /** A member's health, from its BFD session. */
-enum fo_health {
-	FO_DOWN = 0, /* its session is not Up (or AdminDown locally) */
-	FO_ADMIN,    /* Down because the peer signalled AdminDown: no failure */
-	FO_UP,       /* its session is Up, or it has none */
+enum fgroup_health {
+	FGROUP_DOWN = 0, /* its session is not Up (or AdminDown locally) */
+	FGROUP_ADMIN,    /* Down because the peer signalled AdminDown: no failure */
+	FGROUP_UP,       /* its session is Up, or it has none */
 };
 
 /** Why a group changed member (history, log). */
-enum fo_reason {
-	FO_REASON_NONE = 0,
-	FO_REASON_DOWN,     /* the member's BFD went Down (its diag says why) */
-	FO_REASON_FAILBACK, /* member 0 was Up for the hold-down: revertive */
-	FO_REASON_RESTORED, /* load-balance: a member is back after the hold-down */
-	FO_REASON_STARTUP,  /* a member came Up for the first time: no hold-down */
+enum fgroup_reason {
+	FGROUP_REASON_NONE = 0,
+	FGROUP_REASON_DOWN,     /* the member's BFD went Down (its diag says why) */
+	FGROUP_REASON_FAILBACK, /* member 0 was Up for the hold-down: revertive */
+	FGROUP_REASON_RESTORED, /* load-balance: a member is back after the hold-down */
+	FGROUP_REASON_STARTUP,  /* a member came Up for the first time: no hold-down */
 };
 
 /** The memory a group's decisions keep between calls. */
@@ -62,9 +62,9 @@ struct fgroup_policy {
 /** The outcome of one decision. */
 struct fgroup_decision {
 	bool move;      /* sel changes to `to` */
-	uint32_t to;    /* FO_SEL_* */
-	uint8_t reason; /* enum fo_reason */
-	int failed;     /* FO_REASON_DOWN: the member that failed (0/1), else -1 */
+	uint32_t to;    /* FGROUP_SEL_* */
+	uint8_t reason; /* enum fgroup_reason */
+	int failed;     /* FGROUP_REASON_DOWN: the member that failed (0/1), else -1 */
 	uint64_t wake;  /* ns: call again then (a hold-down ends), UINT64_MAX: on a change only */
 };
 
@@ -73,7 +73,7 @@ struct fgroup_decision {
  *
  * @param p     the group's mode, revertive and hold-down
  * @param mem   its memory (updated)
- * @param sel   the selection in force (FO_SEL_*)
+ * @param sel   the selection in force (FGROUP_SEL_*)
  * @param h     each member's health
  * @param ups   each member's count of transitions to Up (its session's
  *              counter; a change since a hold-down began is a flap)
@@ -81,7 +81,7 @@ struct fgroup_decision {
  * @param d     the outcome
  */
 void fgroup_decide(const struct fgroup_policy *p, struct fgroup_memory *mem, uint32_t sel,
-		   const enum fo_health h[2], const uint64_t ups[2], uint64_t now,
+		   const enum fgroup_health h[2], const uint64_t ups[2], uint64_t now,
 		   struct fgroup_decision *d);
 
 #endif

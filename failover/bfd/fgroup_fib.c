@@ -21,32 +21,32 @@
 #include "pipeline/parse6.h"
 #include "pipeline/worker.h"
 
-DROP_REASON(drop_fgroup_no_member, "failover", "fgroup_no_member",
+DROP_REASON(drop_fgroup_no_member, "bfd", "fgroup_no_member",
 	    "routed to a failover group whose selected member has no next hop of the family");
 
 /* Handed out by fwd_nh_kind_register() (nh_kind.h) at start-up. */
 static unsigned fgroup_fib_kind;
 
-static const struct fo_group *group_at(const struct fwd_state *st, uint32_t idx)
+static const struct fgroup *group_at(const struct fwd_state *st, uint32_t idx)
 {
-	const struct fo_state *fo = fo_state_of(st);
+	const struct bfd_gen *fo = bfd_gen_of(st);
 	return fo != NULL && idx < (uint32_t)fo->nb_groups ? &fo->groups[idx] : NULL;
 }
 
 /*
  * The member a packet of group @p idx with flow hash @p hash takes (the
  * flow hash picks one when both are in use): its FIB value of the family
- * (@p v6), or FO_NO_VALUE when the group is gone or the member has none.
+ * (@p v6), or FGROUP_NO_VALUE when the group is gone or the member has none.
  */
 static uint32_t fg_member_value(const struct fwd_state *st, uint32_t idx, bool v6, uint32_t hash)
 {
-	const struct fo_group *g = group_at(st, idx);
+	const struct fgroup *g = group_at(st, idx);
 	uint32_t sel;
 
 	if (unlikely(g == NULL))
-		return FO_NO_VALUE;
+		return FGROUP_NO_VALUE;
 	sel = atomic_load_explicit(&g->rt->sel, memory_order_acquire);
-	if (sel == FO_SEL_BOTH)
+	if (sel == FGROUP_SEL_BOTH)
 		sel = hash & 1;
 	return v6 ? g->m[sel].value6 : g->m[sel].value4;
 }
@@ -56,7 +56,7 @@ static void fg_output4(struct worker *w, const struct fwd_state *st, struct rte_
 {
 	uint32_t v = fg_member_value(st, idx, false, flow_hash_ipv4(&c->ip));
 
-	if (unlikely(v == FO_NO_VALUE)) {
+	if (unlikely(v == FGROUP_NO_VALUE)) {
 		worker_drop(w, m, &drop_fgroup_no_member);
 		return;
 	}
@@ -68,7 +68,7 @@ static void fg_output6(struct worker *w, const struct fwd_state *st, struct rte_
 {
 	uint32_t v = fg_member_value(st, idx, true, flow_hash_ipv6(&c->ip));
 
-	if (unlikely(v == FO_NO_VALUE)) {
+	if (unlikely(v == FGROUP_NO_VALUE)) {
 		worker_drop(w, m, &drop_fgroup_no_member);
 		return;
 	}
@@ -78,7 +78,7 @@ static void fg_output6(struct worker *w, const struct fwd_state *st, struct rte_
 /* Group indexes keep their meaning when the old groups are a prefix of the new, by name. */
 static bool fg_same_indexes(const struct vbrd_config *prev, const struct vbrd_config *next)
 {
-	const struct failover_config *a = failover_config_get(prev), *b = failover_config_get(next);
+	const struct bfd_config *a = bfd_config_get(prev), *b = bfd_config_get(next);
 	int na = a ? a->nb_groups : 0, nb = b ? b->nb_groups : 0;
 
 	if (na > nb)
@@ -95,12 +95,12 @@ static uint64_t fg_resolve4(const struct fwd_state *st, uint32_t idx, uint32_t f
 	uint32_t v = fg_member_value(st, idx, false, flow_hash);
 
 	/* none: the general path (output4) names the drop */
-	return v == FO_NO_VALUE ? FIB_NH(fgroup_fib_kind, idx) : v;
+	return v == FGROUP_NO_VALUE ? FIB_NH(fgroup_fib_kind, idx) : v;
 }
 
 static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
 {
-	const struct fo_group *g = group_at(st, idx);
+	const struct fgroup *g = group_at(st, idx);
 	return g ? g->rt->name : NULL;
 }
 

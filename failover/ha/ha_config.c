@@ -5,8 +5,8 @@
  * the pair shares.
  *
  * It loads after "interfaces" (service.interface), "bfd" (partner_bfd,
- * through failover_session_index()), "failover_groups" (share's
- * failover_groups, through failover_group_index()) and "tunnels" (which
+ * through bfd_session_index()), "failover_groups" (share's
+ * failover_groups, through fgroup_index()) and "tunnels" (which
  * owns path_groups: share's path_groups). The struct cfg_ha is allocated
  * even when the file has no such section (enabled false, every default),
  * so that a loaded config always has one.
@@ -602,7 +602,7 @@ static void load_share(struct cfg_reader *ld, const config_setting_t *g, struct 
 	if (sh == NULL)
 		return;
 	cfg_check_members(ld, sh, keys);
-	load_shared(ld, sh, "failover_groups", "failover group", failover_group_index, h->fgroups,
+	load_shared(ld, sh, "failover_groups", "failover group", fgroup_index, h->fgroups,
 		    &h->nb_fgroups);
 	load_shared(ld, sh, "path_groups", "path group", config_path_group_index, h->pgroups,
 		    &h->nb_pgroups);
@@ -630,7 +630,7 @@ static void load_ha(struct cfg_reader *ld, const config_setting_t *g, struct cfg
 	load_timers(ld, g, h);
 	load_service(ld, g, h);
 	if (cfg_get_name(ld, g, "partner_bfd", h->partner_bfd, NULL) == CFG_VAL_OK &&
-	    failover_session_index(ld->cfg, h->partner_bfd) < 0) {
+	    bfd_session_index(ld->cfg, h->partner_bfd) < 0) {
 		cfg_err(ld, config_setting_get_member(g, "partner_bfd"), "unknown BFD session '%s'",
 			h->partner_bfd);
 		h->partner_bfd[0] = '\0';

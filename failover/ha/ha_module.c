@@ -45,7 +45,7 @@ static bool publish_now;
 static uint64_t published_digest; /* state_digest() when last compared */
 static enum ha_role_state last_state = HA_INIT;
 
-static const char *const tier_names[PS_TIERS] = {
+static const char *const tier_names[PATHSEL_TIERS] = {
 	[CFG_TIER_GOLD] = "gold", [CFG_TIER_SILVER] = "silver", [CFG_TIER_BRONZE] = "bronze"
 };
 
@@ -135,7 +135,7 @@ static unsigned adopt_shared(void)
 			shared |= strcmp(ha.cfg.pgroups[k], g) == 0;
 		if (!shared)
 			continue;
-		if (ps_adopt(g, t, p) == 0)
+		if (pathsel_adopt(g, t, p) == 0)
 			n++;
 		else
 			ha.adopt_errors++;
@@ -380,8 +380,8 @@ static const struct ha_redis_ops redis_ops = {
 static char *state_json(bool shared)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
-	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
+	const struct bfd_gen *fo = st != NULL ? bfd_gen_of(st) : NULL;
+	const struct pathsel_state *ps = st != NULL ? pathsel_state_of(st) : NULL;
 	json_t *o = json_object(), *bfd = json_array(), *fg = json_array(), *paths = json_array();
 	json_t *metrics = json_array();
 
@@ -392,22 +392,22 @@ static char *state_json(bool shared)
 			    json_integer(st != NULL ? (json_int_t)st->generation : 0));
 	json_object_set_new(o, "time_us", json_integer((json_int_t)tsc_wall_us(tsc_now_ns())));
 	for (int i = 0; !shared && fo != NULL && i < fo->nb_sess; i++) {
-		const struct fo_session_rt *rt = fo->sess[i].rt;
+		const struct bfd_session_rt *rt = fo->sess[i].rt;
 		json_array_append_new(bfd, json_pack("{s:s, s:s}", "name", rt->key.name, "state",
 						     bfd_state_name(rt->s.state)));
 	}
 	for (int i = 0; fo != NULL && i < fo->nb_groups; i++) {
-		const struct fo_group_rt *rt = fo->groups[i].rt;
+		const struct fgroup_rt *rt = fo->groups[i].rt;
 		bool listed = !shared;
 		for (unsigned k = 0; k < ha.cfg.nb_fgroups; k++)
 			listed |= strcmp(ha.cfg.fgroups[k], rt->name) == 0;
 		if (listed)
 			json_array_append_new(fg,
 					      json_pack("{s:s, s:s}", "name", rt->name, "selected",
-							fo_sel_name(atomic_load(&rt->sel))));
+							fgroup_sel_name(atomic_load(&rt->sel))));
 	}
 	for (int i = 0; ps != NULL && i < ps->nb_groups; i++) {
-		const struct ps_group *g = &ps->groups[i];
+		const struct pathsel_group *g = &ps->groups[i];
 		bool listed = !shared;
 		for (unsigned k = 0; k < ha.cfg.nb_pgroups; k++)
 			listed |= strcmp(ha.cfg.pgroups[k], g->rt->name) == 0;
@@ -415,11 +415,11 @@ static char *state_json(bool shared)
 			continue;
 		/* each path's metrics, as show paths computes them */
 		for (int k = 0; !shared && k < g->rt->nb_paths; k++) {
-			const struct ps_path_rt *pr = &g->rt->paths[k];
-			struct ps_metrics pm[PS_MAX_PLANES], m;
+			const struct pathsel_path_rt *pr = &g->rt->paths[k];
+			struct pathsel_metrics pm[PATHSEL_MAX_PLANES], m;
 			for (int j = 0; j < pr->nb_planes; j++)
-				ps_plane_metrics(&pr->planes[j]->m, &pm[j], false);
-			ps_path_metrics(pm, pr->nb_planes, pr->healthy_applied, &m);
+				pathsel_plane_metrics(&pr->planes[j]->m, &pm[j], false);
+			pathsel_path_metrics(pm, pr->nb_planes, pr->healthy_applied, &m);
 			json_array_append_new(
 				metrics,
 				json_pack("{s:s, s:s, s:I, s:I, s:f, s:i}", "group", g->rt->name,
@@ -429,7 +429,7 @@ static char *state_json(bool shared)
 					  m.loss_ppm / 10000.0, "healthy_planes",
 					  __builtin_popcount(pr->healthy_applied)));
 		}
-		for (int t = 0; t < PS_TIERS; t++) {
+		for (int t = 0; t < PATHSEL_TIERS; t++) {
 			const struct fwd_path *p = atomic_load(&g->tier_active[t]);
 			if (p != NULL)
 				json_array_append_new(
@@ -463,8 +463,8 @@ static char *state_json(bool shared)
 static uint64_t state_digest(void)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
-	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
+	const struct bfd_gen *fo = st != NULL ? bfd_gen_of(st) : NULL;
+	const struct pathsel_state *ps = st != NULL ? pathsel_state_of(st) : NULL;
 	uint64_t h = 14695981039346656037ull;
 
 #define HA_MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
@@ -474,7 +474,7 @@ static uint64_t state_digest(void)
 	for (int i = 0; fo != NULL && i < fo->nb_groups; i++)
 		HA_MIX(atomic_load(&fo->groups[i].rt->sel));
 	for (int i = 0; ps != NULL && i < ps->nb_groups; i++)
-		for (int t = 0; t < PS_TIERS; t++)
+		for (int t = 0; t < PATHSEL_TIERS; t++)
 			HA_MIX((uintptr_t)atomic_load(&ps->groups[i].tier_active[t]));
 #undef HA_MIX
 	return h;
@@ -515,12 +515,12 @@ static void publish(void)
 static void watch_partner_bfd(uint64_t now)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	const struct fo_state *fo = st != NULL ? fo_state_of(st) : NULL;
+	const struct bfd_gen *fo = st != NULL ? bfd_gen_of(st) : NULL;
 
 	if (ha.cfg.partner_bfd[0] == '\0' || fo == NULL)
 		return;
 	for (int i = 0; i < fo->nb_sess; i++) {
-		const struct fo_session_rt *rt = fo->sess[i].rt;
+		const struct bfd_session_rt *rt = fo->sess[i].rt;
 		if (strcmp(rt->key.name, ha.cfg.partner_bfd) != 0)
 			continue;
 		bool down = rt->started && rt->s.state != BFD_STATE_UP;
@@ -734,7 +734,7 @@ __attribute__((constructor)) static void ha_local_register(void)
 
 static struct vbrd_module ha_module = {
 	.name = "ha",
-	.depends_on = (const char *const[]){ "failover", "pathsel", NULL },
+	.depends_on = (const char *const[]){ "bfd", "pathsel", NULL },
 	.init = ha_init,
 	.state_build = ha_state_build,
 	.state_published = ha_state_published,

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Config section "path_selection" (pathsel_config.h): which path of a path
+ * Config section "pathsel" (pathsel_config.h): which path of a path
  * group carries each tier of traffic, judged from STAMP probes (RFC 8762)
  * on every plane of every path, and how this router reflects the peer's
  * probes. Every setting is live.
  *
  * It loads after "tunnels" (the path groups it names), "qos" (a group's
  * `policy`, through qos_policy_index()) and "bfd" (a path's `bfd`, through
- * failover_session_index()). The struct cfg_pathsel is allocated even when
+ * bfd_session_index()). The struct cfg_pathsel is allocated even when
  * the file has no such section, so that a loaded config always has one.
  */
 #include <errno.h>
@@ -22,31 +22,31 @@
 #include "failover/pathsel/pathsel_config.h"
 #include "qos/qos_config.h"
 
-#define PS_INTERVAL_MIN_MS 1
-#define PS_INTERVAL_MAX_MS 1000
-#define PS_MIN_WINDOW      10
-#define PS_MAX_LOST_DOWN   255
-#define PS_MS_MAX          60000 /* margin_min, hold */
-#define PS_FLOWLET_MIN_MS  0.01
-#define PS_FLOWLET_MAX_MS  1000
-#define PS_PERCENT_MAX     100
+#define PATHSEL_INTERVAL_MIN_MS 1
+#define PATHSEL_INTERVAL_MAX_MS 1000
+#define PATHSEL_MIN_WINDOW      10
+#define PATHSEL_MAX_LOST_DOWN   255
+#define PATHSEL_MS_MAX          60000 /* margin_min, hold */
+#define PATHSEL_FLOWLET_MIN_MS  0.01
+#define PATHSEL_FLOWLET_MAX_MS  1000
+#define PATHSEL_PERCENT_MAX     100
 
 /* The defaults of pathsel_config.h's top comment; every tier has silver's weights. */
-#define PS_WEIGHTS \
+#define PATHSEL_WEIGHTS \
 	.latency_weight = 1.0, .jitter_weight = 1.0, .loss_weight = 10.0, .cost_weight = 0.1
-#define PS_TIER_DEFAULTS                                            \
-	{                                                           \
-		[CFG_TIER_GOLD] = { .objective = PS_OBJ_LATENCY,    \
-				    .max_loss_ppm = 10000,          \
-				    PS_WEIGHTS },                   \
-		[CFG_TIER_SILVER] = { .objective = PS_OBJ_WEIGHTED, \
-				      .max_loss_ppm = 20000,        \
-				      PS_WEIGHTS },                 \
-		[CFG_TIER_BRONZE] = {                               \
-			.objective = PS_OBJ_COST,                   \
-			.max_loss_ppm = 50000,                      \
-			PS_WEIGHTS                                  \
-		}                                                   \
+#define PATHSEL_TIER_DEFAULTS                                            \
+	{                                                                \
+		[CFG_TIER_GOLD] = { .objective = PATHSEL_OBJ_LATENCY,    \
+				    .max_loss_ppm = 10000,               \
+				    PATHSEL_WEIGHTS },                   \
+		[CFG_TIER_SILVER] = { .objective = PATHSEL_OBJ_WEIGHTED, \
+				      .max_loss_ppm = 20000,             \
+				      PATHSEL_WEIGHTS },                 \
+		[CFG_TIER_BRONZE] = {                                    \
+			.objective = PATHSEL_OBJ_COST,                   \
+			.max_loss_ppm = 50000,                           \
+			PATHSEL_WEIGHTS                                  \
+		}                                                        \
 	}
 
 static int pathsel_load(struct cfg_reader *ld, const config_setting_t *root,
@@ -55,7 +55,8 @@ static void pathsel_free(struct vbrd_config *cfg);
 static void pathsel_summary(const struct vbrd_config *cfg, char *buf, size_t len);
 
 static struct config_section pathsel_section = {
-	.name = "path_selection",
+	.name = "pathsel",
+	.also = (const char *const[]){ "path_selection", NULL }, /* its old name: refused */
 	.after = (const char *const[]){ "tunnels", "qos", "bfd", NULL },
 	.load = pathsel_load,
 	.free = pathsel_free,
@@ -65,7 +66,7 @@ CONFIG_SECTION(pathsel_section);
 
 const struct cfg_pathsel *pathsel_config_get(const struct vbrd_config *cfg)
 {
-	static const struct cfg_pathsel empty = { .tiers = PS_TIER_DEFAULTS };
+	static const struct cfg_pathsel empty = { .tiers = PATHSEL_TIER_DEFAULTS };
 	const struct cfg_pathsel *ps = config_section_get(cfg, &pathsel_section);
 
 	return ps != NULL ? ps : &empty;
@@ -91,18 +92,18 @@ const struct cfg_ps_path *pathsel_config_path(const struct cfg_ps_group *g, int 
 
 void pathsel_tier_defaults(struct cfg_ps_tier *t)
 {
-	static const struct cfg_ps_tier def[PS_TIERS] = PS_TIER_DEFAULTS;
+	static const struct cfg_ps_tier def[PATHSEL_TIERS] = PATHSEL_TIER_DEFAULTS;
 
 	memcpy(t, def, sizeof(def));
 }
 
-const char *ps_objective_name(enum ps_objective o)
+const char *pathsel_objective_name(enum pathsel_objective o)
 {
 	static const char *const names[] = { "latency", "weighted", "cost" };
 	return (unsigned)o < 3 ? names[o] : "?";
 }
 
-const char *ps_reflector_name(enum ps_reflector_mode m)
+const char *pathsel_reflector_name(enum pathsel_reflector_mode m)
 {
 	static const char *const names[] = { "stateful", "stateless", "off" };
 	return (unsigned)m < 3 ? names[m] : "?";
@@ -123,12 +124,12 @@ struct num_spec {
 	const char *what; /* "milliseconds", "a percent", "a number" */
 };
 
-static const struct num_spec interval_ms = { PS_INTERVAL_MIN_MS, PS_INTERVAL_MAX_MS, " ms",
-					     "milliseconds" };
-static const struct num_spec any_ms = { 0, PS_MS_MAX, " ms", "milliseconds" };
-static const struct num_spec flowlet_ms = { PS_FLOWLET_MIN_MS, PS_FLOWLET_MAX_MS, " ms",
+static const struct num_spec interval_ms = { PATHSEL_INTERVAL_MIN_MS, PATHSEL_INTERVAL_MAX_MS,
+					     " ms", "milliseconds" };
+static const struct num_spec any_ms = { 0, PATHSEL_MS_MAX, " ms", "milliseconds" };
+static const struct num_spec flowlet_ms = { PATHSEL_FLOWLET_MIN_MS, PATHSEL_FLOWLET_MAX_MS, " ms",
 					    "milliseconds" };
-static const struct num_spec percent = { 0, PS_PERCENT_MAX, "%", "a percent" };
+static const struct num_spec percent = { 0, PATHSEL_PERCENT_MAX, "%", "a percent" };
 static const struct num_spec weight = { 0, INFINITY, "", "a number" };
 
 /*
@@ -237,11 +238,11 @@ static void load_tier(struct cfg_reader *ld, const config_setting_t *s, struct c
 	cfg_check_members(ld, s, keys);
 	if (cfg_get_string(ld, s, "objective", &v) == CFG_VAL_OK) {
 		if (strcmp(v, "latency") == 0)
-			t->objective = PS_OBJ_LATENCY;
+			t->objective = PATHSEL_OBJ_LATENCY;
 		else if (strcmp(v, "weighted") == 0)
-			t->objective = PS_OBJ_WEIGHTED;
+			t->objective = PATHSEL_OBJ_WEIGHTED;
 		else if (strcmp(v, "cost") == 0)
-			t->objective = PS_OBJ_COST;
+			t->objective = PATHSEL_OBJ_COST;
 		else
 			cfg_err(ld, config_setting_get_member(s, "objective"),
 				"unknown objective '%s' (latency, weighted or cost)", v);
@@ -262,7 +263,7 @@ static void load_tiers(struct cfg_reader *ld, const config_setting_t *g, struct 
 	if (ts == NULL)
 		return;
 	cfg_check_members(ld, ts, keys);
-	for (int i = 0; i < PS_TIERS; i++) {
+	for (int i = 0; i < PATHSEL_TIERS; i++) {
 		const config_setting_t *s = config_setting_get_member(ts, keys[i]);
 
 		if (s != NULL)
@@ -283,13 +284,13 @@ static void load_path_bfd(struct cfg_reader *ld, const config_setting_t *s,
 
 	if (cfg_get_name(ld, s, "bfd", pp->bfd, NULL) != CFG_VAL_OK)
 		return;
-	if ((pp->bfd_index = failover_session_index(cfg, pp->bfd)) < 0) {
+	if ((pp->bfd_index = bfd_session_index(cfg, pp->bfd)) < 0) {
 		cfg_err(ld, bs, "unknown BFD session '%s'", pp->bfd);
 		return;
 	}
 	if (pp->path_index < 0)
 		return;
-	b = &failover_config_get(cfg)->sessions[pp->bfd_index];
+	b = &bfd_config_get(cfg)->sessions[pp->bfd_index];
 	p = &cfg->path_groups[g->pg_index].paths[pp->path_index];
 	if (b->kind == CFG_BFD_SINGLE_HOP && b->iface >= 0 && p->iface >= 0 && b->iface != p->iface)
 		cfg_err(ld, bs,
@@ -394,8 +395,8 @@ static void load_ps_group(struct cfg_reader *ld, const config_setting_t *s, int 
 			}
 	}
 	get_ms(ld, s, "interval", &interval_ms, &g->interval_us);
-	cfg_get_u32(ld, s, "window", PS_MIN_WINDOW, PS_MAX_WINDOW, &g->window);
-	cfg_get_u32(ld, s, "lost_down", 1, PS_MAX_LOST_DOWN, &g->lost_down);
+	cfg_get_u32(ld, s, "window", PATHSEL_MIN_WINDOW, PATHSEL_MAX_WINDOW, &g->window);
+	cfg_get_u32(ld, s, "lost_down", 1, PATHSEL_MAX_LOST_DOWN, &g->lost_down);
 	get_percent(ld, s, "margin", &g->margin_ppm);
 	get_ms(ld, s, "margin_min", &any_ms, &g->margin_min_us);
 	get_ms(ld, s, "hold", &any_ms, &g->hold_us);
@@ -427,17 +428,17 @@ static void group_defaults(struct cfg_ps_group *g)
 {
 	*g = (struct cfg_ps_group){
 		.pg_index = -1,
-		.interval_us = PS_DEFAULT_INTERVAL_US,
-		.window = PS_DEFAULT_WINDOW,
-		.lost_down = PS_DEFAULT_LOST_DOWN,
-		.margin_ppm = PS_DEFAULT_MARGIN_PPM,
-		.margin_min_us = PS_DEFAULT_MARGIN_MIN,
-		.hold_us = PS_DEFAULT_HOLD_US,
-		.plane_max_loss_ppm = PS_DEFAULT_PLANE_MAX_LOSS_PPM,
-		.dwell_ms = PS_DEFAULT_DWELL_MS,
+		.interval_us = PATHSEL_DEFAULT_INTERVAL_US,
+		.window = PATHSEL_DEFAULT_WINDOW,
+		.lost_down = PATHSEL_DEFAULT_LOST_DOWN,
+		.margin_ppm = PATHSEL_DEFAULT_MARGIN_PPM,
+		.margin_min_us = PATHSEL_DEFAULT_MARGIN_MIN,
+		.hold_us = PATHSEL_DEFAULT_HOLD_US,
+		.plane_max_loss_ppm = PATHSEL_DEFAULT_PLANE_MAX_LOSS_PPM,
+		.dwell_ms = PATHSEL_DEFAULT_DWELL_MS,
 		.policy = -1,
 		.default_tier = CFG_TIER_GOLD,
-		.flowlet_gap_us = PS_DEFAULT_FLOWLET_US,
+		.flowlet_gap_us = PATHSEL_DEFAULT_FLOWLET_US,
 	};
 }
 
@@ -462,18 +463,21 @@ static int pathsel_load(struct cfg_reader *ld, const config_setting_t *root,
 {
 	static const char *const keys[] = { "reflector", "tiers", "groups", NULL };
 	static const struct cfg_list_spec groups = {
-		"groups",  0,         PS_MAX_GROUPS, false, sizeof(struct cfg_ps_group),
+		"groups",  0,         PATHSEL_MAX_GROUPS, false, sizeof(struct cfg_ps_group),
 		one_group, bad_group,
 	};
-	const config_setting_t *g = cfg_get_typed(ld, root, "path_selection", CONFIG_TYPE_GROUP);
+	const config_setting_t *g = cfg_get_typed(ld, root, "pathsel", CONFIG_TYPE_GROUP);
+	const config_setting_t *old = config_setting_get_member(root, "path_selection");
 	struct cfg_pathsel *ps = calloc(1, sizeof(*ps));
 	const char *v;
 
 	if (ps == NULL)
 		return -ENOMEM;
+	if (old != NULL) /* one name for the feature everywhere: the section is `pathsel` */
+		cfg_err(ld, old, "the section is now called 'pathsel'");
 	config_section_set(cfg, &pathsel_section,
 			   ps); /* freed by pathsel_free() whatever happens */
-	ps->reflector = PS_REFLECT_STATEFUL;
+	ps->reflector = PATHSEL_REFLECT_STATEFUL;
 	pathsel_tier_defaults(ps->tiers);
 	if (g == NULL || config_setting_length(g) == 0)
 		return 0;
@@ -481,11 +485,11 @@ static int pathsel_load(struct cfg_reader *ld, const config_setting_t *root,
 	cfg_check_members(ld, g, keys);
 	if (cfg_get_string(ld, g, "reflector", &v) == CFG_VAL_OK) {
 		if (strcmp(v, "stateful") == 0)
-			ps->reflector = PS_REFLECT_STATEFUL;
+			ps->reflector = PATHSEL_REFLECT_STATEFUL;
 		else if (strcmp(v, "stateless") == 0)
-			ps->reflector = PS_REFLECT_STATELESS;
+			ps->reflector = PATHSEL_REFLECT_STATELESS;
 		else if (strcmp(v, "off") == 0)
-			ps->reflector = PS_REFLECT_OFF;
+			ps->reflector = PATHSEL_REFLECT_OFF;
 		else
 			cfg_err(ld, config_setting_get_member(g, "reflector"),
 				"unknown reflector mode '%s' (stateful, stateless or off)", v);

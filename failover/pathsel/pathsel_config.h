@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The path-selection configuration model: section "path_selection" turned
+ * The path-selection configuration model: section "pathsel" turned
  * into plain C structs (pathsel_config.c; no DPDK, so `vbrd --check-config`,
  * the unit tests and the fuzzer link it).
  *
- *     path_selection = {
+ *     pathsel = {
  *       reflector = "stateful";     # STAMP session-reflector on UDP 862 (RFC 8762 §4.3):
  *                                   # "stateful" (default), "stateless" or "off"
  *       tiers = {                   # every tier and key optional; these are the defaults
@@ -61,18 +61,22 @@
 
 #include "core/config.h"
 
-#define PS_TIERS      3 /* enum cfg_tier */
-#define PS_MAX_GROUPS CFG_MAX_GROUPS
-#define PS_MAX_PLANES CFG_MAX_PLANES /* planes per path (pipeline: 4-bit plane table) */
-#define PS_MAX_WINDOW 1024
-#define PS_STAMP_PORT 862 /* RFC 8762 §4.1: the session-reflector's UDP port */
+#define PATHSEL_TIERS      3 /* enum cfg_tier */
+#define PATHSEL_MAX_GROUPS CFG_MAX_GROUPS
+#define PATHSEL_MAX_PLANES CFG_MAX_PLANES /* planes per path (pipeline: 4-bit plane table) */
+#define PATHSEL_MAX_WINDOW 1024
+#define PATHSEL_STAMP_PORT 862 /* RFC 8762 §4.1: the session-reflector's UDP port */
 
-enum ps_objective { PS_OBJ_LATENCY = 0, PS_OBJ_WEIGHTED, PS_OBJ_COST };
-enum ps_reflector_mode { PS_REFLECT_STATEFUL = 0, PS_REFLECT_STATELESS, PS_REFLECT_OFF };
+enum pathsel_objective { PATHSEL_OBJ_LATENCY = 0, PATHSEL_OBJ_WEIGHTED, PATHSEL_OBJ_COST };
+enum pathsel_reflector_mode {
+	PATHSEL_REFLECT_STATEFUL = 0,
+	PATHSEL_REFLECT_STATELESS,
+	PATHSEL_REFLECT_OFF
+};
 
 /** What one tier of traffic asks of a path. */
 struct cfg_ps_tier {
-	enum ps_objective objective;
+	enum pathsel_objective objective;
 	uint32_t max_loss_ppm; /* parts per million (max_loss 1.0 % = 10000) */
 	double latency_weight, jitter_weight, loss_weight, cost_weight; /* "weighted" */
 };
@@ -82,7 +86,7 @@ struct cfg_ps_path {
 	char path[CFG_NAME_MAX]; /* a path of the group's path group */
 	int path_index;          /* index into the path group's paths */
 	char bfd[CFG_NAME_MAX]; /* a BFD session whose Down is a hard failure of the path ("" none) */
-	int bfd_index;          /* index into failover_config.sessions, -1: none */
+	int bfd_index;          /* index into bfd_config.sessions, -1: none */
 	uint64_t capacity_bps; /* spread: the path's share; 0 = equal shares */
 	int line;
 };
@@ -91,7 +95,7 @@ struct cfg_ps_group {
 	char path_group[CFG_NAME_MAX];
 	int pg_index;           /* index into vbrd_config.path_groups */
 	uint32_t interval_us;   /* 1000..1000000 */
-	uint32_t window;        /* probes per plane, 10..PS_MAX_WINDOW */
+	uint32_t window;        /* probes per plane, 10..PATHSEL_MAX_WINDOW */
 	uint32_t lost_down;     /* 1..255 */
 	uint32_t margin_ppm;    /* margin as parts per million (10 % = 100000) */
 	uint32_t margin_min_us; /* 0..60000000 */
@@ -111,23 +115,23 @@ struct cfg_ps_group {
 
 /** The section, in struct vbrd_config's feature storage (pathsel_config_get()). */
 struct cfg_pathsel {
-	bool present; /* the file has a non-empty path_selection group; when false
+	bool present; /* the file has a non-empty pathsel group; when false
 	               * every other field holds its default (no groups) */
-	enum ps_reflector_mode reflector;
-	struct cfg_ps_tier tiers[PS_TIERS];
+	enum pathsel_reflector_mode reflector;
+	struct cfg_ps_tier tiers[PATHSEL_TIERS];
 	int nb_groups;
 	struct cfg_ps_group *groups;
 };
 
-#define PS_DEFAULT_INTERVAL_US        10000u
-#define PS_DEFAULT_WINDOW             100u
-#define PS_DEFAULT_LOST_DOWN          3u
-#define PS_DEFAULT_MARGIN_PPM         100000u
-#define PS_DEFAULT_MARGIN_MIN         2000u /* µs */
-#define PS_DEFAULT_HOLD_US            100000u
-#define PS_DEFAULT_DWELL_MS           60000u
-#define PS_DEFAULT_PLANE_MAX_LOSS_PPM 10000u /* 1 % */
-#define PS_DEFAULT_FLOWLET_US         500u
+#define PATHSEL_DEFAULT_INTERVAL_US        10000u
+#define PATHSEL_DEFAULT_WINDOW             100u
+#define PATHSEL_DEFAULT_LOST_DOWN          3u
+#define PATHSEL_DEFAULT_MARGIN_PPM         100000u
+#define PATHSEL_DEFAULT_MARGIN_MIN         2000u /* µs */
+#define PATHSEL_DEFAULT_HOLD_US            100000u
+#define PATHSEL_DEFAULT_DWELL_MS           60000u
+#define PATHSEL_DEFAULT_PLANE_MAX_LOSS_PPM 10000u /* 1 % */
+#define PATHSEL_DEFAULT_FLOWLET_US         500u
 
 /** The section of @p cfg (never NULL; `present` false when the file has none). */
 const struct cfg_pathsel *pathsel_config_get(const struct vbrd_config *cfg);
@@ -141,13 +145,13 @@ const struct cfg_ps_group *pathsel_config_group(const struct vbrd_config *cfg, i
  */
 const struct cfg_ps_path *pathsel_config_path(const struct cfg_ps_group *g, int path_index);
 
-/** The default tier settings (the table at the top of this file) into @p t[PS_TIERS]. */
+/** The default tier settings (the table at the top of this file) into @p t[PATHSEL_TIERS]. */
 void pathsel_tier_defaults(struct cfg_ps_tier *t);
 
 /** "latency", "weighted", "cost". */
-const char *ps_objective_name(enum ps_objective o);
+const char *pathsel_objective_name(enum pathsel_objective o);
 
 /** "stateful", "stateless", "off". */
-const char *ps_reflector_name(enum ps_reflector_mode m);
+const char *pathsel_reflector_name(enum pathsel_reflector_mode m);
 
 #endif

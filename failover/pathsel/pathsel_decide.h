@@ -8,28 +8,28 @@
  * monotonic clock in ns (`now`), so the same code runs TSC-timed in a
  * worker's poll loop and on simulated time in the unit tests
  * (tests/unit/test_pathsel.c, which also simulates the figures below).
- * Every probe event is O(1) (amortised; see ps_plane_*), a decision is
+ * Every probe event is O(1) (amortised; see pathsel_plane_*), a decision is
  * O(paths × planes).
  *
- * ## Part 1: a plane's metrics (struct ps_plane)
+ * ## Part 1: a plane's metrics (struct pathsel_plane)
  *
  * The plane keeps a ring of the last `window` probes sent, indexed by
  * sender sequence number modulo window. A probe is PENDING, then ANSWERED
  * or LOST ("judged"); the window metrics count judged probes only.
  *
  * - A probe is LOST when (a) it has been outstanding longer than the
- *   timeout (ps_plane_expire(); ps_plane_timeout_ns() gives the rule:
- *   max(PS_TIMEOUT_MIN_NS, 3 × the median of the last 8 RTTs)), or (b) a
- *   reply to a probe sent PS_REORDER_PROBES or more later arrived (as TCP's
+ *   timeout (pathsel_plane_expire(); pathsel_plane_timeout_ns() gives the rule:
+ *   max(PATHSEL_TIMEOUT_MIN_NS, 3 × the median of the last 8 RTTs)), or (b) a
+ *   reply to a probe sent PATHSEL_REORDER_PROBES or more later arrived (as TCP's
  *   three duplicate ACKs, RFC 5681 §3.2: reordering by 3 probes on one
  *   path is taken as loss), or (c) it leaves the window unanswered.
  * - A late reply (its probe judged lost but still in the window) is
  *   accepted: it turns the loss into an answer in the window's counts and
- *   RTTs (a slow reflector is not a lossy one), and ps_plane_rx() returns
+ *   RTTs (a slow reflector is not a lossy one), and pathsel_plane_rx() returns
  *   true. The runs (consecutive_lost, consecutive_answered), which drive a
  *   plane's hard state, keep the loss: the plane did not answer within the
  *   timeout then. A reply to a probe that left the window, a duplicate,
- *   or an RTT that is negative or above PS_RTT_MAX_NS is rejected.
+ *   or an RTT that is negative or above PATHSEL_RTT_MAX_NS is rejected.
  * - RTT = (t4 - t1) - (t3 - t2) (RFC 8762 §4.2). Jitter is RFC 3550
  *   §6.4.1's estimator (J += (|D| - J) / 16), D the change of the forward
  *   transit t2 - t1 between consecutive replies in arrival order (the
@@ -44,21 +44,21 @@
  * - "Recent" loss: over the last window/4 probes sent (the fast horizon
  *   of the loss tests, see Part 2).
  *
- * ## Part 2: the decision (ps_decide)
+ * ## Part 2: the decision (pathsel_decide)
  *
  * Loss tests use binomial confidence bounds (Wilson score interval):
  * lo(k, n, z) and hi(k, n, z) for k lost of n judged.
- *   violates(path) := lo(window, PS_Z_VIOLATE) > max_loss
- *                     or lo(recent, PS_Z_RECENT) > max_loss
+ *   violates(path) := lo(window, PATHSEL_Z_VIOLATE) > max_loss
+ *                     or lo(recent, PATHSEL_Z_RECENT) > max_loss
  *     ("surely above the bound": the recent horizon detects an onset
  *     fast, 3 lost of 100 against a 1 % bound; the window a small excess);
- *   meets(path)    := hi(window, PS_Z_MEET) <= max_loss, n >= PS_MIN_JUDGED,
- *                     and hi(long-term, PS_Z_MEET) <= max_loss
+ *   meets(path)    := hi(window, PATHSEL_Z_MEET) <= max_loss, n >= PATHSEL_MIN_JUDGED,
+ *                     and hi(long-term, PATHSEL_Z_MEET) <= max_loss
  *     ("surely within the bound, and not by luck": the long-term loss is
- *     the mean of the first PS_LONG_WINDOWS × window judged probes of a
+ *     the mean of the first PATHSEL_LONG_WINDOWS × window judged probes of a
  *     plane, then their EWMA with that gain: 16 s at 10 ms × 100; it
  *     stands for min(judged, 16 × window) probes per plane). A lost
- *     probe right after another lost one is an outage (PS_OUTAGE_RUN),
+ *     probe right after another lost one is an outage (PATHSEL_OUTAGE_RUN),
  *     the hard-failure rule's business: it is not long-term loss, so a
  *     path that healed is a candidate at once.
  * A switch for loss needs the active to violate AND the candidate to
@@ -68,7 +68,7 @@
  * (or, when both violate, hi(candidate) < lo(active) over the
  * window and the candidate's long-term loss at most half the active's),
  * continuously for hold_us (during the hold the active's violation is
- * tested at PS_Z_HOLD: hysteresis), and at the end lo(window, PS_Z_HOLD)
+ * tested at PATHSEL_Z_HOLD: hysteresis), and at the end lo(window, PATHSEL_Z_HOLD)
  * of the active above the bound (the recent horizon, re-tested every
  * probe, is not trusted alone; the switch waits for it, holding on).
  * The window re-tests the same probes every 10 ms, so a 2 %-lossy
@@ -79,17 +79,17 @@
  * 1. Planes. A plane goes hard down after `lost_down` consecutive lost
  *    probes (reason plane_lost), up after `lost_down` consecutive answered
  *    ones (restored). A hard-up plane is degraded (plane_loss) when, over
- *    the window (>= window/2 judged), lo(plane, PS_Z_VIOLATE) >
+ *    the window (>= window/2 judged), lo(plane, PATHSEL_Z_VIOLATE) >
  *    plane_max_loss AND the path's other healthy planes, pooled, have at
- *    most half its loss and hi(others, PS_Z_MEET) < lo(plane): uniform loss
+ *    most half its loss and hi(others, PATHSEL_Z_MEET) < lo(plane): uniform loss
  *    on a path is judged at path level. It is restored when lo(plane) <=
  *    plane_max_loss / 2 or lo(plane) <= the others' loss. The last healthy
  *    plane is never degraded. A plane that comes back from hard down is
  *    checked for degradation at once (its window still holds the loss).
- *    healthy = hard up and not degraded; ps_group_mem_healthy() is the
+ *    healthy = hard up and not degraded; pathsel_group_mem_healthy() is the
  *    mask the data path spreads a path's flows over.
  * 2. Usable path: not bfd_down and at least one healthy plane. Path
- *    metrics aggregate the healthy planes (ps_path_metrics()).
+ *    metrics aggregate the healthy planes (pathsel_path_metrics()).
  * 3. Ranking of usable paths per tier (best first): not violating before
  *    violating; among violating paths the lower window loss; then the
  *    objective: latency: recent RTT, then jitter; weighted: latency_weight
@@ -103,17 +103,17 @@
  *    likelier fault); a tier on -1 (only an initial -1) goes to the
  *    best as soon as one is usable (restored). Otherwise a candidate c
  *    beats the active a when (loss) as above; or, neither violating and c
- *    with >= PS_MIN_JUDGED judged probes: latency: rtt(c) + max(rtt(a) ×
+ *    with >= PATHSEL_MIN_JUDGED judged probes: latency: rtt(c) + max(rtt(a) ×
  *    margin, margin_min) < rtt(a); weighted: score(c) + max(score(a) ×
  *    margin, margin_min in score units) < score(a), where the two scores
- *    take their own window loss only when their intervals at PS_Z_VIOLATE
+ *    take their own window loss only when their intervals at PATHSEL_Z_VIOLATE
  *    do not overlap, else both the active's (a luckily clean window does
  *    not beat the active); cost: meets(c) and cost(c) < cost(a). The active must
  *    have been beaten continuously for hold_us (by any candidate; the
  *    switch goes to the best-ranked one beating it then).
- *    Start-up: the caller's initial active (ps_group_mem_init) is kept
+ *    Start-up: the caller's initial active (pathsel_group_mem_init) is kept
  *    until every usable path has window / 4 judged probes per healthy
- *    plane (250 ms at 10 ms × 100) (or PS_STARTUP_MAX_NS after the first call); then the
+ *    plane (250 ms at 10 ms × 100) (or PATHSEL_STARTUP_MAX_NS after the first call); then the
  *    best is taken at once (startup), hold or not.
  *    Dwell: after a switch for a fault (loss, hard_failure, bfd_down,
  *    no_path) a tier makes no optimisation switch (cost, score; latency
@@ -123,13 +123,13 @@
  * 5. Events: PLANE_DOWN / PLANE_UP, PATH_DOWN / PATH_UP (tier -1) and
  *    SWITCH (per tier), with the metrics that decided them.
  *
- * Threads: the worker owns every struct here. ps_plane_metrics() may read
+ * Threads: the worker owns every struct here. pathsel_plane_metrics() may read
  * a plane another thread writes (the show command): counters may be torn
  * (one old, one new), ring indices are taken modulo window, nothing is
  * dereferenced through a pointer the writer changes.
  */
-#ifndef VBRD_PATHSEL_H
-#define VBRD_PATHSEL_H
+#ifndef VBRD_PATHSEL_DECIDE_H
+#define VBRD_PATHSEL_DECIDE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -137,67 +137,72 @@
 
 #include "failover/pathsel/pathsel_config.h"
 
-#define PS_TIMEOUT_MIN_NS 15000000ull /* 15 ms: ps_plane_timeout_ns()'s floor */
-#define PS_RTT_MAX_NS     4000000000u /* 4 s: a larger RTT is absurd (rejected) */
-#define PS_REORDER_PROBES 3u          /* a reply this many probes later loses a probe */
-#define PS_RECENT_RTTS    8u          /* the recent RTT is their median */
-#define PS_MIN_JUDGED     20u         /* judged probes before a path is compared */
-#define PS_OUTAGE_RUN     1u          /* lost in a row beyond this: an outage, not long-term loss */
-#define PS_STARTUP_MAX_NS 1000000000ull /* 1 s: start-up waits no longer */
-#define PS_Z_VIOLATE      2.33          /* one-sided 99 %: "surely above the bound" */
-#define PS_Z_MEET         1.8           /* one-sided 96 %: "surely within the bound" */
-#define PS_Z_RECENT       1.645         /* one-sided 95 %: the recent horizon's violation */
-#define PS_Z_HOLD         1.0           /* one-sided 84 %: the active's violation during a hold */
-#define PS_LONG_WINDOWS   16u /* long-term loss: mean, then EWMA of gain 1 / (16 × window) */
-#define PS_BLOCK          32u /* ring slots per block of the RTT minimum */
-#define PS_EVENTS_MAX     (CFG_MAX_PATHS * (PS_MAX_PLANES + 1) + PS_TIERS)
+#define PATHSEL_TIMEOUT_MIN_NS 15000000ull /* 15 ms: pathsel_plane_timeout_ns()'s floor */
+#define PATHSEL_RTT_MAX_NS     4000000000u /* 4 s: a larger RTT is absurd (rejected) */
+#define PATHSEL_REORDER_PROBES 3u          /* a reply this many probes later loses a probe */
+#define PATHSEL_RECENT_RTTS    8u          /* the recent RTT is their median */
+#define PATHSEL_MIN_JUDGED     20u         /* judged probes before a path is compared */
+#define PATHSEL_OUTAGE_RUN     1u /* lost in a row beyond this: an outage, not long-term loss */
+#define PATHSEL_STARTUP_MAX_NS 1000000000ull /* 1 s: start-up waits no longer */
+#define PATHSEL_Z_VIOLATE      2.33          /* one-sided 99 %: "surely above the bound" */
+#define PATHSEL_Z_MEET         1.8           /* one-sided 96 %: "surely within the bound" */
+#define PATHSEL_Z_RECENT       1.645         /* one-sided 95 %: the recent horizon's violation */
+#define PATHSEL_Z_HOLD         1.0 /* one-sided 84 %: the active's violation during a hold */
+#define PATHSEL_LONG_WINDOWS   16u /* long-term loss: mean, then EWMA of gain 1 / (16 × window) */
+#define PATHSEL_BLOCK          32u /* ring slots per block of the RTT minimum */
+#define PATHSEL_EVENTS_MAX     (CFG_MAX_PATHS * (PATHSEL_MAX_PLANES + 1) + PATHSEL_TIERS)
 
 /** A probe record in a plane's ring (the caller allocates `window` of them). */
-struct ps_probe {
+struct pathsel_probe {
 	uint64_t t_tx;    /* ns: sent */
 	uint32_t rtt_ns;  /* ANSWERED */
-	uint8_t state;    /* enum ps_probe_state */
+	uint8_t state;    /* enum pathsel_probe_state */
 	uint8_t late;     /* answered after it was judged lost */
 	uint8_t in_long;  /* LOST: counted in the long-term loss (not deep in an outage) */
 	uint16_t fwd_gap; /* stateful: probes before it lost on the way out */
 	uint16_t rev_gap; /* ... on the way back */
 };
 
-enum ps_probe_state { PS_PROBE_EMPTY = 0, PS_PROBE_PENDING, PS_PROBE_ANSWERED, PS_PROBE_LOST };
+enum pathsel_probe_state {
+	PATHSEL_PROBE_EMPTY = 0,
+	PATHSEL_PROBE_PENDING,
+	PATHSEL_PROBE_ANSWERED,
+	PATHSEL_PROBE_LOST
+};
 
 /** One path × plane: its probes and running metrics (written by one thread). */
-struct ps_plane {
-	struct ps_probe *ring; /* window records, slot = seq % window */
-	uint32_t window;       /* probes, 10..PS_MAX_WINDOW */
-	uint32_t recent;       /* the recent horizon, window / 4 probes */
-	uint64_t next_seq;     /* probes sent (the next sender sequence number) */
-	uint64_t judge_seq;    /* every probe below it is judged */
-	uint64_t hi_ans1;      /* highest probe answered in time, + 1 (0: none) */
-	uint64_t ahead;        /* probes answered in time at or above judge_seq */
-	uint64_t consec_ans;   /* answered in time since the latest loss */
+struct pathsel_plane {
+	struct pathsel_probe *ring; /* window records, slot = seq % window */
+	uint32_t window;            /* probes, 10..PATHSEL_MAX_WINDOW */
+	uint32_t recent;            /* the recent horizon, window / 4 probes */
+	uint64_t next_seq;          /* probes sent (the next sender sequence number) */
+	uint64_t judge_seq;         /* every probe below it is judged */
+	uint64_t hi_ans1;           /* highest probe answered in time, + 1 (0: none) */
+	uint64_t ahead;             /* probes answered in time at or above judge_seq */
+	uint64_t consec_ans;        /* answered in time since the latest loss */
 	/* the window (judged probes) */
 	uint32_t w_answered, w_lost, w_fwd_lost, w_rev_lost;
-	uint64_t w_rtt_sum;                           /* ns */
-	uint32_t r_answered, r_lost;                  /* the recent horizon */
-	uint32_t block_min[PS_MAX_WINDOW / PS_BLOCK]; /* ns, UINT32_MAX: none */
+	uint64_t w_rtt_sum;                                     /* ns */
+	uint32_t r_answered, r_lost;                            /* the recent horizon */
+	uint32_t block_min[PATHSEL_MAX_WINDOW / PATHSEL_BLOCK]; /* ns, UINT32_MAX: none */
 	/* stateful reflector: the latest reply in sequence order */
 	uint64_t ref_last_seq1; /* + 1, 0: none */
 	uint32_t ref_last_rseq;
 	bool stateful;
 	/* arrival order */
-	uint32_t recent_rtt[PS_RECENT_RTTS];
+	uint32_t recent_rtt[PATHSEL_RECENT_RTTS];
 	uint32_t nb_recent;   /* replies ever (the ring holds min(8, this)) */
 	int64_t last_transit; /* t2 - t1 of the latest reply, ns (offset included) */
 	uint64_t jitter16;    /* RFC 3550 A.8: J × 16, ns */
 	uint64_t last_rx;     /* ns: latest reply accepted, 0: none */
 	double loss_long;     /* long-term loss, fraction: the mean of the first */
-	uint32_t long_n;      /* PS_LONG_WINDOWS × window judged probes, then their EWMA */
+	uint32_t long_n;      /* PATHSEL_LONG_WINDOWS × window judged probes, then their EWMA */
 	/* totals since init */
 	uint64_t tx_total, rx_total, late_total, lost_total;
 };
 
 /** A plane's (or a path's) metrics, a snapshot. */
-struct ps_metrics {
+struct pathsel_metrics {
 	uint32_t sent; /* judged probes in the window (answered + lost) */
 	uint32_t answered;
 	uint32_t lost;
@@ -207,7 +212,7 @@ struct ps_metrics {
 	uint32_t fwd_lost, rev_lost; /* stateful: probes */
 	uint32_t fwd_loss_ppm, rev_loss_ppm;
 	uint32_t recent_sent, recent_lost; /* the recent horizon (window / 4 probes) */
-	uint32_t loss_long_ppm;            /* EWMA over PS_LONG_WINDOWS windows (path: mean) */
+	uint32_t loss_long_ppm;            /* EWMA over PATHSEL_LONG_WINDOWS windows (path: mean) */
 	uint32_t long_n;                   /* the probes it stands for (path: sum) */
 	uint64_t rtt_min_ns, rtt_mean_ns;  /* over the window's answered probes */
 	uint64_t rtt_p99_ns;               /* with_p99 only, else 0 */
@@ -218,18 +223,18 @@ struct ps_metrics {
 	uint64_t last_rx;                  /* ns, 0: never */
 };
 
-/** Bytes of ring for @p window probes (an array of window struct ps_probe). */
-size_t ps_plane_mem_size(uint32_t window);
+/** Bytes of ring for @p window probes (an array of window struct pathsel_probe). */
+size_t pathsel_plane_mem_size(uint32_t window);
 
 /**
  * Start a plane.
  *
  * @param p       the plane
- * @param ring    ps_plane_mem_size(window) bytes, owned by the caller
- * @param window  probes kept, 10..PS_MAX_WINDOW
+ * @param ring    pathsel_plane_mem_size(window) bytes, owned by the caller
+ * @param window  probes kept, 10..PATHSEL_MAX_WINDOW
  * @return        0, or -EINVAL
  */
-int ps_plane_init(struct ps_plane *p, struct ps_probe *ring, uint32_t window);
+int pathsel_plane_init(struct pathsel_plane *p, struct pathsel_probe *ring, uint32_t window);
 
 /**
  * A probe is sent now. O(1) amortised (a probe leaving the window
@@ -237,7 +242,7 @@ int ps_plane_init(struct ps_plane *p, struct ps_probe *ring, uint32_t window);
  *
  * @return  its sender Sequence Number (RFC 8762 §4.2.1), 0, 1, 2, ...
  */
-uint32_t ps_plane_tx(struct ps_plane *p, uint64_t now);
+uint32_t pathsel_plane_tx(struct pathsel_plane *p, uint64_t now);
 
 /**
  * A reply (RFC 8762 §4.3 session-reflector packet) to probe @p seq.
@@ -251,23 +256,24 @@ uint32_t ps_plane_tx(struct ps_plane *p, uint64_t now);
  * @param now    ns
  * @return true if accepted; false (the caller counts it): @p seq is not in
  *         the window or not sent, a duplicate, or the RTT negative or
- *         above PS_RTT_MAX_NS
+ *         above PATHSEL_RTT_MAX_NS
  */
-bool ps_plane_rx(struct ps_plane *p, uint32_t seq, uint64_t t1_ns, uint64_t t2_ns, uint64_t t3_ns,
-		 uint64_t t4_ns, uint32_t reflector_seq, bool reflector_stateful, uint64_t now);
+bool pathsel_plane_rx(struct pathsel_plane *p, uint32_t seq, uint64_t t1_ns, uint64_t t2_ns,
+		      uint64_t t3_ns, uint64_t t4_ns, uint32_t reflector_seq,
+		      bool reflector_stateful, uint64_t now);
 
 /** Judge lost the probes outstanding for longer than @p timeout_ns at @p now. O(1) amortised. */
-void ps_plane_expire(struct ps_plane *p, uint64_t now, uint64_t timeout_ns);
+void pathsel_plane_expire(struct pathsel_plane *p, uint64_t now, uint64_t timeout_ns);
 
-/** The timeout rule: max(PS_TIMEOUT_MIN_NS, 3 × the median of the last 8 RTTs), ns. */
-uint64_t ps_plane_timeout_ns(const struct ps_plane *p);
+/** The timeout rule: max(PATHSEL_TIMEOUT_MIN_NS, 3 × the median of the last 8 RTTs), ns. */
+uint64_t pathsel_plane_timeout_ns(const struct pathsel_plane *p);
 
 /**
- * The plane's metrics. O(window / PS_BLOCK) without p99; with it, a copy
+ * The plane's metrics. O(window / PATHSEL_BLOCK) without p99; with it, a copy
  * of the window's RTTs is sorted (the show command). Safe to call from
  * another thread than the writer's (torn counters, no crash).
  */
-void ps_plane_metrics(const struct ps_plane *p, struct ps_metrics *m, bool with_p99);
+void pathsel_plane_metrics(const struct pathsel_plane *p, struct pathsel_metrics *m, bool with_p99);
 
 /**
  * A path's metrics from its planes' over the planes set in @p healthy_mask:
@@ -278,39 +284,39 @@ void ps_plane_metrics(const struct ps_plane *p, struct ps_metrics *m, bool with_
  * consecutive_answered the maximum; last_rx the latest. All zero when the
  * mask selects no plane.
  */
-void ps_path_metrics(const struct ps_metrics *planes, int nb_planes, uint16_t healthy_mask,
-		     struct ps_metrics *out);
+void pathsel_path_metrics(const struct pathsel_metrics *planes, int nb_planes,
+			  uint16_t healthy_mask, struct pathsel_metrics *out);
 
 /* ---- Part 2: the decision ---- */
 
-enum ps_event_kind {
-	PS_EV_SWITCH = 0,
-	PS_EV_PLANE_DOWN,
-	PS_EV_PLANE_UP,
-	PS_EV_PATH_DOWN,
-	PS_EV_PATH_UP
+enum pathsel_event_kind {
+	PATHSEL_EV_SWITCH = 0,
+	PATHSEL_EV_PLANE_DOWN,
+	PATHSEL_EV_PLANE_UP,
+	PATHSEL_EV_PATH_DOWN,
+	PATHSEL_EV_PATH_UP
 };
 
-enum ps_reason {
-	PS_REASON_NONE = 0,
-	PS_REASON_STARTUP,      /* the first choice, no hold */
-	PS_REASON_HARD_FAILURE, /* the active path has no healthy plane */
-	PS_REASON_BFD_DOWN,     /* the active path's BFD session is Down */
-	PS_REASON_NO_PATH,      /* no usable path: active -1 */
-	PS_REASON_LOSS,         /* the active violates the tier's loss bound / is lossier */
-	PS_REASON_LATENCY,      /* the candidate's RTT beats the active's by the margin */
-	PS_REASON_SCORE,        /* weighted score beaten by the margin */
-	PS_REASON_COST,         /* a cheaper path within the loss bound */
-	PS_REASON_RESTORED,     /* plane or path back; a tier leaves -1 */
-	PS_REASON_PLANE_LOSS,   /* plane degraded: far lossier than its path's others */
-	PS_REASON_PLANE_LOST,   /* plane hard down: lost_down probes lost in a row */
-	PS_REASON_HA_ADOPT,     /* the HA partner's last choice, taken over (failover/ha/ha.h) */
+enum pathsel_reason {
+	PATHSEL_REASON_NONE = 0,
+	PATHSEL_REASON_STARTUP,      /* the first choice, no hold */
+	PATHSEL_REASON_HARD_FAILURE, /* the active path has no healthy plane */
+	PATHSEL_REASON_BFD_DOWN,     /* the active path's BFD session is Down */
+	PATHSEL_REASON_NO_PATH,      /* no usable path: active -1 */
+	PATHSEL_REASON_LOSS,         /* the active violates the tier's loss bound / is lossier */
+	PATHSEL_REASON_LATENCY,      /* the candidate's RTT beats the active's by the margin */
+	PATHSEL_REASON_SCORE,        /* weighted score beaten by the margin */
+	PATHSEL_REASON_COST,         /* a cheaper path within the loss bound */
+	PATHSEL_REASON_RESTORED,     /* plane or path back; a tier leaves -1 */
+	PATHSEL_REASON_PLANE_LOSS,   /* plane degraded: far lossier than its path's others */
+	PATHSEL_REASON_PLANE_LOST,   /* plane hard down: lost_down probes lost in a row */
+	PATHSEL_REASON_HA_ADOPT, /* the HA partner's last choice, taken over (failover/ha/ha.h) */
 };
 
 /** What happened, with the metrics that decided it. */
-struct ps_event {
-	uint8_t kind;                    /* enum ps_event_kind */
-	uint8_t reason;                  /* enum ps_reason */
+struct pathsel_event {
+	uint8_t kind;                    /* enum pathsel_event_kind */
+	uint8_t reason;                  /* enum pathsel_reason */
 	int8_t tier;                     /* enum cfg_tier, -1 for plane and path events */
 	int8_t old_path, new_path;       /* SWITCH: -1 none; plane/path events: the path, both */
 	int8_t plane;                    /* plane events, else -1 */
@@ -320,8 +326,8 @@ struct ps_event {
 	uint64_t t; /* ns: now */
 };
 
-/** A group's settings as the decision needs them (ps_group_params_init()). */
-struct ps_group_params {
+/** A group's settings as the decision needs them (pathsel_group_params_init()). */
+struct pathsel_group_params {
 	uint32_t lost_down;      /* consecutive lost probes: plane hard down */
 	uint32_t margin_ppm;     /* relative margin, parts per million */
 	uint64_t margin_min_ns;  /* latency: absolute RTT margin, ns */
@@ -333,28 +339,28 @@ struct ps_group_params {
 };
 
 /** One path's inputs to a decision. */
-struct ps_path_in {
-	const struct ps_metrics *planes; /* nb_planes plane metrics */
-	int nb_planes;                   /* 1..PS_MAX_PLANES */
-	uint32_t cost;                   /* lower is cheaper */
-	bool bfd_down;                   /* the BFD session tied to the path is Down */
+struct pathsel_path_in {
+	const struct pathsel_metrics *planes; /* nb_planes plane metrics */
+	int nb_planes;                        /* 1..PATHSEL_MAX_PLANES */
+	uint32_t cost;                        /* lower is cheaper */
+	bool bfd_down;                        /* the BFD session tied to the path is Down */
 };
 
-/** Path states in struct ps_group_mem. */
-enum ps_path_state { PS_PATH_UNKNOWN = 0, PS_PATH_USABLE, PS_PATH_UNUSABLE };
+/** Path states in struct pathsel_group_mem. */
+enum pathsel_path_state { PATHSEL_PATH_UNKNOWN = 0, PATHSEL_PATH_USABLE, PATHSEL_PATH_UNUSABLE };
 
 /** The memory a group's decisions keep between calls (the caller's). */
-struct ps_group_mem {
+struct pathsel_group_mem {
 	int nb_paths;
 	uint16_t healthy[CFG_MAX_PATHS];   /* planes the data path may use */
 	uint16_t hard_up[CFG_MAX_PATHS];   /* planes not hard down */
 	uint16_t degraded[CFG_MAX_PATHS];  /* hard up, taken out for loss */
-	uint8_t path_state[CFG_MAX_PATHS]; /* enum ps_path_state */
-	int8_t active[PS_TIERS];           /* path per tier, -1: none */
-	int8_t candidate[PS_TIERS];        /* the best path beating the active, -1: none */
-	uint8_t cand_reason[PS_TIERS];
-	uint64_t beaten_since[PS_TIERS];
-	uint64_t fault_at[PS_TIERS];
+	uint8_t path_state[CFG_MAX_PATHS]; /* enum pathsel_path_state */
+	int8_t active[PATHSEL_TIERS];      /* path per tier, -1: none */
+	int8_t candidate[PATHSEL_TIERS];   /* the best path beating the active, -1: none */
+	uint8_t cand_reason[PATHSEL_TIERS];
+	uint64_t beaten_since[PATHSEL_TIERS];
+	uint64_t fault_at[PATHSEL_TIERS];
 	/* ns: the tier's last switch for a fault (0: never) */ /* ns: the active is beaten continuously since */
 	bool started;                                           /* the start-up choice was made */
 	uint64_t first_call;                                    /* ns, UINT64_MAX: no call yet */
@@ -366,9 +372,9 @@ struct ps_group_mem {
  * The decision's parameters from a configured group.
  *
  * @param g  the group (interval, window, lost_down, margins, hold,
- *           plane_max_loss_ppm; 0 there: PS_DEFAULT_PLANE_MAX_LOSS_PPM)
+ *           plane_max_loss_ppm; 0 there: PATHSEL_DEFAULT_PLANE_MAX_LOSS_PPM)
  */
-void ps_group_params_init(struct ps_group_params *gp, const struct cfg_ps_group *g);
+void pathsel_group_params_init(struct pathsel_group_params *gp, const struct cfg_ps_group *g);
 
 /**
  * Start a group's memory: every plane healthy, paths unknown.
@@ -376,35 +382,35 @@ void ps_group_params_init(struct ps_group_params *gp, const struct cfg_ps_group 
  * @param nb_paths        1..CFG_MAX_PATHS
  * @param initial_active  every tier's path until the start-up choice (-1: none)
  */
-void ps_group_mem_init(struct ps_group_mem *mem, int nb_paths, int initial_active);
+void pathsel_group_mem_init(struct pathsel_group_mem *mem, int nb_paths, int initial_active);
 
 /** Path @p path's healthy planes (bit n: plane n), 0 for a path out of range. */
-uint16_t ps_group_mem_healthy(const struct ps_group_mem *mem, int path);
+uint16_t pathsel_group_mem_healthy(const struct pathsel_group_mem *mem, int path);
 
 /** Tier @p tier's active path, -1: none. */
-int ps_group_mem_active(const struct ps_group_mem *mem, int tier);
+int pathsel_group_mem_active(const struct pathsel_group_mem *mem, int tier);
 
 /**
  * Decide a group now: planes' health, paths' usability, each tier's
  * active path. Call it after a probe event of the group's planes (a
- * reply, an expiry) and at mem->wake (a hold ends; ps_next_wake()).
+ * reply, an expiry) and at mem->wake (a hold ends; pathsel_next_wake()).
  *
  * @param gp        the group's settings
- * @param tiers     tiers[PS_TIERS] (enum cfg_tier order)
+ * @param tiers     tiers[PATHSEL_TIERS] (enum cfg_tier order)
  * @param paths     the paths' planes' metrics, cost, BFD
- * @param nb_paths  1..CFG_MAX_PATHS (as given to ps_group_mem_init)
+ * @param nb_paths  1..CFG_MAX_PATHS (as given to pathsel_group_mem_init)
  * @param now       ns, monotonic
  * @param mem       the group's memory (updated)
- * @param ev        events out (PS_EVENTS_MAX is enough); those beyond
+ * @param ev        events out (PATHSEL_EVENTS_MAX is enough); those beyond
  *                  @p ev_cap are counted in mem->events_dropped
  * @return          the number of events written
  */
-unsigned ps_decide(const struct ps_group_params *gp, const struct cfg_ps_tier *tiers,
-		   const struct ps_path_in *paths, int nb_paths, uint64_t now,
-		   struct ps_group_mem *mem, struct ps_event *ev, unsigned ev_cap);
+unsigned pathsel_decide(const struct pathsel_group_params *gp, const struct cfg_ps_tier *tiers,
+			const struct pathsel_path_in *paths, int nb_paths, uint64_t now,
+			struct pathsel_group_mem *mem, struct pathsel_event *ev, unsigned ev_cap);
 
-/** ns: the latest time to call ps_decide() again without a probe event, UINT64_MAX: none. */
-uint64_t ps_next_wake(const struct ps_group_mem *mem);
+/** ns: the latest time to call pathsel_decide() again without a probe event, UINT64_MAX: none. */
+uint64_t pathsel_next_wake(const struct pathsel_group_mem *mem);
 
 /**
  * Make @p path tier @p tier's active path because another node chose it
@@ -418,22 +424,22 @@ uint64_t ps_next_wake(const struct ps_group_mem *mem);
  * @param tier  enum cfg_tier
  * @param path  0..mem->nb_paths-1
  * @param now   ns, monotonic
- * @param ev    the switch event (reason PS_REASON_HA_ADOPT, no metrics) when
+ * @param ev    the switch event (reason PATHSEL_REASON_HA_ADOPT, no metrics) when
  *              the tier's path changed
  * @return 1 when the tier changed (@p ev written), 0 when it already had
  *         @p path, -EINVAL (out of range), -EHOSTUNREACH (@p path unusable)
  */
-int ps_group_mem_adopt(struct ps_group_mem *mem, int tier, int path, uint64_t now,
-		       struct ps_event *ev);
+int pathsel_group_mem_adopt(struct pathsel_group_mem *mem, int tier, int path, uint64_t now,
+			    struct pathsel_event *ev);
 
 /** Wilson score bounds of a loss k of n at @p z, as a fraction (0 when n is 0; hi 1). */
-double ps_loss_lo(uint32_t k, uint32_t n, double z);
-double ps_loss_hi(uint32_t k, uint32_t n, double z);
+double pathsel_loss_lo(uint32_t k, uint32_t n, double z);
+double pathsel_loss_hi(uint32_t k, uint32_t n, double z);
 
 /** "startup", "hard_failure", ... */
-const char *ps_reason_name(enum ps_reason r);
+const char *pathsel_reason_name(enum pathsel_reason r);
 
 /** "switch", "plane_down", "plane_up", "path_down", "path_up". */
-const char *ps_event_kind_name(enum ps_event_kind k);
+const char *pathsel_event_kind_name(enum pathsel_event_kind k);
 
 #endif

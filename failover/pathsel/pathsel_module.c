@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The path-selection module (ps.h): builds each generation's selected
- * groups from section path_selection, keeps their probes across reloads,
+ * The path-selection module (pathsel.h): builds each generation's selected
+ * groups from section pathsel, keeps their probes across reloads,
  * turns the BFD worker's events into log lines and history, and chooses a
  * packet's path when a group has tiers by class.
  */
@@ -28,18 +28,18 @@
 
 VBRD_LOG_TYPE(pathsel);
 
-struct ps_plane_rt *ps_planes[PS_PLANE_SLOTS];
-static struct ps_group_rt *ps_groups[2 * PS_MAX_GROUPS];
-struct rte_ring *ps_events;
-struct rte_ring *ps_rx_ring;
-_Atomic uint64_t ps_events_lost;
+struct pathsel_plane_rt *pathsel_planes[PATHSEL_PLANE_SLOTS];
+static struct pathsel_group_rt *pathsel_groups[2 * PATHSEL_MAX_GROUPS];
+struct rte_ring *pathsel_events;
+struct rte_ring *pathsel_rx_ring;
+_Atomic uint64_t pathsel_events_lost;
 
-_Atomic uint32_t ps_adopt_gen;
+_Atomic uint32_t pathsel_adopt_gen;
 
-static struct ps_event_rec history_buf[PS_HISTORY];
+static struct pathsel_event_rec history_buf[PATHSEL_HISTORY];
 static struct history history = HISTORY_INIT(history_buf);
 
-unsigned ps_history_get(struct ps_event_rec *out, unsigned cap)
+unsigned pathsel_history_get(struct pathsel_event_rec *out, unsigned cap)
 {
 	return history_get(&history, out, cap);
 }
@@ -57,7 +57,7 @@ static void group_key(const struct vbrd_config *cfg, const struct cfg_ps_group *
 			      pg->paths[k].plane, pg->paths[k].nb_planes);
 }
 
-static void plane_free(struct ps_plane_rt *p)
+static void plane_free(struct pathsel_plane_rt *p)
 {
 	if (p == NULL)
 		return;
@@ -65,7 +65,7 @@ static void plane_free(struct ps_plane_rt *p)
 	free(p);
 }
 
-static void group_free(struct ps_group_rt *g)
+static void group_free(struct pathsel_group_rt *g)
 {
 	/* The BFD worker finds planes by slot (a reply's port), whatever the
 	 * generation: clear the slots, wait until every worker has passed a
@@ -73,7 +73,7 @@ static void group_free(struct ps_group_rt *g)
 	for (int k = 0; k < g->nb_paths; k++)
 		for (int j = 0; j < g->paths[k].nb_planes; j++)
 			if (g->paths[k].planes[j] != NULL)
-				__atomic_store_n(&ps_planes[g->paths[k].planes[j]->slot], NULL,
+				__atomic_store_n(&pathsel_planes[g->paths[k].planes[j]->slot], NULL,
 						 __ATOMIC_RELEASE);
 	if (dp.rcu != NULL)
 		rte_rcu_qsbr_synchronize(dp.rcu, RTE_QSBR_THRID_INVALID);
@@ -86,16 +86,17 @@ static void group_free(struct ps_group_rt *g)
 	free(g);
 }
 
-static struct ps_plane_rt *plane_new(struct ps_group_rt *g, int path, int plane)
+static struct pathsel_plane_rt *plane_new(struct pathsel_group_rt *g, int path, int plane)
 {
-	struct ps_plane_rt *p = calloc(1, sizeof(*p));
+	struct pathsel_plane_rt *p = calloc(1, sizeof(*p));
 	unsigned slot;
 
 	if (p == NULL)
 		return NULL;
-	for (slot = 0; slot < PS_PLANE_SLOTS && ps_planes[slot] != NULL; slot++)
+	for (slot = 0; slot < PATHSEL_PLANE_SLOTS && pathsel_planes[slot] != NULL; slot++)
 		;
-	if (slot == PS_PLANE_SLOTS || (p->mem = calloc(1, ps_plane_mem_size(g->window))) == NULL) {
+	if (slot == PATHSEL_PLANE_SLOTS ||
+	    (p->mem = calloc(1, pathsel_plane_mem_size(g->window))) == NULL) {
 		free(p);
 		return NULL;
 	}
@@ -103,32 +104,33 @@ static struct ps_plane_rt *plane_new(struct ps_group_rt *g, int path, int plane)
 	p->path = (uint8_t)path;
 	p->plane = (uint8_t)plane;
 	p->g = g;
-	ps_plane_init(&p->m, p->mem, g->window);
-	ps_planes[slot] = p;
+	pathsel_plane_init(&p->m, p->mem, g->window);
+	pathsel_planes[slot] = p;
 	return p;
 }
 
-static struct ps_group_rt *group_get(const struct vbrd_config *cfg, const struct cfg_ps_group *cg)
+static struct pathsel_group_rt *group_get(const struct vbrd_config *cfg,
+					  const struct cfg_ps_group *cg)
 {
 	const struct cfg_path_group *pg = &cfg->path_groups[cg->pg_index];
-	char key[sizeof(ps_groups[0]->key)];
-	unsigned free_at = RTE_DIM(ps_groups);
+	char key[sizeof(pathsel_groups[0]->key)];
+	unsigned free_at = RTE_DIM(pathsel_groups);
 
 	group_key(cfg, cg, key, sizeof(key));
-	for (unsigned i = 0; i < RTE_DIM(ps_groups); i++) {
-		if (ps_groups[i] == NULL) {
-			if (free_at == RTE_DIM(ps_groups))
+	for (unsigned i = 0; i < RTE_DIM(pathsel_groups); i++) {
+		if (pathsel_groups[i] == NULL) {
+			if (free_at == RTE_DIM(pathsel_groups))
 				free_at = i;
 			continue;
 		}
-		if (strcmp(ps_groups[i]->key, key) == 0) {
-			ps_groups[i]->refs++;
-			return ps_groups[i];
+		if (strcmp(pathsel_groups[i]->key, key) == 0) {
+			pathsel_groups[i]->refs++;
+			return pathsel_groups[i];
 		}
 	}
-	if (free_at == RTE_DIM(ps_groups))
+	if (free_at == RTE_DIM(pathsel_groups))
 		return NULL;
-	struct ps_group_rt *g = calloc(1, sizeof(*g));
+	struct pathsel_group_rt *g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return NULL;
 	snprintf(g->name, sizeof(g->name), "%s", pg->name);
@@ -136,10 +138,10 @@ static struct ps_group_rt *group_get(const struct vbrd_config *cfg, const struct
 	g->window = cg->window;
 	g->nb_paths = pg->nb_paths;
 	g->next_decide = UINT64_MAX;
-	for (int t = 0; t < PS_TIERS; t++)
+	for (int t = 0; t < PATHSEL_TIERS; t++)
 		g->applied[t] = -1;
 	for (int k = 0; k < pg->nb_paths; k++) {
-		struct ps_path_rt *pr = &g->paths[k];
+		struct pathsel_path_rt *pr = &g->paths[k];
 		snprintf(pr->name, sizeof(pr->name), "%s", pg->paths[k].name);
 		pr->plane = pg->paths[k].plane;
 		pr->nb_planes = (uint16_t)(pg->paths[k].nb_planes > 0 ? pg->paths[k].nb_planes : 1);
@@ -151,26 +153,27 @@ static struct ps_group_rt *group_get(const struct vbrd_config *cfg, const struct
 			}
 	}
 	g->refs = 1;
-	ps_groups[free_at] = g;
+	pathsel_groups[free_at] = g;
 	return g;
 }
 
-static void group_put(struct ps_group_rt *g)
+static void group_put(struct pathsel_group_rt *g)
 {
 	if (g == NULL || --g->refs > 0)
 		return;
-	for (unsigned i = 0; i < RTE_DIM(ps_groups); i++)
-		if (ps_groups[i] == g)
-			ps_groups[i] = NULL;
+	for (unsigned i = 0; i < RTE_DIM(pathsel_groups); i++)
+		if (pathsel_groups[i] == g)
+			pathsel_groups[i] = NULL;
 	group_free(g);
 }
 
 /* ---- the per-packet chooser ------------------------------------------------- */
 
-const struct fwd_path *ps_choose(struct worker *w, const struct fwd_state *st,
-				 const struct fwd_path_group *g, struct rte_mbuf *m, uint32_t hash)
+const struct fwd_path *pathsel_choose(struct worker *w, const struct fwd_state *st,
+				      const struct fwd_path_group *g, struct rte_mbuf *m,
+				      uint32_t hash)
 {
-	const struct ps_group *pg = g->choose_ctx;
+	const struct pathsel_group *pg = g->choose_ctx;
 	enum cfg_tier tier = pg->default_tier;
 
 	(void)st;
@@ -180,7 +183,7 @@ const struct fwd_path *ps_choose(struct worker *w, const struct fwd_state *st,
 		if (cls != 0)
 			tier = pg->class_tier[cls - 1];
 	}
-	struct ps_group_rt *rt = pg->rt;
+	struct pathsel_group_rt *rt = pg->rt;
 	if (pg->flowlet_gap_tsc != 0 && w->id < rt->nb_spread) {
 		const struct spread_weights *sw =
 			&rt->spread_w[tier][atomic_load_explicit(&rt->spread_cur[tier],
@@ -195,20 +198,20 @@ const struct fwd_path *ps_choose(struct worker *w, const struct fwd_state *st,
 
 /* ---- one generation ----------------------------------------------------------- */
 
-static void ps_state_free(struct fwd_state *st);
+static void pathsel_state_free(struct fwd_state *st);
 
-static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, char *err,
-			  size_t errlen)
+static int pathsel_state_build(struct fwd_state *st, const struct fwd_state *prev, char *err,
+			       size_t errlen)
 {
 	const struct vbrd_config *cfg = &st->cfg;
 	const struct cfg_pathsel *pc = pathsel_config_get(cfg);
-	const struct ps_state *old = prev ? ps_state_of(prev) : NULL;
-	struct ps_state *ps = calloc(1, sizeof(*ps));
+	const struct pathsel_state *old = prev ? pathsel_state_of(prev) : NULL;
+	struct pathsel_state *ps = calloc(1, sizeof(*ps));
 
 	if (ps == NULL)
 		goto nomem;
-	st->feature[ps_module.id] = ps;
-	ps->reflector = pc->present ? pc->reflector : PS_REFLECT_STATEFUL;
+	st->feature[pathsel_module.id] = ps;
+	ps->reflector = pc->present ? pc->reflector : PATHSEL_REFLECT_STATEFUL;
 	if (pc->present)
 		memcpy(ps->tiers, pc->tiers, sizeof(ps->tiers));
 	else
@@ -226,7 +229,7 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 
 	for (int i = 0; i < pc->nb_groups; i++) {
 		const struct cfg_ps_group *cg = &pc->groups[i];
-		struct ps_group *g = &ps->groups[i];
+		struct pathsel_group *g = &ps->groups[i];
 		struct fwd_path_group *fpg = &st->path_groups[cg->pg_index];
 
 		g->rt = group_get(cfg, cg);
@@ -234,14 +237,14 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 			snprintf(err, errlen,
 				 "%s:%d: path selection for %s: no memory, or no probe slot left "
 				 "(%d: the running probes and this config's together)",
-				 cfg->file, cg->line, cg->path_group, PS_PLANE_SLOTS);
+				 cfg->file, cg->line, cg->path_group, PATHSEL_PLANE_SLOTS);
 			return -ENOMEM;
 		}
 		ps->nb_groups = i + 1;
 		g->cfg = cg;
 		g->pg = (uint16_t)cg->pg_index;
 		g->interval_ns = (uint64_t)cg->interval_us * 1000u;
-		ps_group_params_init(&g->params, cg);
+		pathsel_group_params_init(&g->params, cg);
 		g->default_tier = cg->default_tier;
 		for (int k = 0; k < CFG_MAX_PATHS; k++)
 			g->bfd[k] = -1;
@@ -251,11 +254,11 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 			g->path[k] = &st->paths[fpg->paths[k]];
 
 		/* the choice each tier had: carried over, else the group's active path */
-		const struct ps_group *og = NULL;
+		const struct pathsel_group *og = NULL;
 		for (int j = 0; old && j < old->nb_groups; j++)
 			if (old->groups[j].rt == g->rt)
 				og = &old->groups[j];
-		for (int t = 0; t < PS_TIERS; t++) {
+		for (int t = 0; t < PATHSEL_TIERS; t++) {
 			struct fwd_path *p = atomic_load(&fpg->active);
 			if (og != NULL) {
 				const struct fwd_path *op = atomic_load(&og->tier_active[t]);
@@ -294,22 +297,22 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 										       : kbps);
 			}
 		if (cg->spread) {
-			struct ps_group_rt *rt = g->rt;
+			struct pathsel_group_rt *rt = g->rt;
 			if (rt->spread == NULL) {
 				rt->spread = calloc(dp.nb_workers, sizeof(*rt->spread));
 				if (rt->spread == NULL)
 					goto nomem;
 				for (unsigned wk = 0; wk < dp.nb_workers; wk++) {
 					rt->spread[wk] = calloc(
-						1, spread_table_size(PS_SPREAD_ENTRIES));
+						1, spread_table_size(PATHSEL_SPREAD_ENTRIES));
 					if (rt->spread[wk] == NULL)
 						goto nomem;
-					spread_table_init(rt->spread[wk], PS_SPREAD_ENTRIES);
+					spread_table_init(rt->spread[wk], PATHSEL_SPREAD_ENTRIES);
 					rt->nb_spread = wk + 1;
 				}
 			}
 			/* until the BFD worker fills them: each tier's path alone */
-			for (int t = 0; t < PS_TIERS; t++)
+			for (int t = 0; t < PATHSEL_TIERS; t++)
 				for (int b = 0; b < 2; b++)
 					for (int k = 0; k < fpg->nb_paths; k++)
 						if (rt->spread_w[t][b].nb == 0 &&
@@ -323,7 +326,7 @@ static int ps_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 				g->flowlet_gap_tsc = 1;
 		}
 		if (g->classifier != NULL || cg->spread) {
-			fpg->choose = ps_choose;
+			fpg->choose = pathsel_choose;
 			fpg->choose_ctx = g;
 		}
 	}
@@ -333,9 +336,9 @@ nomem:
 	return -ENOMEM;
 }
 
-static void ps_state_free(struct fwd_state *st)
+static void pathsel_state_free(struct fwd_state *st)
 {
-	struct ps_state *ps = st->feature[ps_module.id];
+	struct pathsel_state *ps = st->feature[pathsel_module.id];
 
 	if (ps == NULL)
 		return;
@@ -346,44 +349,44 @@ static void ps_state_free(struct fwd_state *st)
 	}
 	free(ps->groups);
 	free(ps);
-	st->feature[ps_module.id] = NULL;
+	st->feature[pathsel_module.id] = NULL;
 }
 
 /* ---- events ------------------------------------------------------------------ */
 
-static void log_event(const struct ps_event_rec *r)
+static void log_event(const struct pathsel_event_rec *r)
 {
-	const struct ps_event *e = &r->ev;
+	const struct pathsel_event *e = &r->ev;
 
-	if (e->kind == PS_EV_SWITCH)
+	if (e->kind == PATHSEL_EV_SWITCH)
 		LOG(NOTICE,
 		    "path group %s, tier %s: %s -> %s (%s): rtt %.3f -> %.3f ms, loss %.2f -> "
 		    "%.2f %%, detection to switch %.1f us",
 		    r->group, config_tier_name((enum cfg_tier)e->tier),
 		    r->old_path[0] ? r->old_path : "none", r->new_path[0] ? r->new_path : "none",
-		    ps_reason_name((enum ps_reason)e->reason), (double)e->old_rtt_ns / 1e6,
-		    (double)e->new_rtt_ns / 1e6, (double)e->old_loss_ppm / 1e4,
-		    (double)e->new_loss_ppm / 1e4,
+		    pathsel_reason_name((enum pathsel_reason)e->reason),
+		    (double)e->old_rtt_ns / 1e6, (double)e->new_rtt_ns / 1e6,
+		    (double)e->old_loss_ppm / 1e4, (double)e->new_loss_ppm / 1e4,
 		    r->t_done > r->t_detect ? (double)(r->t_done - r->t_detect) / 1e3 : 0.0);
 	else if (e->plane >= 0)
 		LOG(NOTICE, "path group %s: path %s plane %d: %s (%s)", r->group, r->new_path,
-		    e->plane, ps_event_kind_name((enum ps_event_kind)e->kind),
-		    ps_reason_name((enum ps_reason)e->reason));
+		    e->plane, pathsel_event_kind_name((enum pathsel_event_kind)e->kind),
+		    pathsel_reason_name((enum pathsel_reason)e->reason));
 	else /* a path's event: plane -1 */
 		LOG(NOTICE, "path group %s: path %s: %s (%s)", r->group, r->new_path,
-		    ps_event_kind_name((enum ps_event_kind)e->kind),
-		    ps_reason_name((enum ps_reason)e->reason));
+		    pathsel_event_kind_name((enum pathsel_event_kind)e->kind),
+		    pathsel_reason_name((enum pathsel_reason)e->reason));
 }
 
-static unsigned ps_poll(void)
+static unsigned pathsel_poll(void)
 {
-	struct ps_event_rec ev[16];
+	struct pathsel_event_rec ev[16];
 	unsigned n, total = 0;
 
-	if (ps_events == NULL)
+	if (pathsel_events == NULL)
 		return 0;
-	while ((n = rte_ring_dequeue_burst_elem(ps_events, ev, sizeof(ev[0]), RTE_DIM(ev), NULL)) >
-	       0) {
+	while ((n = rte_ring_dequeue_burst_elem(pathsel_events, ev, sizeof(ev[0]), RTE_DIM(ev),
+						NULL)) > 0) {
 		for (unsigned i = 0; i < n; i++) {
 			log_event(&ev[i]);
 			history_push(&history, &ev[i]);
@@ -395,57 +398,58 @@ static unsigned ps_poll(void)
 
 /* ---- lifecycle ------------------------------------------------------------------ */
 
-static int ps_init(const struct vbrd_config *cfg)
+static int pathsel_init(const struct vbrd_config *cfg)
 {
 	(void)cfg;
-	ps_events = rte_ring_create_elem("ps_events", sizeof(struct ps_event_rec), 1024,
-					 SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ps_rx_ring = rte_ring_create("ps_rx", 2048, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	if (ps_events == NULL || ps_rx_ring == NULL) {
+	pathsel_events = rte_ring_create_elem("pathsel_events", sizeof(struct pathsel_event_rec),
+					      1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	pathsel_rx_ring = rte_ring_create("pathsel_rx", 2048, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (pathsel_events == NULL || pathsel_rx_ring == NULL) {
 		LOG(ERR, "cannot create the path-selection rings: %s", rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-/* No fini, as for failover.c: the rings are the BFD worker's. */
+/* No fini, as for bfd_module.c: the rings are the BFD worker's. */
 
-int ps_adopt(const char *group, const char *tier, const char *path)
+int pathsel_adopt(const char *group, const char *tier, const char *path)
 {
-	static const char *const tiers[PS_TIERS] = {
+	static const char *const tiers[PATHSEL_TIERS] = {
 		[CFG_TIER_GOLD] = "gold", [CFG_TIER_SILVER] = "silver", [CFG_TIER_BRONZE] = "bronze"
 	};
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	const struct ps_state *ps = st != NULL ? ps_state_of(st) : NULL;
+	const struct pathsel_state *ps = st != NULL ? pathsel_state_of(st) : NULL;
 	int t = -1;
 
-	for (int i = 0; i < PS_TIERS; i++)
+	for (int i = 0; i < PATHSEL_TIERS; i++)
 		if (strcmp(tier, tiers[i]) == 0)
 			t = i;
 	if (t < 0)
 		return -EINVAL;
 	for (int i = 0; ps != NULL && i < ps->nb_groups; i++) {
-		struct ps_group_rt *rt = ps->groups[i].rt;
+		struct pathsel_group_rt *rt = ps->groups[i].rt;
 		if (strcmp(rt->name, group) != 0)
 			continue;
 		for (int k = 0; k < rt->nb_paths; k++)
 			if (strcmp(rt->paths[k].name, path) == 0) {
 				atomic_store_explicit(&rt->adopt[t], (int8_t)(k + 1),
 						      memory_order_release);
-				atomic_fetch_add_explicit(&ps_adopt_gen, 1, memory_order_acq_rel);
+				atomic_fetch_add_explicit(&pathsel_adopt_gen, 1,
+							  memory_order_acq_rel);
 				return 0;
 			}
 	}
 	return -ENOENT;
 }
 
-struct vbrd_module ps_module = {
+struct vbrd_module pathsel_module = {
 	.name = "pathsel",
-	.depends_on = (const char *const[]){ "failover", "qos", NULL },
-	.init = ps_init,
-	.state_build = ps_state_build,
-	.state_free = ps_state_free,
-	.start = ps_show_start,
-	.poll = ps_poll,
+	.depends_on = (const char *const[]){ "bfd", "qos", NULL },
+	.init = pathsel_init,
+	.state_build = pathsel_state_build,
+	.state_free = pathsel_state_free,
+	.start = pathsel_show_start,
+	.poll = pathsel_poll,
 };
-VBRD_MODULE(ps_module);
+VBRD_MODULE(pathsel_module);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Path selection in `vbrctl`: what it adds to `show paths` (each tier's
- * path, each path's metrics over its healthy planes), `show paths planes
- * [GROUP]` (every probe session) and `show paths history [GROUP]` (every
- * switch and plane change with the metrics that decided it). Telemetry
- * /vbrd/paths/planes (the history is longer than a telemetry reply).
+ * Path selection in `vbrctl`: `show pathsel [GROUP]` (each selected path
+ * group: each tier's path, each path's metrics over its healthy planes),
+ * `show pathsel planes [GROUP]` (every probe session) and `show pathsel
+ * history [GROUP]` (every switch and plane change with the metrics that
+ * decided it). Telemetry /vbrd/pathsel and /vbrd/pathsel/planes (the
+ * history is longer than a telemetry reply). `show paths` (pipeline/) has
+ * the path groups themselves: their paths, tunnels and counters.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +18,7 @@
 #include "core/ctl.h"
 #include "failover/bfd/bfd.h"
 #include "failover/pathsel/pathsel.h"
-#include "pipeline/tunnel_show.h"
+#include "pipeline/tunnel.h"
 
 static double pct(uint32_t ppm)
 {
@@ -28,17 +30,7 @@ static json_int_t us(uint64_t ns)
 	return (json_int_t)(ns / 1000);
 }
 
-static const struct ps_group *group_of(const struct fwd_state *st, int pg)
-{
-	const struct ps_state *ps = ps_state_of(st);
-
-	for (int i = 0; ps && i < ps->nb_groups; i++)
-		if (ps->groups[i].pg == pg)
-			return &ps->groups[i];
-	return NULL;
-}
-
-static void metrics_json(json_t *o, const struct ps_metrics *m)
+static void metrics_json(json_t *o, const struct pathsel_metrics *m)
 {
 	json_object_set_new(o, "rtt_min_us", json_integer(us(m->rtt_min_ns)));
 	json_object_set_new(o, "rtt_mean_us", json_integer(us(m->rtt_mean_ns)));
@@ -53,14 +45,16 @@ static void metrics_json(json_t *o, const struct ps_metrics *m)
 	json_object_set_new(o, "probes_lost", json_integer(m->lost));
 }
 
-static void ext_group(const struct fwd_state *st, int pg, json_t *o)
+/* One selected group: each tier's path, each path's metrics and health. */
+static json_t *group_json(const struct fwd_state *st, const struct pathsel_group *g)
 {
-	const struct ps_group *g = group_of(st, pg);
+	const struct fwd_path_group *pg = &st->path_groups[g->pg];
+	const struct fwd_path *active = atomic_load(&pg->active);
+	json_t *o = json_pack("{s:s, s:s}", "name", g->rt->name, "active",
+			      active != NULL ? active->name : "");
+	json_t *paths = json_array();
 
-	json_object_set_new(o, "selection", json_boolean(g != NULL));
-	if (g == NULL)
-		return;
-	for (int t = 0; t < PS_TIERS; t++) {
+	for (int t = 0; t < PATHSEL_TIERS; t++) {
 		const struct fwd_path *p = atomic_load(&g->tier_active[t]);
 		json_object_set_new(o, config_tier_name((enum cfg_tier)t),
 				    json_string(p ? p->name : ""));
@@ -68,49 +62,73 @@ static void ext_group(const struct fwd_state *st, int pg, json_t *o)
 	json_object_set_new(o, "default_tier", json_string(config_tier_name(g->default_tier)));
 	json_object_set_new(o, "interval_us", json_integer(g->cfg->interval_us));
 	json_object_set_new(o, "decisions", json_integer((json_int_t)g->rt->decisions));
-	json_object_set_new(o, "selection_switches", json_integer((json_int_t)g->rt->switches));
+	json_object_set_new(o, "switches", json_integer((json_int_t)g->rt->switches));
+	for (int k = 0; k < g->rt->nb_paths; k++) {
+		const struct pathsel_path_rt *pr = &g->rt->paths[k];
+		const struct fwd_path *fp = g->path[k];
+		struct pathsel_metrics planes[PATHSEL_MAX_PLANES], m;
+		uint16_t mask = pr->healthy_applied;
+		bool carries = false;
+
+		for (int j = 0; j < pr->nb_planes; j++)
+			pathsel_plane_metrics(&pr->planes[j]->m, &planes[j], true);
+		pathsel_path_metrics(planes, pr->nb_planes, mask, &m);
+		for (int t = 0; t < PATHSEL_TIERS; t++)
+			carries |= atomic_load(&g->tier_active[t]) == fp;
+		json_t *po = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:b}", "name", pr->name,
+				       "interface", st->ifaces[fp->iface].name, "tier",
+				       config_tier_name(fp->tier), "cost", (int)fp->cost, "plane",
+				       fp->plane, "planes", pr->nb_planes, "healthy_planes",
+				       __builtin_popcount(mask), "carries", carries);
+		metrics_json(po, &m);
+		json_array_append_new(paths, po);
+	}
+	json_object_set_new(o, "paths", paths);
+	return o;
 }
 
-static void ext_path(const struct fwd_state *st, int pg, int k, json_t *o)
-{
-	const struct ps_group *g = group_of(st, pg);
-	struct ps_metrics planes[PS_MAX_PLANES], m;
-
-	if (g == NULL || k >= g->rt->nb_paths)
-		return;
-	const struct ps_path_rt *pr = &g->rt->paths[k];
-	uint16_t mask = pr->healthy_applied;
-	for (int j = 0; j < pr->nb_planes; j++)
-		ps_plane_metrics(&pr->planes[j]->m, &planes[j], true);
-	ps_path_metrics(planes, pr->nb_planes, mask, &m);
-	metrics_json(o, &m);
-	json_object_set_new(o, "healthy_planes", json_integer(__builtin_popcount(mask)));
-	bool usable = false;
-	for (int t = 0; t < PS_TIERS; t++)
-		usable |= atomic_load(&g->tier_active[t]) == g->path[k];
-	json_object_set_new(o, "carries", json_boolean(usable));
-}
-
-static const struct tunnel_show_ext ps_ext = { .group = ext_group, .path = ext_path };
-
-static int show_planes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+static int show_groups(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	const struct ps_state *ps = ps_state_of(st);
+	const struct pathsel_state *ps = pathsel_state_of(st);
 	json_t *rows = json_array();
 	bool found = argc == 0;
 
 	for (int i = 0; ps && i < ps->nb_groups; i++) {
-		const struct ps_group *g = &ps->groups[i];
+		const struct pathsel_group *g = &ps->groups[i];
+		if (argc > 0 && strcmp(argv[0], g->rt->name) != 0)
+			continue;
+		found = true;
+		json_array_append_new(rows, group_json(st, g));
+	}
+	if (!found) {
+		json_decref(rows);
+		snprintf(err, errlen, "no path selection for path group '%s'", argv[0]);
+		return -ENOENT;
+	}
+	*data = json_pack("{s:o, s:s}", "path_groups", rows, "reflector",
+			  ps ? pathsel_reflector_name(ps->reflector) : "off");
+	return 0;
+}
+
+static int show_planes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct pathsel_state *ps = pathsel_state_of(st);
+	json_t *rows = json_array();
+	bool found = argc == 0;
+
+	for (int i = 0; ps && i < ps->nb_groups; i++) {
+		const struct pathsel_group *g = &ps->groups[i];
 		if (argc > 0 && strcmp(argv[0], g->rt->name) != 0)
 			continue;
 		found = true;
 		for (int k = 0; k < g->rt->nb_paths; k++) {
-			const struct ps_path_rt *pr = &g->rt->paths[k];
+			const struct pathsel_path_rt *pr = &g->rt->paths[k];
 			for (int j = 0; j < pr->nb_planes; j++) {
-				const struct ps_plane_rt *pl = pr->planes[j];
-				struct ps_metrics m;
-				ps_plane_metrics(&pl->m, &m, true);
+				const struct pathsel_plane_rt *pl = pr->planes[j];
+				struct pathsel_metrics m;
+				pathsel_plane_metrics(&pl->m, &m, true);
 				json_t *o = json_pack(
 					"{s:s, s:s, s:i, s:i, s:b, s:I, s:I, s:I, s:I}", "group",
 					g->rt->name, "path", pr->name, "plane", j, "sport",
@@ -134,18 +152,18 @@ static int show_planes(int argc, const char *const *argv, json_t **data, char *e
 		return -ENOENT;
 	}
 	*data = json_pack("{s:o, s:I}", "planes", rows, "worker_stalls",
-			  (json_int_t)ps_worker_stalls);
+			  (json_int_t)pathsel_worker_stalls);
 	return 0;
 }
 
 static int show_history(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
-	static struct ps_event_rec ev[PS_HISTORY];
-	unsigned n = ps_history_get(ev, PS_HISTORY);
+	static struct pathsel_event_rec ev[PATHSEL_HISTORY];
+	unsigned n = pathsel_history_get(ev, PATHSEL_HISTORY);
 	json_t *rows = json_array();
 
 	if (argc > 0) {
-		const struct ps_state *ps = ps_state_of(atomic_load(&fwd_current));
+		const struct pathsel_state *ps = pathsel_state_of(atomic_load(&fwd_current));
 		bool known = false;
 		for (int i = 0; ps && i < ps->nb_groups; i++)
 			known |= strcmp(ps->groups[i].rt->name, argv[0]) == 0;
@@ -158,50 +176,53 @@ static int show_history(int argc, const char *const *argv, json_t **data, char *
 		}
 	}
 	for (unsigned i = 0; i < n; i++) {
-		const struct ps_event_rec *r = &ev[i];
-		const struct ps_event *e = &r->ev;
+		const struct pathsel_event_rec *r = &ev[i];
+		const struct pathsel_event *e = &r->ev;
 		if (argc > 0 && strcmp(argv[0], r->group) != 0)
 			continue;
 		json_t *o = json_pack(
 			"{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:f, s:f, s:I, s:I, "
 			"s:I, s:I}",
 			"time_us", (json_int_t)tsc_wall_us(e->t), "group", r->group, "event",
-			ps_event_kind_name((enum ps_event_kind)e->kind), "tier",
-			e->kind == PS_EV_SWITCH ? config_tier_name((enum cfg_tier)e->tier) : "",
+			pathsel_event_kind_name((enum pathsel_event_kind)e->kind), "tier",
+			e->kind == PATHSEL_EV_SWITCH ? config_tier_name((enum cfg_tier)e->tier)
+						     : "",
 			"old", r->old_path, "new", r->new_path, "plane", (int)e->plane, "reason",
-			ps_reason_name((enum ps_reason)e->reason), "old_rtt_us", us(e->old_rtt_ns),
-			"new_rtt_us", us(e->new_rtt_ns), "old_loss_pct", pct(e->old_loss_ppm),
-			"new_loss_pct", pct(e->new_loss_ppm), "old_jitter_us", us(e->old_jitter_ns),
-			"new_jitter_us", us(e->new_jitter_ns), "detect_to_switch_ns",
+			pathsel_reason_name((enum pathsel_reason)e->reason), "old_rtt_us",
+			us(e->old_rtt_ns), "new_rtt_us", us(e->new_rtt_ns), "old_loss_pct",
+			pct(e->old_loss_ppm), "new_loss_pct", pct(e->new_loss_ppm), "old_jitter_us",
+			us(e->old_jitter_ns), "new_jitter_us", us(e->new_jitter_ns),
+			"detect_to_switch_ns",
 			(json_int_t)(r->t_done > r->t_detect ? r->t_done - r->t_detect : 0),
 			"batch", (json_int_t)r->batch);
 		json_array_append_new(rows, o);
 	}
 	*data = json_pack("{s:o, s:I}", "events", rows, "events_lost",
-			  (json_int_t)atomic_load(&ps_events_lost));
+			  (json_int_t)atomic_load(&pathsel_events_lost));
 	return 0;
 }
 
-int ps_show_start(void)
+int pathsel_show_start(void)
 {
 	int ret;
 
-	if ((ret = ctl_register("show paths planes",
-				"show paths planes [GROUP]: every probe session (path x plane) "
+	if ((ret = ctl_register("show pathsel",
+				"show pathsel [GROUP]: each tier's path and each path's metrics "
+				"per selected path group",
+				show_groups)) < 0 ||
+	    (ret = ctl_register("show pathsel planes",
+				"show pathsel planes [GROUP]: every probe session (path x plane) "
 				"and its metrics",
 				show_planes)) < 0 ||
-	    (ret = ctl_register("show paths history",
-				"show paths history [GROUP]: path switches and plane changes, "
+	    (ret = ctl_register("show pathsel history",
+				"show pathsel history [GROUP]: path switches and plane changes, "
 				"with the metrics that decided them",
 				show_history)) < 0 ||
+	    (ret = ctl_export("show pathsel", "/vbrd/pathsel",
+			      "Path selection: each tier's path and each path's metrics")) < 0 ||
 	    (ret = ctl_export(
-		     "show paths planes", "/vbrd/paths/planes",
+		     "show pathsel planes", "/vbrd/pathsel/planes",
 		     "Path selection: every probe session (path x plane) and its metrics")) < 0)
 		return ret;
 	return 0;
-}
-
-__attribute__((constructor)) static void ps_show_register(void)
-{
-	tunnel_show_extend(&ps_ext);
 }

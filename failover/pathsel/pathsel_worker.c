@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Path selection on the BFD worker (ps.h): every turn of its poll loop it
+ * Path selection on the BFD worker (pathsel.h): every turn of its poll loop it
  * takes the STAMP packets the workers received, sends the probes that are
  * due (one per path × plane per interval, in the path's own encapsulation
  * and plane source port), expires the unanswered ones, and decides every
@@ -38,7 +38,7 @@ DROP_REASON(drop_stamp_short, "pathsel", "stamp_short",
 DROP_REASON(drop_stamp_auth, "pathsel", "stamp_auth",
 	    "STAMP packet whose HMAC does not match (RFC 8762 §4.4)");
 DROP_REASON(drop_stamp_reflector_off, "pathsel", "stamp_reflector_off",
-	    "STAMP test packet while path_selection.reflector is \"off\"");
+	    "STAMP test packet while pathsel.reflector is \"off\"");
 DROP_REASON(drop_stamp_reflector_full, "pathsel", "stamp_reflector_full",
 	    "STAMP test packet of a new session while the stateful reflector's table is full of "
 	    "live sessions");
@@ -54,40 +54,42 @@ DROP_REASON(drop_stamp_unexpected, "pathsel", "stamp_unexpected",
 
 /* The BFD worker's own state. */
 static uint64_t seen_gen;
-static uint32_t seen_adopt;   /* ps_adopt_gen last seen */
-static uint64_t next_due;     /* ns: earliest probe or expiry of any plane */
-static uint32_t batch;        /* decision passes so far */
-static uint64_t last_turn;    /* ns: the previous turn of this hook */
-static uint64_t expire_after; /* ns: no expiry before (after a stall of this worker) */
-uint64_t ps_worker_stalls;    /* turns that came more than PS_STALL_NS after the previous */
+static uint32_t seen_adopt;     /* pathsel_adopt_gen last seen */
+static uint64_t next_due;       /* ns: earliest probe or expiry of any plane */
+static uint32_t batch;          /* decision passes so far */
+static uint64_t last_turn;      /* ns: the previous turn of this hook */
+static uint64_t expire_after;   /* ns: no expiry before (after a stall of this worker) */
+uint64_t pathsel_worker_stalls; /* turns that came more than PATHSEL_STALL_NS after the previous */
 static struct stamp_refl_table *refl;
 static const uint64_t refl_idle_ns = 10ull * 1000000000ull; /* a session idle 10 s ends */
 
 /* ---- events -------------------------------------------------------------------- */
 
-static void push_event(const struct ps_group *g, const struct ps_event *e, uint64_t t_detect,
-		       uint64_t t_done, uint32_t b)
+static void push_event(const struct pathsel_group *g, const struct pathsel_event *e,
+		       uint64_t t_detect, uint64_t t_done, uint32_t b)
 {
-	struct ps_event_rec r = { .ev = *e, .t_detect = t_detect, .t_done = t_done, .batch = b };
+	struct pathsel_event_rec r = {
+		.ev = *e, .t_detect = t_detect, .t_done = t_done, .batch = b
+	};
 
 	snprintf(r.group, sizeof(r.group), "%s", g->rt->name);
 	if (e->old_path >= 0 && e->old_path < g->rt->nb_paths)
 		snprintf(r.old_path, sizeof(r.old_path), "%s", g->rt->paths[e->old_path].name);
 	if (e->new_path >= 0 && e->new_path < g->rt->nb_paths)
 		snprintf(r.new_path, sizeof(r.new_path), "%s", g->rt->paths[e->new_path].name);
-	if (rte_ring_enqueue_elem(ps_events, &r, sizeof(r)) != 0)
-		atomic_fetch_add(&ps_events_lost, 1);
+	if (rte_ring_enqueue_elem(pathsel_events, &r, sizeof(r)) != 0)
+		atomic_fetch_add(&pathsel_events_lost, 1);
 }
 
 /* ---- the data path's view ----------------------------------------------------------- */
 
 /* Write the tiers' paths and the planes' tables of @p g into its generation. */
-static void apply(const struct fwd_state *st, const struct ps_group *g)
+static void apply(const struct fwd_state *st, const struct pathsel_group *g)
 {
-	struct ps_group_rt *rt = g->rt;
+	struct pathsel_group_rt *rt = g->rt;
 	struct fwd_path_group *fpg = &st->path_groups[g->pg];
 
-	for (int t = 0; t < PS_TIERS; t++) {
+	for (int t = 0; t < PATHSEL_TIERS; t++) {
 		int k = rt->mem.active[t];
 		/* No usable path: the tier keeps the path it had. Probes may be
 		 * what fails (the remote's reflector off), and dropping would
@@ -104,12 +106,12 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 	}
 	if (g->flowlet_gap_tsc != 0) {
 		/* the paths a tier's flowlets may take: every usable one */
-		for (int t = 0; t < PS_TIERS; t++) {
+		for (int t = 0; t < PATHSEL_TIERS; t++) {
 			unsigned next = (atomic_load(&rt->spread_cur[t]) + 1) & 1;
 			struct spread_weights *sw = &rt->spread_w[t][next];
 			sw->nb = 0;
 			for (int k = 0; k < rt->nb_paths && k < SPREAD_MAX_PATHS; k++)
-				if (rt->mem.path_state[k] == PS_PATH_USABLE) {
+				if (rt->mem.path_state[k] == PATHSEL_PATH_USABLE) {
 					sw->path[sw->nb] = (uint8_t)k;
 					sw->share[sw->nb++] = g->share[k];
 				}
@@ -133,7 +135,7 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 		struct fwd_path *p = g->path[k];
 		/* the decision's memory starts with all 16 bits set: keep the
 		 * path's own planes (show paths counts them) */
-		uint16_t mask = ps_group_mem_healthy(&rt->mem, k) &
+		uint16_t mask = pathsel_group_mem_healthy(&rt->mem, k) &
 				(uint16_t)((1u << rt->paths[k].nb_planes) - 1);
 		if (p->nb_planes > 1)
 			atomic_store_explicit(&p->plane_tab, tunnel_plane_tab(p->nb_planes, mask),
@@ -142,11 +144,12 @@ static void apply(const struct fwd_state *st, const struct ps_group *g)
 	}
 }
 
-static void apply_generation(const struct fwd_state *st, const struct ps_state *ps, uint64_t now)
+static void apply_generation(const struct fwd_state *st, const struct pathsel_state *ps,
+			     uint64_t now)
 {
 	for (int i = 0; i < ps->nb_groups; i++) {
-		const struct ps_group *g = &ps->groups[i];
-		struct ps_group_rt *rt = g->rt;
+		const struct pathsel_group *g = &ps->groups[i];
+		struct pathsel_group_rt *rt = g->rt;
 
 		if (!rt->started) {
 			const struct fwd_path_group *fpg = &st->path_groups[g->pg];
@@ -155,7 +158,7 @@ static void apply_generation(const struct fwd_state *st, const struct ps_state *
 			for (int k = 0; k < fpg->nb_paths; k++)
 				if (g->path[k] == a)
 					initial = k;
-			ps_group_mem_init(&rt->mem, rt->nb_paths, initial);
+			pathsel_group_mem_init(&rt->mem, rt->nb_paths, initial);
 			/* spread the planes' first probes over one interval */
 			unsigned n = 0, total = 0;
 			for (int k = 0; k < rt->nb_paths; k++)
@@ -228,8 +231,8 @@ static bool udp_packet(struct worker *w, struct rte_mbuf *m, bool v4, const void
 }
 
 /* A STAMP test packet of plane @p pl on path @p p: inner IP + UDP + STAMP. */
-static void send_probe(struct worker *w, const struct fwd_state *st, const struct ps_group *g,
-		       struct ps_plane_rt *pl, const struct fwd_path *p, uint64_t now)
+static void send_probe(struct worker *w, const struct fwd_state *st, const struct pathsel_group *g,
+		       struct pathsel_plane_rt *pl, const struct fwd_path *p, uint64_t now)
 {
 	const struct fwd_tunnel *t = &st->tunnels[p->tunnel];
 	bool v4 = t->remote.family == AF_INET;
@@ -249,13 +252,13 @@ static void send_probe(struct worker *w, const struct fwd_state *st, const struc
 		pl->tx_errors++;
 		return;
 	}
-	uint32_t seq = ps_plane_tx(&pl->m, now);
+	uint32_t seq = pathsel_plane_tx(&pl->m, now);
 	size_t n = stamp_sender_build(test, sizeof(test), seq,
 				      stamp_ntp_from_unix_ns(tsc_unix_ns(now)),
 				      stamp_error_estimate(false, 1e-3), NULL);
 	if (!udp_packet(w, m, v4, v4 ? (const void *)&t->local.v4 : t->local.v6,
 			v4 ? (const void *)&t->remote.v4 : t->remote.v6,
-			(uint16_t)(PS_SENDER_PORT_BASE + pl->slot), STAMP_PORT, test, n)) {
+			(uint16_t)(PATHSEL_SENDER_PORT_BASE + pl->slot), STAMP_PORT, test, n)) {
 		rte_pktmbuf_free(m);
 		pl->tx_errors++;
 		return;
@@ -268,7 +271,8 @@ static void send_probe(struct worker *w, const struct fwd_state *st, const struc
 /* ---- receive ------------------------------------------------------------------------ */
 
 /* Copy the STAMP payload of @p m into @p buf; its length, or -1 (cut short). */
-static int stamp_payload(struct rte_mbuf *m, const struct ps_rx_info *ri, uint8_t *buf, size_t cap)
+static int stamp_payload(struct rte_mbuf *m, const struct pathsel_rx_info *ri, uint8_t *buf,
+			 size_t cap)
 {
 	struct rte_udp_hdr uh_copy;
 	const struct rte_udp_hdr *uh = rte_pktmbuf_read(m, ri->l4_off, sizeof(uh_copy), &uh_copy);
@@ -290,7 +294,7 @@ static int stamp_payload(struct rte_mbuf *m, const struct ps_rx_info *ri, uint8_
 /* The path of a group that a probe decapsulated from tunnel interface
  * @p iface arrived on (its line's port and VLAN), to answer on it. */
 static const struct fwd_path *path_of_arrival(const struct fwd_state *st,
-					      const struct ps_rx_info *ri)
+					      const struct pathsel_rx_info *ri)
 {
 	const struct fwd_iface *tif = &st->ifaces[ri->iface];
 
@@ -306,16 +310,16 @@ static const struct fwd_path *path_of_arrival(const struct fwd_state *st,
 }
 
 /* The session-reflector (RFC 8762 §4.3): answer test packet @p m. */
-static void reflect(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
-		    struct rte_mbuf *m, const struct ps_rx_info *ri, uint64_t now)
+static void reflect(struct worker *w, const struct fwd_state *st, const struct pathsel_state *ps,
+		    struct rte_mbuf *m, const struct pathsel_rx_info *ri, uint64_t now)
 {
 	uint8_t in[STAMP_AUTH_LEN + 256], out[sizeof(in)];
 	int len = stamp_payload(m, ri, in, sizeof(in));
 	uint32_t stateless_ctr = 0, *ctr = &stateless_ctr;
 	enum stamp_err why = STAMP_OK;
-	bool stateful = ps->reflector == PS_REFLECT_STATEFUL;
+	bool stateful = ps->reflector == PATHSEL_REFLECT_STATEFUL;
 
-	if (ps->reflector == PS_REFLECT_OFF) {
+	if (ps->reflector == PATHSEL_REFLECT_OFF) {
 		worker_drop(w, m, &drop_stamp_reflector_off);
 		return;
 	}
@@ -343,7 +347,7 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		k.extra = ri->decapped ? (uint32_t)ri->port << 16 | ri->outer_sport : 0;
 		/* here, not in the poll loop: a vbrd with no group of its own
 		 * (a remote gateway, a pure reflector) answers too */
-		if (refl == NULL && (refl = rte_zmalloc("ps_refl", sizeof(*refl), 64)) != NULL)
+		if (refl == NULL && (refl = rte_zmalloc("pathsel_refl", sizeof(*refl), 64)) != NULL)
 			stamp_refl_table_init(refl, rte_rand());
 		ctr = refl ? stamp_refl_counter(refl, &k, now, refl_idle_ns) : NULL;
 		if (ctr == NULL || refl == NULL) {
@@ -409,11 +413,11 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 /* @p ri came from the address plane @p pl probes (its tunnel's remote):
  * a session is its addresses and ports (RFC 8762 §4), and a reply from
  * anyone else is no measure of the path. */
-static bool from_peer(const struct fwd_state *st, const struct ps_state *ps,
-		      const struct ps_plane_rt *pl, const struct ps_rx_info *ri)
+static bool from_peer(const struct fwd_state *st, const struct pathsel_state *ps,
+		      const struct pathsel_plane_rt *pl, const struct pathsel_rx_info *ri)
 {
 	for (int i = 0; i < ps->nb_groups; i++) {
-		const struct ps_group *g = &ps->groups[i];
+		const struct pathsel_group *g = &ps->groups[i];
 		if (g->rt != pl->g)
 			continue;
 		const struct fwd_tunnel *t = &st->tunnels[g->path[pl->path]->tunnel];
@@ -430,16 +434,17 @@ static bool from_peer(const struct fwd_state *st, const struct ps_state *ps,
 }
 
 /* A reply to one of our probes (RFC 8762 §4.3 packet at a sender port). */
-static void sender_rx(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
-		      struct rte_mbuf *m, const struct ps_rx_info *ri)
+static void sender_rx(struct worker *w, const struct fwd_state *st, const struct pathsel_state *ps,
+		      struct rte_mbuf *m, const struct pathsel_rx_info *ri)
 {
 	uint8_t buf[STAMP_AUTH_LEN + 256];
-	unsigned slot = (unsigned)(ri->dport - PS_SENDER_PORT_BASE);
+	unsigned slot = (unsigned)(ri->dport - PATHSEL_SENDER_PORT_BASE);
 	/* read once: the control thread clears a slot, then waits for a grace
-	 * period (rte_rcu_qsbr) before it frees the plane (ps_module.c) */
-	struct ps_plane_rt *pl = slot < PS_PLANE_SLOTS
-					 ? __atomic_load_n(&ps_planes[slot], __ATOMIC_ACQUIRE)
-					 : NULL;
+	 * period (rte_rcu_qsbr) before it frees the plane (pathsel_module.c) */
+	struct pathsel_plane_rt *pl = slot < PATHSEL_PLANE_SLOTS
+					      ? __atomic_load_n(&pathsel_planes[slot],
+								__ATOMIC_ACQUIRE)
+					      : NULL;
 	struct stamp_reply r;
 	int len;
 
@@ -468,7 +473,7 @@ static void sender_rx(struct worker *w, const struct fwd_state *st, const struct
 		 * their replies to the new probes of the same numbers. */
 		uint64_t next = pl->m.next_seq;
 		pl->answered = true;
-		ps_plane_init(&pl->m, pl->mem, pl->g->window);
+		pathsel_plane_init(&pl->m, pl->mem, pl->g->window);
 		pl->m.next_seq = pl->m.judge_seq = pl->m.hi_ans1 = next;
 		pl->rx++;
 		rte_pktmbuf_free(m);
@@ -487,7 +492,8 @@ static void sender_rx(struct worker *w, const struct fwd_state *st, const struct
 	 * a stateful one counts what it received, the same until one is lost */
 	if (r.seq != r.sender_seq)
 		pl->stateful = true;
-	if (!ps_plane_rx(&pl->m, r.sender_seq, t1, t2, t3, t4, r.seq, pl->stateful, ri->t_rx)) {
+	if (!pathsel_plane_rx(&pl->m, r.sender_seq, t1, t2, t3, t4, r.seq, pl->stateful,
+			      ri->t_rx)) {
 		pl->rx_bad++;
 		worker_drop(w, m, &drop_stamp_unexpected);
 		return;
@@ -498,8 +504,8 @@ static void sender_rx(struct worker *w, const struct fwd_state *st, const struct
 	rte_pktmbuf_free(m);
 }
 
-static void rx_packet(struct worker *w, const struct fwd_state *st, const struct ps_state *ps,
-		      struct rte_mbuf *m, const struct ps_rx_info *ri, uint64_t now)
+static void rx_packet(struct worker *w, const struct fwd_state *st, const struct pathsel_state *ps,
+		      struct rte_mbuf *m, const struct pathsel_rx_info *ri, uint64_t now)
 {
 	if (ri->dport == STAMP_PORT)
 		reflect(w, st, ps, m, ri, now);
@@ -510,7 +516,7 @@ static void rx_packet(struct worker *w, const struct fwd_state *st, const struct
 static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			const struct local_pkt *lp)
 {
-	struct ps_rx_info ri = {
+	struct pathsel_rx_info ri = {
 		.t_rx = tsc_now_ns(),
 		.family = (uint8_t)lp->family,
 		.decapped = lp->decapped,
@@ -523,7 +529,7 @@ static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte
 		.l4_off = lp->l4_off,
 		.l4_len = lp->l4_len,
 	};
-	const struct ps_state *ps = ps_state_of(st);
+	const struct pathsel_state *ps = pathsel_state_of(st);
 
 	if (lp->family == AF_INET) {
 		ri.ttl = lp->ip4->ttl;
@@ -538,27 +544,27 @@ static void stamp_input(struct worker *w, const struct fwd_state *st, struct rte
 		worker_drop(w, m, &drop_stamp_no_session);
 		return;
 	}
-	if (w->id == FO_BFD_WORKER) {
+	if (w->id == BFD_WORKER) {
 		rx_packet(w, st, ps, m, &ri, ri.t_rx);
 		return;
 	}
 	if (rte_pktmbuf_headroom(m) < sizeof(ri) ||
-	    (memcpy(m->buf_addr, &ri, sizeof(ri)), rte_ring_enqueue(ps_rx_ring, m) != 0))
+	    (memcpy(m->buf_addr, &ri, sizeof(ri)), rte_ring_enqueue(pathsel_rx_ring, m) != 0))
 		worker_drop(w, m, &drop_stamp_ring_full);
 }
 
-const struct local_service ps_stamp_service = { .name = "stamp", .input = stamp_input };
+const struct local_service pathsel_stamp_service = { .name = "stamp", .input = stamp_input };
 
 /* ---- the poll loop ------------------------------------------------------------------- */
 
-static void decide(const struct fwd_state *st, const struct ps_state *ps, const struct ps_group *g,
-		   uint64_t now, uint32_t b)
+static void decide(const struct fwd_state *st, const struct pathsel_state *ps,
+		   const struct pathsel_group *g, uint64_t now, uint32_t b)
 {
-	struct ps_group_rt *rt = g->rt;
-	struct ps_path_in in[CFG_MAX_PATHS];
-	struct ps_metrics pm[CFG_MAX_PATHS][PS_MAX_PLANES];
-	struct ps_event ev[PS_EVENTS_MAX];
-	const struct fo_state *fo = fo_state_of(st);
+	struct pathsel_group_rt *rt = g->rt;
+	struct pathsel_path_in in[CFG_MAX_PATHS];
+	struct pathsel_metrics pm[CFG_MAX_PATHS][PATHSEL_MAX_PLANES];
+	struct pathsel_event ev[PATHSEL_EVENTS_MAX];
+	const struct bfd_gen *fo = bfd_gen_of(st);
 
 	memset(in, 0, sizeof(in));
 	for (int k = 0; k < rt->nb_paths; k++) {
@@ -566,16 +572,16 @@ static void decide(const struct fwd_state *st, const struct ps_state *ps, const 
 		in[k].cost = p->cost;
 		in[k].nb_planes = rt->paths[k].nb_planes;
 		for (int j = 0; j < rt->paths[k].nb_planes; j++)
-			ps_plane_metrics(&rt->paths[k].planes[j]->m, &pm[k][j], false);
+			pathsel_plane_metrics(&rt->paths[k].planes[j]->m, &pm[k][j], false);
 		in[k].planes = pm[k];
 		int s = g->bfd[k];
 		if (s >= 0 && fo != NULL && s < fo->nb_sess)
 			in[k].bfd_down = fo->sess[s].rt->s.state != BFD_STATE_UP;
 	}
-	unsigned n = ps_decide(&g->params, ps->tiers, in, rt->nb_paths, now, &rt->mem, ev,
-			       RTE_DIM(ev));
+	unsigned n = pathsel_decide(&g->params, ps->tiers, in, rt->nb_paths, now, &rt->mem, ev,
+				    RTE_DIM(ev));
 	rt->decisions++;
-	rt->next_decide = ps_next_wake(&rt->mem);
+	rt->next_decide = pathsel_next_wake(&rt->mem);
 	/* never again in the same turn: a wake in the past waits 1 ms */
 	if (rt->next_decide <= now)
 		rt->next_decide = now + 1000000;
@@ -584,25 +590,25 @@ static void decide(const struct fwd_state *st, const struct ps_state *ps, const 
 	apply(st, g);
 	uint64_t done = tsc_now_ns();
 	for (unsigned i = 0; i < n; i++) {
-		if (ev[i].kind == PS_EV_SWITCH)
+		if (ev[i].kind == PATHSEL_EV_SWITCH)
 			rt->switches++;
 		push_event(g, &ev[i], rt->last_event ? rt->last_event : now, done, b);
 	}
 }
 
-/* What the control thread asked the tiers to adopt (ps_adopt()). */
-static void adopt(const struct fwd_state *st, const struct ps_state *ps, uint64_t now)
+/* What the control thread asked the tiers to adopt (pathsel_adopt()). */
+static void adopt(const struct fwd_state *st, const struct pathsel_state *ps, uint64_t now)
 {
-	seen_adopt = atomic_load_explicit(&ps_adopt_gen, memory_order_acquire);
+	seen_adopt = atomic_load_explicit(&pathsel_adopt_gen, memory_order_acquire);
 	for (int i = 0; i < ps->nb_groups; i++) {
-		const struct ps_group *g = &ps->groups[i];
-		struct ps_group_rt *rt = g->rt;
-		struct ps_event ev[PS_TIERS];
+		const struct pathsel_group *g = &ps->groups[i];
+		struct pathsel_group_rt *rt = g->rt;
+		struct pathsel_event ev[PATHSEL_TIERS];
 		unsigned n = 0;
 
-		for (int t = 0; t < PS_TIERS; t++) {
+		for (int t = 0; t < PATHSEL_TIERS; t++) {
 			int8_t k = atomic_exchange_explicit(&rt->adopt[t], 0, memory_order_acq_rel);
-			if (k > 0 && ps_group_mem_adopt(&rt->mem, t, k - 1, now, &ev[n]) == 1)
+			if (k > 0 && pathsel_group_mem_adopt(&rt->mem, t, k - 1, now, &ev[n]) == 1)
 				n++;
 		}
 		if (n == 0)
@@ -616,39 +622,39 @@ static void adopt(const struct fwd_state *st, const struct ps_state *ps, uint64_
 	}
 }
 
-static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
+static unsigned pathsel_worker_poll(struct worker *w, const struct fwd_state *st)
 {
-	const struct ps_state *ps;
+	const struct pathsel_state *ps;
 	unsigned work = 0;
 	uint64_t now;
 
-	if (w->id != FO_BFD_WORKER || (ps = ps_state_of(st)) == NULL)
+	if (w->id != BFD_WORKER || (ps = pathsel_state_of(st)) == NULL)
 		return 0;
-	if (ps->nb_groups == 0 && rte_ring_empty(ps_rx_ring))
+	if (ps->nb_groups == 0 && rte_ring_empty(pathsel_rx_ring))
 		return 0;
 	now = tsc_now_ns();
 	/* Back from a stall of this worker (descheduled): the replies that
 	 * came meanwhile wait in the ports' RX rings, a burst a turn. Judging
 	 * probes lost before they are read would take down every path at
 	 * once; expiries wait as long as the stall lasted, at most
-	 * PS_STALL_NS (a worker that naps when idle comes back later than
+	 * PATHSEL_STALL_NS (a worker that naps when idle comes back later than
 	 * that only when the machine took its CPU: a longer hold, or a lower
 	 * threshold, would hold expiries back for good on a loaded machine). */
-	if (last_turn != 0 && now - last_turn > PS_STALL_NS) {
+	if (last_turn != 0 && now - last_turn > PATHSEL_STALL_NS) {
 		uint64_t gap = now - last_turn;
-		expire_after = now + (gap < PS_STALL_NS ? gap : PS_STALL_NS);
-		ps_worker_stalls++;
+		expire_after = now + (gap < PATHSEL_STALL_NS ? gap : PATHSEL_STALL_NS);
+		pathsel_worker_stalls++;
 	}
 	last_turn = now;
 	if (st->generation != seen_gen)
 		apply_generation(st, ps, now);
-	if (atomic_load_explicit(&ps_adopt_gen, memory_order_acquire) != seen_adopt)
+	if (atomic_load_explicit(&pathsel_adopt_gen, memory_order_acquire) != seen_adopt)
 		adopt(st, ps, now);
 
 	struct rte_mbuf *rx[32];
-	unsigned n = rte_ring_dequeue_burst(ps_rx_ring, (void **)rx, RTE_DIM(rx), NULL);
+	unsigned n = rte_ring_dequeue_burst(pathsel_rx_ring, (void **)rx, RTE_DIM(rx), NULL);
 	for (unsigned i = 0; i < n; i++) {
-		struct ps_rx_info ri;
+		struct pathsel_rx_info ri;
 		memcpy(&ri, rx[i]->buf_addr, sizeof(ri));
 		rx_packet(w, st, ps, rx[i], &ri, now);
 	}
@@ -657,16 +663,17 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	if (now >= next_due) {
 		uint64_t due = UINT64_MAX;
 		for (int i = 0; i < ps->nb_groups; i++) {
-			const struct ps_group *g = &ps->groups[i];
-			struct ps_group_rt *rt = g->rt;
+			const struct pathsel_group *g = &ps->groups[i];
+			struct pathsel_group_rt *rt = g->rt;
 			for (int k = 0; k < rt->nb_paths; k++) {
 				const struct fwd_path *p = g->path[k];
 				for (int j = 0; j < rt->paths[k].nb_planes; j++) {
-					struct ps_plane_rt *pl = rt->paths[k].planes[j];
+					struct pathsel_plane_rt *pl = rt->paths[k].planes[j];
 					uint64_t lost = pl->m.lost_total;
 					if (now >= expire_after)
-						ps_plane_expire(&pl->m, now,
-								ps_plane_timeout_ns(&pl->m));
+						pathsel_plane_expire(
+							&pl->m, now,
+							pathsel_plane_timeout_ns(&pl->m));
 					if (pl->next_tx <= now) {
 						send_probe(w, st, g, pl, p, now);
 						pl->next_tx += g->interval_ns;
@@ -693,7 +700,7 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	/* every group a probe event touched, in one pass */
 	bool any = false;
 	for (int i = 0; i < ps->nb_groups; i++) {
-		const struct ps_group *g = &ps->groups[i];
+		const struct pathsel_group *g = &ps->groups[i];
 		if (g->rt->dirty || now >= g->rt->next_decide) {
 			if (!any)
 				batch++;
@@ -706,12 +713,13 @@ static unsigned ps_worker_poll(struct worker *w, const struct fwd_state *st)
 	return work;
 }
 
-static const struct worker_hook ps_hook = { .name = "pathsel", .poll = ps_worker_poll };
+static const struct worker_hook pathsel_hook = { .name = "pathsel", .poll = pathsel_worker_poll };
 
-__attribute__((constructor)) static void ps_worker_register(void)
+__attribute__((constructor)) static void pathsel_worker_register(void)
 {
-	worker_hook_register(&ps_hook);
-	local_udp_register(STAMP_PORT, &ps_stamp_service);
-	local_udp_register_range(PS_SENDER_PORT_BASE, PS_SENDER_PORT_BASE + PS_PLANE_SLOTS - 1,
-				 &ps_stamp_service);
+	worker_hook_register(&pathsel_hook);
+	local_udp_register(STAMP_PORT, &pathsel_stamp_service);
+	local_udp_register_range(PATHSEL_SENDER_PORT_BASE,
+				 PATHSEL_SENDER_PORT_BASE + PATHSEL_PLANE_SLOTS - 1,
+				 &pathsel_stamp_service);
 }

@@ -364,7 +364,7 @@ path_groups = ($([ "$kind" != encap-psloop ] || echo "
       { name = \"p2\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 20; tier = \"silver\"; plane = 4; planes = 4; },
       { name = \"p3\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 10; tier = \"bronze\"; plane = 8; planes = 4; } ); }
 );
-path_selection = {
+pathsel = {
   groups = ( { path_group = \"$pg\"; interval = $PS_INTERVAL; spread = $spread; } );
 };" ;;
 	decap)
@@ -515,14 +515,13 @@ PY
 	# vxlan-encap-ps-64: what path selection made of the probes
 	if [ "${kind#encap-ps}" != "$kind" ]; then
 		# shellcheck disable=SC2015
-		"$VBRCTL" -s "$sock" -j show paths >"$TMP/paths.json" 2>/dev/null &&
+		"$VBRCTL" -s "$sock" -j show pathsel >"$TMP/paths.json" 2>/dev/null &&
 		$PYTHON - "$TMP/paths.json" <<'PY' >&2 || true
 import json, sys
 for g in json.load(open(sys.argv[1]))["path_groups"]:
-    if g.get("selection"):
-        print("bench:   vbrd  path selection %s: healthy planes %s, gold %s, %d decisions"
-              % (g["name"], " ".join("%s:%d" % (p["name"], p["healthy_planes"]) for p in g["paths"]),
-                 g["gold"] or "-", g["decisions"]))
+    print("bench:   vbrd  path selection %s: healthy planes %s, gold %s, %d decisions"
+          % (g["name"], " ".join("%s:%d" % (p["name"], p["healthy_planes"]) for p in g["paths"]),
+             g["gold"] or "-", g["decisions"]))
 PY
 	fi
 	stop_child TERM

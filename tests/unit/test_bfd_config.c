@@ -125,14 +125,14 @@ static void good_config(void **state)
 {
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
-	const struct failover_config *fo;
+	const struct bfd_config *fo;
 	const struct cfg_bfd_session *b;
 	const struct cfg_fgroup *g;
 
 	(void)state;
 	assert_int_equal(config_load("configs/fo-good.conf", &cfg, &errs), 0);
 	assert_int_equal(errs.count, 0);
-	fo = failover_config_get(&cfg);
+	fo = bfd_config_get(&cfg);
 	assert_non_null(fo);
 
 	/* section defaults: 10 ms, 3.3 ms (to the µs), 5 */
@@ -236,11 +236,11 @@ static void good_config(void **state)
 	assert_int_equal(g->members[1].bfd, 3);
 
 	/* routes point at the groups by index, with the failover FIB kind */
-	assert_int_equal(failover_group_index(&cfg, "to-idc"), 0);
-	assert_int_equal(failover_group_index(&cfg, "lines"), 1);
-	assert_int_equal(failover_group_index(&cfg, "v4"), 2);
-	assert_int_equal(failover_group_index(&cfg, "nope"), -1);
-	assert_int_equal(failover_group_index(&cfg, ""), -1);
+	assert_int_equal(fgroup_index(&cfg, "to-idc"), 0);
+	assert_int_equal(fgroup_index(&cfg, "lines"), 1);
+	assert_int_equal(fgroup_index(&cfg, "v4"), 2);
+	assert_int_equal(fgroup_index(&cfg, "nope"), -1);
+	assert_int_equal(fgroup_index(&cfg, ""), -1);
 	assert_int_equal(cfg.nb_routes, 4);
 	for (int i = 0; i < 3; i++) {
 		assert_string_equal(cfg.routes[i].target_kind, "failover_group");
@@ -265,25 +265,25 @@ static void absent_sections(void **state)
 {
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg, zero = { 0 };
-	const struct failover_config *fo;
+	const struct bfd_config *fo;
 	char sum[64];
 
 	(void)state;
 	assert_int_equal(config_load("configs/minimal.conf", &cfg, &errs), 0);
-	fo = failover_config_get(&cfg);
+	fo = bfd_config_get(&cfg);
 	assert_non_null(fo);
 	assert_int_equal(fo->nb_sessions, 0);
 	assert_int_equal(fo->nb_groups, 0);
 	assert_int_equal(fo->defaults.desired_min_tx_us, 300000);
 	assert_int_equal(fo->defaults.required_min_rx_us, 300000);
 	assert_int_equal(fo->defaults.detect_mult, 3);
-	assert_int_equal(failover_group_index(&cfg, "x"), -1);
+	assert_int_equal(fgroup_index(&cfg, "x"), -1);
 	config_sections_summary(&cfg, sum, sizeof(sum));
 	assert_string_equal(sum, "");
 	config_free(&cfg);
 	/* a zeroed config (what a failed load leaves) */
-	assert_non_null(failover_config_get(&zero));
-	assert_int_equal(failover_config_get(&zero)->nb_groups, 0);
+	assert_non_null(bfd_config_get(&zero));
+	assert_int_equal(bfd_config_get(&zero)->nb_groups, 0);
 }
 
 /* Defaults of a session without timers, and of a group without options. */
@@ -291,7 +291,7 @@ static void session_defaults(void **state)
 {
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
-	const struct failover_config *fo;
+	const struct bfd_config *fo;
 
 	(void)state;
 	assert_int_equal(load_text(SESSIONS,
@@ -299,7 +299,7 @@ static void session_defaults(void **state)
 				   "\"172.16.1.2\"; }, { path_group = \"dr2\"; } ); } );\n",
 				   &cfg, &errs),
 			 0);
-	fo = failover_config_get(&cfg);
+	fo = bfd_config_get(&cfg);
 	assert_int_equal(fo->nb_sessions, 4);
 	assert_int_equal(fo->sessions[0].params.desired_min_tx_us, 300000);
 	assert_int_equal(fo->sessions[0].params.required_min_rx_us, 300000);
@@ -675,5 +675,5 @@ int main(void)
 						(void *)&cases[i] };
 		n++;
 	}
-	return _cmocka_run_group_tests("failover_config", tests, n, setup_dir, teardown_dir);
+	return _cmocka_run_group_tests("bfd_config", tests, n, setup_dir, teardown_dir);
 }
