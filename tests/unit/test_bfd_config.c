@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/config_fixture.h"
+
 #include "core/config.h"
 #include "failover/bfd/bfd_config.h"
 
@@ -61,55 +63,18 @@ static const char SESSIONS[] =
 	"); };\n";
 #define SESSIONS_LINES 6
 
-static char tmpdir[64];
-static char tmpfile_path[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vbrd-fo-test-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/t.conf", tmpdir);
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	unlink(tmpfile_path);
-	rmdir(tmpdir);
-	return 0;
-}
-
-/* Write BASE, @p pre (may be NULL) and @p text to the test file and load it. */
 static int load_text(const char *pre, const char *text, struct vbrd_config *cfg,
 		     struct config_errors *errs)
 {
-	FILE *f = fopen(tmpfile_path, "w");
-
-	assert_non_null(f);
-	fputs(BASE, f);
-	if (pre != NULL)
-		fputs(pre, f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	return config_load(tmpfile_path, cfg, errs);
+	return CFX_LOAD(cfg, errs, BASE, pre != NULL ? pre : "", text);
 }
 
 /* Lines of BASE, checked once so that the cases' line numbers hold. */
 static void base_lines(void **state)
 {
-	int n = 0;
-
 	(void)state;
-	for (const char *p = BASE; *p; p++)
-		n += *p == '\n';
-	assert_int_equal(n, BASE_LINES);
-	n = 0;
-	for (const char *p = SESSIONS; *p; p++)
-		n += *p == '\n';
-	assert_int_equal(n, SESSIONS_LINES);
+	assert_int_equal(cfx_lines(BASE), BASE_LINES);
+	assert_int_equal(cfx_lines(SESSIONS), SESSIONS_LINES);
 }
 
 static void assert_addr(const struct cfg_addr *a, const char *want)
@@ -615,18 +580,10 @@ static void one_error(void **state)
 	const struct err_case *c = *state;
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
-	char want[1024];
 	int line = BASE_LINES + (c->sessions ? SESSIONS_LINES : 0) + c->line;
 
 	assert_int_equal(load_text(c->sessions ? SESSIONS : NULL, c->text, &cfg, &errs), -EINVAL);
-	snprintf(want, sizeof(want), "%s:%d: %s", tmpfile_path, line, c->msg);
-	if (errs.count != 1 || strcmp(errs.msgs[0], want) != 0) {
-		print_message("want: %s\ngot:\n", want);
-		config_errors_print(&errs, stderr);
-	}
-	assert_int_equal(errs.count, 1);
-	assert_string_equal(errs.msgs[0], want);
-	config_errors_free(&errs);
+	cfx_assert_one_error(&errs, line, c->msg);
 }
 
 /* Every problem of a file is reported, not only the first. */
@@ -660,20 +617,12 @@ static void several_errors(void **state)
 
 int main(void)
 {
-	static struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(base_lines),      cmocka_unit_test(good_config),
 		cmocka_unit_test(absent_sections), cmocka_unit_test(session_defaults),
 		cmocka_unit_test(names),           cmocka_unit_test(several_errors),
 	};
-	size_t n = 0;
+	const struct cfx_table tables[] = { CFX_TABLE(cases, msg, NULL, one_error) };
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tests[n] = (struct CMUnitTest){ cases[i].msg, one_error, NULL, NULL,
-						(void *)&cases[i] };
-		n++;
-	}
-	return _cmocka_run_group_tests("bfd_config", tests, n, setup_dir, teardown_dir);
+	return cfx_run("bfd_config", fixed, sizeof(fixed) / sizeof(fixed[0]), tables, 1);
 }

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/config_fixture.h"
+
 #include "core/config.h"
 #include "failover/bfd/bfd_config.h"
 #include "failover/pathsel/pathsel_config.h"
@@ -67,79 +69,26 @@ enum base {
 	BASE_NO_QOS,   /* NET, PG, BFD */
 };
 
-static char tmpdir[64];
-static char tmpfile_path[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vbrd-ps-test-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/t.conf", tmpdir);
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	unlink(tmpfile_path);
-	rmdir(tmpdir);
-	return 0;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-/* Write base @p b into @p f; returns its lines. */
-static int write_base(FILE *f, enum base b)
-{
-	int n = 0;
-
-	fputs(NET, f);
-	n += count_lines(NET);
-	if (b == BASE_NET)
-		return n;
-	fputs(PG, f);
-	n += count_lines(PG);
-	if (b == BASE_FULL) {
-		fputs(QOS, f);
-		n += count_lines(QOS);
-	}
-	fputs(BFD, f);
-	return n + count_lines(BFD);
-}
-
 /* Write base @p b and @p text to the test file and load it; *@p base_lines gets the base's lines. */
 static int load_text(enum base b, const char *text, struct vbrd_config *cfg,
 		     struct config_errors *errs, int *base_lines)
 {
-	FILE *f = fopen(tmpfile_path, "w");
-	int n;
+	const char *pg = b == BASE_NET ? "" : PG, *qos = b == BASE_FULL ? QOS : "";
+	const char *bfd = b == BASE_NET ? "" : BFD;
 
-	assert_non_null(f);
-	n = write_base(f, b);
 	if (base_lines != NULL)
-		*base_lines = n;
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	return config_load(tmpfile_path, cfg, errs);
+		*base_lines = cfx_lines(NET) + cfx_lines(pg) + cfx_lines(qos) + cfx_lines(bfd);
+	return CFX_LOAD(cfg, errs, NET, pg, qos, bfd, text);
 }
 
 /* The bases' line numbers, which the messages of the cases below name. */
 static void base_lines(void **state)
 {
 	(void)state;
-	assert_int_equal(count_lines(NET), 5);
-	assert_int_equal(count_lines(PG), 5);
-	assert_int_equal(count_lines(QOS), 1);
-	assert_int_equal(count_lines(BFD), 4);
+	assert_int_equal(cfx_lines(NET), 5);
+	assert_int_equal(cfx_lines(PG), 5);
+	assert_int_equal(cfx_lines(QOS), 1);
+	assert_int_equal(cfx_lines(BFD), 4);
 }
 
 /* The default tiers of pathsel_config.h. */
@@ -587,20 +536,12 @@ static void one_error(void **state)
 	const struct err_case *c = *state;
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
-	char want[1024];
 	int base;
 
 	assert_int_equal(load_text(c->base, c->text, &cfg, &errs, &base), -EINVAL);
-	snprintf(want, sizeof(want), "%s:%d: %s", tmpfile_path, base + c->line, c->msg);
-	if (errs.count != 1 || strcmp(errs.msgs[0], want) != 0) {
-		print_message("want: %s\ngot:\n", want);
-		config_errors_print(&errs, stderr);
-	}
-	assert_int_equal(errs.count, 1);
-	assert_string_equal(errs.msgs[0], want);
+	cfx_assert_one_error(&errs, base + c->line, c->msg);
 	/* a failed load leaves a zeroed config: the section reads as absent */
 	assert_false(pathsel_config_get(&cfg)->present);
-	config_errors_free(&errs);
 }
 
 /* Every problem of the section is reported, not only the first. */
@@ -635,20 +576,12 @@ static void several_errors(void **state)
 
 int main(void)
 {
-	static struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(base_lines),     cmocka_unit_test(good_config),
 		cmocka_unit_test(absent_section), cmocka_unit_test(group_defaults),
 		cmocka_unit_test(names),          cmocka_unit_test(several_errors),
 	};
-	size_t n = 0;
+	const struct cfx_table tables[] = { CFX_TABLE(cases, msg, NULL, one_error) };
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tests[n] = (struct CMUnitTest){ cases[i].msg, one_error, NULL, NULL,
-						(void *)&cases[i] };
-		n++;
-	}
-	return _cmocka_run_group_tests("pathsel_config", tests, n, setup_dir, teardown_dir);
+	return cfx_run("pathsel_config", fixed, sizeof(fixed) / sizeof(fixed[0]), tables, 1);
 }
