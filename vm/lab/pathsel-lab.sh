@@ -2,7 +2,7 @@
 # make run, path-selection step (run by run-lab.sh at the end, or on its
 # own): two vbrds, an edge and a remote region, joined by three lines of
 # different quality; every path x plane is probed with STAMP (RFC 8762)
-# every 10 ms; a gray failure (+60 ms of round trip, nothing lost) hits the
+# every 10 ms; a gray failure (5 % loss each way, nothing goes down) hits the
 # line gold traffic uses, and gold moves; the switch is shown with the
 # metrics that decided it.
 #
