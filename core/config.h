@@ -81,9 +81,9 @@ struct cfg_route {
 	int nb_nexthops;          /* 0 when path_group is set */
 	struct cfg_nexthop nexthops[CFG_MAX_ECMP];
 	int path_group; /* index into vbrd_config.path_groups, or -1 */
-	/* A feature's next hop (route_target_register()): its FIB kind
-	 * (fwd.h FIB_KIND_*) and index, kind 0 when none */
-	unsigned target_kind;
+	/* A feature's next hop (route_target_register()): the target's key
+	 * ("failover_group", NULL when none) and the object's index */
+	const char *target_kind;
 	uint32_t target;
 	int line;
 };
@@ -93,12 +93,13 @@ struct vbrd_config;
 /**
  * A feature's object that a route can point at instead of a gateway: the
  * route setting @p key ("failover_group") names it, @p resolve finds its
- * index in the configuration being loaded (-1: unknown), and the route's
- * FIB value is FIB_NH(@p fib_kind, index). Called from a constructor; the
- * feature's config section must load before "routes" (config_section
- * `before`). Aborts when the table (4 keys) is full.
+ * index in the configuration being loaded (-1: unknown). The route's FIB
+ * value is that index with the FIB kind the feature registered under the
+ * same name (pipeline/nh_kind.h fwd_nh_kind_register()). Called from a
+ * constructor; the feature's config section must load before "routes"
+ * (config_section `before`). Aborts when the table (4 keys) is full.
  */
-void route_target_register(const char *key, unsigned fib_kind,
+void route_target_register(const char *key,
 			   int (*resolve)(const struct vbrd_config *cfg, const char *name));
 
 #define CFG_MAX_TUNNELS 64

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/ctl.h"
+#include "core/ctl.h"
 #include "core/ctl_priv.h"
 
 #define CTL_MAX_WORDS   64  /* words in one request's argv */

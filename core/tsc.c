@@ -8,6 +8,31 @@
 #include "core/tsc.h"
 
 static uint64_t measured_hz;
+uint64_t tsc_ns_mult;
+static int64_t unix_offset_ns; /* Unix ns minus tsc_now_ns() */
+
+/* The clock from the frequency in force, and its offset to CLOCK_REALTIME. */
+static void clock_set(uint64_t hz)
+{
+	struct timespec ts;
+
+	if (hz == 0)
+		return;
+	tsc_ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / hz);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unix_offset_ns = (int64_t)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) -
+			 (int64_t)tsc_now_ns();
+}
+
+uint64_t tsc_cycles_at(uint64_t t_ns)
+{
+	return tsc_ns_mult != 0 ? (uint64_t)(((unsigned __int128)t_ns << 32) / tsc_ns_mult) : 0;
+}
+
+uint64_t tsc_unix_ns(uint64_t t_ns)
+{
+	return (uint64_t)((int64_t)t_ns + unix_offset_ns);
+}
 
 /* One end of the interval: the TSC and the clock (ns) at the same moment,
  * from the tightest of a few clock/TSC/clock brackets. Returns -1 on a
@@ -36,7 +61,7 @@ static int sample(uint64_t *tsc, uint64_t *ns)
 	return 0;
 }
 
-uint64_t tsc_calibrate(unsigned ms)
+static uint64_t measure(unsigned ms)
 {
 	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0, hz, dpdk = rte_get_tsc_hz();
 	struct timespec d;
@@ -55,6 +80,14 @@ uint64_t tsc_calibrate(unsigned ms)
 	if (dpdk != 0 && (hz < dpdk - dpdk / 20 || hz > dpdk + dpdk / 20))
 		return dpdk;
 	measured_hz = hz;
+	return hz;
+}
+
+uint64_t tsc_calibrate(unsigned ms)
+{
+	uint64_t hz = measure(ms);
+
+	clock_set(hz);
 	return hz;
 }
 

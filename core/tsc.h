@@ -22,10 +22,12 @@
 
 #include <stdint.h>
 
+#include <rte_cycles.h>
+
 /**
  * Measure the TSC's frequency against CLOCK_MONOTONIC_RAW over @p ms
- * milliseconds (the calling thread sleeps that long) and keep it for
- * tsc_hz(). Each end of the interval is the TSC read between two clock
+ * milliseconds (the calling thread sleeps that long), keep it for
+ * tsc_hz() and set the clock below (tsc_now_ns(), tsc_unix_ns()). Each end of the interval is the TSC read between two clock
  * reads, the closest of five such brackets: a preemption in one bracket
  * does not enter the figure (error ~2 ppm at 50 ms on this VM).
  *
@@ -44,5 +46,45 @@ uint64_t tsc_hz(void);
 
 /** Whether tsc_hz() is vbrd's own measurement (tsc_calibrate succeeded). */
 int tsc_measured(void);
+
+/* ---- the clock of every timer and event ------------------------------------
+ *
+ * BFD and probe timers, the HA lease's local deadline, every event's time:
+ * nanoseconds of the TSC, read without a syscall wherever the code runs
+ * (a worker's poll loop, the control thread, the HA thread). Wall-clock
+ * times (an event's time_us, STAMP's timestamps) are that clock plus the
+ * offset to CLOCK_REALTIME taken when the clock was set. */
+
+/** TSC → ns multiplier, 32.32 fixed point; set by tsc_calibrate() (0 before). */
+extern uint64_t tsc_ns_mult;
+
+/**
+ * Nanoseconds of the TSC since it started counting: monotonic, no syscall.
+ * 0 until tsc_calibrate() ran.
+ */
+static inline uint64_t tsc_now_ns(void)
+{
+	return (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * tsc_ns_mult) >> 32);
+}
+
+/**
+ * The TSC value at which tsc_now_ns() reaches @p t_ns, rounded down: a
+ * deadline for code that compares rte_rdtsc() with it (the data path).
+ * @param t_ns  a time of tsc_now_ns(), ns
+ */
+uint64_t tsc_cycles_at(uint64_t t_ns);
+
+/**
+ * Unix time of a tsc_now_ns() time, in ns (CLOCK_REALTIME at calibration
+ * plus the TSC's time since: later steps of the system clock do not enter).
+ * @param t_ns  a time of tsc_now_ns(), ns
+ */
+uint64_t tsc_unix_ns(uint64_t t_ns);
+
+/** Unix time of a tsc_now_ns() time, in µs: the `time_us` of every event shown. */
+static inline uint64_t tsc_wall_us(uint64_t t_ns)
+{
+	return tsc_unix_ns(t_ns) / 1000;
+}
 
 #endif

@@ -80,7 +80,7 @@ void neigh_flush_held(struct neigh *n);
  * A feature's claim on an address that is no interface's own: vbrd answers
  * ARP requests (RFC 826) and Neighbor Solicitations (RFC 4861 §7.2.3) for
  * it on an interface while the claim holds, as for its own (the HA pair's
- * service address on its active node, failover/ha.h).
+ * service address on its active node, failover/ha/ha.h).
  */
 struct addr_claim {
 	const char *name; /* the feature, for logs */

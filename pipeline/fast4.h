@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fast path's test of a received IPv4 frame and the queue of
- * decapsulated ones (worker.c, and tunnel_input.c's decapsulation fast
- * path, which inlines them).
+ * The IPv4 fast path: the test of a received IPv4 frame and the queue of
+ * decapsulated ones (inlined by worker.c, decap_input.c and
+ * tunnel_input.c's decapsulation fast path), and the routing of a run of
+ * such packets (fast4.c).
  */
 #ifndef VBRD_FAST4_H
 #define VBRD_FAST4_H
@@ -101,7 +102,7 @@ static inline uint32_t fast4_flow_hash(const struct rte_mbuf *m)
  *
  * @param iface  the tunnel interface it came out of
  * @return       false, with @p m untouched, when it is not such a frame or
- *               the queue is full: worker_input_decapped() takes it
+ *               the queue is full: decap_input() takes it
  */
 static inline bool fast4_decap_queue(struct worker *w, struct rte_mbuf *m, uint16_t iface)
 {
@@ -118,5 +119,26 @@ static inline bool fast4_decap_queue(struct worker *w, struct rte_mbuf *m, uint1
 	w->decap.n = (uint16_t)(n + 1);
 	return true;
 }
+
+struct fwd_state;
+
+/**
+ * Route and send fast packets (each passed fast4_ok()): one FIB lookup
+ * for all, then, for a direct next hop through a gateway whose MAC is
+ * known and within the MTU, the L2 header from the interface's
+ * precomputed bytes, the RFC 1624 TTL update, and the TX buffer; TX
+ * counters are summed per run of packets to the same interface. The rest
+ * goes, in its place in the order, to ip4_forward() (local delivery, ICMP
+ * errors, fragmentation, neighbor resolution) or to a feature's next-hop
+ * kind (nh_kind.h output4_burst) or UDP service (local.h input_fast).
+ *
+ * @param pkts    the packets, @p n of them (<= WORKER_MAX_BURST); all taken
+ * @param dst     each one's IPv4 destination, host order
+ * @param iface   the interface they came in on (when @p ifaces is NULL)
+ * @param ifaces  each packet's tunnel interface when they were
+ *                decapsulated, else NULL
+ */
+void fast4_route(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
+		 const uint32_t *dst, unsigned n, uint16_t iface, const uint16_t *ifaces);
 
 #endif

@@ -486,8 +486,14 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 
 		if (cr->prefix.addr.family != AF_INET)
 			continue; /* IPv6 routes: fwd6_build() */
-		if (cr->target_kind) {
-			value = FIB_NH(cr->target_kind, cr->target);
+		if (cr->target_kind != NULL) {
+			ret = fwd_nh_kind_find(cr->target_kind);
+			if (ret < 0) { /* a route target whose data path is not built in */
+				snprintf(err, errlen, "no next-hop kind '%s' for a route",
+					 cr->target_kind);
+				goto fail;
+			}
+			value = FIB_NH((unsigned)ret, cr->target);
 		} else if (cr->path_group >= 0) {
 			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
 		} else if (cr->nb_nexthops == 1) {

@@ -41,9 +41,10 @@ struct drop_reason;
 #define FIB_KIND_NONE    3u /* no route (the FIB default) */
 #define FIB_KIND_PATHGRP 4u /* index into fwd_state.path_groups */
 #define FIB_KIND_BCAST \
-	5u                   /* a connected subnet's network or broadcast
+	5u /* a connected subnet's network or broadcast
                               * address: never forwarded (RFC 2644) */
-#define FIB_KIND_FGROUP   6u /* index into the failover feature's groups (failover/) */
+/* 6 and 7: features' kinds, handed out by fwd_nh_kind_register() (nh_kind.h) */
+#define FIB_KIND_FEATURE  6u
 #define FIB_NH(kind, idx) ((uint64_t)(kind) << FIB_KIND_SHIFT | (idx))
 #define FIB_NH_KIND(nh)   ((uint32_t)((nh) >> FIB_KIND_SHIFT) & 0x7)
 #define FIB_NH_INDEX(nh)  ((uint32_t)(nh) & ((1u << FIB_KIND_SHIFT) - 1))
@@ -83,7 +84,7 @@ struct fwd_iface {
 
 /**
  * A gate on the transit traffic an interface receives: a feature (the HA
- * pair's standby, failover/ha.h) lets what comes in by the interface be
+ * pair's standby, failover/ha/ha.h) lets what comes in by the interface be
  * forwarded only while the gate is open. What is for vbrd itself (ARP,
  * ND, own addresses: BFD, STAMP, ICMP) passes either way. The workers
  * compare their TSC with @c open_until_tsc, so a gate closes at its

@@ -9,6 +9,7 @@
 
 #include "pipeline/fwd6.h"
 #include "pipeline/mem.h"
+#include "pipeline/nh_kind.h"
 #include "pipeline/parse6.h"
 
 /* RFC 4291 App. A: fe80::/64 + MAC with the universal/local bit flipped and ff:fe inserted. */
@@ -175,8 +176,14 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 
 		if (cr->prefix.addr.family != AF_INET6)
 			continue;
-		if (cr->target_kind) {
-			value = FIB_NH(cr->target_kind, cr->target);
+		if (cr->target_kind != NULL) {
+			ret = fwd_nh_kind_find(cr->target_kind);
+			if (ret < 0) { /* a route target whose data path is not built in */
+				snprintf(err, errlen, "no next-hop kind '%s' for a route",
+					 cr->target_kind);
+				return ret;
+			}
+			value = FIB_NH((unsigned)ret, cr->target);
 		} else if (cr->path_group >= 0) {
 			value = FIB_NH(FIB_KIND_PATHGRP, (uint32_t)cr->path_group);
 		} else if (cr->nb_nexthops == 1) {

@@ -86,13 +86,37 @@ int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_servi
 
 const struct fwd_nh_kind *fwd_nh_kinds[FIB_KIND_MAX];
 
-void fwd_nh_kind_register(unsigned kind, const struct fwd_nh_kind *k)
+void fwd_nh_kind_set(unsigned kind, const struct fwd_nh_kind *k)
 {
-	if (kind >= FIB_KIND_MAX || kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP ||
-	    kind == FIB_KIND_LOCAL || kind == FIB_KIND_NONE || kind == FIB_KIND_BCAST ||
-	    fwd_nh_kinds[kind] != NULL) {
-		fprintf(stderr, "vbrd: next-hop kind %u for %s: taken\n", kind, k->name);
+	if (kind != FIB_KIND_PATHGRP || fwd_nh_kinds[kind] != NULL) {
+		fprintf(stderr, "vbrd: next-hop kind %u for %s: not the pipeline's or taken\n",
+			kind, k->name);
 		abort();
 	}
 	fwd_nh_kinds[kind] = k;
+}
+
+unsigned fwd_nh_kind_register(const struct fwd_nh_kind *k)
+{
+	if (fwd_nh_kind_find(k->name) >= 0) {
+		fprintf(stderr, "vbrd: next-hop kind %s registered twice\n", k->name);
+		abort();
+	}
+	for (unsigned kind = FIB_KIND_FEATURE; kind < FIB_KIND_MAX; kind++) {
+		if (fwd_nh_kinds[kind] == NULL) {
+			fwd_nh_kinds[kind] = k;
+			return kind;
+		}
+	}
+	fprintf(stderr, "vbrd: no FIB kind left for %s (FIB_KIND_MAX %u)\n", k->name, FIB_KIND_MAX);
+	abort();
+}
+
+int fwd_nh_kind_find(const char *name)
+{
+	for (unsigned kind = 0; kind < FIB_KIND_MAX; kind++)
+		if (fwd_nh_kinds[kind] != NULL && (fwd_nh_kinds[kind]->name == name ||
+						   strcmp(fwd_nh_kinds[kind]->name, name) == 0))
+			return (int)kind;
+	return -ENOENT;
 }

@@ -2,9 +2,12 @@
 /*
  * Next-hop kinds that features own. A FIB entry's value carries a kind
  * (fwd.h FIB_KIND_*): direct and ECMP next hops, local and broadcast
- * addresses are the core's; a route to a path group (the tunnel feature)
- * or, later, a failover group resolves through the feature that registered
- * its kind, so IPv4 and IPv6 forwarding never name the feature.
+ * addresses are the core's; a route to a path group (pipeline/tunnel) or
+ * a failover group (failover/bfd) resolves through the handler of its
+ * kind, so IPv4 and IPv6 forwarding never name the feature. A feature
+ * gets its kind's number from fwd_nh_kind_register(); a route names it
+ * through the route target of the same name (core/config.h
+ * route_target_register()).
  */
 #ifndef VBRD_NH_KIND_H
 #define VBRD_NH_KIND_H
@@ -21,7 +24,7 @@
 
 /** How packets routed to a next hop of this kind leave (data path). */
 struct fwd_nh_kind {
-	const char *name; /* "path_group" */
+	const char *name; /* "path_group": for a feature's kind, its route target's key too */
 	/**
 	 * An IPv4 packet whose TTL is checked (not yet decremented) and whose
 	 * route gave this kind with index @p idx; the handler owns @p m.
@@ -72,9 +75,20 @@ struct fwd_nh_kind {
 extern const struct fwd_nh_kind *fwd_nh_kinds[FIB_KIND_MAX];
 
 /**
- * Give FIB kind @p kind to a feature (from a constructor). Aborts when the
- * kind is the core's (NEXTHOP, ECMP, LOCAL, NONE, BCAST) or taken.
+ * Give a feature a FIB kind of its own (from a constructor).
+ * @return the kind's number (FIB_KIND_FEATURE..FIB_KIND_MAX-1), for its
+ *         FIB_NH() values. Aborts when every kind is taken or the name is
+ *         a registered kind's (programming errors).
  */
-void fwd_nh_kind_register(unsigned kind, const struct fwd_nh_kind *k);
+unsigned fwd_nh_kind_register(const struct fwd_nh_kind *k);
+
+/** Set the handler of the pipeline's own kind @p kind (FIB_KIND_PATHGRP). Aborts when taken. */
+void fwd_nh_kind_set(unsigned kind, const struct fwd_nh_kind *k);
+
+/**
+ * The kind registered as @p name (a route's target key, core/config.h).
+ * @return its number, or -ENOENT
+ */
+int fwd_nh_kind_find(const char *name);
 
 #endif

@@ -5,6 +5,7 @@
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
 
+#include "core/be.h"
 #include "pipeline/parse.h"
 
 DROP_REASON(drop_truncated, "parse", "truncated", "frame ends inside a header");
@@ -24,23 +25,13 @@ const uint8_t ipv4_martian_octet[256] = {
 	[224 ... 255] = 1,
 };
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, const struct drop_reason **why)
 {
 	if (len < 14) {
 		*why = &drop_truncated;
 		return false;
 	}
-	out->ethertype = rd16(p + 12);
+	out->ethertype = be16_get(p + 12);
 	out->vlan = 0;
 	out->l2_len = 14;
 	if (out->ethertype == ETHERTYPE_VLAN) {
@@ -48,8 +39,8 @@ bool parse_l2(const uint8_t *p, uint32_t len, struct pkt_l2 *out, const struct d
 			*why = &drop_truncated;
 			return false;
 		}
-		out->vlan = rd16(p + 14) & 0x0fff;
-		out->ethertype = rd16(p + 16);
+		out->vlan = be16_get(p + 14) & 0x0fff;
+		out->ethertype = be16_get(p + 16);
 		out->l2_len = 18;
 	}
 	return true;
@@ -75,7 +66,7 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
 		*why = &drop_truncated;
 		return false;
 	}
-	uint16_t total = rd16(p + 2);
+	uint16_t total = be16_get(p + 2);
 	if (total < hlen || total > len) {
 		*why = &drop_bad_length;
 		return false;
@@ -84,7 +75,7 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
 		*why = &drop_bad_checksum;
 		return false;
 	}
-	uint16_t frag = rd16(p + 6);
+	uint16_t frag = be16_get(p + 6);
 	/* RFC 791 §3.2: a datagram holds at most 65535 bytes, so no fragment
 	 * may end past that; one that does cannot be reassembled, and
 	 * re-fragmenting it would wrap the 13-bit offset into the flags. */
@@ -96,15 +87,15 @@ bool parse_ipv4(const uint8_t *p, uint32_t len, bool csum_ok, struct pkt_ipv4 *o
 	out->total_len = total;
 	out->ttl = p[8];
 	out->proto = p[9];
-	out->src = rd32(p + 12);
-	out->dst = rd32(p + 16);
+	out->src = be32_get(p + 12);
+	out->dst = be32_get(p + 16);
 	out->df = (frag & 0x4000) != 0;
 	out->fragment = (frag & 0x3fff) != 0;
 	out->sport = out->dport = 0;
 	if ((frag & 0x1fff) == 0 && (out->proto == IPPROTO_UDP || out->proto == IPPROTO_TCP) &&
 	    total >= hlen + 4) {
-		out->sport = rd16(p + hlen);
-		out->dport = rd16(p + hlen + 2);
+		out->sport = be16_get(p + hlen);
+		out->dport = be16_get(p + hlen + 2);
 	}
 	return true;
 }

@@ -5,6 +5,7 @@
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
 
+#include "core/be.h"
 #include "pipeline/parse6.h"
 
 /* Extension headers parse_ipv6() walks over (RFC 8200 §4.1). */
@@ -13,11 +14,6 @@
 #define EXT_FRAGMENT   44
 #define EXT_DEST_OPTS  60
 #define EXT_MAX        8 /* headers walked before giving up */
-
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 		const struct drop_reason **why)
@@ -30,7 +26,7 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 		*why = &drop_bad_version;
 		return false;
 	}
-	uint16_t plen = rd16(p + 4);
+	uint16_t plen = be16_get(p + 4);
 	if (plen == 0 && p[6] == EXT_HOP_BY_HOP) {
 		*why = &drop_bad_length; /* RFC 2675 jumbogram: not on our links */
 		return false;
@@ -40,7 +36,7 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 		return false;
 	}
 	out->payload_len = plen;
-	out->flow_label = ((uint32_t)(p[1] & 0x0f) << 16) | rd16(p + 2);
+	out->flow_label = ((uint32_t)(p[1] & 0x0f) << 16) | be16_get(p + 2);
 	out->hop_limit = p[7];
 	memcpy(out->src, p + 8, 16);
 	memcpy(out->dst, p + 24, 16);
@@ -62,7 +58,7 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 		if (nh == EXT_FRAGMENT) {
 			out->fragment = true;
 			/* offset in the high 13 bits of bytes 2..3 (RFC 8200 §4.5) */
-			later_fragment = (rd16(p + off + 2) & 0xfff8) != 0;
+			later_fragment = (be16_get(p + off + 2) & 0xfff8) != 0;
 			hlen = 8;
 		} else {
 			hlen = 8 + 8u * p[off + 1];
@@ -77,8 +73,8 @@ bool parse_ipv6(const uint8_t *p, uint32_t len, struct pkt_ipv6 *out,
 	out->proto = nh;
 	out->l4_off = (uint16_t)off;
 	if (!later_fragment && (nh == IPPROTO_UDP || nh == IPPROTO_TCP) && off + 4 <= end) {
-		out->sport = rd16(p + off);
-		out->dport = rd16(p + off + 2);
+		out->sport = be16_get(p + off);
+		out->dport = be16_get(p + off + 2);
 	}
 	return true;
 }

@@ -142,17 +142,16 @@ static void load_next_hops(struct cfg_reader *ld, struct cfg_route *r, const str
 #define ROUTE_TARGETS_MAX 4
 static struct route_target {
 	const char *key;
-	unsigned fib_kind;
 	int (*resolve)(const struct vbrd_config *cfg, const char *name);
 } targets[ROUTE_TARGETS_MAX];
 static unsigned nb_targets;
 
-void route_target_register(const char *key, unsigned fib_kind,
+void route_target_register(const char *key,
 			   int (*resolve)(const struct vbrd_config *cfg, const char *name))
 {
 	if (nb_targets == ROUTE_TARGETS_MAX)
 		abort();
-	targets[nb_targets++] = (struct route_target){ key, fib_kind, resolve };
+	targets[nb_targets++] = (struct route_target){ key, resolve };
 }
 
 /* A feature's target named in route @p s: resolved into r, or reported. */
@@ -180,7 +179,7 @@ static bool load_target(struct cfg_reader *ld, const config_setting_t *s, struct
 			cfg_err(ld, t, "unknown %s '%s'", targets[i].key, v);
 			return true;
 		}
-		r->target_kind = targets[i].fib_kind;
+		r->target_kind = targets[i].key;
 		r->target = (uint32_t)idx;
 		return true;
 	}

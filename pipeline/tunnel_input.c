@@ -10,6 +10,8 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+#include "core/be.h"
+#include "pipeline/decap_input.h"
 #include "pipeline/fast4.h"
 #include "pipeline/parse.h"
 #include "pipeline/local.h"
@@ -42,16 +44,6 @@ DROP_REASON(drop_tunnel_inner_vlan, "tunnel", "tunnel_inner_vlan",
 #define ECN_MASK    0x03
 #define ECN_NOT_ECT 0x00
 #define ECN_CE      0x03
-
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static bool remote_matches(const struct fwd_tunnel *t, int family, const void *src)
 {
@@ -134,7 +126,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	}
 	/* RFC 768: the datagram is as long as its length field says; what
 	 * follows it in the IP payload is not part of it (nor of the checksum). */
-	uint16_t udp_len = rd16(udp + 4);
+	uint16_t udp_len = be16_get(udp + 4);
 	if (udp_len < 8 + 8 + TUNNEL_INNER_L2 || udp_len > l4_len) {
 		worker_drop(w, m, &drop_tunnel_truncated);
 		return true;
@@ -142,7 +134,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	l4_len = udp_len;
 	/* A checksum that is there is checked before anything it covers is
 	 * trusted; a zero one (none) is decided once the tunnel is known. */
-	uint16_t csum = rd16(udp + 6);
+	uint16_t csum = be16_get(udp + 6);
 	if (csum != 0 && unlikely(!udp_checksum_ok(family, src, dst, udp, l4_len))) {
 		worker_drop(w, m, &drop_tunnel_bad_checksum);
 		return true;
@@ -154,7 +146,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		}
 	} else {
 		/* RFC 8926 §3.4: version 0; O (control) packets are not data */
-		if ((th[0] >> 6) != 0 || (th[1] & 0x80) || rd16(th + 2) != 0x6558) {
+		if ((th[0] >> 6) != 0 || (th[1] & 0x80) || be16_get(th + 2) != 0x6558) {
 			worker_drop(w, m, &drop_tunnel_bad_header);
 			return true;
 		}
@@ -171,7 +163,7 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 			return true;
 		}
 	}
-	uint32_t vni = rd32(th + 4) >> 8;
+	uint32_t vni = be32_get(th + 4) >> 8;
 
 	const struct fwd_tunnel *t = NULL;
 	bool known_remote = false;
@@ -201,12 +193,13 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	uint8_t *inner_eth = udp + 8 + hdr_len;
 	/* RFC 7348 §6.1: a decapsulated frame with an inner VLAN tag SHOULD be
 	 * discarded; vbrd maps no VLAN inside a tunnel */
-	if (rd16(inner_eth + 12) == ETHERTYPE_VLAN) {
+	if (be16_get(inner_eth + 12) == ETHERTYPE_VLAN) {
 		worker_drop(w, m, &drop_tunnel_inner_vlan);
 		return true;
 	}
 	uint32_t inner_avail = l4_len - 8 - hdr_len - TUNNEL_INNER_L2;
-	if (!ecn_decap(inner_eth + TUNNEL_INNER_L2, inner_avail, rd16(inner_eth + 12), outer_ecn)) {
+	if (!ecn_decap(inner_eth + TUNNEL_INNER_L2, inner_avail, be16_get(inner_eth + 12),
+		       outer_ecn)) {
 		worker_drop(w, m, &drop_ecn_not_ect);
 		return true;
 	}
@@ -216,9 +209,9 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		worker_drop(w, m, &drop_bad_length);
 		return true;
 	}
-	pkt_meta(m)->outer_sport = rd16(udp);
+	pkt_meta(m)->outer_sport = be16_get(udp);
 	rte_pktmbuf_adj(m, (uint16_t)strip);
-	worker_input_decapped(w, st, m, t->iface);
+	decap_input(w, st, m, t->iface);
 	return true;
 }
 
@@ -270,12 +263,12 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 
 		/* each packet is UDP: the caller tested only the first of the run */
 		if (ip[9] != IPPROTO_UDP || l4_len < 8 + 8 + TUNNEL_INNER_L2 ||
-		    rd16(udp + 4) != l4_len || rd16(udp + 6) != 0 || !(th[0] & 0x08) ||
-		    (ip[1] & ECN_MASK) == ECN_CE || rd16(th + 8 + 12) == ETHERTYPE_VLAN)
+		    be16_get(udp + 4) != l4_len || be16_get(udp + 6) != 0 || !(th[0] & 0x08) ||
+		    (ip[1] & ECN_MASK) == ECN_CE || be16_get(th + 8 + 12) == ETHERTYPE_VLAN)
 			break;
 
-		uint16_t dport = rd16(udp + 2);
-		uint32_t src = rd32(ip + 12), vni = rd32(th + 4) >> 8;
+		uint16_t dport = be16_get(udp + 2);
+		uint32_t src = be32_get(ip + 12), vni = be32_get(th + 4) >> 8;
 		if (t == NULL || src != t_src || vni != t_vni || dport != t_port) {
 			if (t != NULL)
 				tunnel_rx_count(w, st, t, &rx_pkts, &rx_bytes);
@@ -295,14 +288,14 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 			t_vni = vni;
 			t_port = dport;
 		}
-		pkt_meta(m)->outer_sport = rd16(udp);
+		pkt_meta(m)->outer_sport = be16_get(udp);
 		rte_pktmbuf_adj(m, 34 + 8 + 8);
 		uint32_t rx_len = m->pkt_len; /* the inner frame as received */
 		if (fast4_decap_queue(w, m, t->iface)) {
 			rx_pkts++;
 			rx_bytes += rx_len;
 		} else {
-			worker_input_decapped(w, st, m, t->iface); /* counts it */
+			decap_input(w, st, m, t->iface); /* counts it */
 		}
 	}
 	if (t != NULL)

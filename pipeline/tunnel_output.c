@@ -341,5 +341,5 @@ static const struct fwd_nh_kind path_group_kind = {
 
 __attribute__((constructor)) static void path_group_kind_register(void)
 {
-	fwd_nh_kind_register(FIB_KIND_PATHGRP, &path_group_kind);
+	fwd_nh_kind_set(FIB_KIND_PATHGRP, &path_group_kind);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* `vbrctl show tunnels`, `show paths`, `path set` (module "tunnel"). */
+/* `vbrctl show tunnels`, `show paths`, `path set` (module "tunnel"); path
+ * selection's view of the groups is `show pathsel` (failover/pathsel/). */
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -11,20 +12,7 @@
 #include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/tunnel.h"
-#include "pipeline/tunnel_show.h"
 #include "pipeline/worker.h"
-
-static const struct tunnel_show_ext *exts[4];
-static unsigned nb_exts;
-
-void tunnel_show_extend(const struct tunnel_show_ext *e)
-{
-	if (nb_exts == RTE_DIM(exts)) {
-		fprintf(stderr, "vbrd: too many show paths extensions\n");
-		abort();
-	}
-	exts[nb_exts++] = e;
-}
 
 static int show_paths(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
@@ -53,17 +41,11 @@ static int show_paths(int argc, const char *const *argv, json_t **data, char *er
 				(int)p->cost, "inner_mtu", p->inner_mtu, "line_tx_packets",
 				(json_int_t)s.iface[line->slot].tx_packets);
 			json_object_set_new(po, "planes", json_integer(p->nb_planes));
-			for (unsigned e = 0; e < nb_exts; e++)
-				if (exts[e]->path != NULL)
-					exts[e]->path(st, g, k, po);
 			json_array_append_new(paths, po);
 		}
 		json_t *go = json_pack("{s:s, s:s, s:I}", "name", pg->name, "active",
 				       active ? active->name : "", "switches",
 				       (json_int_t)pg->switches);
-		for (unsigned e = 0; e < nb_exts; e++)
-			if (exts[e]->group != NULL)
-				exts[e]->group(st, g, go);
 		json_object_set_new(go, "paths", paths);
 		json_array_append_new(groups, go);
 	}

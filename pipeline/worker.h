@@ -145,11 +145,4 @@ unsigned worker_stop_all(void);
 
 #define WORKER_STOP_POKE_MS 10 /* ms between SIGUSR1s to workers not yet returned */
 
-/**
- * Input of a frame that came out of tunnel interface @p iface: starts at
- * the inner Ethernet header, is validated and routed like a received one.
- */
-void worker_input_decapped(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
-			   uint16_t iface);
-
 #endif

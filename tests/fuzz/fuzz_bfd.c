@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: BFD, the protocol (failover/bfd_proto.c). Arbitrary
+ * libFuzzer target: BFD, the protocol (failover/bfd/bfd_proto.c). Arbitrary
  * bytes become one session's configuration and then a script of events on
  * simulated time: received packets (through bfd_decode then
  * bfd_session_rx, as the worker calls them), timer runs, built packets,
@@ -34,7 +34,7 @@
 
 #include <nettle/sha1.h>
 
-#include "failover/bfd_proto.h"
+#include "failover/bfd/bfd_proto.h"
 
 #define CHECK(c)                                                                                  \
 	do {                                                                                      \

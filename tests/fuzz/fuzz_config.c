@@ -34,12 +34,10 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "failover/failover_config.h"
-#include "failover/ha_config.h"
-#include "failover/pathsel_config.h"
+#include "failover/bfd/bfd_config.h"
+#include "failover/ha/ha_config.h"
+#include "failover/pathsel/pathsel_config.h"
 #include "qos/qos_config.h"
-
-#define FIB_KIND_FGROUP 6u /* pipeline/fwd.h (which needs DPDK) */
 
 /* A broken invariant: say which, then abort so libFuzzer keeps the input. */
 #define CHECK(c)                                                                                  \
@@ -157,11 +155,11 @@ static void check_qos(const struct vbrd_config *c)
 
 static void check_failover(const struct vbrd_config *c)
 {
-	const struct failover_config *fo = failover_config_get(c);
+	const struct bfd_config *fo = bfd_config_get(c);
 
 	CHECK(fo != NULL);
-	CHECK(fo->nb_sessions >= 0 && fo->nb_sessions <= FO_MAX_SESSIONS);
-	CHECK(fo->nb_groups >= 0 && fo->nb_groups <= FO_MAX_GROUPS);
+	CHECK(fo->nb_sessions >= 0 && fo->nb_sessions <= BFD_MAX_SESSIONS);
+	CHECK(fo->nb_groups >= 0 && fo->nb_groups <= FGROUP_MAX);
 	for (int i = 0; i < fo->nb_sessions; i++) {
 		const struct cfg_bfd_session *b = &fo->sessions[i];
 
@@ -216,11 +214,11 @@ static void check_pathsel(const struct vbrd_config *c)
 	const struct qos_config *q = qos_config_get(c);
 
 	CHECK(ps != NULL);
-	CHECK(ps->reflector <= PS_REFLECT_OFF);
-	CHECK(ps->nb_groups >= 0 && ps->nb_groups <= PS_MAX_GROUPS);
+	CHECK(ps->reflector <= PATHSEL_REFLECT_OFF);
+	CHECK(ps->nb_groups >= 0 && ps->nb_groups <= PATHSEL_MAX_GROUPS);
 	CHECK(ps->present || ps->nb_groups == 0);
-	for (int t = 0; t < PS_TIERS; t++) {
-		CHECK(ps->tiers[t].objective <= PS_OBJ_COST);
+	for (int t = 0; t < PATHSEL_TIERS; t++) {
+		CHECK(ps->tiers[t].objective <= PATHSEL_OBJ_COST);
 		CHECK(ps->tiers[t].max_loss_ppm <= 1000000);
 		CHECK(ps->tiers[t].latency_weight >= 0 && ps->tiers[t].jitter_weight >= 0 &&
 		      ps->tiers[t].loss_weight >= 0 && ps->tiers[t].cost_weight >= 0);
@@ -231,7 +229,7 @@ static void check_pathsel(const struct vbrd_config *c)
 		CHECK(g->pg_index >= 0 && g->pg_index < c->nb_path_groups);
 		CHECK(pathsel_config_group(c, g->pg_index) == g);
 		CHECK(g->interval_us >= 1000 && g->interval_us <= 1000000);
-		CHECK(g->window >= 10 && g->window <= PS_MAX_WINDOW);
+		CHECK(g->window >= 10 && g->window <= PATHSEL_MAX_WINDOW);
 		CHECK(g->lost_down >= 1 && g->lost_down <= 255);
 		CHECK(g->margin_ppm <= 1000000);
 		CHECK(g->margin_min_us <= 60000000 && g->hold_us <= 60000000);
@@ -247,7 +245,7 @@ static void check_pathsel(const struct vbrd_config *c)
 			      pp->path_index < c->path_groups[g->pg_index].nb_paths);
 			CHECK(pathsel_config_path(g, pp->path_index) == pp);
 			CHECK(pp->bfd_index >= -1 &&
-			      pp->bfd_index < failover_config_get(c)->nb_sessions);
+			      pp->bfd_index < bfd_config_get(c)->nb_sessions);
 		}
 	}
 	for (int i = 0; i < c->nb_path_groups; i++)
@@ -289,10 +287,10 @@ static void check_ha(const struct vbrd_config *c)
 	CHECK(h->has_v4 || h->has_v6);
 	CHECK(h->announce >= 1 && h->announce <= 10);
 	CHECK(h->announce_interval_ms >= 1 && h->announce_interval_ms <= 1000);
-	CHECK(!h->partner_bfd[0] || failover_session_index(c, h->partner_bfd) >= 0);
+	CHECK(!h->partner_bfd[0] || bfd_session_index(c, h->partner_bfd) >= 0);
 	CHECK(h->nb_fgroups <= HA_MAX_SHARED && h->nb_pgroups <= HA_MAX_SHARED);
 	for (unsigned i = 0; i < h->nb_fgroups; i++)
-		CHECK(failover_group_index(c, h->fgroups[i]) >= 0);
+		CHECK(fgroup_index(c, h->fgroups[i]) >= 0);
 	for (unsigned i = 0; i < h->nb_pgroups; i++)
 		CHECK(config_path_group_index(c, h->pgroups[i]) >= 0);
 	CHECK(h->publish_ms >= 10 && h->publish_ms < h->state_ttl_ms && h->state_ttl_ms <= 600000);
@@ -331,9 +329,10 @@ static void check_config(const struct vbrd_config *c)
 		check_prefix(&rt->prefix);
 		if (rt->prefix.addr.family == AF_INET && rt->prefix.len < 32)
 			CHECK((rt->prefix.addr.v4 & (0xffffffffu >> rt->prefix.len)) == 0);
-		if (rt->target_kind != 0) { /* a feature's next hop: a failover group */
-			CHECK(rt->target_kind == FIB_KIND_FGROUP && rt->nb_nexthops == 0);
-			CHECK(rt->target < (uint32_t)failover_config_get(c)->nb_groups);
+		if (rt->target_kind != NULL) { /* a feature's next hop: a failover group */
+			CHECK(strcmp(rt->target_kind, "failover_group") == 0 &&
+			      rt->nb_nexthops == 0);
+			CHECK(rt->target < (uint32_t)bfd_config_get(c)->nb_groups);
 		} else if (rt->path_group >= 0)
 			CHECK(rt->nb_nexthops == 0 && rt->path_group < c->nb_path_groups);
 		else

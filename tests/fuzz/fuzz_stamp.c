@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: STAMP (failover/stamp_proto.c, RFC 8762). Arbitrary
+ * libFuzzer target: STAMP (failover/pathsel/stamp_proto.c, RFC 8762). Arbitrary
  * bytes become a reflector's inputs and a test packet, which goes through
  * stamp_test_decode, stamp_reflect (stateless and stateful, unauthenticated
  * and authenticated) and stamp_reply_decode; the same bytes also drive the
@@ -39,7 +39,7 @@
 
 #include <nettle/hmac.h>
 
-#include "failover/stamp_proto.h"
+#include "failover/pathsel/stamp_proto.h"
 
 #define CHECK(c)                                                                                  \
 	do {                                                                                      \

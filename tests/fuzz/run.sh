@@ -60,16 +60,16 @@ build() { # TARGET
 		"$CC" "${cflags[@]}" $(pkg-config --cflags libdpdk) \
 			"$here/fuzz_qos_classify.c" -o "$out/fuzz_qos_classify" ;;
 	bfd)
-		# failover/bfd_proto.c: plain C, SHA1 from libnettle.
+		# failover/bfd/bfd_proto.c: plain C, SHA1 from libnettle.
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" $(pkg-config --cflags nettle) \
-			"$here/fuzz_bfd.c" "$src/failover/bfd_proto.c" -o "$out/fuzz_bfd" \
+			"$here/fuzz_bfd.c" "$src/failover/bfd/bfd_proto.c" -o "$out/fuzz_bfd" \
 			$(pkg-config --libs nettle) ;;
 	stamp)
-		# failover/stamp_proto.c: plain C, HMAC-SHA-256 from libnettle.
+		# failover/pathsel/stamp_proto.c: plain C, HMAC-SHA-256 from libnettle.
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" $(pkg-config --cflags nettle) \
-			"$here/fuzz_stamp.c" "$src/failover/stamp_proto.c" -o "$out/fuzz_stamp" \
+			"$here/fuzz_stamp.c" "$src/failover/pathsel/stamp_proto.c" -o "$out/fuzz_stamp" \
 			$(pkg-config --libs nettle) -lm ;;
 	esac
 }

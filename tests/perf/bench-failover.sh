@@ -43,7 +43,7 @@
 #
 # onset: the wall clock just before the fault's impair (nft) command, so
 # the command's own latency (CTL_MS, a few ms) is in the figure; the
-# switch: the event's time_us in `vbrctl show paths history` (vbrd's clock
+# switch: the event's time_us in `vbrctl show pathsel history` (vbrd's clock
 # at the decision that moved the tier).
 #
 # HA pair scenarios (tests/perf/bench_ha.tcl, harness/ha_lab.tcl: nodes a

@@ -324,7 +324,7 @@ path_groups = (
 		# vxlan-encap-ps-64: the encap scenario's tunnel, but its group
 		# "region" has 3 paths x 4 planes on "out" (distinct outer
 		# source ports: planes 0-3, 4-7, 8-11), probed every 10 ms by
-		# path selection, with load spreading (encap-ps: ps_choose per
+		# path selection, with load spreading (encap-ps: pathsel_choose per
 		# packet, off the fast path) or without it (encap-psprobe: the
 		# group stays on the fast path, only the probing costs). No
 		# remote answers on net_null: every plane goes hard down.
@@ -364,7 +364,7 @@ path_groups = ($([ "$kind" != encap-psloop ] || echo "
       { name = \"p2\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 20; tier = \"silver\"; plane = 4; planes = 4; },
       { name = \"p3\"; tunnel = \"to-region\"; interface = \"$pline\"; via = \"10.$([ $pline = out ] && echo 1 || echo 2).0.2\"; cost = 10; tier = \"bronze\"; plane = 8; planes = 4; } ); }
 );
-path_selection = {
+pathsel = {
   groups = ( { path_group = \"$pg\"; interval = $PS_INTERVAL; spread = $spread; } );
 };" ;;
 	decap)
@@ -515,14 +515,13 @@ PY
 	# vxlan-encap-ps-64: what path selection made of the probes
 	if [ "${kind#encap-ps}" != "$kind" ]; then
 		# shellcheck disable=SC2015
-		"$VBRCTL" -s "$sock" -j show paths >"$TMP/paths.json" 2>/dev/null &&
+		"$VBRCTL" -s "$sock" -j show pathsel >"$TMP/paths.json" 2>/dev/null &&
 		$PYTHON - "$TMP/paths.json" <<'PY' >&2 || true
 import json, sys
 for g in json.load(open(sys.argv[1]))["path_groups"]:
-    if g.get("selection"):
-        print("bench:   vbrd  path selection %s: healthy planes %s, gold %s, %d decisions"
-              % (g["name"], " ".join("%s:%d" % (p["name"], p["healthy_planes"]) for p in g["paths"]),
-                 g["gold"] or "-", g["decisions"]))
+    print("bench:   vbrd  path selection %s: healthy planes %s, gold %s, %d decisions"
+          % (g["name"], " ".join("%s:%d" % (p["name"], p["healthy_planes"]) for p in g["paths"]),
+             g["gold"] or "-", g["decisions"]))
 PY
 	fi
 	stop_child TERM
@@ -776,7 +775,7 @@ for scen in $SCENARIOS; do
 		# a figure of dropped packets is no forwarding cost: say so on its line
 		[ -z "$vdrops" ] || RESULTS+=("bench: $scen: NOT A FORWARDING FIGURE: vbrd with spreading $vdrops")
 		RESULTS+=("$(awk -v s="$scen" -v vc="$vcy" -v lc="$lcy" -v pp="$prp" -v pc="$prcy" -v op="$lop" -v oc="$locy" -v dropped="$vdrops" 'BEGIN {
-			printf "bench: %s where it goes: probing only (spread = false, fast path, probes unanswered) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); probing with answers (the probed group carries no data) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); per-packet chooser (ps_choose + spread_pick, off the fast path) ",
+			printf "bench: %s where it goes: probing only (spread = false, fast path, probes unanswered) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); probing with answers (the probed group carries no data) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); per-packet chooser (pathsel_choose + spread_pick, off the fast path) ",
 				s, pp / 1e6, lc / pc, pc - lc, op / 1e6, lc / oc, oc - lc
 			if (dropped != "") print "not measured (the drops above)"; else printf "%+.0f cycles/pkt\n", vc - pc }')")
 		RESULTS+=("bench: $scen: probes every $PS_INTERVAL ms on 3 paths x 4 planes; on net_null nobody answers them, so in the first and the probing-only setups every plane is hard down and no path is usable; the answered probes run over a net_ring loop where vbrd is its own reflector (the data on a plain group)") ;;

@@ -5,7 +5,7 @@
 #
 # The lab is harness/ha_lab.tcl's: nodes a and b on one LAN sharing a lease
 # in one redis-server, h1 sending through the active to h2, with the ha
-# section's defaults (failover/ha_config.c: lease 100 ms, renew 20, guard
+# section's defaults (failover/ha/ha_config.c: lease 100 ms, renew 20, guard
 # 10, retry 10, Redis timeout 50, announce 3 x 20 ms). Every scenario runs
 # in the same block, one after the other; BENCH_HA_ROUNDS (20) takeovers
 # each:

@@ -9,7 +9,7 @@
 # planes per path, path selection on both sides with the default probe
 # settings (interval 10 ms, window 100, lost_down 3, margin 10 % / 2 ms,
 # hold 100 ms, plane_max_loss 1 %; gold tier: lowest latency, max_loss 1 %;
-# failover/pathsel_config.h). Every scenario runs in the same pair of vbrds,
+# failover/pathsel/pathsel_config.h). Every scenario runs in the same pair of vbrds,
 # one after the other; the edge's group "region" is measured.
 #
 # Scenarios (the fault, always on the line of the edge's gold path):
@@ -22,14 +22,14 @@
 # Each fault: wait until the edge's group has settled (below), read gold's
 # path, note the wall clock in µs (before the impair/nft command: the
 # command's own latency is in the figure, and logged as CTL_MS), apply the
-# fault, poll `show paths history region` until the event comes (at most
+# fault, poll `show pathsel history region` until the event comes (at most
 # BENCH_PS_WAIT_MS, 3000), then for ps-plane hold the fault 300 ms more and
 # check that no gold switch left the path; heal (ps_heal / ps_undrop_plane).
 # The figure is the event's time_us (vbrd's clock at the decision) minus
 # the onset. Settled means, on every path of the edge's group: all planes
 # healthy, at least 90 % of a full window judged, the window's loss at most
 # BENCH_PS_SETTLE_LOSS % (0.5) and its RTT p99 below 20 ms, i.e. the window
-# holds no probe of the previous fault (a condition on `show paths`, no
+# holds no probe of the previous fault (a condition on `show pathsel`, no
 # fixed sleep; the probes of a fault leave the window one window, 1 s,
 # after the heal). A fault that does not settle in 15 s is void
 # (not_ready).
@@ -70,7 +70,7 @@ foreach s $scens {
 set ::bps(planes) 4
 set ::bps(window) 100
 
-# The edge's group "region" as `show paths` has it.
+# The edge's group "region" as `show pathsel` has it.
 proc bps_group {} { return [lindex [dict get [ps_paths edge] path_groups] 0] }
 
 # "" when the edge's group has settled, else what is not yet.
@@ -106,7 +106,7 @@ proc bps_wait_settled {ms} {
 # The edge's history events of the group since T0_US (wall clock, µs).
 proc bps_events {t0_us} {
     set evs {}
-    foreach e [dict get [twosite_vbrctl edge show paths history region] events] {
+    foreach e [dict get [twosite_vbrctl edge show pathsel history region] events] {
         if {[dict get $e time_us] >= $t0_us} { lappend evs $e }
     }
     return $evs

@@ -1,4 +1,4 @@
-# The HA pair (failover/ha_config.h, ha_role.h): two vbrd nodes, a and b,
+# The HA pair (failover/ha/ha_config.h, ha_role.h): two vbrd nodes, a and b,
 # on one LAN (harness/ha_lab.tcl), the active one holding a lease in Redis
 # and answering for the service address 10.10.0.1 / 2001:db8:10::1.
 # What is measured is what h1 sees: who answers ARP and Neighbor

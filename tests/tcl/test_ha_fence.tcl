@@ -1,4 +1,4 @@
-# Fencing of the HA pair (failover/ha_role.h): an active node that can no
+# Fencing of the HA pair (failover/ha/ha_role.h): an active node that can no
 # longer renew its lease, because it is cut off from Redis or frozen, must
 # stop acting for the service address before the other node may start.
 # harness/ha_lab.tcl; lease 300 ms, renew 50, guard 30, retry 10.

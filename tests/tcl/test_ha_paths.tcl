@@ -1,5 +1,5 @@
-# The HA pair's shared path choices (failover/ha_config.h `share.path_groups`,
-# ha_module.c adopt_shared, ps.h ps_adopt): at takeover the new active
+# The HA pair's shared path choices (failover/ha/ha_config.h `share.path_groups`,
+# ha_module.c adopt_shared, pathsel.h pathsel_adopt): at takeover the new active
 # takes the old active's last per-tier path choice of each shared path
 # group from Redis (vbrd:PAIR:shared) and applies it in the BFD worker's
 # next turn, as a switch with reason ha_adopt, instead of choosing again
@@ -24,7 +24,7 @@
 #
 # Why a scapy reflector and not a Linux VXLAN device (as
 # test_vxlan_interop.tcl): vbrd's probes are addressed to the tunnel's
-# remote itself (inner destination = outer remote, ps_worker.c
+# remote itself (inner destination = outer remote, pathsel_worker.c
 # send_probe), and Linux's VXLAN device picks its own outer source port
 # from the inner flow's hash, so the reply of a plane would not travel on
 # that plane and a cut of one plane could only be one-way.
@@ -39,7 +39,7 @@
 # Redis says p2; b's own probes say p1 (healthy, cheaper). After the kill
 # -9 of a, b on p2 can only come from the adoption (and every switch of b
 # since the kill is an ha_adopt one: asserted). The ha_adopt switch's
-# goal is the takeover + 20 ms (PS_STALL_NS: the longest a turn of the BFD
+# goal is the takeover + 20 ms (PATHSEL_STALL_NS: the longest a turn of the BFD
 # worker may be late without counting as a stall), noted; asserted is
 # that it comes at or after the takeover and within one probe window
 # (100 x 10 ms), the bound for stuck, which a busy machine or ASan stays
@@ -76,16 +76,16 @@ path_groups = (
       { name = \"p2\"; tunnel = \"to-h2\"; interface = \"wan\"; via = \"$::remote\"; plane = 1; cost = 20; }
     ); }
 );
-path_selection = {
+pathsel = {
   tiers = { gold = { objective = \"cost\"; }; silver = { objective = \"cost\"; }; bronze = { objective = \"cost\"; }; };
   groups = ( { path_group = \"region\"; interval = $::interval; lost_down = 5; hold = 60000; dwell = 600000; } );
 };
 "
 }
 
-# NODE's group "region" in `show paths`.
+# NODE's group "region" in `show pathsel`.
 proc region {node} {
-    foreach g [dict get [ha_vbrctl $node show paths] path_groups] {
+    foreach g [dict get [ha_vbrctl $node show pathsel] path_groups] {
         if {[dict get $g name] eq "region"} { return $g }
     }
     fail "node $node has no path group region"
@@ -104,10 +104,10 @@ proc all_on {node path} {
     return 1
 }
 
-# NODE's probe sessions (`show paths planes region`), by path name.
+# NODE's probe sessions (`show pathsel planes region`), by path name.
 proc planes {node} {
     set out [dict create]
-    foreach p [dict get [ha_vbrctl $node show paths planes region] planes] {
+    foreach p [dict get [ha_vbrctl $node show pathsel planes region] planes] {
         dict set out [dict get $p path] $p
     }
     return $out
@@ -123,7 +123,7 @@ proc planes_answered {node n} {
 
 # NODE's switch events of group region.
 proc switches {node} {
-    return [lmap e [dict get [ha_vbrctl $node show paths history region] events] {
+    return [lmap e [dict get [ha_vbrctl $node show pathsel history region] events] {
         expr {[dict get $e event] eq "switch" ? $e : [continue]}
     }]
 }
@@ -210,7 +210,7 @@ proc pair_on_p1 {} {
             fail "node $n's planes are not all healthy with 50 replies: [planes $n]"
         }
         if {[tier_paths $n] ne {gold p1 silver p1 bronze p1}} {
-            fail "node $n's choices with both paths up: [tier_paths $n], not p1 in every tier; its history: [dict get [ha_vbrctl $n show paths history region] events]; planes [planes $n]"
+            fail "node $n's choices with both paths up: [tier_paths $n], not p1 in every tier; its history: [dict get [ha_vbrctl $n show pathsel history region] events]; planes [planes $n]"
         }
     }
 }

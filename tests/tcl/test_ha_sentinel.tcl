@@ -1,4 +1,4 @@
-# The HA pair on Redis Sentinel (failover/ha_redis.h): both nodes name the
+# The HA pair on Redis Sentinel (failover/ha/ha_redis.h): both nodes name the
 # three sentinels of harness/redis.tcl's Sentinel lab (master, replica,
 # quorum 2) instead of a server, and the lab fails the master over to the
 # replica (SENTINEL FAILOVER) while the pair runs.

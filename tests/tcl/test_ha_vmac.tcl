@@ -1,4 +1,4 @@
-# The HA pair with a virtual MAC (service.mac, failover/ha_config.h): the
+# The HA pair with a virtual MAC (service.mac, failover/ha/ha_config.h): the
 # active answers ARP and ND for the service address with the virtual MAC
 # and takes the frames sent to it, so h1's entry for 10.10.0.1 never
 # changes; a takeover moves the virtual MAC in the LAN bridge only (its

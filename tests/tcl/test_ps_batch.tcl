@@ -11,7 +11,7 @@
 #
 # edge:   tunnel to-region (VNI 1000), group "region" = p-line1..3 (A),
 #         tunnel to-region-b (VNI 2000), group "region-b" = b-line1..3 (B),
-#         10.2.2.0/24 -> region, 10.2.2.3/32 -> region-b; path_selection on
+#         10.2.2.0/24 -> region, 10.2.2.3/32 -> region-b; pathsel on
 #         both (10 ms, window 100, 4 planes per path)
 # region: the same tunnels and groups back (to-edge, to-edge-b), so it
 #         decapsulates both VNIs and its reflector answers each group's
@@ -75,7 +75,7 @@ lassign [group_b region] region_tunnel region_group
 set opts [ps_lab_opts \
     path1 {cost = 10; tier = "gold"; planes = 4;} path2 {cost = 20; tier = "silver"; planes = 4;} \
     path3 {cost = 30; tier = "bronze"; planes = 4;} \
-    ps_conf {path_selection = {
+    ps_conf {pathsel = {
   tiers = { gold = { objective = "cost"; }; silver = { objective = "cost"; }; };
   groups = ( { path_group = "@group@"; interval = @interval@; },
              { path_group = "@group@-b"; interval = @interval@; } );
@@ -90,7 +90,7 @@ set opts [ps_lab_opts \
 twosite_lab 0 3
 lab_exec h2 ip addr add 10.2.2.3/24 dev eth0
 
-# The edge's group NAME in `show paths`.
+# The edge's group NAME in `show pathsel`.
 proc group {name} {
     foreach g [dict get [ps_paths edge] path_groups] {
         if {[dict get $g name] eq $name} { return $g }

@@ -53,10 +53,10 @@ start_twosite $opts16 {
             if {$rc != 0} { fail "reload $i: exit $rc: $out" }
         }
         note "200 reloads in [expr {[clock milliseconds] - $t0}] ms"
-        set n [llength [dict get [on_vbrd edge {vbrctl show paths planes r200}] planes]]
+        set n [llength [dict get [on_vbrd edge {vbrctl show pathsel planes r200}] planes]]
         assert_equal $n 48 "probe sessions of r200"
-        lassign [on_vbrd edge {vbrctl_raw show paths planes r199}] rc out
-        assert_equal $rc 1 "show paths planes of the group renamed away: $out"
+        lassign [on_vbrd edge {vbrctl_raw show pathsel planes r199}] rc out
+        assert_equal $rc 1 "show pathsel planes of the group renamed away: $out"
     }
 
     # Passes. The planes of one live path change across reloads (16 -> 1 ->
@@ -68,7 +68,7 @@ start_twosite $opts16 {
             lassign [reload_edge [twosite_conf edge $o]] rc out
             if {$rc != 0} { fail "reload planes $planes: exit $rc: $out" }
             set n 0
-            foreach p [dict get [on_vbrd edge {vbrctl show paths planes region}] planes] {
+            foreach p [dict get [on_vbrd edge {vbrctl show pathsel planes region}] planes] {
                 if {[dict get $p path] eq "p-line1"} { incr n }
             }
             assert_equal $n [expr {$planes ? $planes : 1}] "probe sessions of p-line1 with planes $planes"
@@ -76,17 +76,17 @@ start_twosite $opts16 {
     }
 
     # Passes. Bad control requests get an error reply; vbrd keeps answering.
-    test {show paths planes/history with odd arguments: error replies, no crash} {
-        lassign [on_vbrd edge {vbrctl_raw show paths planes NOSUCH}] rc out
-        assert_equal $rc 1 "show paths planes NOSUCH: $out"
+    test {show pathsel planes/history with odd arguments: error replies, no crash} {
+        lassign [on_vbrd edge {vbrctl_raw show pathsel planes NOSUCH}] rc out
+        assert_equal $rc 1 "show pathsel planes NOSUCH: $out"
         assert_match "*no path selection for path group 'NOSUCH'*" $out
         set big [string repeat x 5000]
-        foreach args [list [list show paths planes $big] [list show paths history $big] \
-                          [list show paths history a b c d e f] [list show paths planes "" ""]] {
+        foreach args [list [list show pathsel planes $big] [list show pathsel history $big] \
+                          [list show pathsel history a b c d e f] [list show pathsel planes "" ""]] {
             lassign [on_vbrd edge [list vbrctl_raw {*}$args]] rc out
             note "[string range $args 0 40]...: exit $rc: [string range $out 0 80]"
         }
-        assert_equal [llength [dict get [on_vbrd edge {vbrctl show paths planes}] planes]] 48 "still answering"
+        assert_equal [llength [dict get [on_vbrd edge {vbrctl show pathsel planes}] planes]] 48 "still answering"
     }
 }
 

@@ -170,18 +170,18 @@ test {STAMP: the vxlan-reflector answers inside VXLAN, same VNI and outer source
 
 # --- ps_lab_opts, as config text -----------------------------------------
 
-test {ps_lab_opts: three paths with cost and tier, planes = N only when N > 0, path_selection per side} {
+test {ps_lab_opts: three paths with cost and tier, planes = N only when N > 0, pathsel per side} {
     set e [twosite_conf edge [ps_lab_opts]]
     foreach {n cost tier} {1 30 gold 2 20 silver 3 10 bronze} {
         assert_match "*name = \"p-line$n\"; tunnel = \"to-region\"; interface = \"line$n\";*cost = $cost; tier = \"$tier\"; planes = 4; *" $e
     }
-    assert_equal [regexp {path_selection} $e] 0 "no path_selection without ps_conf"
+    assert_equal [regexp {pathsel} $e] 0 "no pathsel without ps_conf"
     set e0 [twosite_conf edge [ps_lab_opts planes 0]]
     assert_equal [regexp {planes} $e0] 0 "planes 0: no planes key"
     set o [ps_lab_opts planes 0 ps_conf default interval 5]
-    assert_match "*path_selection = \{*path_group = \"region\"; interval = 5;*" [twosite_conf edge $o]
-    assert_match "*path_selection = \{*path_group = \"edge\"; interval = 5;*" [twosite_conf region $o]
-    set o [ps_lab_opts planes 0 ps_conf {path_selection = { groups = ( { path_group = "@group@"; window = 50; } ); };}]
+    assert_match "*pathsel = \{*path_group = \"region\"; interval = 5;*" [twosite_conf edge $o]
+    assert_match "*pathsel = \{*path_group = \"edge\"; interval = 5;*" [twosite_conf region $o]
+    set o [ps_lab_opts planes 0 ps_conf {pathsel = { groups = ( { path_group = "@group@"; window = 50; } ); };}]
     assert_match "*path_group = \"edge\"; window = 50;*" [twosite_conf region $o]
 }
 
@@ -207,7 +207,7 @@ proc use_line {n} {
 start_twosite [ps_lab_opts planes 0] {
     test {ps lab: three paths on both sides, p-line1 first and active, cost and tier as configured} {
         foreach side {edge region} group {region edge} {
-            set g [lindex [dict get [ps_paths $side] path_groups] 0]
+            set g [lindex [dict get [twosite_vbrctl $side show paths] path_groups] 0]
             assert_equal [dict get $g name] $group "$side group"
             assert_equal [dict get $g active] p-line1 "$side active path"
             set got {}

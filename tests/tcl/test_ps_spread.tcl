@@ -1,4 +1,4 @@
-# Load spreading (path_selection `spread = true`, failover/spread.h):
+# Load spreading (pathsel `spread = true`, failover/pathsel/spread.h):
 # elephant and mouse flows h1 -> h2 over two equal lines, flowlets placed
 # by measured load. The busier line carries at most 1.1 x the other's
 # bytes and no flow is reordered (the receiver checks each flow's
@@ -33,13 +33,13 @@ set burst_gap_ms [expr {60 * $slow}]
 # Tier bronze (objective cost) with p-line1 the cheaper path: without
 # spreading only a failure moves the traffic, not the RTT it adds to its
 # own line, as gold's latency objective would (and bronze's too between
-# equal costs: pathsel.c breaks a cost tie by RTT). Spreading uses every
+# equal costs: pathsel_decide.c breaks a cost tie by RTT). Spreading uses every
 # usable path whatever its cost, with equal shares (no capacity).
 # lost_down 20 (200 ms of probes): a stall of this shared 2-core machine
 # is no failure, which would move flowlets (and reorder, spread.h).
 proc opts {spread} {
     return [list lines 2 path1 {planes = 2; cost = 10;} path2 {planes = 2; cost = 20;} edge_extra "
-path_selection = {
+pathsel = {
   groups = ( { path_group = \"region\"; interval = 10; lost_down = 20; tier = \"bronze\";
                spread = $spread; flowlet_gap = $::gap_ms; } );
 };"]
@@ -58,7 +58,7 @@ proc json_report {out} {
 }
 
 proc planes_healthy {} {
-    foreach p [dict get [twosite_vbrctl edge show paths planes region] planes] {
+    foreach p [dict get [twosite_vbrctl edge show pathsel planes region] planes] {
         if {![dict get $p healthy]} { return 0 }
     }
     return 1
@@ -68,7 +68,7 @@ proc planes_healthy {} {
 # of the traffic (the probes' idle rate taken out).
 proc run_traffic {} {
     wait_for_condition 200 50 {[planes_healthy]} else {
-        fail "the edge's planes are not all healthy: [twosite_vbrctl edge show paths planes region]\nedge drops: [dict get [twosite_vbrctl edge show stats] drops]\nregion drops: [dict get [twosite_vbrctl region show stats] drops]"
+        fail "the edge's planes are not all healthy: [twosite_vbrctl edge show pathsel planes region]\nedge drops: [dict get [twosite_vbrctl edge show stats] drops]\nregion drops: [dict get [twosite_vbrctl region show stats] drops]"
     }
     # the probes' bytes per second on each line, idle
     set b0 [line_bytes]; set t0 [clock microseconds]
@@ -97,7 +97,7 @@ proc run_traffic {} {
     dict set rep lines $traffic
     dict set rep idle_bps [lmap r $idle {expr {round($r * 8e6)}}]
     set evs {}
-    foreach e [dict get [twosite_vbrctl edge show paths history region] events] {
+    foreach e [dict get [twosite_vbrctl edge show pathsel history region] events] {
         # the traffic's tier (bronze) and the planes' and paths' events
         if {[dict get $e time_us] >= $ev0 && [dict get $e tier] in {"" bronze}} {
             lappend evs "[dict get $e event] [dict get $e tier] [dict get $e old]->[dict get $e new] [dict get $e reason]"

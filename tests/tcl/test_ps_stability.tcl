@@ -15,7 +15,7 @@
 #                line3 (p-line3, cost 10, bronze) ==impair, loss 2 % each way==
 #
 # Default probing (10 ms per plane, window 100, 4 planes per path) and
-# default tiers on both vbrds. Switches are counted in `show paths
+# default tiers on both vbrds. Switches are counted in `show pathsel
 # history` by time: from just before the loss was set to its end. That
 # the impairment really reached the probes is checked against what the
 # impair tools dropped (their own counters), not against vbrd's figures: the edge's probes lost per path over the soak (its
@@ -29,7 +29,7 @@ set loss_each_way 2
 set lines {line1 line2 line3}
 set paths {p-line1 p-line2 p-line3}
 
-# The only group of SIDE's `show paths`.
+# The only group of SIDE's `show pathsel`.
 proc group_of {side} { return [lindex [dict get [ps_paths $side] path_groups] 0] }
 
 # 1 when every path of SIDE's group has all 4 planes healthy and its
@@ -47,10 +47,10 @@ proc all_healthy {side} {
 }
 
 # dict PATH -> {tx rx}: the edge's probes sent and replies taken, summed
-# over the path's planes (`show paths planes`).
+# over the path's planes (`show pathsel planes`).
 proc probe_counts {} {
     set out [dict create]
-    foreach pl [dict get [twosite_vbrctl edge show paths planes region] planes] {
+    foreach pl [dict get [twosite_vbrctl edge show pathsel planes region] planes] {
         set p [dict get $pl path]
         if {![dict exists $out $p]} { dict set out $p {0 0} }
         lassign [dict get $out $p] tx rx
@@ -173,7 +173,7 @@ start_twosite [ps_lab_opts ps_conf default] {
                       [tcl::mathfunc::min {*}$w] [tcl::mathfunc::max {*}$w]]
             # 10 ms x 4 planes x 20 s = 8 000 probes at most: a worker that
             # was off its CPU for more than an interval skips the probes it
-            # missed (ps_worker.c, "no burst"), and on this shared 2-core
+            # missed (pathsel_worker.c, "no burst"), and on this shared 2-core
             # machine that takes up to ~20 % of them. Half is "it probed".
             assert_morethan $tx [expr {$soak_s * 400 / 2}] "$p probes sent"
             # Over >= 4 000 probes the binomial spread of the unanswered

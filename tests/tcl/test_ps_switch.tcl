@@ -1,4 +1,4 @@
-# Path selection switching traffic (failover/pathsel.h, ps.h): a blackhole,
+# Path selection switching traffic (failover/pathsel/pathsel_decide.h, pathsel.h): a blackhole,
 # gray failures (loss, delay) and one bad plane on the active path, and a
 # reload, with sequence-numbered streams h1 -> h2 through both vbrds.
 #
@@ -28,7 +28,7 @@
 # (assert_not_stuck: 1 to 2 s) that a busy machine or the sanitizers stay
 # below. Times are measured from just before the impairment is set (the
 # tool applies it to frames arriving after its control request) to the
-# event's time_us in `show paths history`, both wall clock.
+# event's time_us in `show pathsel history`, both wall clock.
 #
 # Hiccups: on this shared machine a path now and then fails as a whole for
 # a few ms (every plane lost lost_down probes in a row: a line's impair tool
@@ -71,7 +71,7 @@ qos = {
       { name = "bronze"; priority = 20; protocol = "udp"; dst_port = 5003; business = "all"; tier = "bronze"; } );
   } );
 };
-path_selection = {
+pathsel = {
   tiers = { bronze = { objective = "cost"; max_loss = 10.0; }; };
   groups = ( { path_group = "@group@"; interval = @interval@; policy = "tiers"; tier = "gold";
                dwell = 5000; } );
@@ -249,11 +249,11 @@ start_twosite [ps_lab_opts planes $planes interval 10 ps_conf $tiers_conf \
         ps_wait_settled $planes $home
         set f0 [ps_port_frames]
         set s [stream_midway 1000 3 5001 500]
-        set pl0 [dict get [twosite_vbrctl edge show paths planes] planes]
+        set pl0 [dict get [twosite_vbrctl edge show pathsel planes] planes]
         set t0 [ps_now_us]
         foreach side {edge region} { twosite_vbrctl $side reload }
         set t1 [ps_now_us]
-        set pl1 [dict get [twosite_vbrctl edge show paths planes] planes]
+        set pl1 [dict get [twosite_vbrctl edge show pathsel planes] planes]
         set settled [ps_settled $::planes $::home]
         set text [ps_paths_text edge]
         # events of the reloads: until 200 ms after both answered (a probe

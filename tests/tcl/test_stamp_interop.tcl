@@ -46,7 +46,7 @@ path_groups = (
                 planes = $::planes; } ); }
 );
 routes = ( { prefix = \"10.99.0.0/24\"; path_group = \"gw\"; } );
-path_selection = {
+pathsel = {
   reflector = \"$reflector\";
   groups = ( { path_group = \"gw\"; interval = $::interval; window = 50; } );
 };
@@ -78,8 +78,8 @@ proc reload_reflector {mode} {
     vbrctl reload
 }
 
-# `show paths planes gw` rows.
-proc planes {} { return [dict get [vbrctl show paths planes gw] planes] }
+# `show pathsel planes gw` rows.
+proc planes {} { return [dict get [vbrctl show pathsel planes gw] planes] }
 
 proc plane_sum {key} {
     set n 0
@@ -104,7 +104,7 @@ proc min_ping_ms {count} {
     return $min
 }
 
-proc history {} { return [dict get [vbrctl show paths history gw] events] }
+proc history {} { return [dict get [vbrctl show pathsel history gw] events] }
 
 # The remote gateway's reflector runs before vbrd starts: its numbering
 # of each plane's session starts with vbrd's first probe.
@@ -287,9 +287,9 @@ start_vbrd [list conf [conf stateful]] {
         assert_true {[lsearch -exact $evs {path_down -1 plane_lost}] >= 0} \
             "path_down (plane_lost) in the history: $evs"
         # the group's only path is down: no tier switches (there is nowhere
-        # to go), each keeps the path, as `show paths` says
+        # to go), each keeps the path, as `show pathsel` says
         assert_equal [llength [lsearch -all -index 0 -exact $evs switch]] 0 "switch events: $evs"
-        set g [lindex [dict get [vbrctl show paths] path_groups] 0]
+        set g [lindex [dict get [vbrctl show pathsel] path_groups] 0]
         foreach t {gold silver bronze} {
             assert_equal [dict get $g $t] [dict get [lindex [dict get $g paths] 0] name] "tier $t's path"
         }

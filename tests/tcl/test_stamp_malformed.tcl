@@ -43,7 +43,7 @@ proc stamp_drops {} {
 
 proc in_use {} { return [dict get [vbrctl show mempool] in_use] }
 
-proc planes {} { return [dict get [vbrctl show paths planes gw] planes] }
+proc planes {} { return [dict get [vbrctl show pathsel planes gw] planes] }
 
 proc all_healthy {} {
     foreach p [planes] {
@@ -60,7 +60,7 @@ proc rx_bad {} {
 
 proc plane_downs_since {t0} {
     set n 0
-    foreach e [dict get [vbrctl show paths history gw] events] {
+    foreach e [dict get [vbrctl show pathsel history gw] events] {
         if {[dict get $e time_us] >= $t0 && [dict get $e event] in {plane_down path_down}} { incr n }
     }
     return $n
@@ -132,7 +132,7 @@ path_groups = (
 routes = ( { prefix = \"10.99.0.0/24\"; path_group = \"gw\"; } );
 # lost_down 10 (400 ms): a stall of the lab's Python reflector is no
 # failure of the path; what is tested is that hostile packets change nothing
-path_selection = { groups = ( { path_group = \"gw\"; interval = 40; window = 50; lost_down = 10; } ); };
+pathsel = { groups = ( { path_group = \"gw\"; interval = 40; window = 50; lost_down = 10; } ); };
 "] {
     test "the live path's $planes planes come up against the scapy reflector" {
         wait_for_condition 200 50 {[all_healthy]} else { fail "planes not healthy: [planes]" }

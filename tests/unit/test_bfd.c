@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * BFD, the protocol (failover/bfd_proto.c, RFC 5880) on simulated time:
+ * BFD, the protocol (failover/bfd/bfd_proto.c, RFC 5880) on simulated time:
  * two sessions A and B wired back to back, packets handed over by the
  * test (optionally lost), timers driven by bfd_session_next_event().
  * Expected times and intervals are computed from the RFC's formulas in
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <nettle/sha1.h>
 
-#include "failover/bfd_proto.h"
+#include "failover/bfd/bfd_proto.h"
 
 #define US 1000ull
 #define MS 1000000ull

@@ -262,7 +262,7 @@ static void shipped_configs(void **state)
 		"../../conf/examples/qos-four-businesses.conf",
 		"../../conf/examples/qos-roce-tcp.conf",
 		"../../conf/examples/failover-two-lines.conf",
-		"../../conf/examples/path-selection.conf",
+		"../../conf/examples/pathsel.conf",
 	};
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of section "ha" (failover/ha_config.c).
+ * Unit tests of section "ha" (failover/ha/ha_config.c).
  *
  * Runs from tests/unit (meson workdir). The complete file is
  * configs/ha-good.conf. Every other case is a snippet written after BASE
@@ -24,9 +24,11 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/config_fixture.h"
+
 #include "core/config.h"
 #include "core/config_read.h" /* config_restart_diff() */
-#include "failover/ha_config.h"
+#include "failover/ha/ha_config.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -62,46 +64,10 @@ static const char BASE[] =
 #define DEF_PUBLISH   100
 #define DEF_STATE_TTL 10000
 
-static char tmpdir[64];
-static char tmpfile_path[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vbrd-ha-test-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/t.conf", tmpdir);
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	unlink(tmpfile_path);
-	rmdir(tmpdir);
-	return 0;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* BASE and @p text into the test file, loaded. */
 static int load_text(const char *text, struct vbrd_config *cfg, struct config_errors *errs)
 {
-	FILE *f = fopen(tmpfile_path, "w");
-
-	assert_non_null(f);
-	fputs(BASE, f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	return config_load(tmpfile_path, cfg, errs);
+	return CFX_LOAD(cfg, errs, BASE, text);
 }
 
 /* "host:port" of @p a, "[v6]:port" */
@@ -114,7 +80,7 @@ static const char *endpoint(const struct ha_redis_addr *a, char *buf, size_t len
 static void base_lines(void **state)
 {
 	(void)state;
-	assert_int_equal(count_lines(BASE), BASE_LINES);
+	assert_int_equal(cfx_lines(BASE), BASE_LINES);
 }
 
 /* ---- good files ------------------------------------------------------------------ */
@@ -638,19 +604,11 @@ static void one_error(void **state)
 	const struct err_case *c = *state;
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
-	char want[1024];
 
 	assert_int_equal(load_text(c->text, &cfg, &errs), -EINVAL);
-	snprintf(want, sizeof(want), "%s:%d: %s", tmpfile_path, BASE_LINES + c->line, c->msg);
-	if (errs.count != 1 || strcmp(errs.msgs[0], want) != 0) {
-		print_message("want: %s\ngot:\n", want);
-		config_errors_print(&errs, stderr);
-	}
-	assert_int_equal(errs.count, 1);
-	assert_string_equal(errs.msgs[0], want);
+	cfx_assert_one_error(&errs, BASE_LINES + c->line, c->msg);
 	/* a failed load leaves a zeroed config: the section reads as absent */
 	assert_false(cfg_ha_get(&cfg)->enabled);
-	config_errors_free(&errs);
 }
 
 /* Every problem of the section is reported, not only the first. */
@@ -780,25 +738,15 @@ static void restart_settings(void **state)
 
 int main(void)
 {
-	static struct CMUnitTest
-		tests[sizeof(goods) / sizeof(goods[0]) + sizeof(cases) / sizeof(cases[0]) + 8];
-	static char good_names[sizeof(goods) / sizeof(goods[0])][160];
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(base_lines),       cmocka_unit_test(good_config),
 		cmocka_unit_test(absent_section),   cmocka_unit_test(several_errors),
 		cmocka_unit_test(restart_settings),
 	};
-	size_t n = 0;
+	const struct cfx_table tables[] = {
+		CFX_TABLE(goods, text, "good: ", one_good),
+		CFX_TABLE(cases, msg, NULL, one_error),
+	};
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < sizeof(goods) / sizeof(goods[0]); i++) {
-		snprintf(good_names[i], sizeof(good_names[i]), "good: %s", goods[i].text);
-		tests[n++] = (struct CMUnitTest){ good_names[i], one_good, NULL, NULL,
-						  (void *)&goods[i] };
-	}
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		tests[n++] = (struct CMUnitTest){ cases[i].msg, one_error, NULL, NULL,
-						  (void *)&cases[i] };
-	return _cmocka_run_group_tests("ha_config", tests, n, setup_dir, teardown_dir);
+	return cfx_run("ha_config", fixed, sizeof(fixed) / sizeof(fixed[0]), tables, 2);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The HA pair's Redis client (failover/ha_redis.c) against real servers:
+ * The HA pair's Redis client (failover/ha/ha_redis.c) against real servers:
  * a redis-server of the test's own on a free loopback port, and for
  * Sentinel a master, a replica and three redis-sentinel processes, all
  * with their files in a temporary directory and killed at the end (a
@@ -37,7 +37,7 @@
 #include <hiredis/hiredis.h>
 
 #include "core/evloop.h"
-#include "failover/ha_redis.h"
+#include "failover/ha/ha_redis.h"
 
 #define PASSWORD "s3cret"
 

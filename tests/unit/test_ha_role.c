@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The HA pair's role machine (failover/ha_role.c) on simulated time.
+ * The HA pair's role machine (failover/ha/ha_role.c) on simulated time.
  *
  * First each transition of ha_role.h alone, with the expected times worked
  * out from its rules (lease 100 ms, renew 20, retry 10, guard 10, timeout
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "failover/ha_role.h"
+#include "failover/ha/ha_role.h"
 
 #define US 1000ull
 #define MS 1000000ull

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Path selection (failover/pathsel.c) on simulated time.
+ * Path selection (failover/pathsel/pathsel_decide.c) on simulated time.
  *
  * Part 1, a plane's metrics: sequence numbers, RTT (RFC 8762 §4.2),
  * rejected replies, loss by timeout, by reordering and by leaving the
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "failover/pathsel.h"
+#include "failover/pathsel/pathsel_decide.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -31,39 +31,39 @@
 
 /* ---- Part 1 ---- */
 
-static struct ps_probe ring[PS_MAX_WINDOW];
+static struct pathsel_probe ring[PATHSEL_MAX_WINDOW];
 
-static void plane(struct ps_plane *p, uint32_t window)
+static void plane(struct pathsel_plane *p, uint32_t window)
 {
-	assert_int_equal(ps_plane_init(p, ring, window), 0);
+	assert_int_equal(pathsel_plane_init(p, ring, window), 0);
 }
 
 /* A reply to @p seq sent at @p t1, RTT @p rtt, the reflector's clock 5 s ahead. */
-static bool reply(struct ps_plane *p, uint32_t seq, uint64_t t1, uint64_t rtt, uint64_t now)
+static bool reply(struct pathsel_plane *p, uint32_t seq, uint64_t t1, uint64_t rtt, uint64_t now)
 {
 	uint64_t t2 = t1 + rtt / 2 + 5 * S;
-	return ps_plane_rx(p, seq, t1, t2, t2 + 10 * US, t1 + rtt + 10 * US, seq, false, now);
+	return pathsel_plane_rx(p, seq, t1, t2, t2 + 10 * US, t1 + rtt + 10 * US, seq, false, now);
 }
 
 static void seq_and_rtt(void **state)
 {
-	struct ps_plane p;
-	struct ps_metrics m;
+	struct pathsel_plane p;
+	struct pathsel_metrics m;
 	(void)state;
-	assert_int_equal(ps_plane_init(&p, ring, 9), -EINVAL);
+	assert_int_equal(pathsel_plane_init(&p, ring, 9), -EINVAL);
 	plane(&p, 100);
 	for (uint32_t i = 0; i < 3; i++)
-		assert_int_equal(ps_plane_tx(&p, i * 10 * MS), i);
+		assert_int_equal(pathsel_plane_tx(&p, i * 10 * MS), i);
 	assert_true(reply(&p, 0, 0, 2 * MS, 2 * MS));
 	assert_false(reply(&p, 0, 0, 2 * MS, 2 * MS)); /* duplicate */
 	assert_false(reply(&p, 3, 0, 2 * MS, 2 * MS)); /* not sent */
 	/* negative RTT: the reflector held it longer than the round trip */
-	assert_false(ps_plane_rx(&p, 1, 10 * MS, 100, 5 * MS, 11 * MS, 1, false, 11 * MS));
-	assert_false(ps_plane_rx(&p, 1, 10 * MS, 100, 50, 11 * MS, 1, false, 11 * MS));
-	assert_false(ps_plane_rx(&p, 1, 10 * MS, 0, 0, 9 * MS, 1, false, 11 * MS));
-	assert_false(ps_plane_rx(&p, 1, 0, 0, 0, 5 * S, 1, false, 5 * S)); /* absurd */
+	assert_false(pathsel_plane_rx(&p, 1, 10 * MS, 100, 5 * MS, 11 * MS, 1, false, 11 * MS));
+	assert_false(pathsel_plane_rx(&p, 1, 10 * MS, 100, 50, 11 * MS, 1, false, 11 * MS));
+	assert_false(pathsel_plane_rx(&p, 1, 10 * MS, 0, 0, 9 * MS, 1, false, 11 * MS));
+	assert_false(pathsel_plane_rx(&p, 1, 0, 0, 0, 5 * S, 1, false, 5 * S)); /* absurd */
 	assert_true(reply(&p, 1, 10 * MS, 4 * MS, 14 * MS));
-	ps_plane_metrics(&p, &m, true);
+	pathsel_plane_metrics(&p, &m, true);
 	assert_int_equal(m.sent, 2);
 	assert_int_equal(m.answered, 2);
 	assert_int_equal(m.pending, 1);
@@ -77,25 +77,25 @@ static void seq_and_rtt(void **state)
 
 static void loss_timeout_reorder_late(void **state)
 {
-	struct ps_plane p;
-	struct ps_metrics m;
+	struct pathsel_plane p;
+	struct pathsel_metrics m;
 	(void)state;
 	plane(&p, 100);
-	assert_int_equal(ps_plane_timeout_ns(&p), PS_TIMEOUT_MIN_NS);
+	assert_int_equal(pathsel_plane_timeout_ns(&p), PATHSEL_TIMEOUT_MIN_NS);
 	for (uint32_t i = 0; i < 10; i++)
-		ps_plane_tx(&p, i * 10 * MS);
+		pathsel_plane_tx(&p, i * 10 * MS);
 	/* 0 times out; 1 is answered; 5 answered loses 2 (5 - 3 = 2) but not 3, 4 */
-	ps_plane_expire(&p, 16 * MS, 15 * MS);
+	pathsel_plane_expire(&p, 16 * MS, 15 * MS);
 	assert_true(reply(&p, 1, 10 * MS, 1 * MS, 16 * MS));
 	assert_true(reply(&p, 5, 50 * MS, 1 * MS, 51 * MS));
-	ps_plane_metrics(&p, &m, false);
+	pathsel_plane_metrics(&p, &m, false);
 	assert_int_equal(m.lost, 2);
 	assert_int_equal(m.answered, 2);
 	assert_int_equal(m.consecutive_lost, 0);
 	assert_int_equal(m.consecutive_answered, 1); /* 5, after 2's loss */
 	/* nothing more answered: 3, 4, 6.. time out; 6..9 are the last judged */
-	ps_plane_expire(&p, 200 * MS, 15 * MS);
-	ps_plane_metrics(&p, &m, false);
+	pathsel_plane_expire(&p, 200 * MS, 15 * MS);
+	pathsel_plane_metrics(&p, &m, false);
 	assert_int_equal(m.lost, 8);
 	assert_int_equal(m.consecutive_lost, 4);
 	assert_int_equal(m.consecutive_answered, 0);
@@ -103,37 +103,37 @@ static void loss_timeout_reorder_late(void **state)
 	/* a late reply to 9: counted as answered, the run keeps its loss */
 	assert_true(reply(&p, 9, 90 * MS, 120 * MS, 210 * MS));
 	assert_false(reply(&p, 9, 90 * MS, 120 * MS, 210 * MS));
-	ps_plane_metrics(&p, &m, false);
+	pathsel_plane_metrics(&p, &m, false);
 	assert_int_equal(m.lost, 7);
 	assert_int_equal(m.answered, 3);
 	assert_int_equal(m.consecutive_lost, 4);
 	assert_int_equal(p.late_total, 1);
 	/* RTTs 1, 1, 120 ms: the timeout follows the median (3 × 1 ms, under
 	 * the floor), not the one slow reply */
-	assert_int_equal(ps_plane_timeout_ns(&p), PS_TIMEOUT_MIN_NS);
+	assert_int_equal(pathsel_plane_timeout_ns(&p), PATHSEL_TIMEOUT_MIN_NS);
 	/* a path of 100 ms: 3 × its median */
 	plane(&p, 100);
 	for (uint32_t i = 0; i < 8; i++) {
-		ps_plane_tx(&p, i * 10 * MS);
+		pathsel_plane_tx(&p, i * 10 * MS);
 		assert_true(
 			reply(&p, i, i * 10 * MS, (100 + i) * MS, i * 10 * MS + (100 + i) * MS));
 	}
-	assert_int_equal(ps_plane_timeout_ns(&p), 3 * 104 * MS);
+	assert_int_equal(pathsel_plane_timeout_ns(&p), 3 * 104 * MS);
 }
 
 static void window_slides(void **state)
 {
-	struct ps_plane p;
-	struct ps_metrics m;
+	struct pathsel_plane p;
+	struct pathsel_metrics m;
 	(void)state;
 	plane(&p, 10);
 	/* 30 probes, RTT 1..30 ms, every third unanswered */
 	for (uint32_t i = 0; i < 30; i++) {
-		ps_plane_tx(&p, i * 10 * MS);
+		pathsel_plane_tx(&p, i * 10 * MS);
 		if (i % 3 != 2)
 			assert_true(reply(&p, i, i * 10 * MS, (i + 1) * MS, i * 10 * MS + 5 * MS));
 	}
-	ps_plane_metrics(&p, &m, true);
+	pathsel_plane_metrics(&p, &m, true);
 	/* the window holds 20..29: 20, 23 lost (reply 28 is 3 later), 26, 29 pending */
 	assert_int_equal(m.sent + m.pending, 10);
 	assert_int_equal(m.lost, 2);
@@ -145,42 +145,42 @@ static void window_slides(void **state)
 	/* wrap of the 32-bit sequence number: the plane counts in 64 bits */
 	p.next_seq = p.judge_seq = 0xfffffffeull;
 	p.hi_ans1 = 0;
-	uint32_t s = ps_plane_tx(&p, 400 * MS);
+	uint32_t s = pathsel_plane_tx(&p, 400 * MS);
 	assert_int_equal(s, 0xfffffffeu);
-	s = ps_plane_tx(&p, 410 * MS);
-	s = ps_plane_tx(&p, 420 * MS);
+	s = pathsel_plane_tx(&p, 410 * MS);
+	s = pathsel_plane_tx(&p, 420 * MS);
 	assert_int_equal(s, 0);
 	assert_true(reply(&p, 0, 420 * MS, MS, 421 * MS));
 }
 
 static void jitter_rfc3550(void **state)
 {
-	struct ps_plane p;
-	struct ps_metrics m;
+	struct pathsel_plane p;
+	struct pathsel_metrics m;
 	(void)state;
 	plane(&p, 100);
 	/* transit alternates 1 ms / 3 ms: |D| = 2 ms each time, J -> 2 ms */
 	for (uint32_t i = 0; i < 200; i++) {
 		uint64_t t1 = i * 10 * MS, tr = i % 2 ? 3 * MS : MS;
-		ps_plane_tx(&p, t1);
-		ps_plane_rx(&p, i, t1, t1 + tr, t1 + tr, t1 + tr + MS, i, false, t1 + tr + MS);
+		pathsel_plane_tx(&p, t1);
+		pathsel_plane_rx(&p, i, t1, t1 + tr, t1 + tr, t1 + tr + MS, i, false, t1 + tr + MS);
 	}
-	ps_plane_metrics(&p, &m, false);
+	pathsel_plane_metrics(&p, &m, false);
 	assert_in_range(m.jitter_ns, 1990 * US, 2000 * US);
 	/* after one |D| of 16 ms from J = 0: J = 1 ms (RFC 3550 A.8) */
 	plane(&p, 100);
-	ps_plane_tx(&p, 0);
-	ps_plane_rx(&p, 0, 0, MS, MS, 2 * MS, 0, false, 2 * MS);
-	ps_plane_tx(&p, 10 * MS);
-	ps_plane_rx(&p, 1, 10 * MS, 27 * MS, 27 * MS, 28 * MS, 1, false, 28 * MS);
-	ps_plane_metrics(&p, &m, false);
+	pathsel_plane_tx(&p, 0);
+	pathsel_plane_rx(&p, 0, 0, MS, MS, 2 * MS, 0, false, 2 * MS);
+	pathsel_plane_tx(&p, 10 * MS);
+	pathsel_plane_rx(&p, 1, 10 * MS, 27 * MS, 27 * MS, 28 * MS, 1, false, 28 * MS);
+	pathsel_plane_metrics(&p, &m, false);
 	assert_int_equal(m.jitter_ns, MS);
 }
 
 static void stateful_split(void **state)
 {
-	struct ps_plane p;
-	struct ps_metrics m;
+	struct pathsel_plane p;
+	struct pathsel_metrics m;
 	uint32_t rseq = 0;
 	(void)state;
 	plane(&p, 100);
@@ -188,16 +188,16 @@ static void stateful_split(void **state)
 	 * counter does not move), every 10th + 5 on the way back (it does) */
 	for (uint32_t i = 0; i < 100; i++) {
 		uint64_t t1 = i * 10 * MS;
-		ps_plane_tx(&p, t1);
+		pathsel_plane_tx(&p, t1);
 		if (i % 10 == 0)
 			continue;
 		uint32_t r = rseq++;
 		if (i % 10 == 5)
 			continue;
-		ps_plane_rx(&p, i, t1, t1 + MS, t1 + MS, t1 + 2 * MS, r, true, t1 + 2 * MS);
+		pathsel_plane_rx(&p, i, t1, t1 + MS, t1 + MS, t1 + 2 * MS, r, true, t1 + 2 * MS);
 	}
-	ps_plane_expire(&p, 2 * S, 15 * MS);
-	ps_plane_metrics(&p, &m, false);
+	pathsel_plane_expire(&p, 2 * S, 15 * MS);
+	pathsel_plane_metrics(&p, &m, false);
 	assert_int_equal(m.lost, 20);
 	assert_true(m.stateful);
 	/* probe 0 has no reply before it: 9 forward losses seen of 10 */
@@ -209,28 +209,28 @@ static void stateful_split(void **state)
 
 static void path_aggregate(void **state)
 {
-	struct ps_metrics pl[3] = { { .sent = 100,
-				      .lost = 10,
-				      .answered = 90,
-				      .rtt_mean_ns = 2 * MS,
-				      .rtt_min_ns = MS,
-				      .rtt_recent_ns = 2 * MS,
-				      .jitter_ns = 5,
-				      .consecutive_lost = 2,
-				      .last_rx = 7 },
-				    { .sent = 100,
-				      .lost = 0,
-				      .answered = 100,
-				      .rtt_mean_ns = 4 * MS,
-				      .rtt_min_ns = 3 * MS,
-				      .rtt_recent_ns = 4 * MS,
-				      .jitter_ns = 9,
-				      .consecutive_lost = 0,
-				      .last_rx = 9 },
-				    { .sent = 100, .lost = 100 } };
-	struct ps_metrics m;
+	struct pathsel_metrics pl[3] = { { .sent = 100,
+					   .lost = 10,
+					   .answered = 90,
+					   .rtt_mean_ns = 2 * MS,
+					   .rtt_min_ns = MS,
+					   .rtt_recent_ns = 2 * MS,
+					   .jitter_ns = 5,
+					   .consecutive_lost = 2,
+					   .last_rx = 7 },
+					 { .sent = 100,
+					   .lost = 0,
+					   .answered = 100,
+					   .rtt_mean_ns = 4 * MS,
+					   .rtt_min_ns = 3 * MS,
+					   .rtt_recent_ns = 4 * MS,
+					   .jitter_ns = 9,
+					   .consecutive_lost = 0,
+					   .last_rx = 9 },
+					 { .sent = 100, .lost = 100 } };
+	struct pathsel_metrics m;
 	(void)state;
-	ps_path_metrics(pl, 3, 0x3, &m);
+	pathsel_path_metrics(pl, 3, 0x3, &m);
 	assert_int_equal(m.sent, 200);
 	assert_int_equal(m.loss_ppm, 50000);
 	assert_int_equal(m.rtt_min_ns, MS);
@@ -239,155 +239,156 @@ static void path_aggregate(void **state)
 	assert_int_equal(m.jitter_ns, 9);
 	assert_int_equal(m.consecutive_lost, 0);
 	assert_int_equal(m.last_rx, 9);
-	ps_path_metrics(pl, 3, 0, &m);
+	pathsel_path_metrics(pl, 3, 0, &m);
 	assert_int_equal(m.sent, 0);
-	assert_string_equal(ps_reason_name(PS_REASON_PLANE_LOST), "plane_lost");
-	assert_string_equal(ps_event_kind_name(PS_EV_PATH_UP), "path_up");
+	assert_string_equal(pathsel_reason_name(PATHSEL_REASON_PLANE_LOST), "plane_lost");
+	assert_string_equal(pathsel_event_kind_name(PATHSEL_EV_PATH_UP), "path_up");
 }
 
 /* ---- Part 2, by hand ---- */
 
-static struct cfg_ps_tier tiers[PS_TIERS] = {
-	{ PS_OBJ_LATENCY, 10000, 0, 0, 0, 0 },
-	{ PS_OBJ_WEIGHTED, 20000, 1.0, 1.0, 10.0, 0.1 },
-	{ PS_OBJ_COST, 50000, 0, 0, 0, 0 },
+static struct cfg_ps_tier tiers[PATHSEL_TIERS] = {
+	{ PATHSEL_OBJ_LATENCY, 10000, 0, 0, 0, 0 },
+	{ PATHSEL_OBJ_WEIGHTED, 20000, 1.0, 1.0, 10.0, 0.1 },
+	{ PATHSEL_OBJ_COST, 50000, 0, 0, 0, 0 },
 };
 
-static struct ps_group_params params(void)
+static struct pathsel_group_params params(void)
 {
-	struct cfg_ps_group g = { .interval_us = PS_DEFAULT_INTERVAL_US,
-				  .window = PS_DEFAULT_WINDOW,
-				  .lost_down = PS_DEFAULT_LOST_DOWN,
-				  .margin_ppm = PS_DEFAULT_MARGIN_PPM,
-				  .margin_min_us = PS_DEFAULT_MARGIN_MIN,
-				  .hold_us = PS_DEFAULT_HOLD_US,
-				  .dwell_ms = PS_DEFAULT_DWELL_MS };
-	struct ps_group_params gp;
-	ps_group_params_init(&gp, &g);
+	struct cfg_ps_group g = { .interval_us = PATHSEL_DEFAULT_INTERVAL_US,
+				  .window = PATHSEL_DEFAULT_WINDOW,
+				  .lost_down = PATHSEL_DEFAULT_LOST_DOWN,
+				  .margin_ppm = PATHSEL_DEFAULT_MARGIN_PPM,
+				  .margin_min_us = PATHSEL_DEFAULT_MARGIN_MIN,
+				  .hold_us = PATHSEL_DEFAULT_HOLD_US,
+				  .dwell_ms = PATHSEL_DEFAULT_DWELL_MS };
+	struct pathsel_group_params gp;
+	pathsel_group_params_init(&gp, &g);
 	return gp;
 }
 
-static struct ps_metrics clean(uint32_t n, uint64_t rtt)
+static struct pathsel_metrics clean(uint32_t n, uint64_t rtt)
 {
-	return (struct ps_metrics){ .sent = n,
-				    .answered = n,
-				    .rtt_recent_ns = rtt,
-				    .rtt_mean_ns = rtt,
-				    .consecutive_answered = n,
-				    .last_rx = 1,
-				    .recent_sent = n / 4 };
+	return (struct pathsel_metrics){ .sent = n,
+					 .answered = n,
+					 .rtt_recent_ns = rtt,
+					 .rtt_mean_ns = rtt,
+					 .consecutive_answered = n,
+					 .last_rx = 1,
+					 .recent_sent = n / 4 };
 }
 
 static void decide_by_hand(void **state)
 {
-	struct ps_group_params gp = params();
-	struct ps_group_mem mem;
-	struct ps_metrics pl[2][2];
-	struct ps_path_in in[2] = { { pl[0], 2, 10, false }, { pl[1], 2, 20, false } };
-	struct ps_event ev[PS_EVENTS_MAX];
+	struct pathsel_group_params gp = params();
+	struct pathsel_group_mem mem;
+	struct pathsel_metrics pl[2][2];
+	struct pathsel_path_in in[2] = { { pl[0], 2, 10, false }, { pl[1], 2, 20, false } };
+	struct pathsel_event ev[PATHSEL_EVENTS_MAX];
 	unsigned n;
 	(void)state;
 
-	ps_group_mem_init(&mem, 2, 1);
+	pathsel_group_mem_init(&mem, 2, 1);
 	/* too few probes judged: the initial active stays */
 	pl[0][0] = pl[0][1] = clean(5, 5 * MS);
 	pl[1][0] = pl[1][1] = clean(5, 9 * MS);
-	assert_int_equal(ps_decide(&gp, tiers, in, 2, 1 * MS, &mem, ev, PS_EVENTS_MAX), 0);
-	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_GOLD), 1);
-	assert_int_equal(ps_next_wake(&mem), 1 * MS + PS_STARTUP_MAX_NS);
+	assert_int_equal(pathsel_decide(&gp, tiers, in, 2, 1 * MS, &mem, ev, PATHSEL_EVENTS_MAX),
+			 0);
+	assert_int_equal(pathsel_group_mem_active(&mem, CFG_TIER_GOLD), 1);
+	assert_int_equal(pathsel_next_wake(&mem), 1 * MS + PATHSEL_STARTUP_MAX_NS);
 	/* judged: the best at once, for each tier */
 	pl[0][0] = pl[0][1] = clean(50, 5 * MS);
 	pl[1][0] = pl[1][1] = clean(50, 9 * MS);
-	n = ps_decide(&gp, tiers, in, 2, 2 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, in, 2, 2 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 3);
-	assert_int_equal(ev[0].kind, PS_EV_SWITCH);
-	assert_int_equal(ev[0].reason, PS_REASON_STARTUP);
+	assert_int_equal(ev[0].kind, PATHSEL_EV_SWITCH);
+	assert_int_equal(ev[0].reason, PATHSEL_REASON_STARTUP);
 	assert_int_equal(ev[0].old_path, 1);
 	assert_int_equal(ev[0].new_path, 0);
 	assert_int_equal(ev[0].old_rtt_ns, 9 * MS);
 	assert_int_equal(ev[0].new_rtt_ns, 5 * MS);
-	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 0);
+	assert_int_equal(pathsel_group_mem_active(&mem, CFG_TIER_BRONZE), 0);
 	/* path 1 becomes much faster: gold moves after the hold, not before */
 	pl[1][0] = pl[1][1] = clean(50, 1 * MS);
-	n = ps_decide(&gp, tiers, in, 2, 10 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, in, 2, 10 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 0);
-	assert_int_equal(ps_next_wake(&mem), 110 * MS);
-	n = ps_decide(&gp, tiers, in, 2, 109 * MS, &mem, ev, PS_EVENTS_MAX);
+	assert_int_equal(pathsel_next_wake(&mem), 110 * MS);
+	n = pathsel_decide(&gp, tiers, in, 2, 109 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 0);
-	n = ps_decide(&gp, tiers, in, 2, 110 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, in, 2, 110 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 2); /* gold (latency), silver (score); bronze stays on the cheap one */
-	assert_int_equal(ev[0].reason, PS_REASON_LATENCY);
-	assert_int_equal(ev[1].reason, PS_REASON_SCORE);
-	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 0);
+	assert_int_equal(ev[0].reason, PATHSEL_REASON_LATENCY);
+	assert_int_equal(ev[1].reason, PATHSEL_REASON_SCORE);
+	assert_int_equal(pathsel_group_mem_active(&mem, CFG_TIER_BRONZE), 0);
 	/* BFD of path 1 down: gold and silver back at once */
 	in[1].bfd_down = true;
-	n = ps_decide(&gp, tiers, in, 2, 111 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, in, 2, 111 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 3);
-	assert_int_equal(ev[0].kind, PS_EV_PATH_DOWN);
-	assert_int_equal(ev[0].reason, PS_REASON_BFD_DOWN);
-	assert_int_equal(ev[1].reason, PS_REASON_BFD_DOWN);
+	assert_int_equal(ev[0].kind, PATHSEL_EV_PATH_DOWN);
+	assert_int_equal(ev[0].reason, PATHSEL_REASON_BFD_DOWN);
+	assert_int_equal(ev[1].reason, PATHSEL_REASON_BFD_DOWN);
 	assert_int_equal(ev[1].new_path, 0);
 	/* path 0's planes stop answering too: no usable path, and every tier
 	 * stays where it is (no switch: the data path keeps its path) */
 	pl[0][0].consecutive_lost = pl[0][1].consecutive_lost = 3;
 	pl[0][0].consecutive_answered = pl[0][1].consecutive_answered = 0;
-	n = ps_decide(&gp, tiers, in, 2, 112 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, in, 2, 112 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 3);
-	assert_int_equal(ev[0].kind, PS_EV_PLANE_DOWN);
-	assert_int_equal(ev[0].reason, PS_REASON_PLANE_LOST);
-	assert_int_equal(ev[2].kind, PS_EV_PATH_DOWN);
-	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0);
-	for (int t = 0; t < PS_TIERS; t++)
-		assert_int_equal(ps_group_mem_active(&mem, t), 0);
+	assert_int_equal(ev[0].kind, PATHSEL_EV_PLANE_DOWN);
+	assert_int_equal(ev[0].reason, PATHSEL_REASON_PLANE_LOST);
+	assert_int_equal(ev[2].kind, PATHSEL_EV_PATH_DOWN);
+	assert_int_equal(pathsel_group_mem_healthy(&mem, 0), 0);
+	for (int t = 0; t < PATHSEL_TIERS; t++)
+		assert_int_equal(pathsel_group_mem_active(&mem, t), 0);
 	/* path 1's BFD back: every tier to it at once, away from the failed path 0 */
 	in[1].bfd_down = false;
-	n = ps_decide(&gp, tiers, in, 2, 113 * MS, &mem, ev, 2);
+	n = pathsel_decide(&gp, tiers, in, 2, 113 * MS, &mem, ev, 2);
 	assert_int_equal(n, 2);
 	assert_int_equal(mem.events_dropped, 2);
-	assert_int_equal(ev[0].kind, PS_EV_PATH_UP);
-	assert_int_equal(ev[1].reason, PS_REASON_HARD_FAILURE);
-	assert_int_equal(ps_group_mem_active(&mem, CFG_TIER_BRONZE), 1);
+	assert_int_equal(ev[0].kind, PATHSEL_EV_PATH_UP);
+	assert_int_equal(ev[1].reason, PATHSEL_REASON_HARD_FAILURE);
+	assert_int_equal(pathsel_group_mem_active(&mem, CFG_TIER_BRONZE), 1);
 }
 
 /* A plane far lossier than its path's others is taken out; uniform loss takes none out. */
 static void plane_degradation(void **state)
 {
-	struct ps_group_params gp = params();
-	struct ps_group_mem mem;
-	struct ps_metrics pl[4];
-	struct ps_path_in in = { pl, 4, 10, false };
-	struct ps_event ev[PS_EVENTS_MAX];
+	struct pathsel_group_params gp = params();
+	struct pathsel_group_mem mem;
+	struct pathsel_metrics pl[4];
+	struct pathsel_path_in in = { pl, 4, 10, false };
+	struct pathsel_event ev[PATHSEL_EVENTS_MAX];
 	(void)state;
-	ps_group_mem_init(&mem, 1, 0);
+	pathsel_group_mem_init(&mem, 1, 0);
 	for (int j = 0; j < 4; j++)
 		pl[j] = clean(100, MS);
 	pl[2].lost = 30;
 	pl[2].answered = 70;
-	unsigned n = ps_decide(&gp, tiers, &in, 1, MS, &mem, ev, PS_EVENTS_MAX);
+	unsigned n = pathsel_decide(&gp, tiers, &in, 1, MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 1);
-	assert_int_equal(ev[0].kind, PS_EV_PLANE_DOWN);
-	assert_int_equal(ev[0].reason, PS_REASON_PLANE_LOSS);
+	assert_int_equal(ev[0].kind, PATHSEL_EV_PLANE_DOWN);
+	assert_int_equal(ev[0].reason, PATHSEL_REASON_PLANE_LOSS);
 	assert_int_equal(ev[0].plane, 2);
-	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0xb);
+	assert_int_equal(pathsel_group_mem_healthy(&mem, 0), 0xb);
 	/* it recovers */
 	pl[2].lost = 0;
-	n = ps_decide(&gp, tiers, &in, 1, 2 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, &in, 1, 2 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 1);
-	assert_int_equal(ev[0].kind, PS_EV_PLANE_UP);
+	assert_int_equal(ev[0].kind, PATHSEL_EV_PLANE_UP);
 	/* 30 % on every plane: the path's, none taken out */
 	for (int j = 0; j < 4; j++)
 		pl[j].lost = 30;
-	n = ps_decide(&gp, tiers, &in, 1, 3 * MS, &mem, ev, PS_EVENTS_MAX);
+	n = pathsel_decide(&gp, tiers, &in, 1, 3 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
 	assert_int_equal(n, 0);
-	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0xf);
+	assert_int_equal(pathsel_group_mem_healthy(&mem, 0), 0xf);
 	/* one plane left: never taken out for loss */
 	for (int j = 0; j < 3; j++) {
 		pl[j].consecutive_lost = 3;
 		pl[j].consecutive_answered = 0;
 	}
 	pl[3].lost = 90;
-	ps_decide(&gp, tiers, &in, 1, 4 * MS, &mem, ev, PS_EVENTS_MAX);
-	assert_int_equal(ps_group_mem_healthy(&mem, 0), 0x8);
+	pathsel_decide(&gp, tiers, &in, 1, 4 * MS, &mem, ev, PATHSEL_EVENTS_MAX);
+	assert_int_equal(pathsel_group_mem_healthy(&mem, 0), 0x8);
 }
 
 /* ---- Part 2, simulated ---- */
@@ -418,8 +419,8 @@ struct flight {
 };
 
 struct sim_plane {
-	struct ps_plane p;
-	struct ps_probe ring[WINDOW];
+	struct pathsel_plane p;
+	struct pathsel_probe ring[WINDOW];
 	struct flight fl[INFLIGHT];
 	unsigned nb_fl;
 	uint32_t rseq;
@@ -430,14 +431,14 @@ struct sim_plane {
 struct sim {
 	uint64_t rng, now;
 	struct sim_plane pl[NP][NK];
-	struct ps_metrics m[NP][NK];
-	struct ps_path_in in[NP];
+	struct pathsel_metrics m[NP][NK];
+	struct pathsel_path_in in[NP];
 	double loss[NP];
 	uint64_t rtt[NP];
-	struct ps_group_params gp;
-	struct ps_group_mem mem;
-	unsigned switches[PS_TIERS];
-	uint8_t last_reason[PS_TIERS];
+	struct pathsel_group_params gp;
+	struct pathsel_group_mem mem;
+	unsigned switches[PATHSEL_TIERS];
+	uint8_t last_reason[PATHSEL_TIERS];
 	unsigned plane_downs;
 	uint64_t plane_down_t;
 };
@@ -461,23 +462,23 @@ static void sim_init(struct sim *s, uint64_t seed)
 	memset(s, 0, sizeof(*s));
 	s->rng = seed * 7919 + 1;
 	s->gp = params();
-	ps_group_mem_init(&s->mem, NP, 0);
+	pathsel_group_mem_init(&s->mem, NP, 0);
 	for (int i = 0; i < NP; i++) {
 		s->rtt[i] = MS;
 		for (int j = 0; j < NK; j++) {
 			struct sim_plane *sp = &s->pl[i][j];
-			ps_plane_init(&sp->p, sp->ring, WINDOW);
+			pathsel_plane_init(&sp->p, sp->ring, WINDOW);
 			/* planes spread over the interval, paths too */
 			sp->next_tx = (uint64_t)(i * NK + j) * INTERVAL / (NP * NK) + 1;
 		}
-		s->in[i] = (struct ps_path_in){ s->m[i], NK, 10 * (uint32_t)(i + 1), false };
+		s->in[i] = (struct pathsel_path_in){ s->m[i], NK, 10 * (uint32_t)(i + 1), false };
 	}
 }
 
 /* One step of STEP: replies due, probes due, expiries, then a decision. */
 static void sim_step(struct sim *s)
 {
-	struct ps_event ev[PS_EVENTS_MAX];
+	struct pathsel_event ev[PATHSEL_EVENTS_MAX];
 
 	s->now += STEP;
 	for (int i = 0; i < NP; i++)
@@ -489,13 +490,13 @@ static void sim_step(struct sim *s)
 					f++;
 					continue;
 				}
-				ps_plane_rx(&sp->p, fl->seq, fl->t1, fl->t2, fl->t2 + 20 * US,
-					    fl->t4, fl->rseq, true, s->now);
+				pathsel_plane_rx(&sp->p, fl->seq, fl->t1, fl->t2, fl->t2 + 20 * US,
+						 fl->t4, fl->rseq, true, s->now);
 				*fl = sp->fl[--sp->nb_fl];
 			}
 			while (sp->next_tx <= s->now) {
 				uint64_t t1 = sp->next_tx;
-				uint32_t seq = ps_plane_tx(&sp->p, t1);
+				uint32_t seq = pathsel_plane_tx(&sp->p, t1);
 				sp->next_tx += INTERVAL;
 				if (sp->blackhole)
 					continue;
@@ -514,15 +515,16 @@ static void sim_step(struct sim *s)
 									       t1 + fwd + 20 * US +
 										       back };
 			}
-			ps_plane_expire(&sp->p, s->now, ps_plane_timeout_ns(&sp->p));
-			ps_plane_metrics(&sp->p, &s->m[i][j], false);
+			pathsel_plane_expire(&sp->p, s->now, pathsel_plane_timeout_ns(&sp->p));
+			pathsel_plane_metrics(&sp->p, &s->m[i][j], false);
 		}
-	unsigned n = ps_decide(&s->gp, tiers, s->in, NP, s->now, &s->mem, ev, PS_EVENTS_MAX);
+	unsigned n = pathsel_decide(&s->gp, tiers, s->in, NP, s->now, &s->mem, ev,
+				    PATHSEL_EVENTS_MAX);
 	for (unsigned e = 0; e < n; e++) {
-		if (ev[e].kind == PS_EV_SWITCH) {
+		if (ev[e].kind == PATHSEL_EV_SWITCH) {
 			s->switches[ev[e].tier]++;
 			s->last_reason[ev[e].tier] = ev[e].reason;
-		} else if (ev[e].kind == PS_EV_PLANE_DOWN) {
+		} else if (ev[e].kind == PATHSEL_EV_PLANE_DOWN) {
 			if (s->plane_downs++ == 0)
 				s->plane_down_t = s->now;
 		}
@@ -586,7 +588,7 @@ static void sim_loss5(void **state)
 		s.loss[a] = 0.05;
 		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, a, 2 * S);
 		if (t[k] != UINT64_MAX)
-			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_LOSS);
+			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PATHSEL_REASON_LOSS);
 	}
 	assert_true(report("5% loss on gold's path: gold moves", t, SEEDS, 500 * MS) >=
 		    SEEDS * 95 / 100);
@@ -595,7 +597,7 @@ static void sim_loss5(void **state)
 /*
  * A path that was blacked out and healed 3 s ago is clean now: 5 % loss on
  * the active gold path moves gold as fast as with paths that never failed
- * (the outage is not chronic loss: PS_OUTAGE_RUN).
+ * (the outage is not chronic loss: PATHSEL_OUTAGE_RUN).
  */
 static void sim_loss5_after_outage(void **state)
 {
@@ -617,7 +619,7 @@ static void sim_loss5_after_outage(void **state)
 		s.loss[a] = 0.05;
 		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, a, 2 * S);
 		if (t[k] != UINT64_MAX)
-			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_LOSS);
+			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PATHSEL_REASON_LOSS);
 	}
 	/* sim_loss5's figure is 38/40 within 500 ms on these settings (its
 	 * statistics: 5 % is close to gold's 1 % for 400 probes a second);
@@ -649,7 +651,7 @@ static void sim_rtt_after_fault(void **state)
 		s.rtt[b] += 10 * MS;
 		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, b, 2 * S);
 		if (t[k] != UINT64_MAX)
-			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_LATENCY);
+			assert_int_equal(s.last_reason[CFG_TIER_GOLD], PATHSEL_REASON_LATENCY);
 	}
 	assert_true(report("+10 ms on gold's path 1 s after a blackhole moved it", t, SEEDS,
 			   500 * MS) >= SEEDS * 95 / 100);
@@ -669,7 +671,7 @@ static void sim_rtt(uint64_t add, const char *what, uint64_t bound)
 	assert_true(report(what, t, SEEDS, bound) >= SEEDS * 95 / 100);
 	for (unsigned r = 0; r < 16; r++)
 		if (reasons[r])
-			print_message("    reason %s: %u\n", ps_reason_name(r), reasons[r]);
+			print_message("    reason %s: %u\n", pathsel_reason_name(r), reasons[r]);
 }
 
 static void sim_rtt60(void **state)
@@ -694,9 +696,9 @@ static void sim_blackhole(void **state)
 		for (int j = 0; j < NK; j++)
 			s.pl[a][j].blackhole = true;
 		t[k] = sim_until_moved(&s, CFG_TIER_GOLD, a, 1 * S);
-		assert_int_equal(s.last_reason[CFG_TIER_GOLD], PS_REASON_HARD_FAILURE);
+		assert_int_equal(s.last_reason[CFG_TIER_GOLD], PATHSEL_REASON_HARD_FAILURE);
 		sim_run(&s, s.now + 10 * MS);
-		for (int tier = 0; tier < PS_TIERS; tier++)
+		for (int tier = 0; tier < PATHSEL_TIERS; tier++)
 			assert_int_not_equal(s.mem.active[tier], a);
 	}
 	assert_true(report("blackhole of gold's path", t, SEEDS, 50 * MS) == SEEDS);
@@ -709,8 +711,8 @@ static void sim_plane_blackhole(void **state)
 	for (unsigned k = 0; k < SEEDS; k++) {
 		struct sim s;
 		int a = sim_start(&s, 300 + k);
-		int act[PS_TIERS];
-		for (int tier = 0; tier < PS_TIERS; tier++)
+		int act[PATHSEL_TIERS];
+		for (int tier = 0; tier < PATHSEL_TIERS; tier++)
 			act[tier] = s.mem.active[tier];
 		unsigned sw = s.switches[0] + s.switches[1] + s.switches[2];
 		int j = (int)(rnd(&s) % NK);
@@ -720,9 +722,9 @@ static void sim_plane_blackhole(void **state)
 		sim_run(&s, t0 + 3 * S);
 		assert_int_equal(s.plane_downs, 1);
 		t[k] = s.plane_down_t - t0;
-		assert_int_equal(ps_group_mem_healthy(&s.mem, a), 0xf & ~(1u << j));
+		assert_int_equal(pathsel_group_mem_healthy(&s.mem, a), 0xf & ~(1u << j));
 		assert_int_equal(s.switches[0] + s.switches[1] + s.switches[2], sw);
-		for (int tier = 0; tier < PS_TIERS; tier++)
+		for (int tier = 0; tier < PATHSEL_TIERS; tier++)
 			assert_int_equal(s.mem.active[tier], act[tier]);
 	}
 	assert_true(report("one plane blackholed: plane down", t, SEEDS, 50 * MS) == SEEDS);
@@ -730,18 +732,18 @@ static void sim_plane_blackhole(void **state)
 
 static void sim_loss_everywhere(double loss, const char *what)
 {
-	unsigned total[PS_TIERS] = { 0 }, over[PS_TIERS] = { 0 }, runs = SEEDS / 2;
-	unsigned why[PS_TIERS][16] = { { 0 } };
+	unsigned total[PATHSEL_TIERS] = { 0 }, over[PATHSEL_TIERS] = { 0 }, runs = SEEDS / 2;
+	unsigned why[PATHSEL_TIERS][16] = { { 0 } };
 	for (unsigned k = 0; k < runs; k++) {
 		struct sim s;
 		sim_init(&s, 400 + k);
 		for (int i = 0; i < NP; i++)
 			s.loss[i] = loss;
 		sim_run(&s, 2 * S);
-		unsigned base[PS_TIERS];
+		unsigned base[PATHSEL_TIERS];
 		memcpy(base, s.switches, sizeof(base));
 		sim_run(&s, 62 * S);
-		for (int t = 0; t < PS_TIERS; t++) {
+		for (int t = 0; t < PATHSEL_TIERS; t++) {
 			unsigned n = s.switches[t] - base[t];
 			total[t] += n;
 			over[t] += n > 1;
@@ -749,14 +751,14 @@ static void sim_loss_everywhere(double loss, const char *what)
 				why[t][s.last_reason[t] & 15]++;
 		}
 	}
-	for (int t = 0; t < PS_TIERS; t++) {
+	for (int t = 0; t < PATHSEL_TIERS; t++) {
 		print_message("%s, 60 s, tier %d: %u switches in %u runs, "
 			      "%u runs with more than one\n",
 			      what, t, total[t], runs, over[t]);
 		for (unsigned r = 0; r < 16; r++)
 			if (why[t][r])
-				print_message("    last reason %s: %u runs\n", ps_reason_name(r),
-					      why[t][r]);
+				print_message("    last reason %s: %u runs\n",
+					      pathsel_reason_name(r), why[t][r]);
 		assert_true(over[t] * 100 <= runs * 5);
 	}
 }
@@ -790,7 +792,7 @@ static void sim_bronze_cost(void **state)
 }
 
 /*
- * HA takeover (ps_group_mem_adopt): the new active takes the old active's
+ * HA takeover (pathsel_group_mem_adopt): the new active takes the old active's
  * choice at once; with every path equal it keeps it (no margin beaten),
  * a path its own probes hold unusable is refused, and a fault on the
  * adopted path still moves the tier.
@@ -798,33 +800,34 @@ static void sim_bronze_cost(void **state)
 static void adopt_choice(void **state)
 {
 	struct sim s;
-	struct ps_event ev;
+	struct pathsel_event ev;
 	(void)state;
 
 	int a = sim_start(&s, 4242);
 	int other = (a + 1) % NP;
 	unsigned sw = s.switches[CFG_TIER_GOLD];
-	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, other, s.now, &ev), 1);
-	assert_int_equal(ev.kind, PS_EV_SWITCH);
-	assert_int_equal(ev.reason, PS_REASON_HA_ADOPT);
+	assert_int_equal(pathsel_group_mem_adopt(&s.mem, CFG_TIER_GOLD, other, s.now, &ev), 1);
+	assert_int_equal(ev.kind, PATHSEL_EV_SWITCH);
+	assert_int_equal(ev.reason, PATHSEL_REASON_HA_ADOPT);
 	assert_int_equal(ev.old_path, a);
 	assert_int_equal(ev.new_path, other);
 	assert_int_equal(s.mem.active[CFG_TIER_GOLD], other);
 	/* the same again: no change, no event */
-	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, other, s.now, &ev), 0);
+	assert_int_equal(pathsel_group_mem_adopt(&s.mem, CFG_TIER_GOLD, other, s.now, &ev), 0);
 	/* equal paths: nothing beats the adopted one by the margin */
 	sim_run(&s, s.now + 3 * S);
 	assert_int_equal(s.mem.active[CFG_TIER_GOLD], other);
 	assert_int_equal(s.switches[CFG_TIER_GOLD], sw);
 	/* out of range */
-	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, NP, s.now, &ev), -EINVAL);
-	assert_int_equal(ps_group_mem_adopt(&s.mem, PS_TIERS, 0, s.now, &ev), -EINVAL);
+	assert_int_equal(pathsel_group_mem_adopt(&s.mem, CFG_TIER_GOLD, NP, s.now, &ev), -EINVAL);
+	assert_int_equal(pathsel_group_mem_adopt(&s.mem, PATHSEL_TIERS, 0, s.now, &ev), -EINVAL);
 	/* a path our own probes hold unusable is not taken */
 	for (int j = 0; j < NK; j++)
 		s.pl[a][j].blackhole = true;
 	sim_run(&s, s.now + 1 * S);
-	assert_int_equal(s.mem.path_state[a], PS_PATH_UNUSABLE);
-	assert_int_equal(ps_group_mem_adopt(&s.mem, CFG_TIER_GOLD, a, s.now, &ev), -EHOSTUNREACH);
+	assert_int_equal(s.mem.path_state[a], PATHSEL_PATH_UNUSABLE);
+	assert_int_equal(pathsel_group_mem_adopt(&s.mem, CFG_TIER_GOLD, a, s.now, &ev),
+			 -EHOSTUNREACH);
 	assert_int_equal(s.mem.active[CFG_TIER_GOLD], other);
 	/* a fault on the adopted path still moves the tier */
 	for (int j = 0; j < NK; j++)
@@ -853,8 +856,8 @@ int main(int argc, char **argv)
 	const char *part = argc > 1 ? argv[1] : "all";
 	int failed = 0;
 
-	if (getenv("PS_TEST")) /* one test: PS_TEST=sim_loss5 */
-		cmocka_set_test_filter(getenv("PS_TEST"));
+	if (getenv("PATHSEL_TEST")) /* one test: PATHSEL_TEST=sim_loss5 */
+		cmocka_set_test_filter(getenv("PATHSEL_TEST"));
 	if (strcmp(part, "soak") != 0)
 		failed += cmocka_run_group_tests_name("pathsel", rest, NULL, NULL);
 	if (strcmp(part, "rest") != 0)

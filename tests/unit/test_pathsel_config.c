@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of section "path_selection" (failover/pathsel_config.c) and of
+ * Unit tests of section "pathsel" (failover/pathsel/pathsel_config.c) and of
  * a path's planes (`plane`, `planes` in section path_groups).
  *
  * Runs from tests/unit (meson workdir). The good file is configs/ps-good.conf.
@@ -21,9 +21,11 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/config_fixture.h"
+
 #include "core/config.h"
-#include "failover/failover_config.h"
-#include "failover/pathsel_config.h"
+#include "failover/bfd/bfd_config.h"
+#include "failover/pathsel/pathsel_config.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -67,91 +69,38 @@ enum base {
 	BASE_NO_QOS,   /* NET, PG, BFD */
 };
 
-static char tmpdir[64];
-static char tmpfile_path[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vbrd-ps-test-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/t.conf", tmpdir);
-	return 0;
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	unlink(tmpfile_path);
-	rmdir(tmpdir);
-	return 0;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-/* Write base @p b into @p f; returns its lines. */
-static int write_base(FILE *f, enum base b)
-{
-	int n = 0;
-
-	fputs(NET, f);
-	n += count_lines(NET);
-	if (b == BASE_NET)
-		return n;
-	fputs(PG, f);
-	n += count_lines(PG);
-	if (b == BASE_FULL) {
-		fputs(QOS, f);
-		n += count_lines(QOS);
-	}
-	fputs(BFD, f);
-	return n + count_lines(BFD);
-}
-
 /* Write base @p b and @p text to the test file and load it; *@p base_lines gets the base's lines. */
 static int load_text(enum base b, const char *text, struct vbrd_config *cfg,
 		     struct config_errors *errs, int *base_lines)
 {
-	FILE *f = fopen(tmpfile_path, "w");
-	int n;
+	const char *pg = b == BASE_NET ? "" : PG, *qos = b == BASE_FULL ? QOS : "";
+	const char *bfd = b == BASE_NET ? "" : BFD;
 
-	assert_non_null(f);
-	n = write_base(f, b);
 	if (base_lines != NULL)
-		*base_lines = n;
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	return config_load(tmpfile_path, cfg, errs);
+		*base_lines = cfx_lines(NET) + cfx_lines(pg) + cfx_lines(qos) + cfx_lines(bfd);
+	return CFX_LOAD(cfg, errs, NET, pg, qos, bfd, text);
 }
 
 /* The bases' line numbers, which the messages of the cases below name. */
 static void base_lines(void **state)
 {
 	(void)state;
-	assert_int_equal(count_lines(NET), 5);
-	assert_int_equal(count_lines(PG), 5);
-	assert_int_equal(count_lines(QOS), 1);
-	assert_int_equal(count_lines(BFD), 4);
+	assert_int_equal(cfx_lines(NET), 5);
+	assert_int_equal(cfx_lines(PG), 5);
+	assert_int_equal(cfx_lines(QOS), 1);
+	assert_int_equal(cfx_lines(BFD), 4);
 }
 
 /* The default tiers of pathsel_config.h. */
 static void assert_default_tiers(const struct cfg_ps_tier *t)
 {
-	assert_int_equal(t[CFG_TIER_GOLD].objective, PS_OBJ_LATENCY);
+	assert_int_equal(t[CFG_TIER_GOLD].objective, PATHSEL_OBJ_LATENCY);
 	assert_int_equal(t[CFG_TIER_GOLD].max_loss_ppm, 10000);
-	assert_int_equal(t[CFG_TIER_SILVER].objective, PS_OBJ_WEIGHTED);
+	assert_int_equal(t[CFG_TIER_SILVER].objective, PATHSEL_OBJ_WEIGHTED);
 	assert_int_equal(t[CFG_TIER_SILVER].max_loss_ppm, 20000);
-	assert_int_equal(t[CFG_TIER_BRONZE].objective, PS_OBJ_COST);
+	assert_int_equal(t[CFG_TIER_BRONZE].objective, PATHSEL_OBJ_COST);
 	assert_int_equal(t[CFG_TIER_BRONZE].max_loss_ppm, 50000);
-	for (int i = 0; i < PS_TIERS; i++) {
+	for (int i = 0; i < PATHSEL_TIERS; i++) {
 		assert_true(t[i].latency_weight == 1.0);
 		assert_true(t[i].jitter_weight == 1.0);
 		assert_true(t[i].loss_weight == 10.0);
@@ -162,7 +111,7 @@ static void assert_default_tiers(const struct cfg_ps_tier *t)
 /* A group with nothing but its path group. */
 static void assert_default_group(const struct cfg_ps_group *g)
 {
-	assert_int_equal(g->interval_us, PS_DEFAULT_INTERVAL_US);
+	assert_int_equal(g->interval_us, PATHSEL_DEFAULT_INTERVAL_US);
 	assert_int_equal(g->interval_us, 10000);
 	assert_int_equal(g->window, 100);
 	assert_int_equal(g->lost_down, 3);
@@ -211,22 +160,22 @@ static void good_config(void **state)
 	ps = pathsel_config_get(&cfg);
 	assert_non_null(ps);
 	assert_true(ps->present);
-	assert_int_equal(ps->reflector, PS_REFLECT_STATELESS);
+	assert_int_equal(ps->reflector, PATHSEL_REFLECT_STATELESS);
 
 	t = &ps->tiers[CFG_TIER_GOLD];
-	assert_int_equal(t->objective, PS_OBJ_WEIGHTED);
+	assert_int_equal(t->objective, PATHSEL_OBJ_WEIGHTED);
 	assert_int_equal(t->max_loss_ppm, 5000);
 	assert_true(t->latency_weight == 2.0);
 	assert_true(t->jitter_weight == 0.5);
 	assert_true(t->loss_weight == 20.0);
 	assert_true(t->cost_weight == 0.0);
 	t = &ps->tiers[CFG_TIER_SILVER]; /* only max_loss given */
-	assert_int_equal(t->objective, PS_OBJ_WEIGHTED);
+	assert_int_equal(t->objective, PATHSEL_OBJ_WEIGHTED);
 	assert_int_equal(t->max_loss_ppm, 30000);
 	assert_true(t->latency_weight == 1.0);
 	assert_true(t->cost_weight == 0.1);
 	t = &ps->tiers[CFG_TIER_BRONZE];
-	assert_int_equal(t->objective, PS_OBJ_LATENCY);
+	assert_int_equal(t->objective, PATHSEL_OBJ_LATENCY);
 	assert_int_equal(t->max_loss_ppm, 1000000);
 
 	assert_int_equal(ps->nb_groups, 2);
@@ -285,8 +234,8 @@ static void good_config(void **state)
 	assert_null(pathsel_config_path(&ps->groups[0], 2)); /* p-one is not listed */
 	assert_null(pathsel_config_path(&ps->groups[0], -1));
 	assert_null(pathsel_config_path(NULL, 0));
-	assert_int_equal(failover_session_index(&cfg, "dr"), 2);
-	assert_int_equal(failover_session_index(&cfg, "nope"), -1);
+	assert_int_equal(bfd_session_index(&cfg, "dr"), 2);
+	assert_int_equal(bfd_session_index(&cfg, "nope"), -1);
 
 	char sum[256];
 	config_sections_summary(&cfg, sum, sizeof(sum));
@@ -298,9 +247,9 @@ static void good_config(void **state)
 /* Without the section, or with an empty one: not present, every default. */
 static void absent_section(void **state)
 {
-	static const char *const texts[] = { "", "path_selection = { };\n" };
+	static const char *const texts[] = { "", "pathsel = { };\n" };
 	struct vbrd_config cfg, zero = { 0 };
-	struct cfg_ps_tier t[PS_TIERS];
+	struct cfg_ps_tier t[PATHSEL_TIERS];
 	const struct cfg_pathsel *ps;
 	char sum[128];
 
@@ -312,7 +261,7 @@ static void absent_section(void **state)
 		ps = pathsel_config_get(&cfg);
 		assert_non_null(ps);
 		assert_false(ps->present);
-		assert_int_equal(ps->reflector, PS_REFLECT_STATEFUL);
+		assert_int_equal(ps->reflector, PATHSEL_REFLECT_STATEFUL);
 		assert_int_equal(ps->nb_groups, 0);
 		assert_null(ps->groups);
 		assert_default_tiers(ps->tiers);
@@ -346,12 +295,12 @@ static void group_defaults(void **state)
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
 	const struct cfg_pathsel *ps;
-	struct cfg_ps_tier def[PS_TIERS];
+	struct cfg_ps_tier def[PATHSEL_TIERS];
 
 	(void)state;
 	assert_int_equal(
 		load_text(BASE_FULL,
-			  "path_selection = { tiers = { gold = { }; bronze = { max_loss = "
+			  "pathsel = { tiers = { gold = { }; bronze = { max_loss = "
 			  "7.25; }; };\n"
 			  "  groups = ( { path_group = \"dr\"; },\n"
 			  "             { path_group = \"region\"; paths = ( { path = \"b\"; "
@@ -360,11 +309,11 @@ static void group_defaults(void **state)
 		0);
 	ps = pathsel_config_get(&cfg);
 	assert_true(ps->present);
-	assert_int_equal(ps->reflector, PS_REFLECT_STATEFUL);
+	assert_int_equal(ps->reflector, PATHSEL_REFLECT_STATEFUL);
 	pathsel_tier_defaults(def);
 	assert_memory_equal(&ps->tiers[CFG_TIER_GOLD], &def[CFG_TIER_GOLD], sizeof(def[0]));
 	assert_memory_equal(&ps->tiers[CFG_TIER_SILVER], &def[CFG_TIER_SILVER], sizeof(def[0]));
-	assert_int_equal(ps->tiers[CFG_TIER_BRONZE].objective, PS_OBJ_COST);
+	assert_int_equal(ps->tiers[CFG_TIER_BRONZE].objective, PATHSEL_OBJ_COST);
 	assert_int_equal(ps->tiers[CFG_TIER_BRONZE].max_loss_ppm, 72500);
 	assert_int_equal(ps->nb_groups, 2);
 	assert_int_equal(ps->groups[0].pg_index, 1);
@@ -378,12 +327,12 @@ static void group_defaults(void **state)
 	config_free(&cfg);
 	config_errors_free(&errs);
 
-	assert_int_equal(load_text(BASE_FULL, "path_selection = { reflector = \"off\"; };\n", &cfg,
-				   &errs, NULL),
-			 0);
+	assert_int_equal(
+		load_text(BASE_FULL, "pathsel = { reflector = \"off\"; };\n", &cfg, &errs, NULL),
+		0);
 	ps = pathsel_config_get(&cfg);
 	assert_true(ps->present);
-	assert_int_equal(ps->reflector, PS_REFLECT_OFF);
+	assert_int_equal(ps->reflector, PATHSEL_REFLECT_OFF);
 	assert_int_equal(ps->nb_groups, 0);
 	assert_default_tiers(ps->tiers);
 	config_free(&cfg);
@@ -393,14 +342,14 @@ static void group_defaults(void **state)
 static void names(void **state)
 {
 	(void)state;
-	assert_string_equal(ps_objective_name(PS_OBJ_LATENCY), "latency");
-	assert_string_equal(ps_objective_name(PS_OBJ_WEIGHTED), "weighted");
-	assert_string_equal(ps_objective_name(PS_OBJ_COST), "cost");
-	assert_string_equal(ps_objective_name((enum ps_objective)7), "?");
-	assert_string_equal(ps_reflector_name(PS_REFLECT_STATEFUL), "stateful");
-	assert_string_equal(ps_reflector_name(PS_REFLECT_STATELESS), "stateless");
-	assert_string_equal(ps_reflector_name(PS_REFLECT_OFF), "off");
-	assert_string_equal(ps_reflector_name((enum ps_reflector_mode)3), "?");
+	assert_string_equal(pathsel_objective_name(PATHSEL_OBJ_LATENCY), "latency");
+	assert_string_equal(pathsel_objective_name(PATHSEL_OBJ_WEIGHTED), "weighted");
+	assert_string_equal(pathsel_objective_name(PATHSEL_OBJ_COST), "cost");
+	assert_string_equal(pathsel_objective_name((enum pathsel_objective)7), "?");
+	assert_string_equal(pathsel_reflector_name(PATHSEL_REFLECT_STATEFUL), "stateful");
+	assert_string_equal(pathsel_reflector_name(PATHSEL_REFLECT_STATELESS), "stateless");
+	assert_string_equal(pathsel_reflector_name(PATHSEL_REFLECT_OFF), "off");
+	assert_string_equal(pathsel_reflector_name((enum pathsel_reflector_mode)3), "?");
 }
 
 /* ---- one mistake per snippet ----------------------------------------------------- */
@@ -412,7 +361,7 @@ struct err_case {
 	const char *msg; /* the whole message after "FILE:LINE: " */
 };
 
-#define PS(t)    "path_selection = { " t " };\n"
+#define PS(t)    "pathsel = { " t " };\n"
 #define TIER(t)  PS("tiers = { " t " };")
 #define GROUP(t) PS("groups = ( { path_group = \"region\"; " t " } );")
 #define PATHS(t) GROUP("paths = ( " t " );")
@@ -423,148 +372,148 @@ struct err_case {
 /* "FILE:LINE: " of BFD's sessions in BASE_FULL: l1 13, l2 14, dr 15; BASE_FULL is 15 lines. */
 static const struct err_case cases[] = {
 	/* the section and its own settings */
-	{ BASE_FULL, "path_selection = ( );\n", 1,
-	  "path_selection: expected a group { ... }, got a list" },
-	{ BASE_FULL, PS("probe = 1;"), 1, "unknown setting 'path_selection.probe'" },
+	{ BASE_FULL, "pathsel = ( );\n", 1, "pathsel: expected a group { ... }, got a list" },
+	{ BASE_FULL, PS("probe = 1;"), 1, "unknown setting 'pathsel.probe'" },
+	/* the section's old name gets a hint, not "unknown setting" */
+	{ BASE_FULL, "path_selection = { reflector = \"off\"; };\n", 1,
+	  "path_selection: the section is now called 'pathsel'" },
 	{ BASE_FULL, PS("reflector = \"passive\";"), 1,
-	  "path_selection.reflector: unknown reflector mode 'passive' (stateful, stateless or "
+	  "pathsel.reflector: unknown reflector mode 'passive' (stateful, stateless or "
 	  "off)" },
 	{ BASE_FULL, PS("reflector = true;"), 1,
-	  "path_selection.reflector: expected a string, got a boolean" },
+	  "pathsel.reflector: expected a string, got a boolean" },
 	/* tiers */
-	{ BASE_FULL, PS("tiers = ( );"), 1,
-	  "path_selection.tiers: expected a group { ... }, got a list" },
-	{ BASE_FULL, TIER("platinum = { };"), 1,
-	  "unknown setting 'path_selection.tiers.platinum'" },
+	{ BASE_FULL, PS("tiers = ( );"), 1, "pathsel.tiers: expected a group { ... }, got a list" },
+	{ BASE_FULL, TIER("platinum = { };"), 1, "unknown setting 'pathsel.tiers.platinum'" },
 	{ BASE_FULL, TIER("gold = \"latency\";"), 1,
-	  "path_selection.tiers.gold: expected a group { objective = ...; }, got a string" },
+	  "pathsel.tiers.gold: expected a group { objective = ...; }, got a string" },
 	{ BASE_FULL, TIER("gold = { speed = 1; };"), 1,
-	  "unknown setting 'path_selection.tiers.gold.speed'" },
+	  "unknown setting 'pathsel.tiers.gold.speed'" },
 	{ BASE_FULL, TIER("gold = { objective = \"fastest\"; };"), 1,
-	  "path_selection.tiers.gold.objective: unknown objective 'fastest' (latency, weighted or "
+	  "pathsel.tiers.gold.objective: unknown objective 'fastest' (latency, weighted or "
 	  "cost)" },
 	{ BASE_FULL, TIER("silver = { max_loss = 100.5; };"), 1,
-	  "path_selection.tiers.silver.max_loss: 100.5% is out of range 0..100%" },
+	  "pathsel.tiers.silver.max_loss: 100.5% is out of range 0..100%" },
 	{ BASE_FULL, TIER("silver = { max_loss = -1; };"), 1,
-	  "path_selection.tiers.silver.max_loss: -1% is out of range 0..100%" },
+	  "pathsel.tiers.silver.max_loss: -1% is out of range 0..100%" },
 	{ BASE_FULL, TIER("silver = { max_loss = \"1%\"; };"), 1,
-	  "path_selection.tiers.silver.max_loss: expected a percent (an integer or a number like "
+	  "pathsel.tiers.silver.max_loss: expected a percent (an integer or a number like "
 	  "2.5), got a string" },
 	{ BASE_FULL, TIER("silver = { latency_weight = -0.5; };"), 1,
-	  "path_selection.tiers.silver.latency_weight: -0.5: expected a finite number >= 0" },
+	  "pathsel.tiers.silver.latency_weight: -0.5: expected a finite number >= 0" },
 	{ BASE_FULL, TIER("bronze = { jitter_weight = -1; };"), 1,
-	  "path_selection.tiers.bronze.jitter_weight: -1: expected a finite number >= 0" },
+	  "pathsel.tiers.bronze.jitter_weight: -1: expected a finite number >= 0" },
 	{ BASE_FULL, TIER("bronze = { loss_weight = 1e999; };"), 1,
-	  "path_selection.tiers.bronze.loss_weight: inf: expected a finite number >= 0" },
+	  "pathsel.tiers.bronze.loss_weight: inf: expected a finite number >= 0" },
 	{ BASE_FULL, TIER("gold = { cost_weight = \"x\"; };"), 1,
-	  "path_selection.tiers.gold.cost_weight: expected a number (an integer or a number like "
+	  "pathsel.tiers.gold.cost_weight: expected a number (an integer or a number like "
 	  "2.5), got a string" },
 	/* groups */
 	{ BASE_FULL, PS("groups = { };"), 1,
-	  "path_selection.groups: expected a list ( ... ), got a group" },
+	  "pathsel.groups: expected a list ( ... ), got a group" },
 	{ BASE_FULL, PS("groups = ( \"region\" );"), 1,
-	  "path_selection.groups[0]: expected a group { ... }, got a string" },
+	  "pathsel.groups[0]: expected a group { ... }, got a string" },
 	{ BASE_FULL, PS("groups = ( { interval = 5; } );"), 1,
-	  "path_selection.groups[0]: missing required setting 'path_group'" },
+	  "pathsel.groups[0]: missing required setting 'path_group'" },
 	{ BASE_FULL, PS("groups = ( { path_group = \"nope\"; } );"), 1,
-	  "path_selection.groups[0].path_group: unknown path group 'nope'" },
+	  "pathsel.groups[0].path_group: unknown path group 'nope'" },
 	{ BASE_FULL,
-	  "path_selection = { groups = (\n"
+	  "pathsel = { groups = (\n"
 	  "  { path_group = \"region\"; },\n"
 	  "  { path_group = \"region\"; interval = 5; } ); };\n",
 	  3,
-	  "path_selection.groups[1].path_group: a second group for path group 'region' (first at "
+	  "pathsel.groups[1].path_group: a second group for path group 'region' (first at "
 	  "line 17)" },
-	{ BASE_FULL, GROUP("probes = 3;"), 1, "unknown setting 'path_selection.groups[0].probes'" },
+	{ BASE_FULL, GROUP("probes = 3;"), 1, "unknown setting 'pathsel.groups[0].probes'" },
 	{ BASE_FULL, GROUP("interval = 0;"), 1,
-	  "path_selection.groups[0].interval: 0 ms is out of range 1..1000 ms" },
+	  "pathsel.groups[0].interval: 0 ms is out of range 1..1000 ms" },
 	{ BASE_FULL, GROUP("interval = 0.5;"), 1,
-	  "path_selection.groups[0].interval: 0.5 ms is out of range 1..1000 ms" },
+	  "pathsel.groups[0].interval: 0.5 ms is out of range 1..1000 ms" },
 	{ BASE_FULL, GROUP("interval = 1000.5;"), 1,
-	  "path_selection.groups[0].interval: 1000.5 ms is out of range 1..1000 ms" },
+	  "pathsel.groups[0].interval: 1000.5 ms is out of range 1..1000 ms" },
 	{ BASE_FULL, GROUP("interval = 1001;"), 1,
-	  "path_selection.groups[0].interval: 1001 ms is out of range 1..1000 ms" },
+	  "pathsel.groups[0].interval: 1001 ms is out of range 1..1000 ms" },
 	{ BASE_FULL, GROUP("interval = \"10ms\";"), 1,
-	  "path_selection.groups[0].interval: expected milliseconds (an integer or a number like "
+	  "pathsel.groups[0].interval: expected milliseconds (an integer or a number like "
 	  "2.5), got a string" },
 	{ BASE_FULL, GROUP("window = 9;"), 1,
-	  "path_selection.groups[0].window: 9 is out of range 10..1024" },
+	  "pathsel.groups[0].window: 9 is out of range 10..1024" },
 	{ BASE_FULL, GROUP("window = 1025;"), 1,
-	  "path_selection.groups[0].window: 1025 is out of range 10..1024" },
+	  "pathsel.groups[0].window: 1025 is out of range 10..1024" },
 	{ BASE_FULL, GROUP("window = 100.0;"), 1,
-	  "path_selection.groups[0].window: expected an integer, got a float" },
+	  "pathsel.groups[0].window: expected an integer, got a float" },
 	{ BASE_FULL, GROUP("lost_down = 0;"), 1,
-	  "path_selection.groups[0].lost_down: 0 is out of range 1..255" },
+	  "pathsel.groups[0].lost_down: 0 is out of range 1..255" },
 	{ BASE_FULL, GROUP("lost_down = 256;"), 1,
-	  "path_selection.groups[0].lost_down: 256 is out of range 1..255" },
+	  "pathsel.groups[0].lost_down: 256 is out of range 1..255" },
 	{ BASE_FULL, GROUP("margin = 100.01;"), 1,
-	  "path_selection.groups[0].margin: 100.01% is out of range 0..100%" },
+	  "pathsel.groups[0].margin: 100.01% is out of range 0..100%" },
 	{ BASE_FULL, GROUP("margin = -0.1;"), 1,
-	  "path_selection.groups[0].margin: -0.1% is out of range 0..100%" },
+	  "pathsel.groups[0].margin: -0.1% is out of range 0..100%" },
 	{ BASE_FULL, GROUP("margin_min = -1;"), 1,
-	  "path_selection.groups[0].margin_min: -1 ms is out of range 0..60000 ms" },
+	  "pathsel.groups[0].margin_min: -1 ms is out of range 0..60000 ms" },
 	{ BASE_FULL, GROUP("margin_min = 60001;"), 1,
-	  "path_selection.groups[0].margin_min: 60001 ms is out of range 0..60000 ms" },
+	  "pathsel.groups[0].margin_min: 60001 ms is out of range 0..60000 ms" },
 	{ BASE_FULL, GROUP("hold = 60000.5;"), 1,
-	  "path_selection.groups[0].hold: 60000.5 ms is out of range 0..60000 ms" },
+	  "pathsel.groups[0].hold: 60000.5 ms is out of range 0..60000 ms" },
 	{ BASE_FULL, GROUP("hold = -1;"), 1,
-	  "path_selection.groups[0].hold: -1 ms is out of range 0..60000 ms" },
+	  "pathsel.groups[0].hold: -1 ms is out of range 0..60000 ms" },
 	{ BASE_FULL, GROUP("dwell = 600001;"), 1,
-	  "path_selection.groups[0].dwell: 600001 is out of range 0..600000" },
+	  "pathsel.groups[0].dwell: 600001 is out of range 0..600000" },
 	{ BASE_FULL, GROUP("plane_max_loss = 101;"), 1,
-	  "path_selection.groups[0].plane_max_loss: 101% is out of range 0..100%" },
+	  "pathsel.groups[0].plane_max_loss: 101% is out of range 0..100%" },
 	{ BASE_FULL, GROUP("policy = \"nope\";"), 1,
-	  "path_selection.groups[0].policy: unknown qos policy 'nope'" },
+	  "pathsel.groups[0].policy: unknown qos policy 'nope'" },
 	{ BASE_NO_QOS, GROUP("policy = \"edge\";"), 1,
-	  "path_selection.groups[0].policy: unknown qos policy 'edge' (the file has no qos "
+	  "pathsel.groups[0].policy: unknown qos policy 'edge' (the file has no qos "
 	  "section)" },
 	{ BASE_FULL, GROUP("tier = \"platinum\";"), 1,
-	  "path_selection.groups[0].tier: unknown tier 'platinum' (gold, silver or bronze)" },
+	  "pathsel.groups[0].tier: unknown tier 'platinum' (gold, silver or bronze)" },
 	{ BASE_FULL, GROUP("spread = 1;"), 1,
-	  "path_selection.groups[0].spread: expected a boolean (true/false), got an integer" },
+	  "pathsel.groups[0].spread: expected a boolean (true/false), got an integer" },
 	{ BASE_FULL, GROUP("spread = true; flowlet_gap = 0.005;"), 1,
-	  "path_selection.groups[0].flowlet_gap: 0.005 ms is out of range 0.01..1000 ms" },
+	  "pathsel.groups[0].flowlet_gap: 0.005 ms is out of range 0.01..1000 ms" },
 	{ BASE_FULL, GROUP("spread = true; flowlet_gap = 0;"), 1,
-	  "path_selection.groups[0].flowlet_gap: 0 ms is out of range 0.01..1000 ms" },
+	  "pathsel.groups[0].flowlet_gap: 0 ms is out of range 0.01..1000 ms" },
 	{ BASE_FULL, GROUP("spread = true; flowlet_gap = 1000.1;"), 1,
-	  "path_selection.groups[0].flowlet_gap: 1000.1 ms is out of range 0.01..1000 ms" },
+	  "pathsel.groups[0].flowlet_gap: 1000.1 ms is out of range 0.01..1000 ms" },
 	/* a group's paths */
 	{ BASE_FULL, GROUP("paths = \"a\";"), 1,
-	  "path_selection.groups[0].paths: expected a list ( ... ), got a string" },
+	  "pathsel.groups[0].paths: expected a list ( ... ), got a string" },
 	{ BASE_FULL, PATHS("\"a\""), 1,
-	  "path_selection.groups[0].paths[0]: expected a group { path = ...; }, got a string" },
+	  "pathsel.groups[0].paths[0]: expected a group { path = ...; }, got a string" },
 	{ BASE_FULL, PATHS("{ bfd = \"l1\"; }"), 1,
-	  "path_selection.groups[0].paths[0]: missing required setting 'path'" },
+	  "pathsel.groups[0].paths[0]: missing required setting 'path'" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; weight = 2; }"), 1,
-	  "unknown setting 'path_selection.groups[0].paths[0].weight'" },
+	  "unknown setting 'pathsel.groups[0].paths[0].weight'" },
 	{ BASE_FULL, PATHS("{ path = \"p\"; }"), 1,
-	  "path_selection.groups[0].paths[0].path: path group 'region' has no path 'p'" },
+	  "pathsel.groups[0].paths[0].path: path group 'region' has no path 'p'" },
 	{ BASE_FULL,
-	  "path_selection = { groups = ( { path_group = \"region\"; paths = (\n"
+	  "pathsel = { groups = ( { path_group = \"region\"; paths = (\n"
 	  "  { path = \"a\"; },\n"
 	  "  { path = \"b\"; }, { path = \"a\"; bfd = \"l1\"; } ); } ); };\n",
-	  3, "path_selection.groups[0].paths[2].path: path 'a' is already listed (line 17)" },
+	  3, "pathsel.groups[0].paths[2].path: path 'a' is already listed (line 17)" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; bfd = \"nope\"; }"), 1,
-	  "path_selection.groups[0].paths[0].bfd: unknown BFD session 'nope'" },
+	  "pathsel.groups[0].paths[0].bfd: unknown BFD session 'nope'" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; bfd = \"l2\"; }"), 1,
-	  "path_selection.groups[0].paths[0].bfd: BFD session 'l2' (line 14) is single-hop on "
+	  "pathsel.groups[0].paths[0].bfd: BFD session 'l2' (line 14) is single-hop on "
 	  "interface 'line2'; path 'a' runs over 'line1'" },
 	{ BASE_FULL, PATHS("{ path = \"b\"; bfd = \"dr\"; }"), 1,
-	  "path_selection.groups[0].paths[0].bfd: BFD session 'dr' (line 15) runs through path "
+	  "pathsel.groups[0].paths[0].bfd: BFD session 'dr' (line 15) runs through path "
 	  "group 'dr', not this group's 'region'" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = \"1X\"; }"), 1,
-	  "path_selection.groups[0].paths[0].capacity: '1X': not a rate (bits/s: an integer, or a "
+	  "pathsel.groups[0].paths[0].capacity: '1X': not a rate (bits/s: an integer, or a "
 	  "number with a unit k, M, G or T: \"800k\", \"1.5G\")" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = \"500G\"; }"), 1,
-	  "path_selection.groups[0].paths[0].capacity: '500G': above 400G, the fastest line vbrd "
+	  "pathsel.groups[0].paths[0].capacity: '500G': above 400G, the fastest line vbrd "
 	  "shapes" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = \"50%\"; }"), 1,
-	  "path_selection.groups[0].paths[0].capacity: '50%': a percent; a path's capacity is "
+	  "pathsel.groups[0].paths[0].capacity: '50%': a percent; a path's capacity is "
 	  "bits/s (\"1G\")" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = 0; }"), 1,
-	  "path_selection.groups[0].paths[0].capacity: 0: a rate must be above 0" },
+	  "pathsel.groups[0].paths[0].capacity: 0: a rate must be above 0" },
 	{ BASE_FULL, PATHS("{ path = \"a\"; capacity = true; }"), 1,
-	  "path_selection.groups[0].paths[0].capacity: expected a rate (bits/s: 100000000 or "
+	  "pathsel.groups[0].paths[0].capacity: expected a rate (bits/s: 100000000 or "
 	  "\"100M\"), got a boolean" },
 	/* a path's planes */
 	{ BASE_NET, PATH_GROUP("planes = 0;"), 1,
@@ -587,20 +536,12 @@ static void one_error(void **state)
 	const struct err_case *c = *state;
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
-	char want[1024];
 	int base;
 
 	assert_int_equal(load_text(c->base, c->text, &cfg, &errs, &base), -EINVAL);
-	snprintf(want, sizeof(want), "%s:%d: %s", tmpfile_path, base + c->line, c->msg);
-	if (errs.count != 1 || strcmp(errs.msgs[0], want) != 0) {
-		print_message("want: %s\ngot:\n", want);
-		config_errors_print(&errs, stderr);
-	}
-	assert_int_equal(errs.count, 1);
-	assert_string_equal(errs.msgs[0], want);
+	cfx_assert_one_error(&errs, base + c->line, c->msg);
 	/* a failed load leaves a zeroed config: the section reads as absent */
 	assert_false(pathsel_config_get(&cfg)->present);
-	config_errors_free(&errs);
 }
 
 /* Every problem of the section is reported, not only the first. */
@@ -612,7 +553,7 @@ static void several_errors(void **state)
 	(void)state;
 	assert_int_equal(
 		load_text(BASE_FULL,
-			  "path_selection = { reflector = \"x\";\n"
+			  "pathsel = { reflector = \"x\";\n"
 			  "  tiers = { gold = { max_loss = 101; }; };\n"
 			  "  groups = ( { path_group = \"region\"; interval = 0; window = 5;\n"
 			  "    paths = ( { path = \"c\"; bfd = \"none\"; } ); },\n"
@@ -620,35 +561,27 @@ static void several_errors(void **state)
 			  &cfg, &errs, NULL),
 		-EINVAL);
 	assert_int_equal(errs.count, 7);
-	assert_non_null(strstr(errs.msgs[0], ":16: path_selection.reflector: unknown reflector"));
-	assert_non_null(strstr(errs.msgs[1], ":17: path_selection.tiers.gold.max_loss: 101%"));
-	assert_non_null(strstr(errs.msgs[2], ":18: path_selection.groups[0].interval: 0 ms"));
-	assert_non_null(strstr(errs.msgs[3], ":18: path_selection.groups[0].window: 5 is out"));
-	assert_non_null(strstr(errs.msgs[4], ":19: path_selection.groups[0].paths[0].path: path "
+	assert_non_null(strstr(errs.msgs[0], ":16: pathsel.reflector: unknown reflector"));
+	assert_non_null(strstr(errs.msgs[1], ":17: pathsel.tiers.gold.max_loss: 101%"));
+	assert_non_null(strstr(errs.msgs[2], ":18: pathsel.groups[0].interval: 0 ms"));
+	assert_non_null(strstr(errs.msgs[3], ":18: pathsel.groups[0].window: 5 is out"));
+	assert_non_null(strstr(errs.msgs[4], ":19: pathsel.groups[0].paths[0].path: path "
 					     "group 'region' has no path 'c'"));
-	assert_non_null(strstr(errs.msgs[5], ":19: path_selection.groups[0].paths[0].bfd: unknown "
+	assert_non_null(strstr(errs.msgs[5], ":19: pathsel.groups[0].paths[0].bfd: unknown "
 					     "BFD session 'none'"));
-	assert_non_null(strstr(errs.msgs[6], ":20: path_selection.groups[1].path_group: unknown "
+	assert_non_null(strstr(errs.msgs[6], ":20: pathsel.groups[1].path_group: unknown "
 					     "path group 'x'"));
 	config_errors_free(&errs);
 }
 
 int main(void)
 {
-	static struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(base_lines),     cmocka_unit_test(good_config),
 		cmocka_unit_test(absent_section), cmocka_unit_test(group_defaults),
 		cmocka_unit_test(names),          cmocka_unit_test(several_errors),
 	};
-	size_t n = 0;
+	const struct cfx_table tables[] = { CFX_TABLE(cases, msg, NULL, one_error) };
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		tests[n++] = fixed[i];
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tests[n] = (struct CMUnitTest){ cases[i].msg, one_error, NULL, NULL,
-						(void *)&cases[i] };
-		n++;
-	}
-	return _cmocka_run_group_tests("pathsel_config", tests, n, setup_dir, teardown_dir);
+	return cfx_run("pathsel_config", fixed, sizeof(fixed) / sizeof(fixed[0]), tables, 1);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Load spreading by flowlets (failover/spread.c) on simulated time, ns:
+ * Load spreading by flowlets (failover/pathsel/spread.c) on simulated time, ns:
  * two equal paths balanced to within 1.1x by bursty elephants and mice
  * (where a flow hash leaves them far apart), an elephant that never pauses
  * kept on one path, shares 2:1, a path leaving the weights (its flows move
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "failover/spread.h"
+#include "failover/pathsel/spread.h"
 
 #define US  1000ull
 #define MS  1000000ull

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * STAMP (failover/stamp_proto.c, RFC 8762): the packets against byte
+ * STAMP (failover/pathsel/stamp_proto.c, RFC 8762): the packets against byte
  * layouts written out here from the RFC's figures (§4.2.1, §4.2.2, §4.3.1,
  * §4.3.2), the HMAC computed here with nettle (§4.4), NTP timestamps and
  * Error Estimates against values worked out by hand, the reflector's
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <nettle/hmac.h>
 
-#include "failover/stamp_proto.h"
+#include "failover/pathsel/stamp_proto.h"
 
 #define NS 1ull
 #define US 1000ull

@@ -62,11 +62,41 @@ static void test_interval_is_clamped(void **state)
 	assert_true(tsc_measured());
 }
 
+/* The clock made from the measurement: tsc_now_ns() advances like
+ * CLOCK_MONOTONIC_RAW, tsc_unix_ns() is CLOCK_REALTIME, and a deadline
+ * turned into a TSC value (the HA gate) is never later than the deadline. */
+static void test_clock_follows_the_system_clocks(void **state)
+{
+	(void)state;
+	tsc_calibrate(50);
+
+	uint64_t n0 = raw_ns(), c0 = tsc_now_ns();
+	struct timespec d = { 0, 200000000 };
+	while (nanosleep(&d, &d) != 0)
+		;
+	uint64_t c1 = tsc_now_ns(), n1 = raw_ns();
+	int64_t diff = (int64_t)(c1 - c0) - (int64_t)(n1 - n0);
+	assert_true(diff > -100000 && diff < 100000); /* 100 µs of 200 ms: 500 ppm */
+
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	uint64_t unix_now = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	int64_t off = (int64_t)tsc_unix_ns(tsc_now_ns()) - (int64_t)unix_now;
+	assert_true(off > -5000000 && off < 5000000); /* within 5 ms */
+	assert_int_equal(tsc_wall_us(c1), tsc_unix_ns(c1) / 1000);
+
+	uint64_t deadline = tsc_now_ns() + 1000000;
+	uint64_t cyc = tsc_cycles_at(deadline);
+	assert_true((uint64_t)(((unsigned __int128)cyc * tsc_ns_mult) >> 32) <= deadline);
+	assert_true((uint64_t)(((unsigned __int128)(cyc + 2) * tsc_ns_mult) >> 32) >= deadline);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_measured_rate_matches_the_clock),
 		cmocka_unit_test(test_interval_is_clamped),
+		cmocka_unit_test(test_clock_follows_the_system_clocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

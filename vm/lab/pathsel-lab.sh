@@ -2,7 +2,7 @@
 # make run, path-selection step (run by run-lab.sh at the end, or on its
 # own): two vbrds, an edge and a remote region, joined by three lines of
 # different quality; every path x plane is probed with STAMP (RFC 8762)
-# every 10 ms; a gray failure (+60 ms of round trip, nothing lost) hits the
+# every 10 ms; a gray failure (5 % loss each way, nothing goes down) hits the
 # line gold traffic uses, and gold moves; the switch is shown with the
 # metrics that decided it.
 #
@@ -128,7 +128,7 @@ path_groups = (
 # every path x plane probed every 10 ms; gold: lowest latency, bronze:
 # cheapest within 5 % loss; a candidate must be 10 % (at least 2 ms) better
 # for 100 ms before traffic moves
-path_selection = {
+pathsel = {
   groups = ( { path_group = "$group"; interval = 10; } );
 };
 routes = ( { prefix = "$far"; path_group = "$group"; } );
@@ -136,7 +136,7 @@ EOF
 }
 conf edge 1 2 10.1.1.1/24 10.2.2.0/24 region to-region a >"$work/edge.conf"
 conf region 2 1 10.2.2.1/24 10.1.1.0/24 edge to-edge b >"$work/region.conf"
-sed -n '/^path_groups/,/^);/p;/^path_selection/,/^};/p' "$work/edge.conf"
+sed -n '/^path_groups/,/^);/p;/^pathsel/,/^};/p' "$work/edge.conf"
 
 step "vbrd -c edge.conf, vbrd -c region.conf"
 # DPDK 22.11's af_packet PMD names its PACKET_FANOUT group after pid XOR
@@ -162,26 +162,26 @@ start_vbrd() {
 start_vbrd edge
 start_vbrd region
 healthy() { # every path of SIDE has its 4 planes healthy
-	"$vbrctl" -j -i "ps-$1" show paths | python3 -c '
+	"$vbrctl" -j -i "ps-$1" show pathsel | python3 -c '
 import json, sys
 g = json.load(sys.stdin)["path_groups"][0]
 sys.exit(0 if all(p.get("healthy_planes") == 4 and p.get("probes_judged", 0) >= 200 for p in g["paths"]) else 1)'
 }
 for _ in $(seq 150); do healthy edge && healthy region && break; sleep 0.1; done
-healthy edge || { echo "the edge's paths did not come up:"; "$vbrctl" -i ps-edge show paths planes; exit 1; }
+healthy edge || { echo "the edge's paths did not come up:"; "$vbrctl" -i ps-edge show pathsel planes; exit 1; }
 # the first probes' RTTs include both vbrds starting up: wait until the
 # window (100 probes per plane, 1 s) holds none of them
 settled() {
-	"$vbrctl" -j -i ps-edge show paths | python3 -c '
+	"$vbrctl" -j -i ps-edge show pathsel | python3 -c '
 import json, sys
 g = json.load(sys.stdin)["path_groups"][0]
 sys.exit(0 if all(p.get("rtt_p99_us", 1e9) < 20000 for p in g["paths"]) else 1)'
 }
 for _ in $(seq 50); do settled && break; sleep 0.1; done
-gold() { "$vbrctl" -j -i ps-edge show paths | python3 -c 'import json,sys; print(json.load(sys.stdin)["path_groups"][0]["gold"])'; }
+gold() { "$vbrctl" -j -i ps-edge show pathsel | python3 -c 'import json,sys; print(json.load(sys.stdin)["path_groups"][0]["gold"])'; }
 paths() { # the edge's paths and their metrics, one line each
-	echo "\$ vbrctl -j -i ps-edge show paths   # as a table"
-	"$vbrctl" -j -i ps-edge show paths | python3 -c '
+	echo "\$ vbrctl -j -i ps-edge show pathsel   # as a table"
+	"$vbrctl" -j -i ps-edge show pathsel | python3 -c '
 import json, sys
 g = json.load(sys.stdin)["path_groups"][0]
 print("  group %s: gold -> %s, silver -> %s, bronze -> %s" % (g["name"], g["gold"], g["silver"], g["bronze"]))
@@ -209,8 +209,8 @@ t0=$(date +%s%6N)
 echo "  $(date -u +%FT%T.%6NZ): $line loses 5 % (impair in ps-l${line#line}: loss 5, both ways)"
 wait "$spid" "$rpid"
 
-step "the switch, with the metrics that decided it (vbrctl show paths history)"
-"$vbrctl" -j -i ps-edge show paths history | python3 -c '
+step "the switch, with the metrics that decided it (vbrctl show pathsel history)"
+"$vbrctl" -j -i ps-edge show pathsel history | python3 -c '
 import json, sys
 t0 = int(sys.argv[1])
 for e in json.load(sys.stdin)["events"]:
@@ -230,6 +230,6 @@ paths
 echo "(loss_% is the round trip's, over each plane's last 100 probes (1 s): 5 % each way loses about"
 echo " 9.75 % of the probes once the window is all lossy. At the switch the window still held mostly"
 echo " probes from before the loss began: the switch came from the last 25 probes per plane, whose"
-echo " loss was surely above gold's 1 % bound (a confidence bound, failover/pathsel.h), held 100 ms."
+echo " loss was surely above gold's 1 % bound (a confidence bound, failover/pathsel/pathsel_decide.h), held 100 ms."
 echo " Reordered datagrams are those still in flight on $line when the next ones took the new path.)"
 "$impair" ctl "$work/l${line#line}.sock" set loss 0 >/dev/null

@@ -1,5 +1,5 @@
 # The HA lab: two vbrd nodes, a and b, on one LAN, sharing a lease in Redis
-# (failover/ha_config.h, ha_role.h): the active one answers ARP and ND for
+# (failover/ha/ha_config.h, ha_role.h): the active one answers ARP and ND for
 # the LAN's service address and forwards what the LAN sends it.
 #
 #                   PREFIX-lan (bridge br0)                 PREFIX-wan (bridge br0)

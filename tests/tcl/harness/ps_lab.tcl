@@ -16,17 +16,17 @@
 #   ps_lab_opts ?KEY VALUE ...?   -> start_twosite options of the lab
 #       planes N     planes per path (default 4; 0 = no `planes` key, what
 #                    vbrd accepts until the key lands)
-#       interval MS  probe interval of the default path_selection section
+#       interval MS  probe interval of the default pathsel section
 #                    (default 10)
-#       ps_conf TEXT a path_selection section put into both vbrds: "" (the
-#                    default) = none, "default" = path_selection = { groups
+#       ps_conf TEXT a pathsel section put into both vbrds: "" (the
+#                    default) = none, "default" = pathsel = { groups
 #                    = ( { path_group = GROUP; interval = MS; } ); }; any
 #                    other text is used as it is, after replacing @group@
 #                    with the side's group name ("region" on the edge,
 #                    "edge" on the region) and @interval@ with MS
 #       any start_twosite option (type, outer, inner, plane1 .., edge_extra,
 #       region_extra ...) is passed on; edge_extra/region_extra follow the
-#       path_selection section. pathK replaces the cost/tier text of p-lineK.
+#       pathsel section. pathK replaces the cost/tier text of p-lineK.
 #
 #   ps_impair LINE KEY VALUE ?KEY VALUE ...?   an impair setting on LINE in
 #       both directions (impair's units: delay and jitter in ms ONE WAY, so
@@ -52,10 +52,10 @@
 #   ps_stream_reordered REPORT -> reordered (datagrams that came after a
 #       higher sequence number)
 #
-#   ps_paths SIDE         -> `vbrctl -j show paths` of SIDE (edge or region)
+#   ps_paths SIDE         -> `vbrctl -j show pathsel` of SIDE (edge or region)
 #       as a dict, whatever vbrd prints (today: path_groups {name active
 #       switches paths {...}}; the path-selection fields come with it)
-#   ps_history SIDE ?GROUP?  -> the events of `vbrctl -j show paths history
+#   ps_history SIDE ?GROUP?  -> the events of `vbrctl -j show pathsel history
 #       [GROUP]` of SIDE, oldest first: a list of dicts (time_us group event
 #       tier old new plane reason ... detect_to_switch_ns batch)
 #   ps_switches EVENTS ?FROM_US? ?TO_US?  -> the switch events of EVENTS
@@ -131,11 +131,11 @@ proc ps_lab_opts {args} {
     return [dict merge $opts $pass]
 }
 
-# The path_selection section for the group GROUP from the ps_conf option.
+# The pathsel section for the group GROUP from the ps_conf option.
 proc _ps_section {conf group interval} {
     if {$conf eq ""} { return "" }
     if {$conf eq "default"} {
-        return "path_selection = {
+        return "pathsel = {
   groups = ( { path_group = \"$group\"; interval = $interval; } );
 };"
     }
@@ -252,10 +252,10 @@ proc ps_stream_gap {rep} { return [dict get $rep max_gap_ms] }
 
 proc ps_stream_reordered {rep} { return [dict get $rep reordered] }
 
-proc ps_paths {side} { return [twosite_vbrctl $side show paths] }
+proc ps_paths {side} { return [twosite_vbrctl $side show pathsel] }
 
 proc ps_history {side {group ""}} {
-    set args [list show paths history]
+    set args [list show pathsel history]
     if {$group ne ""} { lappend args $group }
     return [dict get [twosite_vbrctl $side {*}$args] events]
 }

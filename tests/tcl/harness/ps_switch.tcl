@@ -1,11 +1,11 @@
 # Helpers of the path-selection switching tests (test_ps_switch*.tcl), on
 # the three-line lab of harness/ps_lab.tcl (sourced here).
 #
-#   ps_group SIDE             -> SIDE's only entry of `show paths` (dict)
+#   ps_group SIDE             -> SIDE's only entry of `show pathsel` (dict)
 #   ps_tier SIDE TIER         -> the path TIER (gold, silver, bronze) uses on SIDE
-#   ps_path SIDE PATH         -> the entry of path PATH in SIDE's `show paths`
+#   ps_path SIDE PATH         -> the entry of path PATH in SIDE's `show pathsel`
 #   ps_events SIDE ?SINCE_US? ?KEY VALUE ...?
-#                             -> `show paths history` events of SIDE whose
+#                             -> `show pathsel history` events of SIDE whose
 #                                time_us >= SINCE_US and whose KEY is VALUE
 #   ps_wait_settled PLANES TIERS ?TRIES?
 #                             precondition of a test: on both sides every path
@@ -13,7 +13,7 @@
 #                             are on the paths of the dict TIERS
 #                             ({gold p-line1 bronze p-line1}), and neither side
 #                             logged an event for 300 ms; fails with both
-#                             sides' `show paths` otherwise
+#                             sides' `show pathsel` otherwise
 #   ps_now_us                 wall-clock µs (what time_us of the history is in)
 #   ps_flaps, ps_unexplained, ps_events_text: see "Hard failures nobody caused" below
 #
@@ -49,7 +49,7 @@ proc ps_path {side path} {
 
 proc ps_events {side {since 0} args} {
     set out {}
-    foreach e [dict get [twosite_vbrctl $side show paths history] events] {
+    foreach e [dict get [twosite_vbrctl $side show pathsel history] events] {
         if {[dict get $e time_us] < $since} { continue }
         set ok 1
         foreach {k v} $args {
