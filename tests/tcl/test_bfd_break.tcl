@@ -92,6 +92,7 @@ start_vbrd [list conf [string map {@MODE@ active-standby} $conf]] {
         set disc [dict get $s local_disc]
         set flaps [dict get $s flaps]
         set rx [dict get $s rx]
+        set sw0 [dict get [group] switches]
         set before [dict get [bfd_drops] bfd_no_session]
         # from peer2, the host on line2: TTL 255, a valid source port, a's
         # discriminator, state Down ("the neighbor went down")
@@ -105,7 +106,9 @@ start_vbrd [list conf [string map {@MODE@ active-standby} $conf]] {
         set s [session a]
         assert_equal [dict get $s flaps] $flaps \
             "session a's flaps (it went [dict get $s state], diag [dict get $s diag], on a packet of line2)"
-        assert_equal [dict get [group] switches] 0 "group switches"
+        # (since the packet: the start-up may have switched, when b came
+        # Up before a: seen in a sanitizer run, 2 switches at start-up)
+        assert_equal [dict get [group] switches] $sw0 "group switches"
         assert_equal [dict get [bfd_drops] bfd_no_session] [expr {$before + 1}] "bfd_no_session"
     }
 
@@ -123,8 +126,8 @@ start_vbrd [list conf [string map {@MODE@ active-standby} $conf]] {
         # now the peer dies: nothing more arrives from it
         bfdpeer_stop $pa
         # its last packet said Detect Mult 5 x 1 s (slow TX while not Up):
-        # the detection time is 5 s at the most
-        after 6000
+        # the detection time is 5 s at the most (7 s: room for a busy machine)
+        wait_for_condition 350 20 {[dict get [group] member0_state] eq "Down"} else {}
         set g [group]
         assert_equal [dict get $g member0_state] Down \
             "member0 after a detection time without a packet ([session a])"
