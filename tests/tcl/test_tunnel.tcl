@@ -161,9 +161,8 @@ proc tunnel_traffic_tests {type outer} {
 
 # --- IPv4 inner over IPv4 outer ---
 
-start_twosite {type vxlan} {
-    tunnel_traffic_tests vxlan 4
-}
+# (vxlan over IPv4 and over IPv6 run further down, in the labs of the
+# decapsulation checks: one lab start each instead of two)
 
 start_twosite {type geneve} {
     tunnel_traffic_tests geneve 4
@@ -176,25 +175,6 @@ proc have_nd {} {
     return [expr {[lindex [vbrctl_raw show nd] 0] == 0}]
 }
 
-start_twosite {type vxlan outer 6} {
-    if {![have_nd]} {
-        test {vxlan, outer IPv6: IPv4 inner crosses} {
-            skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
-        }
-    } else {
-        test {vxlan, outer IPv6: the edge resolves the region's line1 address by ND} {
-            # Traffic into the tunnel makes the edge resolve its path's next hop.
-            ping_from h1 10.2.2.2 -c 2 -i 0.2 -W 1
-            wait_for_condition 30 100 {
-                [dict size [on_vbrd edge {neighbor 2001:db8:a1::2}]] > 0 &&
-                [dict get [on_vbrd edge {neighbor 2001:db8:a1::2}] state] eq "reachable"
-            } else {
-                fail "edge neighbor 2001:db8:a1::2: [on_vbrd edge {neighbor 2001:db8:a1::2}]"
-            }
-        }
-        tunnel_traffic_tests vxlan 6
-    }
-}
 
 # IPv6 inner traffic (h1 2001:db8:1::2 -> h2 2001:db8:2::2) through the
 # tunnel; TAG names the block.
@@ -338,6 +318,8 @@ proc crafted_checksum_tests {src dst count} {
 }
 
 start_twosite {type vxlan} {
+    tunnel_traffic_tests vxlan 4
+
     set n 7
     test {decapsulation drops packets from an unknown remote (tunnel_unknown_remote)} {
         assert_ping h1 10.2.2.2 2
@@ -399,10 +381,22 @@ start_twosite {type vxlan} {
 
 start_twosite {type vxlan outer 6} {
     if {![have_nd]} {
-        test {outer IPv6: the UDP checksum is checked} {
+        test {vxlan, outer IPv6: IPv4 inner crosses; the UDP checksum is checked} {
             skip "this build has no IPv6 Neighbor Discovery (`vbrctl show nd` unknown)"
         }
     } else {
+        test {vxlan, outer IPv6: the edge resolves the region's line1 address by ND} {
+            # Traffic into the tunnel makes the edge resolve its path's next hop.
+            ping_from h1 10.2.2.2 -c 2 -i 0.2 -W 1
+            wait_for_condition 30 100 {
+                [dict size [on_vbrd edge {neighbor 2001:db8:a1::2}]] > 0 &&
+                [dict get [on_vbrd edge {neighbor 2001:db8:a1::2}] state] eq "reachable"
+            } else {
+                fail "edge neighbor 2001:db8:a1::2: [on_vbrd edge {neighbor 2001:db8:a1::2}]"
+            }
+        }
+        tunnel_traffic_tests vxlan 6
+
         set n 7
         test {outer IPv6: the edge reaches h2 through the tunnel (setup)} {
             assert_ping h1 10.2.2.2 2
