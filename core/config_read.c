@@ -353,7 +353,10 @@ const config_setting_t *cfg_get_typed(struct cfg_reader *ld, const config_settin
 	if (s == NULL || config_setting_type(s) == type)
 		return s;
 	cfg_err(ld, s, "expected %s, got %s",
-		type == CONFIG_TYPE_GROUP ? "a group { ... }" : "a list ( ... )", cfg_type_name(s));
+		type == CONFIG_TYPE_GROUP   ? "a group { ... }"
+		: type == CONFIG_TYPE_ARRAY ? "an array [ ... ]"
+					    : "a list ( ... )",
+		cfg_type_name(s));
 	return NULL;
 }
 
