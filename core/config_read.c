@@ -40,8 +40,35 @@ struct msg {
 
 /* ---- messages ---------------------------------------------------------- */
 
+/*
+ * @p text with control characters written as C escapes (\n, \t, \xNN):
+ * a value with a newline in it (instance = "a\nb") must not split its
+ * message over two lines, the second without FILE:LINE. Into @p buf of
+ * @p len bytes (cut when longer).
+ */
+static const char *one_line(const char *text, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text; *p && o + 5 < len; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			buf[o++] = (char)*p;
+		else if (*p == '\n')
+			o += (size_t)snprintf(buf + o, len - o, "\\n");
+		else if (*p == '\t')
+			o += (size_t)snprintf(buf + o, len - o, "\\t");
+		else if (*p == '\r')
+			o += (size_t)snprintf(buf + o, len - o, "\\r");
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text)
 {
+	char f[512], t[1024];
 	struct msg *m;
 	char *s;
 	int rc;
@@ -57,10 +84,10 @@ void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text
 		ld->msgs = m;
 		ld->cap_msgs = cap;
 	}
-	if (line > 0)
-		rc = asprintf(&s, "%s:%d: %s", file, line, text);
-	else
-		rc = asprintf(&s, "%s: %s", file, text);
+	/* every message FILE:LINE: text, on one line; one about the whole
+	 * file (a required top-level setting missing) names its first line */
+	rc = asprintf(&s, "%s:%d: %s", one_line(file, f, sizeof(f)), line > 0 ? line : 1,
+		      one_line(text, t, sizeof(t)));
 	if (rc < 0) {
 		ld->nomem = true;
 		return;
