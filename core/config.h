@@ -250,6 +250,11 @@ struct vbrd_config {
 		uint32_t ipv6_tbl8;   /* trie tbl8 groups (1 KiB each) */
 	} fib;
 
+	/* what is allowed but unwise ("FILE:LINE: warning: text", heap): vbrd
+	 * --check-config prints them, start-up and reloads log them */
+	int nb_warnings;
+	char **warnings;
+
 	int nb_restart; /* settings a reload cannot apply (core/config_read.h cfg_restart()) */
 	struct cfg_restart_setting *restart;
 	void *sections[CFG_MAX_SECTIONS]; /* data of feature sections, by section id */

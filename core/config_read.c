@@ -99,6 +99,30 @@ void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text
 	ld->nb_msgs++;
 }
 
+static const char *setting_file(const struct cfg_reader *ld, const config_setting_t *s);
+
+void cfg_warn(struct cfg_reader *ld, const config_setting_t *s, const char *fmt, ...)
+{
+	char text[CFG_MSG_MAX], f[512], t[1024], *line, **w;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	w = realloc(ld->warnings, (size_t)(ld->nb_warnings + 1) * sizeof(*w));
+	if (w == NULL) {
+		ld->nomem = true;
+		return;
+	}
+	ld->warnings = w;
+	if (asprintf(&line, "%s:%d: warning: %s", one_line(setting_file(ld, s), f, sizeof(f)),
+		     s ? cfg_line(s) : 1, one_line(text, t, sizeof(t))) < 0) {
+		ld->nomem = true;
+		return;
+	}
+	ld->warnings[ld->nb_warnings++] = line;
+}
+
 /* File of a setting: the included file it came from, or the loaded one. */
 static const char *setting_file(const struct cfg_reader *ld, const config_setting_t *s)
 {
@@ -973,7 +997,7 @@ int config_restart_diff(const struct vbrd_config *cur, const struct vbrd_config 
 		if (used < errlen)
 			used += (size_t)snprintf(
 				err + used, errlen - used,
-				"%s%s: %s: removed (was '%s'): restart vbrd to apply it",
+				"%s%s:1: %s: removed (was '%s'): restart vbrd to apply it",
 				used ? "\n" : "", next->file, c->path, c->value);
 	}
 	return changed ? -EPERM : 0;
@@ -1078,10 +1102,16 @@ out:
 	config_destroy(&lc);
 	if (give_msgs(&ld, errs) != 0 && rc == 0)
 		rc = -ENOMEM;
-	if (rc == 0)
+	if (rc == 0) {
+		tmp.nb_warnings = ld.nb_warnings;
+		tmp.warnings = ld.warnings;
 		*cfg = tmp;
-	else
+	} else {
+		for (int i = 0; i < ld.nb_warnings; i++)
+			free(ld.warnings[i]);
+		free(ld.warnings);
 		config_free(&tmp);
+	}
 	return rc;
 }
 
@@ -1092,6 +1122,9 @@ void config_free(struct vbrd_config *cfg)
 	for (unsigned i = 0; i < nb_sections; i++)
 		if (sections[i]->free != NULL)
 			sections[i]->free(cfg);
+	for (int i = 0; i < cfg->nb_warnings; i++)
+		free(cfg->warnings[i]);
+	free(cfg->warnings);
 	free(cfg->restart);
 	memset(cfg, 0, sizeof(*cfg));
 }
