@@ -30,6 +30,13 @@
  * Inside a container, arrays of scalars become one string joined by ",".
  * Anything else is skipped (vbrctl -j shows it). Names keep only the
  * characters telemetry accepts ([A-Za-z0-9_/]); others become '_'.
+ *
+ * Pages. A telemetry reply holds 256 dict entries and 16 KiB at most, and
+ * DPDK cuts what does not fit without a word. So a table is sent in
+ * pages: the rows from the parameter `from=N` (default 0) that fit, with
+ * `_rows` (the table's rows), `_from` and, when rows remain, `_next` (the
+ * `from=` of the next page): /vbrd/bfd,from=120. Any other reply too large
+ * for one says so with `_truncated` = 1. Nothing is left out silently.
  */
 #include <errno.h>
 #include <limits.h>
@@ -56,6 +63,10 @@
 #define TEL_TIMEOUT_MS  1000 /* how long a telemetry client waits, ms */
 #define TEL_MAX_WORDS   32   /* command words + parameters */
 #define TEL_PATH_LEN    64   /* DPDK's MAX_CMD_LEN */
+/* A page: DPDK 22.11 sends at most 16 KiB (MAX_OUTPUT_LEN) and 256 dict
+ * entries; leave room for the page's own keys and the encoding's overhead. */
+#define TEL_PAGE_BYTES 12000
+#define TEL_PAGE_ROWS  250
 
 struct tel_export {
 	char tel_path[TEL_PATH_LEN];
@@ -67,6 +78,7 @@ struct tel_req {
 	TAILQ_ENTRY(tel_req) link;
 	const struct tel_export *exp;
 	char *params;   /* telemetry parameters, may be NULL */
+	size_t from;    /* the page's first row (parameter from=N) */
 	json_t *result; /* handler's data on success */
 	char err[256];
 	int rc;
@@ -115,6 +127,17 @@ static void req_run(struct tel_req *r)
 	}
 	snprintf(words, len, "%s %s", r->exp->cmd, r->params ? r->params : "");
 	for (w = strtok_r(words, " ,\t", &save); w != NULL; w = strtok_r(NULL, " ,\t", &save)) {
+		char *end;
+		if (strncmp(w, "from=", 5) == 0) { /* the bridge's, not the command's */
+			unsigned long long v = strtoull(w + 5, &end, 10);
+			if (*end != '\0' || end == w + 5) {
+				snprintf(r->err, sizeof(r->err), "from=N: N is a row number");
+				r->rc = -EINVAL;
+				goto out;
+			}
+			r->from = (size_t)v;
+			continue;
+		}
 		if (argc == TEL_MAX_WORDS) {
 			snprintf(r->err, sizeof(r->err), "too many parameters");
 			r->rc = -E2BIG;
@@ -364,23 +387,51 @@ static void row_key(const json_t *row, size_t i, unsigned members, bool unique, 
 		snprintf(text + at, len - at, "_%zu", i);
 }
 
-/* True when no two rows of table @p v share their keys of row_key(). */
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* True when no two rows of table @p v share their keys of row_key(): the
+ * keys sorted, neighbours compared (a 4096-row table in milliseconds). */
 static bool table_keys_unique(const json_t *v, unsigned members)
 {
 	size_t n = json_array_size(v);
+	char **keys = calloc(n ? n : 1, sizeof(*keys));
+	bool unique = true;
 
+	if (keys == NULL)
+		return false; /* the row number goes into every key: still unique */
+	for (size_t i = 0; i < n; i++) {
+		char a[RTE_TEL_MAX_STRING_LEN];
+		row_key(json_array_get(v, i), i, members, true, a, sizeof(a));
+		keys[i] = strdup(a);
+		if (keys[i] == NULL)
+			unique = false;
+	}
+	if (unique) {
+		qsort(keys, n, sizeof(*keys), key_cmp);
+		for (size_t i = 1; i < n && unique; i++)
+			unique = strcmp(keys[i - 1], keys[i]) != 0;
+	}
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++) {
-			char a[RTE_TEL_MAX_STRING_LEN], b[RTE_TEL_MAX_STRING_LEN];
-			row_key(json_array_get(v, i), i, members, true, a, sizeof(a));
-			row_key(json_array_get(v, j), j, members, true, b, sizeof(b));
-			if (strcmp(a, b) == 0)
-				return false;
-		}
-	return true;
+		free(keys[i]);
+	free(keys);
+	return unique;
 }
 
-static void json_to_tel(const json_t *data, unsigned key_members, struct rte_tel_data *d)
+/* What @p v takes as JSON text, bytes: an estimate of its telemetry encoding. */
+static size_t json_bytes(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	size_t n = s ? strlen(s) : 0;
+
+	free(s);
+	return n;
+}
+
+static void json_to_tel(const json_t *data, unsigned key_members, size_t from,
+			struct rte_tel_data *d)
 {
 	char name[RTE_TEL_MAX_STRING_LEN];
 	const char *key;
@@ -396,10 +447,15 @@ static void json_to_tel(const json_t *data, unsigned key_members, struct rte_tel
 			const json_t *row;
 			size_t i;
 
+			size_t rows = json_array_size(v), bytes = 0, n = 0;
+
 			rte_tel_data_start_dict(d);
 			bool unique = table_keys_unique(v, key_members);
-			json_array_foreach(v, i, row)
-			{
+			for (i = from; i < rows; i++) {
+				row = json_array_get(v, i);
+				size_t b = json_bytes(row) + 2 * RTE_TEL_MAX_STRING_LEN / 4;
+				if (n > 0 && (n == TEL_PAGE_ROWS || bytes + b > TEL_PAGE_BYTES))
+					break;
 				struct rte_tel_data *c = dict_container(row);
 				char text[RTE_TEL_MAX_STRING_LEN];
 
@@ -407,11 +463,19 @@ static void json_to_tel(const json_t *data, unsigned key_members, struct rte_tel
 				tel_name(name, sizeof(name), text);
 				if (c != NULL && rte_tel_data_add_dict_container(d, name, c, 0) < 0)
 					rte_tel_data_free(c);
+				bytes += b;
+				n++;
 			}
+			rte_tel_data_add_dict_u64(d, "_rows", rows);
+			rte_tel_data_add_dict_u64(d, "_from", from);
+			if (i < rows)
+				rte_tel_data_add_dict_u64(d, "_next", i);
 			return;
 		}
 	}
 	rte_tel_data_start_dict(d);
+	if (json_bytes(data) > TEL_PAGE_BYTES)
+		rte_tel_data_add_dict_u64(d, "_truncated", 1); /* DPDK cuts what does not fit */
 	json_object_foreach((json_t *)data, key, v)
 	{
 		struct rte_tel_data *c = NULL;
@@ -500,7 +564,7 @@ static int tel_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 		char text[RTE_TEL_MAX_STRING_LEN];
 		rte_tel_data_add_dict_string(d, "error", tel_ascii(r->err, text, sizeof(text)));
 	} else {
-		json_to_tel(r->result, r->exp->key_members, d);
+		json_to_tel(r->result, r->exp->key_members, r->from, d);
 	}
 	req_free(r);
 	return 0;

@@ -83,6 +83,8 @@ static int check_config(const char *file)
 		config_free(&cfg);
 		return 2;
 	}
+	for (int i = 0; i < cfg.nb_warnings; i++)
+		fprintf(stderr, "%s\n", cfg.warnings[i]);
 	/* features add their own counts (config_section.summary) */
 	config_sections_summary(&cfg, more, sizeof(more));
 	printf("%s: ok (%d ports, %d interfaces, %d routes%s; needs %u of %u MiB without "
@@ -279,6 +281,8 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 2;
 	}
+	for (int i = 0; i < cfg.nb_warnings; i++) /* before the EAL: its log is not up yet */
+		fprintf(stderr, "vbrd: %s\n", cfg.warnings[i]);
 	uint64_t t_config = mono_ms();
 	snprintf(app.config_file, sizeof(app.config_file), "%s", file);
 	snprintf(app.socket, sizeof(app.socket), "%s", cfg.socket);

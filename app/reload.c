@@ -97,6 +97,8 @@ static int reload_build(struct fwd_state **out, char *err, size_t errlen)
 		return ret;
 	}
 	uint64_t t_config = now_ms();
+	for (int i = 0; i < cfg.nb_warnings; i++)
+		LOG(WARNING, "%s", cfg.warnings[i]);
 	/* the memory this config needs (one FIB pair), then the settings a
 	 * reload cannot apply (ports, cores, memory, socket, FIB size, ...) */
 	ret = mem_check(&cfg, err, errlen, NULL);

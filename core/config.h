@@ -14,16 +14,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CFG_NAME_MAX    32  /* bytes, including the NUL */
-#define CFG_DEVARGS_MAX 256 /* bytes, including the NUL */
-#define CFG_PATH_MAX    256 /* bytes, including the NUL */
-#define CFG_MAX_PORTS   16
-#define CFG_MAX_IFACES  256
-#define CFG_MAX_ECMP    8 /* next hops per route */
-#define CFG_MAX_ADDRS   4 /* addresses per interface */
-#define CFG_MAX_WORKERS 16
-#define CFG_MTU_MIN     576  /* bytes of L3 payload (IPv4 minimum datagram) */
-#define CFG_MTU_MAX     9000 /* bytes of L3 payload (jumbo) */
+#define CFG_NAME_MAX       32  /* bytes, including the NUL */
+#define CFG_DEVARGS_MAX    256 /* bytes, including the NUL */
+#define CFG_PATH_MAX       256 /* bytes, including the NUL */
+#define CFG_MAX_PORTS      16
+#define CFG_MAX_IFACES     8192 /* interfaces and tunnels (each tunnel is an interface) */
+#define CFG_MAX_ECMP       8    /* next hops per route */
+#define CFG_MAX_ADDRS      4    /* addresses per interface */
+#define CFG_MAX_WORKERS    16
+#define CFG_NEIGH_HOLD_MAX 16   /* packets held per unresolved neighbor (neighbor.hold_packets) */
+#define CFG_MTU_MIN        576  /* bytes of L3 payload (IPv4 minimum datagram) */
+#define CFG_MTU_MAX        9000 /* bytes of L3 payload (jumbo) */
 
 /** An IPv4 or IPv6 address. IPv4 is kept in host byte order (as rte_fib wants). */
 struct cfg_addr {
@@ -102,9 +103,9 @@ struct vbrd_config;
 void route_target_register(const char *key,
 			   int (*resolve)(const struct vbrd_config *cfg, const char *name));
 
-#define CFG_MAX_TUNNELS 64
-#define CFG_MAX_PATHS   8 /* paths per path group */
-#define CFG_MAX_GROUPS  64
+#define CFG_MAX_TUNNELS 4096
+#define CFG_MAX_PATHS   8     /* paths per path group */
+#define CFG_MAX_GROUPS  4096  /* path groups */
 #define CFG_PLANE_BASE  49152 /* plane N pins the outer UDP source port 49152 + N */
 #define CFG_MAX_PLANES  16    /* planes per path (`planes`) */
 
@@ -248,6 +249,11 @@ struct vbrd_config {
 		uint32_t ipv6_routes; /* IPv6 FIB entries */
 		uint32_t ipv6_tbl8;   /* trie tbl8 groups (1 KiB each) */
 	} fib;
+
+	/* what is allowed but unwise ("FILE:LINE: warning: text", heap): vbrd
+	 * --check-config prints them, start-up and reloads log them */
+	int nb_warnings;
+	char **warnings;
 
 	int nb_restart; /* settings a reload cannot apply (core/config_read.h cfg_restart()) */
 	struct cfg_restart_setting *restart;

@@ -40,8 +40,35 @@ struct msg {
 
 /* ---- messages ---------------------------------------------------------- */
 
+/*
+ * @p text with control characters written as C escapes (\n, \t, \xNN):
+ * a value with a newline in it (instance = "a\nb") must not split its
+ * message over two lines, the second without FILE:LINE. Into @p buf of
+ * @p len bytes (cut when longer).
+ */
+static const char *one_line(const char *text, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text; *p && o + 5 < len; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			buf[o++] = (char)*p;
+		else if (*p == '\n')
+			o += (size_t)snprintf(buf + o, len - o, "\\n");
+		else if (*p == '\t')
+			o += (size_t)snprintf(buf + o, len - o, "\\t");
+		else if (*p == '\r')
+			o += (size_t)snprintf(buf + o, len - o, "\\r");
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text)
 {
+	char f[512], t[1024];
 	struct msg *m;
 	char *s;
 	int rc;
@@ -57,10 +84,10 @@ void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text
 		ld->msgs = m;
 		ld->cap_msgs = cap;
 	}
-	if (line > 0)
-		rc = asprintf(&s, "%s:%d: %s", file, line, text);
-	else
-		rc = asprintf(&s, "%s: %s", file, text);
+	/* every message FILE:LINE: text, on one line; one about the whole
+	 * file (a required top-level setting missing) names its first line */
+	rc = asprintf(&s, "%s:%d: %s", one_line(file, f, sizeof(f)), line > 0 ? line : 1,
+		      one_line(text, t, sizeof(t)));
 	if (rc < 0) {
 		ld->nomem = true;
 		return;
@@ -70,6 +97,30 @@ void cfg_msg(struct cfg_reader *ld, const char *file, int line, const char *text
 	m->seq = ld->nb_msgs;
 	m->text = s;
 	ld->nb_msgs++;
+}
+
+static const char *setting_file(const struct cfg_reader *ld, const config_setting_t *s);
+
+void cfg_warn(struct cfg_reader *ld, const config_setting_t *s, const char *fmt, ...)
+{
+	char text[CFG_MSG_MAX], f[512], t[1024], *line, **w;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	w = realloc(ld->warnings, (size_t)(ld->nb_warnings + 1) * sizeof(*w));
+	if (w == NULL) {
+		ld->nomem = true;
+		return;
+	}
+	ld->warnings = w;
+	if (asprintf(&line, "%s:%d: warning: %s", one_line(setting_file(ld, s), f, sizeof(f)),
+		     s ? cfg_line(s) : 1, one_line(text, t, sizeof(t))) < 0) {
+		ld->nomem = true;
+		return;
+	}
+	ld->warnings[ld->nb_warnings++] = line;
 }
 
 /* File of a setting: the included file it came from, or the loaded one. */
@@ -353,7 +404,10 @@ const config_setting_t *cfg_get_typed(struct cfg_reader *ld, const config_settin
 	if (s == NULL || config_setting_type(s) == type)
 		return s;
 	cfg_err(ld, s, "expected %s, got %s",
-		type == CONFIG_TYPE_GROUP ? "a group { ... }" : "a list ( ... )", cfg_type_name(s));
+		type == CONFIG_TYPE_GROUP   ? "a group { ... }"
+		: type == CONFIG_TYPE_ARRAY ? "an array [ ... ]"
+					    : "a list ( ... )",
+		cfg_type_name(s));
 	return NULL;
 }
 
@@ -943,7 +997,7 @@ int config_restart_diff(const struct vbrd_config *cur, const struct vbrd_config 
 		if (used < errlen)
 			used += (size_t)snprintf(
 				err + used, errlen - used,
-				"%s%s: %s: removed (was '%s'): restart vbrd to apply it",
+				"%s%s:1: %s: removed (was '%s'): restart vbrd to apply it",
 				used ? "\n" : "", next->file, c->path, c->value);
 	}
 	return changed ? -EPERM : 0;
@@ -1048,10 +1102,16 @@ out:
 	config_destroy(&lc);
 	if (give_msgs(&ld, errs) != 0 && rc == 0)
 		rc = -ENOMEM;
-	if (rc == 0)
+	if (rc == 0) {
+		tmp.nb_warnings = ld.nb_warnings;
+		tmp.warnings = ld.warnings;
 		*cfg = tmp;
-	else
+	} else {
+		for (int i = 0; i < ld.nb_warnings; i++)
+			free(ld.warnings[i]);
+		free(ld.warnings);
 		config_free(&tmp);
+	}
 	return rc;
 }
 
@@ -1062,6 +1122,9 @@ void config_free(struct vbrd_config *cfg)
 	for (unsigned i = 0; i < nb_sections; i++)
 		if (sections[i]->free != NULL)
 			sections[i]->free(cfg);
+	for (int i = 0; i < cfg->nb_warnings; i++)
+		free(cfg->warnings[i]);
+	free(cfg->warnings);
 	free(cfg->restart);
 	memset(cfg, 0, sizeof(*cfg));
 }

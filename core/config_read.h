@@ -42,7 +42,9 @@ struct cfg_reader {
 	struct msg *msgs;
 	int nb_msgs;
 	int cap_msgs;
-	bool nomem; /* an allocation failed: config_load() returns -ENOMEM */
+	bool nomem;      /* an allocation failed: config_load() returns -ENOMEM */
+	int nb_warnings; /* cfg_warn()'s, moved into the config when it loads */
+	char **warnings;
 	/* Per-object error flags of the core sections, so that checks that
 	 * would only cascade from one mistake are skipped. */
 	bool port_bad[CFG_MAX_PORTS];   /* port's MTU unknown */
@@ -50,6 +52,15 @@ struct cfg_reader {
 	int port_name_line[CFG_MAX_PORTS];
 	int iface_name_line[CFG_MAX_IFACES];
 };
+
+/**
+ * Record a warning about setting @p s (NULL: the file): the config loads,
+ * but something is unwise (Redis without a password). It goes to
+ * vbrd_config.warnings as "FILE:LINE: warning: text".
+ */
+__attribute__((format(printf, 3, 4))) void cfg_warn(struct cfg_reader *ld,
+						    const config_setting_t *s, const char *fmt,
+						    ...);
 
 /** Outcome of reading one optional setting. */
 enum { CFG_VAL_BAD = -1, CFG_VAL_ABSENT = 0, CFG_VAL_OK = 1 };

@@ -15,7 +15,7 @@
 
 #include "core/drop.h"
 
-#define VBRD_MAX_IFACE_SLOTS 256
+#define VBRD_MAX_IFACE_SLOTS 8192 /* = CFG_MAX_IFACES */
 
 /** Per-interface counters (slot = stable interface id, see fwd_state.h). */
 struct iface_counters {

@@ -54,6 +54,13 @@ static int assign_slots(struct fwd_state *st, const struct fwd_state *prev)
 		held_before[prev->ifaces[j].slot] = true;
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		st->ifaces[i].slot = FWD_NO_IFACE;
+		/* the common reload keeps the order: the same index first */
+		if (prev && i < prev->nb_ifaces &&
+		    strcmp(prev->ifaces[i].name, st->ifaces[i].name) == 0) {
+			st->ifaces[i].slot = prev->ifaces[i].slot;
+			used[prev->ifaces[i].slot] = true;
+			continue;
+		}
 		for (int j = 0; prev && j < prev->nb_ifaces; j++) {
 			if (strcmp(prev->ifaces[j].name, st->ifaces[i].name) == 0) {
 				st->ifaces[i].slot = prev->ifaces[j].slot;

@@ -240,6 +240,9 @@ struct fwd_state {
 	struct fwd_ecmp *ecmp; /* by ECMP id; a free id has nb = 0 */
 	int nb_tunnels;
 	struct fwd_tunnel *tunnels;
+	/* tunnels by (UDP port, remote, VNI), and remotes by (port, remote):
+	 * the decapsulation's lookup (tunnel_lookup(), tunnel.h) */
+	struct rte_hash *tunnel_hash;
 	int nb_paths;
 	struct fwd_path *paths;
 	int nb_path_groups;

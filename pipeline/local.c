@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+#include <rte_fib.h>
+#include <rte_fib6.h>
 
 #include "pipeline/local.h"
 #include "pipeline/nh_kind.h"
@@ -119,4 +123,49 @@ int fwd_nh_kind_find(const char *name)
 						   strcmp(fwd_nh_kinds[kind]->name, name) == 0))
 			return (int)kind;
 	return -ENOENT;
+}
+
+bool fwd_value_via_iface(const struct fwd_state *st, uint64_t value, uint16_t iface)
+{
+	uint32_t kind = FIB_NH_KIND(value), idx = FIB_NH_INDEX(value);
+
+	switch (kind) {
+	case FIB_KIND_NEXTHOP:
+		return idx < (uint32_t)st->nb_nexthops && st->nexthops[idx].iface == iface;
+	case FIB_KIND_ECMP:
+		if (idx >= (uint32_t)st->nb_ecmp)
+			return false;
+		for (unsigned k = 0; k < st->ecmp[idx].nb; k++)
+			if (st->nexthops[st->ecmp[idx].nh[k]].iface == iface)
+				return true;
+		return false;
+	case FIB_KIND_PATHGRP: {
+		if (idx >= (uint32_t)st->nb_path_groups)
+			return false;
+		const struct fwd_path_group *g = &st->path_groups[idx];
+		for (unsigned k = 0; k < g->nb_paths; k++)
+			if (st->tunnels[st->paths[g->paths[k]].tunnel].iface == iface)
+				return true;
+		return false;
+	}
+	default:
+		return fwd_nh_kinds[kind] != NULL && fwd_nh_kinds[kind]->via_iface != NULL &&
+		       fwd_nh_kinds[kind]->via_iface(st, idx, iface);
+	}
+}
+
+bool fwd_route_via_iface(const struct fwd_state *st, int family, const void *addr, uint16_t iface)
+{
+	uint64_t value;
+
+	if (family == AF_INET) {
+		uint32_t a;
+		memcpy(&a, addr, 4);
+		rte_fib_lookup_bulk(st->fib, &a, &value, 1);
+	} else {
+		uint8_t a[1][16];
+		memcpy(a[0], addr, 16);
+		rte_fib6_lookup_bulk(st->fib6, a, &value, 1);
+	}
+	return fwd_value_via_iface(st, value, iface);
 }

@@ -101,6 +101,9 @@ void mem_need(const struct vbrd_config *cfg, size_t page_size, struct mem_need *
 	fib_capacity_for_config(cfg, &cap);
 	need->fib = fib_pair_memsize(&cap, page_size);
 	need->eal = MEM_EAL_BASE_BYTES + (uint64_t)cfg->nb_ports * MEM_PORT_BYTES + MEM_SLACK_BYTES;
+	/* the tunnels' decapsulation table (rte_hash, 3 keys a tunnel), the
+	 * running state's and a reload's: ~128 bytes a key with its buckets */
+	need->eal += 2 * ((uint64_t)3 * (uint64_t)cfg->nb_tunnels * 128 + 65536);
 	need->total = need->mbufs + need->indirect + need->rings + need->neighbors + need->fib +
 		      need->eal;
 	need->total_mb = (uint32_t)((need->total + (1u << 20) - 1) >> 20);

@@ -24,13 +24,14 @@ struct pkt_meta {
 		uint32_t nh_ip;     /* PUNT_RESOLVE (IPv4): neighbor to resolve, host order */
 		uint8_t nh_ip6[16]; /* PUNT_RESOLVE6: neighbor to resolve, network order */
 	};
-	uint16_t port;        /* PUNT_*: ingress (ARP) or egress (RESOLVE) port id;
+	uint16_t port;              /* PUNT_*: ingress (ARP) or egress (RESOLVE) port id;
 	                      * inject: port to transmit on */
-	uint16_t vlan;        /* VLAN of that interface, 0 = untagged */
-	uint8_t punt;         /* enum punt_kind */
-	uint8_t l2_len;       /* PUNT_ARP, PUNT_ND: bytes of L2 header (a priority
+	uint16_t vlan;              /* VLAN of that interface, 0 = untagged */
+	uint8_t punt : 7;           /* enum punt_kind */
+	uint8_t held_forwarded : 1; /* PUNT_RESOLVE*: count it as forwarded once it leaves */
+	uint8_t l2_len;             /* PUNT_ARP, PUNT_ND: bytes of L2 header (a priority
 	                      * tag, VLAN 0, is 18 bytes too) */
-	uint16_t outer_sport; /* decapsulated packets: the outer UDP source port
+	uint16_t outer_sport;       /* decapsulated packets: the outer UDP source port
 	                       * (its plane), host order; what a reflector answers on */
 };
 

@@ -17,12 +17,14 @@
 #include <sys/socket.h>
 
 #include <rte_ether.h>
+
+#include "core/config.h"
 #include <rte_hash.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 
 #define NEIGH_MAX      16384
-#define NEIGH_HOLD_MAX 16 /* packets held per neighbor */
+#define NEIGH_HOLD_MAX CFG_NEIGH_HOLD_MAX /* packets held per neighbor */
 #define NEIGH_HELD_TOTAL \
 	1024 /* packets held over all neighbors: a scan of a
                                 * connected /16 must not empty the mempool */

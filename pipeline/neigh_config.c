@@ -108,7 +108,8 @@ static int neighbors_load(struct cfg_reader *ld, const config_setting_t *root,
 		cfg_get_u32(ld, g, "reachable_s", 1, 86400, &cfg->neighbor.reachable_s);
 		cfg_get_u32(ld, g, "retries", 1, 100, &cfg->neighbor.retries);
 		cfg_get_u32(ld, g, "retry_ms", 10, 60000, &cfg->neighbor.retry_ms);
-		cfg_get_u32(ld, g, "hold_packets", 1, 256, &cfg->neighbor.hold_packets);
+		cfg_get_u32(ld, g, "hold_packets", 1, CFG_NEIGH_HOLD_MAX,
+			    &cfg->neighbor.hold_packets);
 	}
 	return load_neighbors(ld, root);
 }

@@ -67,6 +67,12 @@ struct fwd_nh_kind {
 	 * other sends the packet to output4() as without this hook.
 	 */
 	uint64_t (*resolve4)(const struct fwd_state *st, uint32_t idx, uint32_t flow_hash);
+	/**
+	 * Optional: whether packets routed to object @p idx of @p st can leave
+	 * by interface @p iface (fwd_route_via_iface()). A kind without it is
+	 * never an interface's.
+	 */
+	bool (*via_iface)(const struct fwd_state *st, uint32_t idx, uint16_t iface);
 	/** Optional: the name of object @p idx of @p st (show routes), or NULL. */
 	const char *(*object_name)(const struct fwd_state *st, uint32_t idx);
 };
@@ -84,6 +90,26 @@ unsigned fwd_nh_kind_register(const struct fwd_nh_kind *k);
 
 /** Set the handler of the pipeline's own kind @p kind (FIB_KIND_PATHGRP). Aborts when taken. */
 void fwd_nh_kind_set(unsigned kind, const struct fwd_nh_kind *k);
+
+/**
+ * Whether FIB value @p value of @p st sends packets out by interface
+ * @p iface: a next hop's interface, any member of an ECMP set, any path of
+ * a path group (its tunnel's interface: what comes back through the
+ * tunnel arrives there), a feature kind's via_iface. Any thread that
+ * holds @p st.
+ */
+bool fwd_value_via_iface(const struct fwd_state *st, uint64_t value, uint16_t iface);
+
+/**
+ * A reverse-path check: whether the route to @p addr in @p st leaves by
+ * interface @p iface, so that a packet from @p addr that came in by it
+ * came the way its sender is reached (RFC 3704 §2.2, strict; BFD multihop
+ * uses it, RFC 5883 §5). One FIB lookup.
+ * @param family  AF_INET or AF_INET6
+ * @param addr    IPv4: a uint32_t in host order; IPv6: 16 bytes, network
+ *                order (as struct local_pkt's src)
+ */
+bool fwd_route_via_iface(const struct fwd_state *st, int family, const void *addr, uint16_t iface);
 
 /**
  * The kind registered as @p name (a route's target key, core/config.h).

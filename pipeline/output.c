@@ -73,6 +73,7 @@ void worker_punt(struct worker *w, struct rte_mbuf *m, enum punt_kind kind, uint
 	struct pkt_meta *pm = pkt_meta(m);
 
 	pm->punt = kind;
+	pm->held_forwarded = 0;
 	pm->port = port;
 	pm->vlan = vlan;
 	if (kind == PUNT_RESOLVE)
@@ -98,14 +99,17 @@ void worker_output(struct worker *w, struct rte_mbuf *m, uint16_t in_l2,
 		worker_drop(w, m, &drop_no_headroom);
 		return;
 	}
+	if (unlikely(mac == 0)) {
+		/* the control thread holds it and writes the MAC once resolved;
+		 * it counts as sent when it leaves (worker_count_held()), not
+		 * when a resolution that may fail begins */
+		worker_punt(w, m, family == AF_INET ? PUNT_RESOLVE : PUNT_RESOLVE6, out->port,
+			    out->vlan, gw);
+		pkt_meta(m)->held_forwarded = 1;
+		return;
+	}
 	w->stats.iface[out->slot].tx_packets++;
 	w->stats.iface[out->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
 	w->stats.forwarded++;
-	if (unlikely(mac == 0)) {
-		/* the control thread holds it and writes the MAC once resolved */
-		worker_punt(w, m, family == AF_INET ? PUNT_RESOLVE : PUNT_RESOLVE6, out->port,
-			    out->vlan, gw);
-		return;
-	}
 	worker_tx(w, out->port, m);
 }

@@ -9,7 +9,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <inttypes.h>
+#include <stdatomic.h>
+
 #include <rte_byteorder.h>
+#include <rte_hash.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -115,6 +119,8 @@ uint64_t tunnel_plane_tab(unsigned nb_planes, uint32_t healthy)
 	return tab;
 }
 
+static int tunnel_hash_build(struct fwd_state *st, char *err, size_t errlen);
+
 int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		       const struct fwd_state *prev, char *err, size_t errlen)
 {
@@ -167,6 +173,11 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 	}
 	st->nb_ifaces = cfg->nb_ifaces + cfg->nb_tunnels;
 	st->nb_path_groups = cfg->nb_path_groups;
+	if (cfg->nb_tunnels > 0) {
+		int ret = tunnel_hash_build(st, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
 
 	for (int g = 0; g < cfg->nb_path_groups; g++) {
 		const struct cfg_path_group *cg = &cfg->path_groups[g];
@@ -219,8 +230,98 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 	return 0;
 }
 
+static void tunnel_key_of(struct tunnel_key *k, uint16_t udp_port, int family, const void *remote,
+			  uint32_t vni)
+{
+	memset(k, 0, sizeof(*k));
+	k->vni = vni;
+	k->udp_port = udp_port;
+	k->family = (uint8_t)family;
+	memcpy(k->remote, remote, family == AF_INET6 ? 16 : 4);
+}
+
+const struct fwd_tunnel *tunnel_on_port(const struct fwd_state *st, uint16_t udp_port)
+{
+	static const uint8_t none[16];
+	struct tunnel_key k;
+	void *data;
+
+	if (st->tunnel_hash == NULL)
+		return NULL;
+	tunnel_key_of(&k, udp_port, 0, none, TUNNEL_ANY_VNI);
+	return rte_hash_lookup_data(st->tunnel_hash, &k, &data) >= 0 ? &st->tunnels[(uintptr_t)data]
+								     : NULL;
+}
+
+const struct fwd_tunnel *tunnel_lookup(const struct fwd_state *st, uint16_t udp_port, int family,
+				       const void *remote, uint32_t vni, bool *known_remote)
+{
+	struct tunnel_key k;
+	void *data;
+
+	if (st->tunnel_hash == NULL)
+		return NULL;
+	tunnel_key_of(&k, udp_port, family, remote, vni);
+	if (rte_hash_lookup_data(st->tunnel_hash, &k, &data) >= 0) {
+		if (known_remote != NULL)
+			*known_remote = true;
+		return &st->tunnels[(uintptr_t)data];
+	}
+	if (known_remote != NULL) {
+		k.vni = TUNNEL_ANY_VNI;
+		*known_remote = rte_hash_lookup(st->tunnel_hash, &k) >= 0;
+	}
+	return NULL;
+}
+
+/* Every tunnel by its key, and each (port, remote) once with TUNNEL_ANY_VNI. */
+static int tunnel_hash_build(struct fwd_state *st, char *err, size_t errlen)
+{
+	static _Atomic uint64_t seq; /* rte_hash names are global: one per state */
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = (uint32_t)(3 * st->nb_tunnels < 64 ? 64 : 3 * st->nb_tunnels),
+		.key_len = sizeof(struct tunnel_key),
+		.socket_id = SOCKET_ID_ANY,
+	};
+
+	snprintf(name, sizeof(name), "vbrd_tun_%" PRIu64, atomic_fetch_add(&seq, 1));
+	st->tunnel_hash = rte_hash_create(&hp);
+	if (st->tunnel_hash == NULL) {
+		snprintf(err, errlen, "no memory for the tunnel table (%d tunnels)",
+			 st->nb_tunnels);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < st->nb_tunnels; i++) {
+		const struct fwd_tunnel *t = &st->tunnels[i];
+		const void *r = t->remote.family == AF_INET ? (const void *)&t->remote.v4
+							    : (const void *)t->remote.v6;
+		struct tunnel_key k;
+
+		tunnel_key_of(&k, t->udp_port, t->remote.family, r, t->vni);
+		if (rte_hash_add_key_data(st->tunnel_hash, &k, (void *)(uintptr_t)i) < 0)
+			goto full;
+		k.vni = TUNNEL_ANY_VNI;
+		if (rte_hash_add_key_data(st->tunnel_hash, &k, (void *)(uintptr_t)i) < 0)
+			goto full;
+		/* the port alone (family 0): its first tunnel, for the header's type */
+		tunnel_key_of(&k, t->udp_port, 0, r, TUNNEL_ANY_VNI);
+		memset(k.remote, 0, sizeof(k.remote));
+		if (rte_hash_lookup(st->tunnel_hash, &k) < 0 &&
+		    rte_hash_add_key_data(st->tunnel_hash, &k, (void *)(uintptr_t)i) < 0)
+			goto full;
+	}
+	return 0;
+full:
+	snprintf(err, errlen, "the tunnel table is full (%d tunnels)", st->nb_tunnels);
+	return -ENOSPC;
+}
+
 void tunnel_state_free(struct fwd_state *st)
 {
+	rte_hash_free(st->tunnel_hash); /* NULL is fine */
+	st->tunnel_hash = NULL;
 	free(st->tunnels);
 	free(st->paths);
 	free(st->path_groups);

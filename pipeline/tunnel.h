@@ -50,6 +50,36 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 /** Free what tunnel_state_build() allocated. */
 void tunnel_state_free(struct fwd_state *st);
 
+/** A VNI no tunnel has (VNIs are 24 bits): the key of "a tunnel from this remote". */
+#define TUNNEL_ANY_VNI UINT32_MAX
+
+/** What identifies a tunnel to the packets that come out of it (RFC 7348 §4.1). */
+struct tunnel_key {
+	uint32_t vni;       /* or TUNNEL_ANY_VNI */
+	uint16_t udp_port;  /* outer destination port */
+	uint8_t family;     /* of the remote */
+	uint8_t pad;        /* zero */
+	uint8_t remote[16]; /* IPv4: uint32_t host order in the first 4 bytes; IPv6: network order */
+};
+
+/**
+ * The tunnel that packets from @p remote to UDP port @p udp_port with VNI
+ * @p vni come out of: one hash lookup whatever the number of tunnels.
+ *
+ * @param family        AF_INET or AF_INET6
+ * @param remote        the outer source: IPv4 a uint32_t in host order,
+ *                      IPv6 16 bytes
+ * @param known_remote  set to whether some tunnel on that port has that
+ *                      remote (a miss is then a wrong VNI, else an unknown
+ *                      remote); may be NULL
+ * @return the tunnel, or NULL
+ */
+const struct fwd_tunnel *tunnel_lookup(const struct fwd_state *st, uint16_t udp_port, int family,
+				       const void *remote, uint32_t vni, bool *known_remote);
+
+/** The first tunnel (in config order) on outer UDP port @p udp_port, or NULL. */
+const struct fwd_tunnel *tunnel_on_port(const struct fwd_state *st, uint16_t udp_port);
+
 /**
  * Data path: encapsulate an IPv4 packet routed to path group @p g and queue
  * it on the active path's line. TTL is decremented here. A packet that does

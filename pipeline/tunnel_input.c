@@ -45,15 +45,6 @@ DROP_REASON(drop_tunnel_inner_vlan, "tunnel", "tunnel_inner_vlan",
 #define ECN_NOT_ECT 0x00
 #define ECN_CE      0x03
 
-static bool remote_matches(const struct fwd_tunnel *t, int family, const void *src)
-{
-	if (t->remote.family != family)
-		return false;
-	if (family == AF_INET)
-		return t->remote.v4 == *(const uint32_t *)src;
-	return memcmp(t->remote.v6, src, 16) == 0;
-}
-
 /*
  * RFC 6040 §4.2: an outer CE mark survives decapsulation when the inner
  * packet is ECN-capable, and the packet is dropped when it is not.
@@ -106,13 +97,8 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 		  const void *src, const void *dst, uint32_t l4_off, uint32_t l4_len,
 		  uint16_t dport, uint8_t outer_ecn)
 {
-	const struct fwd_tunnel *port_match = NULL;
+	const struct fwd_tunnel *port_match = tunnel_on_port(st, dport);
 
-	for (int i = 0; i < st->nb_tunnels; i++)
-		if (st->tunnels[i].udp_port == dport) {
-			port_match = &st->tunnels[i];
-			break;
-		}
 	if (port_match == NULL)
 		return false;
 
@@ -165,18 +151,8 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 	}
 	uint32_t vni = be32_get(th + 4) >> 8;
 
-	const struct fwd_tunnel *t = NULL;
 	bool known_remote = false;
-	for (int i = 0; i < st->nb_tunnels; i++) {
-		const struct fwd_tunnel *c = &st->tunnels[i];
-		if (c->udp_port != dport || !remote_matches(c, family, src))
-			continue;
-		known_remote = true;
-		if (c->vni == vni) {
-			t = c;
-			break;
-		}
-	}
+	const struct fwd_tunnel *t = tunnel_lookup(st, dport, family, src, vni, &known_remote);
 	if (t == NULL) {
 		worker_drop(w, m,
 			    known_remote ? &drop_tunnel_bad_vni : &drop_tunnel_unknown_remote);
@@ -272,17 +248,8 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 		if (t == NULL || src != t_src || vni != t_vni || dport != t_port) {
 			if (t != NULL)
 				tunnel_rx_count(w, st, t, &rx_pkts, &rx_bytes);
-			t = NULL;
-			for (int k = 0; k < st->nb_tunnels; k++) {
-				const struct fwd_tunnel *c = &st->tunnels[k];
-				if (c->udp_port == dport && c->vni == vni &&
-				    c->type == CFG_TUNNEL_VXLAN && c->remote.family == AF_INET &&
-				    c->remote.v4 == src) {
-					t = c;
-					break;
-				}
-			}
-			if (t == NULL)
+			t = tunnel_lookup(st, dport, AF_INET, &src, vni, NULL);
+			if (t == NULL || t->type != CFG_TUNNEL_VXLAN)
 				break;
 			t_src = src;
 			t_vni = vni;

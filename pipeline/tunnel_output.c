@@ -81,18 +81,20 @@ static void encap_one(struct worker *w, const struct fwd_state *st, struct rte_m
 	const struct fwd_iface *tif = &st->ifaces[t->iface];
 	w->stats.iface[tif->slot].tx_packets++;
 	w->stats.iface[tif->slot].tx_bytes += inner_len;
-	w->stats.iface[line->slot].tx_packets++;
-	w->stats.iface[line->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
-	if (!local)
-		w->stats.forwarded++;
-
 	if (unlikely(mac == 0)) {
+		/* it entered the tunnel (counted above); the line counts it, and
+		 * forwarded too, when it leaves (worker_count_held()) */
 		if (t->remote.family == AF_INET)
 			worker_punt(w, m, PUNT_RESOLVE, line->port, line->vlan, &p->via.v4);
 		else
 			worker_punt(w, m, PUNT_RESOLVE6, line->port, line->vlan, p->via.v6);
+		pkt_meta(m)->held_forwarded = !local;
 		return;
 	}
+	w->stats.iface[line->slot].tx_packets++;
+	w->stats.iface[line->slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	if (!local)
+		w->stats.forwarded++;
 	neigh_mac_to_ether(mac, (struct rte_ether_addr *)h);
 	worker_tx(w, line->port, m);
 }

@@ -261,7 +261,26 @@ static bool inject_is_control(const struct rte_mbuf *m)
 	return p[l2 + 6] == IPPROTO_ICMPV6 && p[l2 + 40] >= 133 && p[l2 + 40] <= 137;
 }
 
-static void drain_inject(struct worker *w)
+/*
+ * A packet the control thread held for its next hop's MAC (neigh_flush_held())
+ * leaves now: count it on the interface of its port and VLAN, and as
+ * forwarded when it was (pkt_meta.held_forwarded). A held packet the
+ * resolution gives up on is counted as a drop only (arp_unresolved, ...).
+ */
+static void count_held(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m)
+{
+	const struct pkt_meta *pm = pkt_meta(m);
+	uint16_t i;
+
+	if (pm->port >= st->nb_port_ids || pm->vlan >= 4096 ||
+	    (i = st->iface_by_vlan[pm->port][pm->vlan]) == FWD_NO_IFACE)
+		return;
+	w->stats.iface[st->ifaces[i].slot].tx_packets++;
+	w->stats.iface[st->ifaces[i].slot].tx_bytes += rte_pktmbuf_pkt_len(m);
+	w->stats.forwarded += pm->held_forwarded;
+}
+
+static void drain_inject(struct worker *w, const struct fwd_state *st)
 {
 	struct rte_mbuf *pkts[64];
 	unsigned n = rte_ring_dequeue_burst(w->inject, (void **)pkts, RTE_DIM(pkts), NULL);
@@ -274,6 +293,7 @@ static void drain_inject(struct worker *w)
 	for (unsigned i = 0, j; i < n; i = j) {
 		uint16_t port = pkt_meta(pkts[i])->port;
 		if (!inject_is_control(pkts[i])) {
+			count_held(w, st, pkts[i]);
 			worker_tx(w, port, pkts[i]);
 			j = i + 1;
 			continue;
@@ -322,7 +342,7 @@ int worker_main(void *arg)
 				total += n;
 			}
 		}
-		drain_inject(w);
+		drain_inject(w, st);
 		worker_tx_flush(w);
 		for (unsigned h = 0; h < nb_hooks; h++)
 			total += hooks[h]->poll(w, st);

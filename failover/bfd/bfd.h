@@ -101,6 +101,7 @@ struct bfd_sess {
 	uint16_t iface;      /* single-hop: egress interface; tunnel: the tunnel's interface */
 	uint16_t path_group; /* tunnel kind */
 	uint16_t dport;      /* 3784 or 4784 */
+	uint8_t min_ttl;     /* received TTL/hop limit at least (255 single-hop) */
 	struct cfg_addr local, peer;
 };
 

@@ -456,6 +456,7 @@ static void load_session(struct cfg_reader *ld, const config_setting_t *s, int i
 					    "passive",
 					    "shutdown",
 					    "auth",
+					    "minimum_ttl",
 					    NULL };
 	struct bfd_config *fo = building(ld);
 	struct cfg_bfd_session *b = &fo->sessions[idx];
@@ -482,6 +483,16 @@ static void load_session(struct cfg_reader *ld, const config_setting_t *s, int i
 				break;
 			}
 	kind_ok = load_kind(ld, s, b);
+	b->min_ttl = kind_ok && b->kind == CFG_BFD_SINGLE_HOP ? 255 : BFD_DEFAULT_MIN_TTL;
+	if (kind_ok && config_setting_get_member(s, "minimum_ttl") != NULL) {
+		uint32_t ttl = b->min_ttl;
+		if (b->kind == CFG_BFD_SINGLE_HOP)
+			cfg_err(ld, config_setting_get_member(s, "minimum_ttl"),
+				"only for multihop and tunnel sessions (single-hop requires 255, "
+				"RFC 5881 §5)");
+		else if (cfg_get_u32(ld, s, "minimum_ttl", 1, 255, &ttl) == CFG_VAL_OK)
+			b->min_ttl = (uint8_t)ttl;
+	}
 	load_timers(ld, s, &b->params);
 	cfg_get_bool(ld, s, "passive", &b->params.passive);
 	cfg_get_bool(ld, s, "shutdown", &b->params.admin_down);

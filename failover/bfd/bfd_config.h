@@ -73,8 +73,15 @@ struct cfg_bfd_session {
 	struct cfg_addr peer;     /* the neighbor */
 	struct bfd_params params; /* intervals in µs, detect multiplier, passive,
 	                           * admin_down (`shutdown = true`), auth */
+	uint8_t min_ttl;          /* multihop and tunnel: received packets with a lower
+	                           * TTL/hop limit are dropped (RFC 5883 §5), default
+	                           * BFD_DEFAULT_MIN_TTL; single-hop: 255 (RFC 5881 §5) */
 	int line;
 };
+
+/* FRR's bfdd default (minimum-ttl 254): a multihop peer at most one router
+ * away unless configured; vbrd itself sends multihop packets with TTL 255. */
+#define BFD_DEFAULT_MIN_TTL 254
 
 enum cfg_fgroup_mode {
 	CFG_FG_ACTIVE_STANDBY = 0,

@@ -257,6 +257,7 @@ static int bfd_gen_prepare(struct fwd_state *st, const struct vbrd_config *cfg,
 		s->local = cs->local;
 		s->peer = cs->peer;
 		s->dport = cs->kind == CFG_BFD_SINGLE_HOP ? BFD_PORT_SINGLE : BFD_PORT_MULTI;
+		s->min_ttl = cs->min_ttl;
 		if (cs->kind == CFG_BFD_SINGLE_HOP) {
 			s->iface = (uint16_t)cs->iface;
 		} else if (cs->kind == CFG_BFD_TUNNEL) {

@@ -89,6 +89,7 @@ static int show_bfd(int argc, const char *const *argv, json_t **data, char *err,
 				       (json_int_t)(up / 1000), "flaps", (json_int_t)b->cnt.down,
 				       "last_change", wall_text(b->last_change, ch, sizeof(ch)),
 				       "auth", bfd_auth_name(b->params.auth.type)));
+		json_object_set_new(row, "minimum_ttl", json_integer(s->min_ttl));
 		uint64_t drops = 0;
 		for (int e = 1; e < BFD_ERR_MAX; e++)
 			drops += b->cnt.drops[e];

@@ -69,6 +69,10 @@ DROP_REASON(drop_bfd_auth_unsupported, "bfd", "bfd_auth_unsupported",
 	    "BFD auth type vbrd does not implement (MD5)");
 DROP_REASON(drop_bfd_bad_ttl, "bfd", "bfd_bad_ttl",
 	    "single-hop BFD with TTL/hop limit not 255 (RFC 5881 §5)");
+DROP_REASON(drop_bfd_low_ttl, "bfd", "bfd_low_ttl",
+	    "multihop BFD with a TTL/hop limit below the session's minimum_ttl (RFC 5883 §5)");
+DROP_REASON(drop_bfd_wrong_iface, "bfd", "bfd_wrong_iface",
+	    "multihop BFD from an interface the session's peer is not routed through");
 DROP_REASON(drop_bfd_bad_sport, "bfd", "bfd_bad_sport",
 	    "single-hop BFD from a source port below 49152 (RFC 5881 §4)");
 DROP_REASON(drop_bfd_ring_full, "bfd", "bfd_ring_full",
@@ -438,6 +442,23 @@ static void rx_packet(struct worker *w, const struct fwd_state *st, struct rte_m
 		goto drop;
 	}
 	const struct bfd_sess *s = &fo->sess[si];
+	/* RFC 5883 §5: without authentication, a multihop session checks the
+	 * TTL against a minimum (a LAN host's forgery arrives with its own
+	 * TTL, at most 255 minus the hops) and where the packet came in: by
+	 * the interface its peer is routed through (the tunnel's own for a
+	 * session inside a tunnel). */
+	if (s->kind != CFG_BFD_SINGLE_HOP) {
+		if (ri->ttl < s->min_ttl) {
+			worker_drop(w, m, &drop_bfd_low_ttl);
+			return;
+		}
+		if (s->kind == CFG_BFD_TUNNEL
+			    ? ri->iface != s->iface
+			    : !fwd_route_via_iface(st, ri->family, ri->src, ri->iface)) {
+			worker_drop(w, m, &drop_bfd_wrong_iface);
+			return;
+		}
+	}
 	uint64_t prev_rx = s->rt->s.last_rx;
 	err = bfd_session_rx(&s->rt->s, &c, p, len, now, &ev);
 	if (err != BFD_OK)

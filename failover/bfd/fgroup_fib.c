@@ -98,6 +98,20 @@ static uint64_t fg_resolve4(const struct fwd_state *st, uint32_t idx, uint32_t f
 	return v == FGROUP_NO_VALUE ? FIB_NH(fgroup_fib_kind, idx) : v;
 }
 
+/* A group leaves by a member's interface: either member's, whichever is selected now. */
+static bool fg_via_iface(const struct fwd_state *st, uint32_t idx, uint16_t iface)
+{
+	const struct fgroup *g = group_at(st, idx);
+
+	for (int k = 0; g != NULL && k < 2; k++)
+		if ((g->m[k].value4 != FGROUP_NO_VALUE &&
+		     fwd_value_via_iface(st, g->m[k].value4, iface)) ||
+		    (g->m[k].value6 != FGROUP_NO_VALUE &&
+		     fwd_value_via_iface(st, g->m[k].value6, iface)))
+			return true;
+	return false;
+}
+
 static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
 {
 	const struct fgroup *g = group_at(st, idx);
@@ -111,6 +125,7 @@ static const struct fwd_nh_kind fgroup_kind = {
 	.output4 = fg_output4,
 	.output6 = fg_output6,
 	.same_indexes = fg_same_indexes,
+	.via_iface = fg_via_iface,
 };
 
 __attribute__((constructor)) static void fgroup_fib_register(void)

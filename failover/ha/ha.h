@@ -76,6 +76,10 @@ struct ha_node {
 	/* counters */
 	uint64_t announces, publishes, publish_errors, fenced, adopt_errors;
 	uint64_t renew_rtt_max_ns; /* the slowest renew seen */
+	/* the lease as Redis holds it, when it is not what the pair writes */
+	uint64_t lease_foreign;   /* reads that found a holder neither node nor partner */
+	uint64_t lease_malformed; /* lease replies that were no lease (-EIO) */
+	char foreign_holder[64];  /* the last such holder ("" none since) */
 };
 
 extern struct ha_node ha;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -311,10 +312,25 @@ static unsigned long long password_fingerprint(const char *pw)
 	return (unsigned long long)h;
 }
 
+/* A file that holds the Redis password and that others may read: a warning. */
+static void password_file_check(struct cfg_reader *ld, const config_setting_t *ps)
+{
+	const char *f = config_setting_source_file(ps);
+	struct stat st;
+
+	if (f == NULL)
+		f = ld->file;
+	if (stat(f, &st) == 0 && (st.st_mode & S_IROTH))
+		cfg_warn(ld, ps,
+			 "%s holds ha.redis.password and everybody may read it (mode %03o): "
+			 "chmod 600 it",
+			 f, (unsigned)(st.st_mode & 0777));
+}
+
 static void load_redis(struct cfg_reader *ld, const config_setting_t *g, struct cfg_ha *h)
 {
-	static const char *const keys[] = { "server", "master",  "sentinels", "password",
-					    "tls",    "timeout", NULL };
+	static const char *const keys[] = { "server",   "master", "sentinels", "user",
+					    "password", "tls",    "timeout",   NULL };
 	struct ha_redis_cfg *rc = &h->redis;
 	const config_setting_t *rs = cfg_get_typed(ld, g, "redis", CONFIG_TYPE_GROUP);
 	const config_setting_t *srv, *ms, *ss, *ps;
@@ -362,6 +378,25 @@ static void load_redis(struct cfg_reader *ld, const config_setting_t *g, struct 
 		else
 			strcpy(rc->password, v);
 	}
+	const config_setting_t *us = config_setting_get_member(rs, "user");
+	if (us != NULL && cfg_string_value(ld, us, &v) == CFG_VAL_OK) {
+		if (strlen(v) == 0 || strlen(v) >= sizeof(rc->user) || strpbrk(v, " \t\r\n"))
+			cfg_err(ld, us, "a Redis ACL user name of 1..%zu characters without blanks",
+				sizeof(rc->user) - 1);
+		else if (rc->password[0] == '\0')
+			cfg_err(ld, us, "needs 'password' (AUTH user password)");
+		else
+			strcpy(rc->user, v);
+	}
+	/* Whoever can write the pair's keys decides who is active: say so when
+	 * Redis asks nobody who they are, or when others can read the secret. */
+	if (rc->password[0] == '\0')
+		cfg_warn(ld, rs,
+			 "ha.redis: no password: anybody who reaches this Redis can take or drop "
+			 "the pair's lease; set 'user' and 'password' of a Redis ACL user limited "
+			 "to the pair's keys (conf/README.md, HA pair)");
+	else
+		password_file_check(ld, ps);
 	if (cfg_get_bool(ld, rs, "tls", &tls) == CFG_VAL_OK && tls)
 		cfg_err(ld, config_setting_get_member(rs, "tls"),
 			"TLS is not supported: Debian 12's hiredis (0.14) has no TLS");
@@ -385,6 +420,7 @@ static void load_redis(struct cfg_reader *ld, const config_setting_t *g, struct 
 			    password_fingerprint(rc->password));
 	else
 		cfg_restart(ld, ps, "ha.redis.password", "none");
+	cfg_restart(ld, us, "ha.redis.user", "%s", rc->user);
 	cfg_restart(ld, config_setting_get_member(rs, "timeout"), "ha.redis.timeout", "%u",
 		    rc->timeout_ms);
 }

@@ -200,6 +200,50 @@ static void step(uint64_t now);
  * older one (the role machine timed it out and sent the next) is not its. */
 static uintptr_t op_seq;
 
+/*
+ * Whoever can write Redis can write the lease: a holder that is neither
+ * this node nor its partner (another program, a mistake, an attacker), or
+ * a reply that is no lease, is counted, shown (show ha: lease) and logged
+ * once per new holder or streak. The pair treats a foreign holder like any
+ * other: nobody acts for the service address until its lease ends.
+ */
+static void lease_check(const struct ha_op_result *res)
+{
+	static bool malformed_logged;
+
+	if (res->status == -EIO) {
+		ha.lease_malformed++;
+		if (!malformed_logged)
+			LOG(WARNING, "the lease in Redis is no lease of ours (a malformed "
+				     "reply): is something else writing the pair's keys?");
+		malformed_logged = true;
+		return;
+	}
+	if (res->status != 0)
+		return;
+	malformed_logged = false;
+	const char *holder = res->holder;
+	bool foreign = holder[0] != '\0' && !res->held && strcmp(holder, ha.cfg.node) != 0 &&
+		       ha.partner[0] != '\0' && strcmp(holder, ha.partner) != 0;
+	if (!foreign) {
+		ha.foreign_holder[0] = '\0';
+		return;
+	}
+	ha.lease_foreign++;
+	if (strcmp(ha.foreign_holder, holder) != 0) {
+		char shown[64];
+		size_t i;
+		for (i = 0; holder[i] && i < sizeof(shown) - 1; i++)
+			shown[i] = holder[i] >= 0x20 && holder[i] < 0x7f ? holder[i] : '?';
+		shown[i] = '\0';
+		LOG(WARNING,
+		    "the lease is held by '%s', neither this node (%s) nor its partner (%s): "
+		    "nobody serves the service address until that lease ends",
+		    shown, ha.cfg.node, ha.partner);
+		snprintf(ha.foreign_holder, sizeof(ha.foreign_holder), "%s", holder);
+	}
+}
+
 static void on_lease(void *ctx, const struct ha_op_result *res)
 {
 	uint64_t now = tsc_now_ns();
@@ -207,6 +251,7 @@ static void on_lease(void *ctx, const struct ha_op_result *res)
 	if ((uintptr_t)ctx != op_seq || ha.role.pending == HA_OP_NONE)
 		return;
 
+	lease_check(res);
 	if (res->status == 0 && !res->held && res->holder[0] != '\0') {
 		/* the holder now, and when its lease ends at the earliest */
 		snprintf(ha.takeover.from, sizeof(ha.takeover.from), "%s", res->holder);

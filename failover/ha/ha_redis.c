@@ -318,8 +318,14 @@ static void on_query(redisAsyncContext *ac, void *r, void *priv);
 static void send_auth(struct link *l)
 {
 	const char *argv[] = { "AUTH", l->h->cfg.password };
+	/* Redis 6+ ACL (https://redis.io/docs/management/security/acl/): AUTH user password */
+	const char *argv_user[] = { "AUTH", l->h->cfg.user, l->h->cfg.password };
 
-	if (l->h->cfg.password[0] != '\0')
+	if (l->h->cfg.password[0] == '\0')
+		return;
+	if (l->h->cfg.user[0] != '\0')
+		send_step(l, H_AUTH, on_handshake, 3, argv_user);
+	else
 		send_step(l, H_AUTH, on_handshake, 2, argv);
 }
 
@@ -634,6 +640,7 @@ int ha_redis_start(const struct ha_redis_cfg *cfg, const struct ha_redis_ops *op
 	h->cfg.server.host[sizeof(h->cfg.server.host) - 1] = '\0';
 	h->cfg.master_name[sizeof(h->cfg.master_name) - 1] = '\0';
 	h->cfg.password[sizeof(h->cfg.password) - 1] = '\0';
+	h->cfg.user[sizeof(h->cfg.user) - 1] = '\0';
 	h->cfg.prefix[sizeof(h->cfg.prefix) - 1] = '\0';
 	h->cfg.node[sizeof(h->cfg.node) - 1] = '\0';
 	for (i = 0; i < cfg->nb_sentinels; i++)

@@ -53,6 +53,7 @@ struct ha_redis_cfg {
 	char master_name[64];        /* Sentinel: the master's name */
 	struct ha_redis_addr sentinels[HA_REDIS_MAX_SENTINELS];
 	unsigned nb_sentinels;
+	char user[64];       /* Redis 6+ ACL user (AUTH user password); "" = the default user */
 	char password[128];  /* AUTH (master and replicas); "" = none */
 	char prefix[96];     /* "vbrd:PAIR:" */
 	char node[64];       /* this node's id */

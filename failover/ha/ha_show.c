@@ -113,6 +113,12 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 			    json_real(active ? ms_of(r->deadline_ns - now) : 0.0));
 	json_object_set_new(o, "holder", name_json(r->holder));
 	json_object_set_new(o, "holder_ttl_ms", json_integer(r->holder_pttl_ms));
+	json_object_set_new(
+		o, "lease",
+		json_pack("{s:o, s:I, s:I}", "foreign_holder",
+			  ha.foreign_holder[0] ? name_json(ha.foreign_holder) : json_null(),
+			  "foreign", (json_int_t)ha.lease_foreign, "malformed",
+			  (json_int_t)ha.lease_malformed));
 	json_object_set_new(o, "redis", redis_json());
 
 	if (ha.cfg.has_v4) {

@@ -53,6 +53,14 @@
 /** Turns of the BFD worker's path-selection hook that came after a stall (show). */
 extern uint64_t pathsel_worker_stalls;
 
+/** What the reflector did (the BFD worker writes, show reads). */
+struct pathsel_reflector_stats {
+	uint64_t answered; /* replies sent */
+	uint64_t sessions; /* stateful sessions begun */
+	uint64_t evicted;  /* live sessions that gave their slot to a new one */
+};
+extern struct pathsel_reflector_stats pathsel_reflector_stats;
+
 struct pathsel_group_rt;
 
 /** One STAMP session-sender: a plane of a path. */
@@ -126,6 +134,7 @@ struct pathsel_group {
 
 /** The feature's part of a forwarding state. */
 struct pathsel_state {
+	const struct cfg_pathsel *cfg; /* the section, in the state's cfg */
 	enum pathsel_reflector_mode reflector;
 	struct cfg_ps_tier tiers[PATHSEL_TIERS];
 	int nb_groups;

@@ -458,10 +458,46 @@ static void bad_group(struct cfg_reader *ld, const config_setting_t *s, int idx)
 
 /* ---- the section ------------------------------------------------------------ */
 
+/* `reflect_from`: the prefixes whose plain (not tunnelled) test packets are answered. */
+static void load_reflect_from(struct cfg_reader *ld, const config_setting_t *g,
+			      struct cfg_pathsel *ps)
+{
+	const config_setting_t *l = config_setting_get_member(g, "reflect_from");
+	char path[128];
+	int n;
+
+	if (l == NULL)
+		return;
+	if (!cfg_is_sequence(l)) {
+		cfg_err(ld, l, "expected an array [ ... ] of prefixes, got %s", cfg_type_name(l));
+		return;
+	}
+	n = config_setting_length(l);
+	if (n > PATHSEL_REFLECT_FROM_MAX) {
+		cfg_err(ld, l, "%d prefixes, at most %d", n, PATHSEL_REFLECT_FROM_MAX);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+		struct cfg_prefix *p = &ps->reflect_from[ps->nb_reflect_from];
+		const char *v = "";
+
+		if (cfg_string_value(ld, e, &v) != CFG_VAL_OK)
+			continue;
+		if (config_parse_prefix(v, p) != 0) {
+			cfg_err_at(ld, e, "%s: '%s' is not a prefix (ADDRESS/LENGTH)",
+				   cfg_path(e, path, sizeof(path)), v);
+			continue;
+		}
+		ps->nb_reflect_from++;
+	}
+}
+
 static int pathsel_load(struct cfg_reader *ld, const config_setting_t *root,
 			struct vbrd_config *cfg)
 {
-	static const char *const keys[] = { "reflector", "tiers", "groups", NULL };
+	static const char *const keys[] = { "reflector", "reflect_from", "reflect_rate",
+					    "tiers",     "groups",       NULL };
 	static const struct cfg_list_spec groups = {
 		"groups",  0,         PATHSEL_MAX_GROUPS, false, sizeof(struct cfg_ps_group),
 		one_group, bad_group,
@@ -477,10 +513,13 @@ static int pathsel_load(struct cfg_reader *ld, const config_setting_t *root,
 		cfg_err(ld, old, "the section is now called 'pathsel'");
 	config_section_set(cfg, &pathsel_section,
 			   ps); /* freed by pathsel_free() whatever happens */
-	ps->reflector = PATHSEL_REFLECT_STATEFUL;
+	/* no section: nothing answers (the reflector is off unless configured) */
+	ps->reflector = PATHSEL_REFLECT_OFF;
+	ps->reflect_rate = PATHSEL_DEFAULT_REFLECT_RATE;
 	pathsel_tier_defaults(ps->tiers);
 	if (g == NULL || config_setting_length(g) == 0)
 		return 0;
+	ps->reflector = PATHSEL_REFLECT_STATEFUL;
 	ps->present = true;
 	cfg_check_members(ld, g, keys);
 	if (cfg_get_string(ld, g, "reflector", &v) == CFG_VAL_OK) {
@@ -494,6 +533,8 @@ static int pathsel_load(struct cfg_reader *ld, const config_setting_t *root,
 			cfg_err(ld, config_setting_get_member(g, "reflector"),
 				"unknown reflector mode '%s' (stateful, stateless or off)", v);
 	}
+	load_reflect_from(ld, g, ps);
+	cfg_get_u32(ld, g, "reflect_rate", 1, 1000000, &ps->reflect_rate);
 	load_tiers(ld, g, ps);
 	if (cfg_load_list(ld, g, &groups, (void **)&ps->groups, &ps->nb_groups) < 0 || ld->nomem)
 		return -ENOMEM;

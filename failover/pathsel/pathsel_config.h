@@ -6,7 +6,13 @@
  *
  *     pathsel = {
  *       reflector = "stateful";     # STAMP session-reflector on UDP 862 (RFC 8762 §4.3):
- *                                   # "stateful" (default), "stateless" or "off"
+ *                                   # "stateful" (default with this section), "stateless"
+ *                                   # or "off" (without the section: off)
+ *       reflect_from = [ "192.0.2.0/24" ];  # senders answered outside the tunnels: test
+ *                                   # packets that come out of a configured tunnel are
+ *                                   # answered, others only from these prefixes (default none)
+ *       reflect_rate = 20000;       # replies per second at most, 1..1000000 (a burst of a
+ *                                   # tenth of a second of them)
  *       tiers = {                   # every tier and key optional; these are the defaults
  *         gold   = { objective = "latency";  max_loss = 1.0; };
  *         silver = { objective = "weighted"; max_loss = 2.0;
@@ -113,11 +119,17 @@ struct cfg_ps_group {
 	int line;
 };
 
+#define PATHSEL_REFLECT_FROM_MAX     16
+#define PATHSEL_DEFAULT_REFLECT_RATE 20000u
+
 /** The section, in struct vbrd_config's feature storage (pathsel_config_get()). */
 struct cfg_pathsel {
 	bool present; /* the file has a non-empty pathsel group; when false
 	               * every other field holds its default (no groups) */
 	enum pathsel_reflector_mode reflector;
+	int nb_reflect_from;
+	struct cfg_prefix reflect_from[PATHSEL_REFLECT_FROM_MAX]; /* plain senders answered */
+	uint32_t reflect_rate;                                    /* replies per second at most */
 	struct cfg_ps_tier tiers[PATHSEL_TIERS];
 	int nb_groups;
 	struct cfg_ps_group *groups;

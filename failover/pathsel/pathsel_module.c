@@ -211,7 +211,8 @@ static int pathsel_state_build(struct fwd_state *st, const struct fwd_state *pre
 	if (ps == NULL)
 		goto nomem;
 	st->feature[pathsel_module.id] = ps;
-	ps->reflector = pc->present ? pc->reflector : PATHSEL_REFLECT_STATEFUL;
+	ps->cfg = pc;
+	ps->reflector = pc->reflector; /* off without the section */
 	if (pc->present)
 		memcpy(ps->tiers, pc->tiers, sizeof(ps->tiers));
 	else

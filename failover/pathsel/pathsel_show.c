@@ -106,8 +106,18 @@ static int show_groups(int argc, const char *const *argv, json_t **data, char *e
 		snprintf(err, errlen, "no path selection for path group '%s'", argv[0]);
 		return -ENOENT;
 	}
-	*data = json_pack("{s:o, s:s}", "path_groups", rows, "reflector",
-			  ps ? pathsel_reflector_name(ps->reflector) : "off");
+	json_t *from = json_array();
+	char p[INET6_ADDRSTRLEN + 4];
+	for (int i = 0; ps && i < ps->cfg->nb_reflect_from; i++)
+		json_array_append_new(from, json_string(config_format_prefix(
+						    &ps->cfg->reflect_from[i], p, sizeof(p))));
+	const struct pathsel_reflector_stats *rs = &pathsel_reflector_stats;
+	json_t *refl = json_pack("{s:s, s:o, s:i, s:I, s:I, s:I}", "mode",
+				 ps ? pathsel_reflector_name(ps->reflector) : "off", "reflect_from",
+				 from, "reflect_rate", ps ? (int)ps->cfg->reflect_rate : 0,
+				 "answered", (json_int_t)rs->answered, "sessions",
+				 (json_int_t)rs->sessions, "evicted", (json_int_t)rs->evicted);
+	*data = json_pack("{s:o, s:o}", "path_groups", rows, "reflector", refl);
 	return 0;
 }
 

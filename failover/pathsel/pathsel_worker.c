@@ -39,9 +39,10 @@ DROP_REASON(drop_stamp_auth, "pathsel", "stamp_auth",
 	    "STAMP packet whose HMAC does not match (RFC 8762 §4.4)");
 DROP_REASON(drop_stamp_reflector_off, "pathsel", "stamp_reflector_off",
 	    "STAMP test packet while pathsel.reflector is \"off\"");
-DROP_REASON(drop_stamp_reflector_full, "pathsel", "stamp_reflector_full",
-	    "STAMP test packet of a new session while the stateful reflector's table is full of "
-	    "live sessions");
+DROP_REASON(drop_stamp_reflector_denied, "pathsel", "stamp_reflector_denied",
+	    "STAMP test packet neither out of a configured tunnel nor from pathsel.reflect_from");
+DROP_REASON(drop_stamp_reflector_rate, "pathsel", "stamp_reflector_rate",
+	    "STAMP test packet over pathsel.reflect_rate replies per second");
 DROP_REASON(drop_stamp_from_reflector_port, "pathsel", "stamp_from_reflector_port",
 	    "STAMP test packet from UDP port 862: a reflector's reply (or a forgery) that an "
 	    "answer would turn into a loop between two reflectors");
@@ -62,6 +63,9 @@ static uint64_t expire_after;   /* ns: no expiry before (after a stall of this w
 uint64_t pathsel_worker_stalls; /* turns that came more than PATHSEL_STALL_NS after the previous */
 static struct stamp_refl_table *refl;
 static const uint64_t refl_idle_ns = 10ull * 1000000000ull; /* a session idle 10 s ends */
+/* The reflector's token bucket: replies it may send now, in millionths. */
+static uint64_t refl_tokens_u, refl_tokens_t;
+struct pathsel_reflector_stats pathsel_reflector_stats;
 
 /* ---- events -------------------------------------------------------------------- */
 
@@ -309,6 +313,47 @@ static const struct fwd_path *path_of_arrival(const struct fwd_state *st,
 	return NULL;
 }
 
+/*
+ * Whether the reflector answers a sender: one whose test packet came out of
+ * a configured tunnel (a remote gateway of ours: the reply goes back
+ * through that tunnel) or, sent plainly, one in pathsel.reflect_from.
+ * Anybody else would make vbrd a reflector of anyone's traffic (issue 21).
+ */
+static bool reflect_allowed(const struct pathsel_state *ps, const struct pathsel_rx_info *ri)
+{
+	struct cfg_addr a = { .family = ri->family };
+
+	if (ri->decapped)
+		return true;
+	if (ri->family == AF_INET)
+		memcpy(&a.v4, ri->src, 4); /* host order, as local_pkt gives it */
+	else
+		memcpy(a.v6, ri->src, 16);
+	for (int i = 0; i < ps->cfg->nb_reflect_from; i++)
+		if (config_prefix_contains(&ps->cfg->reflect_from[i], &a))
+			return true;
+	return false;
+}
+
+/* One reply within reflect_rate per second (a burst of a tenth of a second)? */
+static bool reflect_token(uint32_t rate, uint64_t now)
+{
+	uint64_t burst_u = (rate / 10 > 16 ? rate / 10 : 16) * 1000000ull;
+
+	if (refl_tokens_t == 0 || now < refl_tokens_t) {
+		refl_tokens_u = burst_u;
+	} else {
+		/* ns x replies/s = millionths of a reply per ms: / 1000 per ns */
+		uint64_t add = (now - refl_tokens_t) / 1000 * rate;
+		refl_tokens_u = refl_tokens_u + add > burst_u ? burst_u : refl_tokens_u + add;
+	}
+	refl_tokens_t = now;
+	if (refl_tokens_u < 1000000)
+		return false;
+	refl_tokens_u -= 1000000;
+	return true;
+}
+
 /* The session-reflector (RFC 8762 §4.3): answer test packet @p m. */
 static void reflect(struct worker *w, const struct fwd_state *st, const struct pathsel_state *ps,
 		    struct rte_mbuf *m, const struct pathsel_rx_info *ri, uint64_t now)
@@ -334,6 +379,14 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		worker_drop(w, m, &drop_stamp_short);
 		return;
 	}
+	if (!reflect_allowed(ps, ri)) {
+		worker_drop(w, m, &drop_stamp_reflector_denied);
+		return;
+	}
+	if (!reflect_token(ps->cfg->reflect_rate, now)) {
+		worker_drop(w, m, &drop_stamp_reflector_rate);
+		return;
+	}
 	if (stateful) {
 		struct stamp_session_key k;
 		memset(&k, 0, sizeof(k)); /* padding too: the table compares keys whole */
@@ -349,10 +402,12 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		 * (a remote gateway, a pure reflector) answers too */
 		if (refl == NULL && (refl = rte_zmalloc("pathsel_refl", sizeof(*refl), 64)) != NULL)
 			stamp_refl_table_init(refl, rte_rand());
-		ctr = refl ? stamp_refl_counter(refl, &k, now, refl_idle_ns) : NULL;
-		if (ctr == NULL || refl == NULL) {
-			worker_drop(w, m, &drop_stamp_reflector_full);
-			return;
+		if (refl != NULL) {
+			ctr = stamp_refl_counter(refl, &k, now, refl_idle_ns);
+			pathsel_reflector_stats.sessions = refl->created;
+			pathsel_reflector_stats.evicted = refl->evicted;
+		} else {
+			stateful = false; /* no memory for the table: answer statelessly */
 		}
 	}
 	uint64_t t2 = stamp_ntp_from_unix_ns(tsc_unix_ns(ri->t_rx));
@@ -378,6 +433,7 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		worker_drop(w, m, &drop_stamp_short);
 		return;
 	}
+	pathsel_reflector_stats.answered++;
 
 	/* Back the way it came: the line it arrived on, the plane (outer
 	 * source port) it came by, so the reply takes the same underlay route.

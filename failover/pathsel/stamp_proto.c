@@ -347,7 +347,7 @@ uint32_t *stamp_refl_counter(struct stamp_refl_table *t, const struct stamp_sess
 {
 	const uint32_t mask = STAMP_REFL_ENTRIES - 1;
 	uint32_t first = (uint32_t)key_hash(t->seed, k) & mask;
-	struct stamp_refl_entry *slot = NULL;
+	struct stamp_refl_entry *slot = NULL, *oldest = NULL;
 
 	/* A session lives within the window from its hash. Slots are never
 	 * emptied, so the session cannot be past a never-used slot; an idle
@@ -371,10 +371,16 @@ uint32_t *stamp_refl_counter(struct stamp_refl_table *t, const struct stamp_sess
 		}
 		if (!slot && idle(e, now_ns, idle_ns))
 			slot = e;
+		if (!oldest || e->last_ns < oldest->last_ns)
+			oldest = e;
 	}
 	if (!slot) {
-		t->full++;
-		return NULL;
+		/* every slot of the window is live: the session seen longest ago
+		 * gives its slot up, so that a flood of new tuples (spoofed
+		 * sources) costs live sessions a restart of their count, never
+		 * their answers */
+		slot = oldest;
+		t->evicted++;
 	}
 	slot->key = *k;
 	slot->used = true;

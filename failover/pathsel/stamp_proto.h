@@ -278,7 +278,8 @@ int64_t stamp_rtt_ns(const struct stamp_reply *r, uint64_t t4);
  * Open addressing, linear probing within a window of STAMP_REFL_PROBE slots
  * (so a lookup touches at most that many entries, whatever the load; the
  * first window without a free or idle slot comes at ~80 % load, 3348 of
- * 4096 live sessions in tests/unit/test_stamp.c, and the rest fills after),
+ * 4096 live sessions in tests/unit/test_stamp.c, and the rest fills after;
+ * a full window gives its least recently seen slot to the new session),
  * keyed by a hash seeded per table (not a keyed MAC: it only makes aiming
  * many tuples at one window harder for a peer that does not know the seed).
  */
@@ -308,7 +309,7 @@ struct stamp_refl_entry {
 struct stamp_refl_table {
 	uint64_t seed;
 	uint64_t created; /* sessions started since init */
-	uint64_t full;    /* stamp_refl_counter() calls that found no slot */
+	uint64_t evicted; /* live sessions that gave their slot to a new one */
 	struct stamp_refl_entry e[STAMP_REFL_ENTRIES];
 };
 
@@ -332,11 +333,12 @@ void stamp_refl_table_init(struct stamp_refl_table *t, uint64_t seed);
  * @param now_ns   the caller's monotonic clock, ns
  * @param idle_ns  how long without a packet ends a session, ns (e.g. a few
  *                 times the longest expected test interval)
- * @return         the counter (valid until the next call), or NULL when all
- *                 STAMP_REFL_PROBE slots of its window hold live sessions:
- *                 the table is (nearly) full. stamp_reflect() then fails with
- *                 STAMP_ERR_TABLE_FULL, counted as a drop; a caller that
- *                 prefers an answer can reflect statelessly instead.
+ * @return         the counter (valid until the next call), never NULL: when
+ *                 all STAMP_REFL_PROBE slots of its window hold live
+ *                 sessions, the one seen longest ago is evicted (counted in
+ *                 t->evicted) and its slot starts this session at 0. A flood
+ *                 of new sessions thus restarts the count of live ones, but
+ *                 never stops their answers.
  *
  * In authenticated mode check the packet first (stamp_test_decode()), then
  * look its session up: a forged packet must not take a slot.

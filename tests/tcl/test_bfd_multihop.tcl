@@ -94,6 +94,37 @@ bfd = {
         assert_equal $::mh_vbrd_ttl 254 "TTL of vbrd's packets at region, after rtr"
     }
 
+    # RFC 5883 §5: an unauthenticated multihop session checks the TTL of
+    # what it receives against a minimum (FRR's default 254: one hop), and
+    # vbrd takes a session's packets only from the interface its peer is
+    # routed through. A LAN host forges the peer's Down with Your
+    # Discriminator 0 (demultiplexed by the address pair, RFC 5880 §6.3);
+    # before, one such packet took the session Down.
+    foreach {ttl reason why} {
+        1   bfd_low_ttl     "TTL 1, below minimum_ttl 254"
+        255 bfd_wrong_iface "TTL 255, but from lan, and 10.2.0.1 is routed by line1"
+    } {
+        test "a forged Down from a LAN host ($why) is dropped as $reason; the session stays Up" {
+            set s0 [mh]
+            assert_equal [dict get $s0 state] Up "before"
+            set d0 [drops $reason]
+            lab_exec idc ip addr add 10.2.0.1/32 dev lo
+            try {
+                bfd_craft idc 10.2.0.1 10.1.0.1 -dport 4784 -ttl $ttl -count 5 \
+                    state=1 your_disc=0 my_disc=0x777
+            } finally {
+                lab_exec idc ip addr del 10.2.0.1/32 dev lo
+            }
+            wait_for_condition 50 20 {[drops $reason] - $d0 == 5} else {
+                fail "$reason counted [expr {[drops $reason] - $d0}] of the 5 forged packets"
+            }
+            set s1 [mh]
+            assert_equal [dict get $s1 state] Up "after"
+            assert_equal [dict get $s1 flaps] [dict get $s0 flaps] "no flap"
+            assert_equal [dict get $s1 remote_disc] [dict get $s0 remote_disc] "the peer's discriminator kept"
+        }
+    }
+
     test "cut at rtr (both directions): both ends Down, vbrd with diag control_detect_expired" {
         set flaps0 [dict get [mh] flaps]
         blackhole_prepare rtr eth0

@@ -98,6 +98,37 @@ start_ha_lab {redis_conf "requirepass s3cret\n" redis_extra {password = "s3cret"
     }
 }
 
+# A Redis ACL user for the pair (conf/README.md, HA pair): it may run what
+# vbrd sends (and its scripts' commands) on the pair's keys and channel,
+# and nothing else: it can neither FLUSHALL, nor write another key, nor
+# reconfigure Redis.
+proc redis_cli_as {user pw args} {
+    set rc [catch {exec timeout 10 $::redis::cli_bin -h 127.0.0.1 -p [redis_port] \
+                       --user $user --pass $pw --no-auth-warning {*}$args 2>@1} out]
+    return [list $rc $out]
+}
+set acl_user "user vbrd on >vbrdpw resetkeys ~vbrd:* resetchannels &vbrd:* -@all +auth +role +get +set +del +incr +exists +pexpire +pttl +time +eval +evalsha +script|load +publish +subscribe"
+start_ha_lab [list redis_conf "requirepass s3cret\n$acl_user\n" \
+                  redis_extra {user = "vbrd"; password = "vbrdpw";}] {
+    test {Redis with a pair's ACL user: a active, b standby, takeover on SIGTERM; the user can do nothing else} {
+        lassign [ha_pair_up] act sby
+        assert_equal [dict get [ha_lease] holder] $act "Redis: the lease's holder"
+        # the states, written and read through the user's scripts and GET
+        wait_for_condition 100 10 {[dict exists [ha_show $sby] partner node]} else {
+            fail "$sby never read its partner's state: [dict get [ha_show $sby] partner]"
+        }
+        assert_equal [dict get [ha_show $sby] partner node] $act "$sby's partner (read from Redis)"
+        foreach cmd {{flushall} {set other:key x} {config set maxmemory 1} {keys *}} {
+            lassign [redis_cli_as vbrd vbrdpw {*}$cmd] rc out
+            assert_match "*NOPERM*" $out "the pair's user: $cmd"
+        }
+        ha_kill $act TERM
+        wait_for_condition [expr {200 * [ha_slow]}] 10 {[ha_role $sby] eq "active"} else {
+            fail "$sby not active after $act's SIGTERM"
+        }
+    }
+}
+
 # A link that never comes up reported nothing: the nodes stood by with
 # reason redis_down, link down, and neither show ha nor the log said why
 # (WRONGPASS, NOAUTH ...). Now show ha's redis.last_error says it, and the
@@ -462,6 +493,10 @@ start_ha_lab {} {
             assert_equal [dict get $s role] standby "$n's role"
             assert_equal [dict get $s holder] other "$n's holder"
             assert_equal [dict get $s holder_ttl_ms] -1 "$n's holder_ttl_ms"
+            # a holder that is no node of the pair is shown, counted, logged
+            assert_equal [dict get $s lease foreign_holder] other "$n's lease.foreign_holder"
+            assert_morethan [dict get $s lease foreign] 0 "$n's lease.foreign"
+            assert_match "*the lease is held by 'other', neither this node*" [ha_on $n {vbrd_log}] "$n's log"
         }
         redis_cli del [ha_lease_key]
         wait_for_condition [expr {100 * [ha_slow]}] 10 {[llength [ha_active_nodes]] == 1} else {

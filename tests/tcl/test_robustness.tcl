@@ -644,7 +644,7 @@ test {--check-config returns at once with FILE:LINE on a FIFO, directory or /pro
     }
     set f [file join $dir top.fifo]
     lassign [vbrd_run --check-config $f] rc out
-    if {$rc != 2 || [string trim $out] ne "$f: a FIFO, not a regular file"} {
+    if {$rc != 2 || [string trim $out] ne "$f:1: a FIFO, not a regular file"} {
         lappend problems "top.fifo: exit $rc: $out"
     }
     if {[llength $problems]} { fail [join $problems "\n"] }

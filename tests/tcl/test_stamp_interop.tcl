@@ -48,6 +48,7 @@ path_groups = (
 routes = ( { prefix = \"10.99.0.0/24\"; path_group = \"gw\"; } );
 pathsel = {
   reflector = \"$reflector\";
+  reflect_from = \[ \"10.0.1.0/24\" \];
   groups = ( { path_group = \"gw\"; interval = $::interval; window = 50; } );
 };
 "

@@ -132,7 +132,7 @@ path_groups = (
 routes = ( { prefix = \"10.99.0.0/24\"; path_group = \"gw\"; } );
 # lost_down 10 (400 ms): a stall of the lab's Python reflector is no
 # failure of the path; what is tested is that hostile packets change nothing
-pathsel = { groups = ( { path_group = \"gw\"; interval = 40; window = 50; lost_down = 10; } ); };
+pathsel = { reflect_from = \[ \"10.0.1.0/24\" \]; groups = ( { path_group = \"gw\"; interval = 40; window = 50; lost_down = 10; } ); };
 "] {
     test "the live path's $planes planes come up against the scapy reflector" {
         wait_for_condition 200 50 {[all_healthy]} else { fail "planes not healthy: [planes]" }

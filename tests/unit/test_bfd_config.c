@@ -143,6 +143,7 @@ static void good_config(void **state)
 	assert_int_equal(b->path_group, -1);
 	assert_addr(&b->local, "10.0.0.1");
 	assert_addr(&b->peer, "192.0.2.77");
+	assert_int_equal(b->min_ttl, 250);
 	assert_true(b->params.admin_down);
 	assert_int_equal(b->params.auth.type, BFD_AUTH_KEYED_SHA1);
 	assert_int_equal(b->params.auth.key_id, 255);
@@ -269,6 +270,11 @@ static void session_defaults(void **state)
 	assert_int_equal(fo->sessions[0].params.desired_min_tx_us, 300000);
 	assert_int_equal(fo->sessions[0].params.required_min_rx_us, 300000);
 	assert_int_equal(fo->sessions[0].params.detect_mult, 3);
+	/* RFC 5881 §5: 255 on a single hop; RFC 5883 §5: FRR's 254 for the rest */
+	assert_int_equal(fo->sessions[0].min_ttl, 255);
+	assert_int_equal(fo->sessions[2].min_ttl, BFD_DEFAULT_MIN_TTL);
+	assert_int_equal(fo->sessions[2].min_ttl, 254);
+	assert_int_equal(fo->sessions[3].min_ttl, 254);
 	assert_int_equal(fo->groups[0].mode, CFG_FG_ACTIVE_STANDBY);
 	assert_true(fo->groups[0].revertive);
 	assert_int_equal(fo->groups[0].hold_down_ms, 1000);
@@ -364,6 +370,15 @@ static const struct err_case cases[] = {
 	  1, "bfd.sessions[0].local: fd00:1::1 is IPv6 but the peer is IPv4" },
 	{ false, S("{ name = \"a\"; multihop = true; peer = \"192.0.2.9\"; }"), 1,
 	  "bfd.sessions[0]: missing required setting 'local'" },
+	{ false,
+	  S("{ name = \"a\"; interface = \"line1\"; peer = \"172.16.1.2\"; minimum_ttl = 200; }"),
+	  1,
+	  "bfd.sessions[0].minimum_ttl: only for multihop and tunnel sessions (single-hop requires "
+	  "255, RFC 5881 §5)" },
+	{ false,
+	  S("{ name = \"a\"; multihop = true; local = \"10.0.0.1\"; peer = \"192.0.2.9\"; "
+	    "minimum_ttl = 0; }"),
+	  1, "bfd.sessions[0].minimum_ttl: 0 is out of range 1..255" },
 	{ false,
 	  S("{ name = \"a\"; multihop = true; local = \"10.0.0.9\"; peer = \"192.0.2.9\"; }"), 1,
 	  "bfd.sessions[0].local: 10.0.0.9 is not an address of any interface" },

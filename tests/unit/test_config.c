@@ -80,17 +80,15 @@ static int load_bad(const char *path, struct config_errors *errs)
 	return rc;
 }
 
-/* Index of the message starting with "PATH:LINE: " and holding @phrase, or -1. */
+/* Index of the message starting with "PATH:LINE: " and holding @phrase, or -1.
+ * Messages about the whole file (@p line 0) name its line 1. */
 static int find_msg(const struct config_errors *errs, const char *path, int line,
 		    const char *phrase)
 {
 	char prefix[256];
 	int i;
 
-	if (line > 0)
-		snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
-	else
-		snprintf(prefix, sizeof(prefix), "%s: ", path);
+	snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line > 0 ? line : 1);
 	for (i = 0; i < errs->count; i++)
 		if (strncmp(errs->msgs[i], prefix, strlen(prefix)) == 0 &&
 		    strstr(errs->msgs[i], phrase) != NULL)
@@ -1057,7 +1055,9 @@ static void include_not_followed(void **state)
 		config_errors_print(&errs, stderr);
 	assert_int_equal(errs.count, 1);
 	assert_int_equal(
-		find_msg(&errs, top, 6, "instance: 'a\n@include \"fifo\"\n' is not a valid"), 0);
+		find_msg(&errs, top, 6, "instance: 'a\\n@include \"fifo\"\\n' is not a valid"), 0);
+	/* the value's newlines escaped: one message, one line */
+	assert_null(strchr(errs.msgs[0], '\n'));
 	config_errors_free(&errs);
 }
 

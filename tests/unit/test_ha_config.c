@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -369,6 +370,10 @@ static const struct err_case cases[] = {
 	/* the section */
 	{ "ha = ( );\n", 1, "ha: expected a group { ... }, got a list" },
 	{ HA("vip = \"10.0.0.1\";"), 1, "unknown setting 'ha.vip'" },
+	{ HA_REDIS("server = \"127.0.0.1\"; user = \"vbrd\";"), 1,
+	  "ha.redis.user: needs 'password' (AUTH user password)" },
+	{ HA_REDIS("server = \"127.0.0.1\"; user = \"a b\"; password = \"x\";"), 1,
+	  "ha.redis.user: a Redis ACL user name of 1..63 characters without blanks" },
 	{ HA_NO_PAIR(""), 1, "ha: missing required setting 'pair'" },
 	{ HA_NO_PAIR("pair = \"edge 1\";"), 1,
 	  "ha.pair: 'edge 1' is not a valid name " NAME_CHARS },
@@ -663,6 +668,39 @@ static void several_errors(void **state)
 }
 
 /* pair, node, redis and service need a restart; the rest applies on reload. */
+/* Redis without a password, or a password in a file everybody may read:
+ * the config loads, with a warning that names the setting. */
+static void password_warnings(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+
+	(void)state;
+	assert_int_equal(load_text(HA(""), &cfg, &errs), 0);
+	assert_int_equal(cfg.nb_warnings, 1);
+	assert_non_null(strstr(cfg.warnings[0], ": warning: ha.redis: no password: anybody"));
+	assert_int_equal(strncmp(cfg.warnings[0], cfx_path(), strlen(cfx_path())), 0);
+	config_free(&cfg);
+
+	const char *text = HA_REDIS("server = \"127.0.0.1\"; user = \"vbrd-edge1\"; "
+				    "password = \"s3cret\";");
+	assert_int_equal(load_text(text, &cfg, &errs), 0);
+	assert_string_equal(cfg_ha_get(&cfg)->redis.user, "vbrd-edge1");
+	config_free(&cfg);
+	/* the same file, readable by everybody, then not */
+	assert_int_equal(chmod(cfx_path(), 0644), 0);
+	assert_int_equal(config_load(cfx_path(), &cfg, &errs), 0);
+	assert_int_equal(cfg.nb_warnings, 1);
+	assert_non_null(strstr(cfg.warnings[0], "everybody may read it (mode 644): chmod 600"));
+	assert_null(strstr(cfg.warnings[0], "s3cret")); /* never the password itself */
+	config_free(&cfg);
+	assert_int_equal(chmod(cfx_path(), 0600), 0);
+	assert_int_equal(config_load(cfx_path(), &cfg, &errs), 0);
+	assert_int_equal(cfg.nb_warnings, 0);
+	config_free(&cfg);
+	config_errors_free(&errs);
+}
+
 static void restart_settings(void **state)
 {
 	static const struct {
@@ -741,7 +779,7 @@ int main(void)
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(base_lines),       cmocka_unit_test(good_config),
 		cmocka_unit_test(absent_section),   cmocka_unit_test(several_errors),
-		cmocka_unit_test(restart_settings),
+		cmocka_unit_test(restart_settings), cmocka_unit_test(password_warnings),
 	};
 	const struct cfx_table tables[] = {
 		CFX_TABLE(goods, text, "good: ", one_good),

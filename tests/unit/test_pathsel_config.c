@@ -10,6 +10,7 @@
  * "FILE:LINE: setting: text", and that it is the only one.
  */
 #include <errno.h>
+#include <sys/socket.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -161,6 +162,10 @@ static void good_config(void **state)
 	assert_non_null(ps);
 	assert_true(ps->present);
 	assert_int_equal(ps->reflector, PATHSEL_REFLECT_STATELESS);
+	assert_int_equal(ps->nb_reflect_from, 2);
+	assert_int_equal(ps->reflect_from[0].len, 24);
+	assert_int_equal(ps->reflect_from[1].addr.family, AF_INET6);
+	assert_int_equal(ps->reflect_rate, 5000);
 
 	t = &ps->tiers[CFG_TIER_GOLD];
 	assert_int_equal(t->objective, PATHSEL_OBJ_WEIGHTED);
@@ -193,14 +198,14 @@ static void good_config(void **state)
 	assert_int_equal(g->default_tier, CFG_TIER_BRONZE);
 	assert_true(g->spread);
 	assert_int_equal(g->flowlet_gap_us, 10);
-	assert_int_equal(g->line, 47);
+	assert_int_equal(g->line, 49);
 	assert_int_equal(g->nb_paths, 3);
 	assert_string_equal(g->paths[0].path, "p-line2");
 	assert_int_equal(g->paths[0].path_index, 1);
 	assert_string_equal(g->paths[0].bfd, "l2");
 	assert_int_equal(g->paths[0].bfd_index, 1);
 	assert_int_equal(g->paths[0].capacity_bps, 1500000000ULL);
-	assert_int_equal(g->paths[0].line, 59);
+	assert_int_equal(g->paths[0].line, 61);
 	assert_int_equal(g->paths[1].path_index, 0);
 	assert_int_equal(g->paths[1].bfd_index, 0);
 	assert_int_equal(g->paths[1].capacity_bps, 400000000ULL);
@@ -261,7 +266,10 @@ static void absent_section(void **state)
 		ps = pathsel_config_get(&cfg);
 		assert_non_null(ps);
 		assert_false(ps->present);
-		assert_int_equal(ps->reflector, PATHSEL_REFLECT_STATEFUL);
+		/* no section, or an empty one: the reflector answers nobody */
+		assert_int_equal(ps->reflector, PATHSEL_REFLECT_OFF);
+		assert_int_equal(ps->nb_reflect_from, 0);
+		assert_int_equal(ps->reflect_rate, PATHSEL_DEFAULT_REFLECT_RATE);
 		assert_int_equal(ps->nb_groups, 0);
 		assert_null(ps->groups);
 		assert_default_tiers(ps->tiers);
@@ -382,6 +390,12 @@ static const struct err_case cases[] = {
 	  "off)" },
 	{ BASE_FULL, PS("reflector = true;"), 1,
 	  "pathsel.reflector: expected a string, got a boolean" },
+	{ BASE_FULL, PS("reflect_from = [ \"10.0.0.0/33\" ];"), 1,
+	  "pathsel.reflect_from[0]: '10.0.0.0/33' is not a prefix (ADDRESS/LENGTH)" },
+	{ BASE_FULL, PS("reflect_from = \"10.0.0.0/8\";"), 1,
+	  "pathsel.reflect_from: expected an array [ ... ] of prefixes, got a string" },
+	{ BASE_FULL, PS("reflect_rate = 0;"), 1,
+	  "pathsel.reflect_rate: 0 is out of range 1..1000000" },
 	/* tiers */
 	{ BASE_FULL, PS("tiers = ( );"), 1, "pathsel.tiers: expected a group { ... }, got a list" },
 	{ BASE_FULL, TIER("platinum = { };"), 1, "unknown setting 'pathsel.tiers.platinum'" },

@@ -499,7 +499,10 @@ static void test_table_idle_reuse(void **state)
 	free(t);
 }
 
-static void test_table_full(void **state)
+/* Sessions until a window fills, then a flood of new tuples: each one
+ * evicts the least recently seen session of its window, never refused; a
+ * live session that keeps sending (seen last) is the last to go. */
+static void test_table_evicts(void **state)
 {
 	struct stamp_refl_table *t = table_new();
 	struct stamp_session_key k;
@@ -507,42 +510,44 @@ static void test_table_full(void **state)
 	uint64_t idle = 10 * S;
 
 	(void)state;
-	/* live sessions until one finds no slot in its window */
-	for (;;) {
+	/* live sessions until the first eviction */
+	while (t->evicted == 0) {
 		k = session(n);
-		c = stamp_refl_counter(t, &k, S, idle);
-		if (!c)
-			break;
+		c = stamp_refl_counter(t, &k, S + n, idle);
+		assert_non_null(c);
 		assert_int_equal(*c, 0);
 		*c = n + 1000;
 		n++;
-		assert_true(n <= STAMP_REFL_ENTRIES);
+		assert_true(n <= STAMP_REFL_ENTRIES + 1);
 	}
-	print_message("stamp table: %u of %u sessions before the first NULL\n", n,
+	print_message("stamp table: %u of %u sessions before the first eviction\n", n - 1,
 		      STAMP_REFL_ENTRIES);
 	/* with linear probing in 64-slot windows, a good hash fills it far */
-	assert_true(n >= STAMP_REFL_ENTRIES * 3 / 4);
-	assert_int_equal(t->full, 1);
-	/* the sessions in it keep their counters */
-	for (uint32_t i = 0; i < n; i++) {
-		k = session(i);
-		c = stamp_refl_counter(t, &k, 2 * S, idle);
-		assert_non_null(c);
-		assert_int_equal(*c, i + 1000);
+	assert_true(n - 1 >= STAMP_REFL_ENTRIES * 3 / 4);
+	assert_int_equal(t->created, n);
+
+	/* a legitimate session, seen every round of the flood below */
+	struct stamp_session_key live = session(7);
+	uint64_t now = 2 * S;
+	c = stamp_refl_counter(t, &live, now, idle);
+	assert_int_equal(*c, 1007); /* still there, its count kept */
+	(*c)++;
+	/* 6000 spoofed tuples (more than the table), one each, with the live
+	 * session's packet between every 50 of them: it is answered each time */
+	uint32_t restarts = 0;
+	for (uint32_t i = 0; i < 6000; i++) {
+		k = session(300000 + i);
+		assert_non_null(stamp_refl_counter(t, &k, now + i, idle));
+		if (i % 50 == 49) {
+			c = stamp_refl_counter(t, &live, now + i, idle);
+			assert_non_null(c);
+			restarts += *c == 0;
+			(*c)++;
+		}
 	}
-	/* a table filled to the last slot: every new session is refused */
-	for (uint32_t i = n; n < STAMP_REFL_ENTRIES && i < 100000; i++) {
-		k = session(i);
-		if (stamp_refl_counter(t, &k, 2 * S, idle))
-			n++;
-	}
-	assert_int_equal(n, STAMP_REFL_ENTRIES);
-	k = session(200000);
-	assert_null(stamp_refl_counter(t, &k, 3 * S, idle));
-	/* once they are idle, new sessions take their slots */
-	c = stamp_refl_counter(t, &k, 3 * S + idle + 1, idle);
-	assert_non_null(c);
-	assert_int_equal(*c, 0);
+	assert_true(t->evicted > 1000);
+	/* seen every 50 new tuples, it is never the oldest of its 64-slot window */
+	assert_int_equal(restarts, 0);
 	free(t);
 }
 
@@ -735,7 +740,7 @@ int main(void)
 		cmocka_unit_test(test_reflect_stateless_copies_seq),
 		cmocka_unit_test(test_reflect_stateful_counter),
 		cmocka_unit_test(test_table_idle_reuse),
-		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_table_evicts),
 		cmocka_unit_test(test_reflect_longer_packet),
 		cmocka_unit_test(test_short_rejected),
 		cmocka_unit_test(test_auth_round_trip_and_tamper),

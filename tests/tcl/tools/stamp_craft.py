@@ -18,8 +18,10 @@ half-way since), 44 bytes, cut or zero-padded to --size bytes. --udp-len sets th
 Length field to N whatever the payload (a lying length; the IP Total Length
 stays the real one, and the UDP checksum is 0, "none" for IPv4, RFC 768);
 otherwise the checksum is computed. --seq-step K numbers the packets SEQ,
-SEQ+K, SEQ+2K, ... (default 0: all SEQ). --pps paces the packets (0: as fast
-as the socket takes them). Prints one JSON line: sent.
+SEQ+K, SEQ+2K, ... (default 0: all SEQ). --src-count N sends packet i from
+ADDR + (i mod N) (N spoofed senders, each a session of its own). --pps
+paces the packets (0: as fast as the socket takes them). Prints one JSON
+line: sent.
 
 probes: reads frames on IF until COUNT VXLAN (UDP 4789) frames carrying a
 STAMP test packet (inner IPv4 UDP to port 862) came by, or TIMEOUT
@@ -81,10 +83,15 @@ def cmd_send(a):
     s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 21)
     pkt = datagram(a, payload_of(a, a.seq))
+    first = struct.unpack("!I", socket.inet_aton(a.src))[0]
+    payload = payload_of(a, a.seq)
     start = time.monotonic()
     for i in range(a.count):
         if a.seq_step:
             pkt = datagram(a, payload_of(a, (a.seq + i * a.seq_step) & 0xFFFFFFFF))
+        elif a.src_count > 1:
+            a.src = socket.inet_ntoa(struct.pack("!I", (first + i % a.src_count) & 0xFFFFFFFF))
+            pkt = datagram(a, payload)
         if a.pps:
             wait = start + i / a.pps - time.monotonic()
             if wait > 0:
@@ -135,6 +142,7 @@ def main():
     s.add_argument("--count", type=int, default=1)
     s.add_argument("--pps", type=float, default=0)
     s.add_argument("--seq-step", type=int, default=0)
+    s.add_argument("--src-count", type=int, default=1)
     s.add_argument("--age-ms", type=float, default=100,
                    help="reply: Session-Sender Timestamp this long ago")
     p = sub.add_parser("probes")
