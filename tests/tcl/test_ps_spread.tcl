@@ -42,7 +42,8 @@ proc opts {spread} {
 pathsel = {
   groups = ( { path_group = \"region\"; interval = 10; lost_down = 20; tier = \"bronze\";
                spread = $spread; flowlet_gap = $::gap_ms; } );
-};"]
+};" region_extra {
+pathsel = { reflector = "stateful"; };}]
 }
 
 proc line_bytes {} {
