@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The main lcore's event loop: a thin wrapper around one epoll set.
+ * The event loop: a thin wrapper around one epoll set per thread (the
+ * main lcore's, and the HA thread's: failover/ha/ha_module.c).
  *
  * Each registered struct ev_handler is stored in epoll_event.data.ptr, so a
  * ready event leads straight to its callback with no lookup table. Timers are
@@ -17,15 +18,15 @@
 /* Events handled per epoll_wait(); more simply wait for the next call. */
 #define EV_MAX_EVENTS 32
 
-static int ev_epfd = -1;
+static __thread int ev_epfd = -1;
 
 /*
  * The batch being dispatched. A callback may ev_del() (and free) another
  * handler whose event is still pending in this batch; ev_del() clears those
  * entries so that they are skipped instead of used after free.
  */
-static struct epoll_event *ev_batch;
-static int ev_batch_len;
+static __thread struct epoll_event *ev_batch;
+static __thread int ev_batch_len;
 
 int ev_init(void)
 {
@@ -35,6 +36,11 @@ int ev_init(void)
 	if (ev_epfd < 0)
 		return -errno;
 	return 0;
+}
+
+int ev_fd(void)
+{
+	return ev_epfd;
 }
 
 int ev_add(struct ev_handler *h, uint32_t events)

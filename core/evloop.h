@@ -4,7 +4,9 @@
  *
  * Modules register file descriptors (control socket, signalfd, TAPs later)
  * and periodic timers; the loop never blocks longer than the nearest timer.
- * Nothing here runs on a worker lcore.
+ * Nothing here runs on a worker lcore. The set is the calling thread's: a
+ * thread of its own (the HA pair's) calls ev_init() and gets a loop of its
+ * own, and every ev_* call acts on the loop of the thread that makes it.
  */
 #ifndef VBRD_EVLOOP_H
 #define VBRD_EVLOOP_H
@@ -22,8 +24,15 @@ struct ev_handler {
 	ev_cb_t cb;
 };
 
-/** Create the epoll set. @return 0 or -errno. */
+/** Create the calling thread's epoll set. @return 0 or -errno. */
 int ev_init(void);
+
+/**
+ * The calling thread's epoll descriptor, readable (poll(2)) when an event
+ * is ready: to wait outside a lock and dispatch inside it. @return the fd,
+ * or -1 before ev_init().
+ */
+int ev_fd(void);
 
 /**
  * Watch @p h->fd for @p events (EPOLLIN, ...).

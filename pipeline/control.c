@@ -66,7 +66,7 @@ static void arp_send_as(const struct fwd_iface *fi, const struct rte_ether_addr 
 	uint16_t l2 = l2_len_for(fi);
 
 	if (m == NULL) {
-		control_stats.drops[drop_no_mbuf.id]++;
+		__atomic_fetch_add(&control_stats.drops[drop_no_mbuf.id], 1, __ATOMIC_RELAXED);
 		return;
 	}
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, l2 + sizeof(struct rte_arp_hdr));
@@ -86,10 +86,10 @@ static void arp_send_as(const struct fwd_iface *fi, const struct rte_ether_addr 
 	rte_ether_addr_copy(tha ? tha : &zero, &a->arp_data.arp_tha);
 	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
 
-	if (op == RTE_ARP_OP_REQUEST)
-		arp_stats.requests_tx++;
-	else
-		arp_stats.replies_tx++;
+	/* atomic: the HA thread announces (arp_announce) besides the main loop */
+	__atomic_fetch_add(op == RTE_ARP_OP_REQUEST ? &arp_stats.requests_tx
+						    : &arp_stats.replies_tx,
+			   1, __ATOMIC_RELAXED);
 	control_tx(m, fi->port);
 }
 

@@ -27,7 +27,8 @@ uint64_t control_now_ms(void)
 
 void control_drop(struct rte_mbuf *m, const struct drop_reason *why)
 {
-	control_stats.drops[why->id]++;
+	/* atomic: the HA thread sends announcements too (control_tx) */
+	__atomic_fetch_add(&control_stats.drops[why->id], 1, __ATOMIC_RELAXED);
 	rte_pktmbuf_free(m);
 }
 

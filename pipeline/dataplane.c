@@ -57,10 +57,12 @@ static int dataplane_init(const struct vbrd_config *cfg)
 		LOG(ERR, "cannot create the indirect mempool: %s", rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	dp.rcu = rte_zmalloc("rcu", rte_rcu_qsbr_get_memsize(nbw), RTE_CACHE_LINE_SIZE);
+	dp.rcu = rte_zmalloc("rcu", rte_rcu_qsbr_get_memsize(nbw + DP_RCU_CONTROL_READERS),
+			     RTE_CACHE_LINE_SIZE);
 	dp.to_control = rte_ring_create("to_control", MEM_TO_CONTROL_RING, SOCKET_ID_ANY,
 					RING_F_SC_DEQ);
-	if (dp.rcu == NULL || dp.to_control == NULL || rte_rcu_qsbr_init(dp.rcu, nbw) != 0) {
+	if (dp.rcu == NULL || dp.to_control == NULL ||
+	    rte_rcu_qsbr_init(dp.rcu, nbw + DP_RCU_CONTROL_READERS) != 0) {
 		LOG(ERR, "out of memory for the RCU variable or the control ring");
 		return -ENOMEM;
 	}

@@ -94,7 +94,7 @@ void mem_need(const struct vbrd_config *cfg, size_t page_size, struct mem_need *
 	need->rings = mem_ring_size(MEM_TO_CONTROL_RING) + nbw * mem_ring_size(MEM_INJECT_RING) +
 		      nbw * (sizeof(struct worker) +
 			     (uint64_t)cfg->nb_ports * sizeof(struct tx_buffer) + 2 * ELEM_BYTES) +
-		      rte_rcu_qsbr_get_memsize(nbw) + ELEM_BYTES;
+		      rte_rcu_qsbr_get_memsize(nbw + DP_RCU_CONTROL_READERS) + ELEM_BYTES;
 	need->neighbors = (uint64_t)NEIGH_MAX * (sizeof(struct neigh) + sizeof(uint32_t)) +
 			  2 * ELEM_BYTES;
 	/* one FIB pair: a reload changes it in place (pipeline/fib.h) */

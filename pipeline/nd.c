@@ -37,7 +37,7 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
 
 	if (m == NULL) {
-		control_stats.drops[drop_no_mbuf.id]++;
+		__atomic_fetch_add(&control_stats.drops[drop_no_mbuf.id], 1, __ATOMIC_RELAXED);
 		return;
 	}
 	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, IPV6_HDR_LEN +
@@ -71,10 +71,10 @@ static void nd_send(const struct fwd_iface *fi, const struct rte_ether_addr *dma
 	if (smac != NULL) /* the frame's source too: bridges learn it there */
 		rte_ether_addr_copy(smac, rte_pktmbuf_mtod_offset(m, struct rte_ether_addr *,
 								  RTE_ETHER_ADDR_LEN));
-	if (type == ICMP6_NEIGH_SOLICIT)
-		nd_stats.solicits_tx++;
-	else
-		nd_stats.adverts_tx++;
+	/* atomic: the HA thread announces (nd_announce) besides the main loop */
+	__atomic_fetch_add(type == ICMP6_NEIGH_SOLICIT ? &nd_stats.solicits_tx
+						       : &nd_stats.adverts_tx,
+			   1, __ATOMIC_RELAXED);
 	control_tx(m, fi->port);
 }
 

@@ -93,11 +93,20 @@ struct dataplane {
 	struct rte_ring *to_control;          /* workers → control (MP/SC) */
 	struct rte_mempool *pool;
 	struct rte_mempool *indirect_pool; /* data-less mbufs for IPv4 fragments */
+	/* The readers of fwd_current that a grace period waits for: thread ids
+	 * 0..nb_workers-1 are the workers, DP_RCU_CONTROL_READERS more after
+	 * them are control threads that read it outside the main loop (the HA
+	 * pair's: rte_rcu_qsbr_thread_online only while it looks). */
 	struct rte_rcu_qsbr *rcu;
 	_Atomic bool stop;
 };
 
 extern struct dataplane dp;
+
+/** RCU reader slots beyond the workers' (struct dataplane's rcu). */
+#define DP_RCU_CONTROL_READERS 1
+/** The HA thread's RCU thread id. */
+#define DP_RCU_HA (dp.nb_workers)
 
 /**
  * Sum of every worker's and the control thread's counters into @p s

@@ -42,8 +42,9 @@ static int workers_init(const struct vbrd_config *cfg)
 		w->tx = rte_zmalloc("txbuf", sizeof(struct tx_buffer) * dp.nb_port_ids,
 				    RTE_CACHE_LINE_SIZE);
 		snprintf(name, sizeof(name), "inject%u", i);
-		w->inject = rte_ring_create(name, MEM_INJECT_RING, SOCKET_ID_ANY,
-					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		/* multi-producer: the main loop and the HA thread (its
+		 * announcements at takeover) both send through it */
+		w->inject = rte_ring_create(name, MEM_INJECT_RING, SOCKET_ID_ANY, RING_F_SC_DEQ);
 		if (w->tx == NULL || w->inject == NULL)
 			return -ENOMEM;
 	}

@@ -58,7 +58,7 @@ struct ha_takeover {
 	unsigned adopted;      /* path choices taken from the old active's shared state */
 };
 
-/** The module's state (ha_module.c); ha_show.c reads it. */
+/** The module's state (ha_module.c); ha_show.c reads it; both under ha_lock(). */
 struct ha_node {
 	bool enabled;
 	struct cfg_ha cfg;
@@ -84,8 +84,20 @@ struct ha_node {
 
 extern struct ha_node ha;
 
-/** Whether this node may act for the service address now (the control thread's view). */
+/**
+ * Whether this node may act for the service address now: the role's local
+ * deadline as the HA thread last applied it (an atomic; any thread).
+ */
 bool ha_is_active(void);
+
+/**
+ * Hold the HA thread's lock: struct ha_node is read and changed under it
+ * (the HA thread works under it; show ha, a reload take it). Never held
+ * across anything slow: the HA thread's renewals wait for it.
+ */
+void ha_lock(void);
+/** Release ha_lock(). */
+void ha_unlock(void);
 
 /** The last @p cap role changes, oldest first, into @p out. @return how many. */
 unsigned ha_history_get(struct ha_event *out, unsigned cap);

@@ -1,10 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The HA pair's module (ha.h): runs the role machine (ha_role.h) against
- * Redis (ha_redis.h) from the main loop, and applies the role: the gate on
- * the service interface, the ARP/ND claim on the service address, the
- * announcements at takeover, the shared state both ways.
+ * Redis (ha_redis.h) on a thread of its own, "vbrd-ha", and applies the
+ * role: the gate on the service interface, the ARP/ND claim on the service
+ * address, the announcements at takeover, the shared state both ways.
+ *
+ * The thread has its own event loop (core/evloop.h is per thread) holding
+ * the Redis links, and ticks every millisecond; nothing the main loop does
+ * (a long show, a reload, a burst of routes) delays a renewal. It takes
+ * ha_lock() while it works, and so do the main loop's readers and writers
+ * of struct ha_node (show ha, a reload's new timings), for microseconds;
+ * the data path and the ARP/ND claim read only atomics (the gate, the
+ * active deadline). While it looks at fwd_current it is an RCU reader
+ * (DP_RCU_HA), so a reload frees no generation under it.
  */
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +27,8 @@
 #include <jansson.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_rcu_qsbr.h>
 
 #include "core/ctl.h"
 #include "core/evloop.h"
@@ -25,6 +40,7 @@
 #include "pipeline/control.h"
 #include "pipeline/fwd.h"
 #include "pipeline/nd.h"
+#include "pipeline/worker.h"
 
 VBRD_LOG_TYPE(ha);
 
@@ -45,6 +61,24 @@ static bool publish_now;
 static uint64_t published_digest; /* state_digest() when last compared */
 static enum ha_role_state last_state = HA_INIT;
 
+static pthread_t ha_tid;
+static bool ha_thread_running;
+static pthread_mutex_t ha_mutex = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool ha_thread_stop;
+/* Until when (tsc_now_ns) this node acts for the service address: the
+ * role's local deadline while active, 0 otherwise; set by apply(). */
+static _Atomic uint64_t active_until_ns;
+
+void ha_lock(void)
+{
+	pthread_mutex_lock(&ha_mutex);
+}
+
+void ha_unlock(void)
+{
+	pthread_mutex_unlock(&ha_mutex);
+}
+
 static const char *const tier_names[PATHSEL_TIERS] = {
 	[CFG_TIER_GOLD] = "gold", [CFG_TIER_SILVER] = "silver", [CFG_TIER_BRONZE] = "bronze"
 };
@@ -53,7 +87,8 @@ static const char *const tier_names[PATHSEL_TIERS] = {
 
 bool ha_is_active(void)
 {
-	return ha.enabled && ha_role_active(&ha.role, tsc_now_ns());
+	return ha.enabled &&
+	       tsc_now_ns() < atomic_load_explicit(&active_until_ns, memory_order_acquire);
 }
 
 static struct ha_event history_buf[HA_HISTORY];
@@ -61,7 +96,12 @@ static struct history history = HISTORY_INIT(history_buf);
 
 unsigned ha_history_get(struct ha_event *out, unsigned cap)
 {
-	return history_get(&history, out, cap);
+	unsigned n;
+
+	ha_lock();
+	n = history_get(&history, out, cap);
+	ha_unlock();
+	return n;
 }
 
 static void role_change_record(uint64_t now, enum ha_role_state from, enum ha_role_state to)
@@ -156,6 +196,8 @@ static void apply(uint64_t now)
 	atomic_store_explicit(&gate.open_until_tsc,
 			      active ? tsc_cycles_at(ha_role_deadline_ns(&ha.role)) : 0,
 			      memory_order_relaxed);
+	atomic_store_explicit(&active_until_ns, active ? ha_role_deadline_ns(&ha.role) : 0,
+			      memory_order_release);
 	if (ha.role.state != last_state) {
 		LOG(NOTICE, "role %s -> %s (%s), epoch %" PRIu64 ", lease holder %s",
 		    ha_role_state_name(last_state), ha_role_state_name(ha.role.state),
@@ -588,13 +630,9 @@ static void step(uint64_t now)
 	apply(now);
 }
 
-static void ha_timer(uint64_t now_ms)
+/* One millisecond's work: the role machine, its effects, the state published. */
+static void ha_tick(uint64_t now)
 {
-	uint64_t now = tsc_now_ns();
-	(void)now_ms;
-
-	if (!ha.enabled)
-		return;
 	watch_partner_bfd(now);
 	step(now);
 	uint64_t digest = state_digest();
@@ -608,6 +646,131 @@ static void ha_timer(uint64_t now_ms)
 		publish_next = now + (uint64_t)ha.cfg.publish_ms * 1000000u;
 		publish();
 	}
+}
+
+/* Enter and leave the thread's working part: the lock, and RCU reader of fwd_current. */
+static void work_begin(void)
+{
+	ha_lock();
+	if (dp.rcu != NULL)
+		rte_rcu_qsbr_thread_online(dp.rcu, DP_RCU_HA);
+}
+
+static void work_end(void)
+{
+	if (dp.rcu != NULL)
+		rte_rcu_qsbr_thread_offline(dp.rcu, DP_RCU_HA);
+	ha_unlock();
+}
+
+/* Wait up to @p ms for a Redis reply (outside the lock), then dispatch it (inside). */
+static void wait_and_dispatch(int ms)
+{
+	struct pollfd pfd = { .fd = ev_fd(), .events = POLLIN };
+
+	(void)poll(&pfd, 1, ms);
+	work_begin();
+	ev_run_once(0);
+}
+
+/*
+ * Shutdown (SIGTERM): stop being active at once (the gate closes, ARP is
+ * no longer answered), then give the lease back so that the partner takes
+ * over without waiting for it to expire; at most twice the Redis timeout.
+ */
+static void release_and_stop(void)
+{
+	uint64_t now, until;
+
+	work_begin();
+	now = tsc_now_ns();
+	ha_role_stop(&ha.role, now);
+	apply(now);
+	until = now + 2ull * ha.cfg.redis.timeout_ms * 1000000u;
+	while (ha.redis_up && (now = tsc_now_ns()) < until) {
+		step(now);
+		if (ha.role.pending == HA_OP_NONE && ha.role.reason == HA_R_RELEASED)
+			break;
+		work_end();
+		wait_and_dispatch(1);
+	}
+	if (ha.role.reason == HA_R_RELEASED)
+		LOG(NOTICE, "lease given back (epoch %" PRIu64 ")", ha.role.epoch);
+	ha_redis_stop(ha.redis);
+	ha.redis = NULL;
+	work_end();
+}
+
+static sem_t thread_started;
+static int thread_start_rc;
+
+/* The thread "vbrd-ha": its own event loop with the Redis links, a tick every ms. */
+static void *ha_thread_main(void *arg)
+{
+	uint64_t next = 0;
+	int rc;
+	(void)arg;
+
+	rc = ev_init();
+	if (rc == 0)
+		rc = ha_redis_start(&ha.cfg.redis, &redis_ops, NULL, &ha.redis);
+	if (rc == 0 && dp.rcu != NULL) {
+		rc = rte_rcu_qsbr_thread_register(dp.rcu, DP_RCU_HA) == 0 ? 0 : -EINVAL;
+		if (rc < 0) {
+			ha_redis_stop(ha.redis);
+			ha.redis = NULL;
+		}
+	}
+	thread_start_rc = rc;
+	sem_post(&thread_started);
+	if (rc < 0) {
+		ev_fini();
+		return NULL;
+	}
+	while (!atomic_load_explicit(&ha_thread_stop, memory_order_acquire)) {
+		uint64_t now = tsc_now_ns();
+		wait_and_dispatch(now >= next ? 0 : 1);
+		now = tsc_now_ns();
+		if (now >= next) {
+			ha_tick(now);
+			next = now + 1000000u;
+		}
+		work_end();
+	}
+	release_and_stop();
+	if (dp.rcu != NULL)
+		rte_rcu_qsbr_thread_unregister(dp.rcu, DP_RCU_HA);
+	ev_fini();
+	return NULL;
+}
+
+/*
+ * Start the thread; its scheduling is real-time (SCHED_FIFO, the lowest
+ * priority) where allowed, so that a busy main lcore it shares a core with
+ * never delays it; it sleeps between ticks (poll, 1 ms).
+ */
+static int ha_thread_start(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	int rc;
+
+	sem_init(&thread_started, 0, 0);
+	rc = rte_ctrl_thread_create(&ha_tid, "vbrd-ha", NULL, ha_thread_main, NULL);
+	if (rc != 0) {
+		LOG(ERR, "cannot start the HA thread: %s", strerror(rc));
+		return -rc;
+	}
+	while (sem_wait(&thread_started) < 0 && errno == EINTR)
+		;
+	if (thread_start_rc < 0) {
+		pthread_join(ha_tid, NULL);
+		return thread_start_rc;
+	}
+	ha_thread_running = true;
+	rc = pthread_setschedparam(ha_tid, SCHED_FIFO, &sp);
+	if (rc != 0)
+		LOG(INFO, "the HA thread runs at normal priority (SCHED_FIFO: %s)", strerror(rc));
+	return 0;
 }
 
 /* ---- module hooks ------------------------------------------------------------- */
@@ -683,6 +846,7 @@ static void ha_state_published(const struct fwd_state *st)
 
 	if (!ha.enabled || !c->enabled)
 		return;
+	ha_lock();
 	/* what a reload may change (ha_config.h): the timings, what is shared */
 	ha.cfg.lease_ms = c->lease_ms;
 	ha.cfg.renew_ms = c->renew_ms;
@@ -697,6 +861,7 @@ static void ha_state_published(const struct fwd_state *st)
 	snprintf(ha.cfg.partner_bfd, sizeof(ha.cfg.partner_bfd), "%s", c->partner_bfd);
 	role_cfg(&ha.cfg, &ha.role.cfg);
 	publish_now = true;
+	ha_unlock();
 }
 
 static int ha_start(void)
@@ -715,34 +880,19 @@ static int ha_start(void)
 			LOG(WARNING, "port of %s: the virtual MAC not added to its filter: %s",
 			    ha.cfg.iface, strerror(-rc));
 	}
-	return ha_redis_start(&ha.cfg.redis, &redis_ops, NULL, &ha.redis);
+	return ha_thread_start();
 }
 
-/*
- * Shutdown (SIGTERM): stop being active at once (the gate closes, ARP is
- * no longer answered), then give the lease back so that the partner takes
- * over without waiting for it to expire; at most twice the Redis timeout.
- */
+/* Shutdown: the thread gives the lease back (release_and_stop) and ends. */
 static void ha_fini(void)
 {
-	uint64_t now, until;
-
 	if (!ha.enabled)
 		return;
-	now = tsc_now_ns();
-	ha_role_stop(&ha.role, now);
-	apply(now);
-	until = now + 2ull * ha.cfg.redis.timeout_ms * 1000000u;
-	while (ha.redis_up && (now = tsc_now_ns()) < until) {
-		step(now);
-		if (ha.role.pending == HA_OP_NONE && ha.role.reason == HA_R_RELEASED)
-			break;
-		ev_run_once(1);
+	if (ha_thread_running) {
+		atomic_store_explicit(&ha_thread_stop, true, memory_order_release);
+		pthread_join(ha_tid, NULL);
+		ha_thread_running = false;
 	}
-	if (ha.role.reason == HA_R_RELEASED)
-		LOG(NOTICE, "lease given back (epoch %" PRIu64 ")", ha.role.epoch);
-	ha_redis_stop(ha.redis);
-	ha.redis = NULL;
 	free(ha.partner_json);
 	free(ha.shared_json);
 	ha.partner_json = ha.shared_json = NULL;
@@ -784,8 +934,6 @@ static struct vbrd_module ha_module = {
 	.state_build = ha_state_build,
 	.state_published = ha_state_published,
 	.start = ha_start,
-	.timer = ha_timer,
-	.timer_ms = 1,
 	.fini = ha_fini,
 };
 VBRD_MODULE(ha_module);

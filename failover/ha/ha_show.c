@@ -82,7 +82,8 @@ static json_t *partner_json(uint64_t now)
 	return o;
 }
 
-static int show_ha(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+static int show_ha_locked(int argc, const char *const *argv, json_t **data, char *err,
+			  size_t errlen)
 {
 	const struct ha_role *r = &ha.role;
 	uint64_t now = tsc_now_ns();
@@ -169,6 +170,17 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 	json_object_set_new(o, "fenced_writes", json_integer((json_int_t)ha.fenced));
 	*data = o;
 	return 0;
+}
+
+/* The HA thread changes struct ha_node under ha_lock(): a consistent view. */
+static int show_ha(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	int rc;
+
+	ha_lock();
+	rc = show_ha_locked(argc, argv, data, err, errlen);
+	ha_unlock();
+	return rc;
 }
 
 static int show_ha_history(int argc, const char *const *argv, json_t **data, char *err,

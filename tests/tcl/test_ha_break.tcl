@@ -263,20 +263,31 @@ start_ha_lab {} {
     }
 }
 
-# --- the control thread alone stopped --------------------------------------------
+# --- one thread alone stopped ---------------------------------------------------
 
 set ::threadstop_py [file join [file dirname [file normalize [info script]]] tools threadstop.py]
 
-# Stop NODE's main thread (the control thread: the role machine, ARP/ND
-# answers) for MS ms, its workers running on -> pid of threadstop.py, once
-# the thread is stopped.
-proc hb_stop_control {node ms} {
+# The thread id of NODE's thread named NAME ("vbrd-ha": the role machine
+# and its Redis links; the main thread: the pid, the control loop).
+proc hb_tid {node name} {
     set pid [dict get $::ha::inst($node) pid]
-    set p [lab_spawn - -lifetime [expr {int($ms / 1000) + 30}] /usr/bin/python3 $::threadstop_py --tid $pid --ms $ms]
+    foreach f [glob -nocomplain /proc/$pid/task/*/comm] {
+        set fd [open $f]
+        set comm [string trim [read $fd]]
+        close $fd
+        if {$comm eq $name} { return [file tail [file dirname $f]] }
+    }
+    fail "$node (pid $pid) has no thread named $name"
+}
+
+# Stop thread TID of NODE for MS ms, the others running on -> pid of
+# threadstop.py, once the thread is stopped.
+proc hb_stop_thread {node tid ms} {
+    set p [lab_spawn - -lifetime [expr {int($ms / 1000) + 30}] /usr/bin/python3 $::threadstop_py --tid $tid --ms $ms]
     wait_for_condition 200 5 {
         [string match "*threadstop: stopped*" [lab_spawn_output $p]] || [lab_exited $p]
     } else {
-        fail "threadstop did not stop $node's control thread:\n[lab_spawn_output $p]"
+        fail "threadstop did not stop $node's thread $tid:\n[lab_spawn_output $p]"
     }
     if {![string match "*threadstop: stopped*" [lab_spawn_output $p]]} {
         fail "threadstop:\n[lab_spawn_output $p]"
@@ -372,9 +383,9 @@ start_ha_lab {} {
         }
     }
 
-    # --- the control thread alone stopped
+    # --- the HA thread alone stopped
 
-    test {the active's control thread alone stopped for 1 s under 2000 pps: its workers stop forwarding by the deadline, the standby takes over, no dual answers; resumed, it stands by} {
+    test {the active's HA thread (vbrd-ha) alone stopped for 1 s under 2000 pps: its workers stop forwarding by the deadline, the standby takes over, no dual answers; resumed, it stands by} {
         lassign [ha_pair_up] act sby
         set lease [ha_opt lease]
         set w [ha_arpwatch_start [expr {2.5 * [ha_slow]}]]
@@ -386,7 +397,7 @@ start_ha_lab {} {
         }
         set d0 [dict get [ha_vbrctl $act show stats] drops]
         set t_stop [ha_now_us]
-        set p [hb_stop_control $act 1000]
+        set p [hb_stop_thread $act [hb_tid $act vbrd-ha] 1000]
         # the thread stopped between t_stop and now (threadstop said so):
         # on a busy machine that can be a while after t_stop
         set t_stopped [ha_now_us]
@@ -395,7 +406,7 @@ start_ha_lab {} {
         after $lease
         set f1 [dict get [lab_link_stats wan $act] rx_packets]
         wait_for_condition [expr {300 * [ha_slow]}] 10 {[ha_role $sby] eq "active"} else {
-            fail "$sby not active 3 s after $act's control thread stopped: [ha_show $sby]"
+            fail "$sby not active 3 s after $act's HA thread stopped: [ha_show $sby]"
         }
         set t_took [ha_now_us]
         if {![lab_wait_exit $p 5000]} { fail "threadstop still running" }
@@ -411,7 +422,7 @@ start_ha_lab {} {
             $sby [expr {($t_took - $t_stop) / 1000.0}] $act [expr {$f2 - $f1}] $dropped \
             [dict get $srep max_gap_ms] [dict get $srep lost] [dict get $rep arp max_dual_ms] \
             [lmap m [dict keys [dict get $rep arp macs]] {ha_node_of_mac $m}]]
-        assert_lessthan [expr {$f2 - $f1}] 5 "frames $act forwarded on wan from a lease after its control thread stopped"
+        assert_lessthan [expr {$f2 - $f1}] 5 "frames $act forwarded on wan from a lease after its HA thread stopped"
         assert_morethan $dropped 0 "transit $act's gate dropped meanwhile"
         # in request periods, not ms: one period of margin however long a
         # busy machine made it (test_ha_fence.tcl)
@@ -422,6 +433,43 @@ start_ha_lab {} {
         set row [lindex [lmap r [ha_history $act] {expr {[dict get $r time_us] >= $t_stop ? $r : [continue]}}] 0]
         assert_equal [dict get $row old] active "$act's first row after the stop: from active"
         assert_equal [dict get $row reason] paused "$act's first row after the stop: reason"
+    }
+
+    # --- the main thread (the control loop) alone stopped
+
+    test {the active's control loop (main thread) alone stopped for 1.5 s under 2000 pps: the HA thread renews on, no role changes, the stream goes on} {
+        lassign [ha_pair_up] act sby
+        set lease [ha_opt lease]
+        set s0 [dict create $act [ha_show $act] $sby [ha_show $sby]]
+        lab_run h1 ping -c 1 -W 0.3 $::ha::vip4
+        set rx0 [lab_rx_packets h2]
+        set h [ha_stream_start 2000 [expr {3 * [ha_slow]}] 5303]
+        wait_for_condition 500 10 {[lab_rx_packets h2] - $rx0 >= 400} else {
+            fail "h2 did not receive 400 datagrams of the stream"
+        }
+        set t_stop [ha_now_us]
+        # 1.5 s: fifteen leases of the test pair, each missed renewal a
+        # failover under the old design (the role machine on this loop)
+        set p [hb_stop_thread $act [dict get $::ha::inst($act) pid] 1500]
+        wait_for_condition 500 10 {[lab_exited $p]} else { fail "threadstop still running" }
+        set srep [ha_stream_result $h]
+        set s1 [dict create $act [ha_show $act] $sby [ha_show $sby]]
+        note [format "%s's control loop stopped for 1.5 s: stream %d sent, %d lost, longest gap %.1f ms; %s renewals meanwhile" \
+            $act [dict get $srep sent] [dict get $srep lost] [dict get $srep max_gap_ms] \
+            [expr {[dict get $s1 $act renews] - [dict get $s0 $act renews]}]]
+        assert_equal [ha_role $act] active "$act's role after its control loop resumed"
+        assert_equal [ha_role $sby] standby "$sby's role"
+        foreach n [list $act $sby] {
+            assert_equal [dict get $s1 $n epoch] [dict get $s0 $n epoch] "$n's epoch"
+            assert_equal [dict get $s1 $n step_downs] [dict get $s0 $n step_downs] "$n's step-downs"
+        }
+        assert_morethan [expr {[dict get $s1 $act renews] - [dict get $s0 $act renews]}] 10 "$act's renewals while its control loop was stopped"
+        foreach r [ha_history $act] {
+            if {[dict get $r time_us] >= $t_stop} { fail "$act changed role after the stop: $r" }
+        }
+        # the stream crosses the workers, which never stopped: no loss
+        # beyond the normal (a busy 2-core machine drops a datagram or two)
+        assert_lessthan [dict get $srep lost] [expr {[dict get $srep sent] / 100 + 3}] "datagrams lost"
     }
 
     # --- Redis refusing or tampered with
