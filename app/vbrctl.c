@@ -2,7 +2,11 @@
 /*
  * vbrctl: the command-line client of vbrd's control socket (protocol in
  * ctl.h). It sends the command words as {"argv": [...]}, reads one reply
- * line and prints it through the generic renderer (render.h).
+ * line and prints it through the generic renderer (render.h). A reply
+ * whose data holds a `cursor` is one page of a large table (show routes):
+ * vbrctl asks for the next with the cursor as one more word, on the same
+ * connection, until a page has none, and prints the pages as one reply
+ * (their arrays joined).
  *
  * Exit status: 0 ok, 1 the daemon answered with an error, 2 usage error or
  * the daemon cannot be reached (or does not answer in time).
@@ -208,6 +212,94 @@ static char *build_request(int argc, char **argv)
 	return s;
 }
 
+/* Send @p req (one line) on @p fd and read the reply line into @p reply. @return its length or -errno. */
+static ssize_t ask(int fd, const char *req, char **reply, int64_t deadline)
+{
+	ssize_t len = send_all(fd, req, strlen(req), deadline);
+
+	if (len == 0)
+		len = send_all(fd, "\n", 1, deadline);
+	if (len == 0)
+		len = recv_line(fd, reply, deadline);
+	return len;
+}
+
+/*
+ * @p *reply is a page with a cursor: read the others (each within
+ * @p timeout_ms) and make *reply the whole table, or the first error
+ * reply. @return 0, or -errno of the connection.
+ */
+static ssize_t read_pages(int fd, int argc, char **argv, char **reply, ssize_t *len,
+			  long timeout_ms)
+{
+	json_t *first = json_loadb(*reply, (size_t)*len, 0, NULL);
+	json_t *all = json_object_get(first, "data");
+	ssize_t rc = 0;
+	char **words = calloc((size_t)argc + 1, sizeof(*words));
+
+	if (words == NULL || !json_is_true(json_object_get(first, "ok")) || !json_is_object(all)) {
+		free(words);
+		json_decref(first);
+		return 0;
+	}
+	memcpy(words, argv, (size_t)argc * sizeof(*words));
+	while (json_is_string(json_object_get(all, "cursor"))) {
+		char *cursor = strdup(json_string_value(json_object_get(all, "cursor")));
+		char *req, *page_line = NULL;
+		json_t *page, *data, *v;
+		const char *k;
+
+		words[argc] = cursor;
+		req = build_request(argc + 1, words);
+		free(cursor);
+		if (req == NULL)
+			break;
+		rc = ask(fd, req, &page_line, now_ms() + timeout_ms);
+		free(req);
+		if (rc < 0) {
+			free(page_line);
+			break;
+		}
+		page = json_loadb(page_line, (size_t)rc, 0, NULL);
+		data = json_object_get(page, "data");
+		if (!json_is_true(json_object_get(page, "ok")) || !json_is_object(data)) {
+			/* an error (a stale cursor) or garbage: that is the answer */
+			free(*reply);
+			*reply = page_line;
+			*len = rc;
+			json_decref(page);
+			json_decref(first);
+			free(words);
+			return 0;
+		}
+		free(page_line);
+		json_object_del(all, "cursor");
+		json_object_foreach(data, k, v)
+		{
+			json_t *have = json_object_get(all, k);
+			if (json_is_array(have) && json_is_array(v))
+				json_array_extend(have, v);
+			else
+				json_object_set(all, k, v);
+		}
+		json_decref(page);
+	}
+	free(words);
+	if (rc >= 0) {
+		char *whole;
+		json_object_del(all, "cursor");
+		whole = json_dumps(first, JSON_COMPACT);
+		if (whole != NULL) {
+			free(*reply);
+			*reply = whole;
+			*len = (ssize_t)strlen(whole);
+		}
+		rc = 0;
+	}
+	json_decref(first);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sock = getenv("VBRD_SOCKET"), *instance = NULL;
@@ -293,11 +385,12 @@ int main(int argc, char **argv)
 			strerror(-fd));
 		goto out;
 	}
-	len = send_all(fd, req, strlen(req), deadline);
-	if (len == 0)
-		len = send_all(fd, "\n", 1, deadline);
-	if (len == 0)
-		len = recv_line(fd, &reply, deadline);
+	len = ask(fd, req, &reply, deadline);
+	if (len > 0 && strstr(reply, "\"cursor\"") != NULL) {
+		ssize_t rc = read_pages(fd, argc - optind, argv + optind, &reply, &len, timeout_ms);
+		if (rc < 0)
+			len = rc;
+	}
 	if (len == -ETIMEDOUT) {
 		fprintf(stderr, "vbrctl: no reply from %s within %ld ms\n", sock, timeout_ms);
 		goto out;

@@ -110,6 +110,27 @@ int ev_run_once(int timeout_ms)
 	return n;
 }
 
+static struct ev_turn_stats turn_stats;
+
+void ev_turn_record(uint64_t ns, uint64_t cpu_ns, uint64_t unix_us)
+{
+	turn_stats.turns++;
+	if (cpu_ns > turn_stats.longest_cpu_ns)
+		turn_stats.longest_cpu_ns = cpu_ns;
+	if (ns > turn_stats.longest_ns) {
+		turn_stats.longest_ns = ns;
+		turn_stats.longest_unix_us = unix_us;
+	}
+	turn_stats.over_1ms += ns > 1000000u;
+	turn_stats.over_10ms += ns > 10000000u;
+	turn_stats.over_100ms += ns > 100000000u;
+}
+
+void ev_turn_stats_get(struct ev_turn_stats *out)
+{
+	*out = turn_stats;
+}
+
 void ev_fini(void)
 {
 	if (ev_epfd >= 0)

@@ -58,6 +58,26 @@ void ev_del(struct ev_handler *h);
  */
 int ev_run_once(int timeout_ms);
 
+/** How long the main loop's turns took: its stall meter (show stats' main_loop). */
+struct ev_turn_stats {
+	uint64_t turns;           /* turns of the loop (idle ones too) */
+	uint64_t longest_ns;      /* the longest turn since start (wall clock) */
+	uint64_t longest_cpu_ns;  /* the most CPU time one turn took (its own work) */
+	uint64_t longest_unix_us; /* when it ended (wall clock, µs since the epoch) */
+	uint64_t over_1ms, over_10ms, over_100ms; /* turns longer than each */
+};
+
+/**
+ * Record a turn of the main loop that took @p ns nanoseconds of work (its
+ * wait for events not counted; wall clock, so a thread kept off its CPU
+ * counts too), @p cpu_ns of them on the CPU, and ended at @p unix_us (µs
+ * since the epoch). Main lcore only.
+ */
+void ev_turn_record(uint64_t ns, uint64_t cpu_ns, uint64_t unix_us);
+
+/** The main loop's stall meter into @p out. Main lcore only. */
+void ev_turn_stats_get(struct ev_turn_stats *out);
+
 /** Release the epoll set. */
 void ev_fini(void);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `vbrctl show interfaces` and `show routes` (module "fwd_show"). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "core/ctl.h"
+#include "core/tsc.h"
 #include "core/module.h"
 #include "pipeline/nh_kind.h"
 #include "pipeline/l2.h"
@@ -116,59 +118,114 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 	return nhs;
 }
 
+/*
+ * `show routes [CURSOR]`: the table in pages, each built in at most
+ * ROUTES_PAGE_NS of the main loop (or ROUTES_PAGE_MAX rows), so that a
+ * million routes never hold the loop (and the commands of others, the
+ * ARP answers) for seconds. A page that is not the last carries `cursor`,
+ * "GENERATION:ROW", which the next request gives back; vbrctl reads every
+ * page and prints them as one table. A reload between two pages makes the
+ * cursor stale: refused, read again.
+ */
+#define ROUTES_PAGE_NS  1000000u /* 1 ms: as long again to serialise it */
+#define ROUTES_PAGE_MAX 8192u
+
+/* The connected and local routes of every interface address: rows 0..2n-1. */
+static json_t *iface_route_json(const struct fwd_state *st, uint32_t row)
+{
+	char buf[80];
+
+	for (int i = 0; i < st->cfg.nb_ifaces; i++) {
+		const struct cfg_iface *ci = &st->cfg.ifaces[i];
+		if (row >= 2u * (uint32_t)ci->nb_addrs) {
+			row -= 2u * (uint32_t)ci->nb_addrs;
+			continue;
+		}
+		struct cfg_prefix p = ci->addrs[row / 2];
+		bool local = row % 2 == 1;
+		if (local)
+			p.len = p.addr.family == AF_INET ? 32 : 128;
+		else if (p.addr.family == AF_INET)
+			p.addr.v4 &= p.len ? ~0u << (32 - p.len) : 0;
+		else
+			for (int b = p.len; b < 128; b++)
+				p.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+		struct cfg_nexthop nh = { .iface = i };
+		return json_pack("{s:s, s:s, s:[o]}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
+				 "type", local ? "local" : "connected", "next_hops",
+				 nexthop_json(st, &nh));
+	}
+	return NULL;
+}
+
+/* Static route @p r of the state's route table (sorted, IPv4 first), or NULL if not static. */
+static json_t *static_route_json(const struct fwd_state *st, uint32_t r)
+{
+	bool v4 = r < st->routes.nb4;
+	const struct fib_route4 *r4 = v4 ? &st->routes.v4[r] : NULL;
+	const struct fib_route6 *r6 = v4 ? NULL : &st->routes.v6[r - st->routes.nb4];
+	uint8_t flags = v4 ? r4->flags : r6->flags;
+	uint32_t value = v4 ? r4->value : r6->value;
+	struct cfg_prefix p = { .len = v4 ? r4->len : r6->len };
+	char buf[80];
+
+	if (!(flags & FIB_ROUTE_STATIC))
+		return NULL;
+	p.addr.family = v4 ? AF_INET : AF_INET6;
+	if (v4)
+		p.addr.v4 = r4->addr;
+	else
+		memcpy(p.addr.v6, r6->addr, 16);
+	return json_pack("{s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)), "type",
+			 fwd_nh_kinds[FIB_NH_KIND(value)] ? fwd_nh_kinds[FIB_NH_KIND(value)]->name
+							  : "static",
+			 "next_hops", value_json(st, value));
+}
+
 static int show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
-	json_t *arr = json_array();
-	char buf[80];
+	uint64_t gen = st->generation, t0 = tsc_now_ns();
+	uint32_t row = 0, nif = 0, total, n = 0;
 
-	(void)argc, (void)argv, (void)err, (void)errlen;
-	for (int i = 0; i < st->cfg.nb_ifaces; i++) {
-		const struct cfg_iface *ci = &st->cfg.ifaces[i];
-		for (int a = 0; a < ci->nb_addrs; a++) {
-			struct cfg_prefix net = ci->addrs[a], host = ci->addrs[a];
-			if (net.addr.family == AF_INET)
-				net.addr.v4 &= net.len ? ~0u << (32 - net.len) : 0;
-			else
-				for (int b = net.len; b < 128; b++)
-					net.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
-			host.len = net.addr.family == AF_INET ? 32 : 128;
-			struct cfg_nexthop nh = { .iface = i };
-			json_array_append_new(arr, json_pack("{s:s, s:s, s:[o]}", "prefix",
-							     fmt_prefix(&net, buf, sizeof(buf)),
-							     "type", "connected", "next_hops",
-							     nexthop_json(st, &nh)));
-			json_array_append_new(arr, json_pack("{s:s, s:s, s:[o]}", "prefix",
-							     fmt_prefix(&host, buf, sizeof(buf)),
-							     "type", "local", "next_hops",
-							     nexthop_json(st, &nh)));
+	if (argc == 1) {
+		unsigned long long g, r;
+		char tail;
+		if (sscanf(argv[0], "%llu:%llu%c", &g, &r, &tail) != 2 || r > UINT32_MAX) {
+			snprintf(err, errlen, "show routes: cursor '%.40s' is not GENERATION:ROW",
+				 argv[0]);
+			return -EINVAL;
+		}
+		if (g != gen) {
+			snprintf(err, errlen,
+				 "show routes: the routes changed (reload to generation %" PRIu64
+				 ") since the first page: read them again",
+				 gen);
+			return -ESTALE;
+		}
+		row = (uint32_t)r;
+	}
+	for (int i = 0; i < st->cfg.nb_ifaces; i++)
+		nif += 2u * (uint32_t)st->cfg.ifaces[i].nb_addrs;
+	total = nif + st->routes.nb4 + st->routes.nb6;
+
+	json_t *arr = json_array();
+	for (; row < total; row++) {
+		if (n == ROUTES_PAGE_MAX ||
+		    (n % 64 == 63 && tsc_now_ns() - t0 > ROUTES_PAGE_NS))
+			break;
+		json_t *o = row < nif ? iface_route_json(st, row) : static_route_json(st, row - nif);
+		if (o != NULL) {
+			json_array_append_new(arr, o);
+			n++;
 		}
 	}
-	/* static routes: from the state's route table (sorted, IPv4 first) */
-	for (uint32_t r = 0; r < st->routes.nb4 + st->routes.nb6; r++) {
-		bool v4 = r < st->routes.nb4;
-		const struct fib_route4 *r4 = v4 ? &st->routes.v4[r] : NULL;
-		const struct fib_route6 *r6 = v4 ? NULL : &st->routes.v6[r - st->routes.nb4];
-		uint8_t flags = v4 ? r4->flags : r6->flags;
-		uint32_t value = v4 ? r4->value : r6->value;
-		struct cfg_prefix p = { .len = v4 ? r4->len : r6->len };
-
-		if (!(flags & FIB_ROUTE_STATIC))
-			continue;
-		p.addr.family = v4 ? AF_INET : AF_INET6;
-		if (v4)
-			p.addr.v4 = r4->addr;
-		else
-			memcpy(p.addr.v6, r6->addr, 16);
-		json_array_append_new(arr,
-				      json_pack("{s:s, s:s, s:o}", "prefix",
-						fmt_prefix(&p, buf, sizeof(buf)), "type",
-						fwd_nh_kinds[FIB_NH_KIND(value)]
-							? fwd_nh_kinds[FIB_NH_KIND(value)]->name
-							: "static",
-						"next_hops", value_json(st, value)));
+	*data = json_pack("{s:o, s:I}", "routes", arr, "generation", (json_int_t)gen);
+	if (row < total) {
+		char cursor[48];
+		snprintf(cursor, sizeof(cursor), "%" PRIu64 ":%" PRIu32, gen, row);
+		json_object_set_new(*data, "cursor", json_string(cursor));
 	}
-	*data = json_pack("{s:o}", "routes", arr);
 	return 0;
 }
 
@@ -228,7 +285,10 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 static int fwd_show_start(void)
 {
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
-	ctl_register("show routes", "connected, local and static routes", show_routes);
+	ctl_register("show routes",
+		     "show routes [CURSOR]: connected, local and static routes, in pages: "
+		     "a page's `cursor` is the CURSOR of the next (vbrctl reads them all)",
+		     show_routes);
 	ctl_register("show fib",
 		     "show fib ADDRESS: the FIB lookup of ADDRESS, as the data path does it",
 		     show_fib);

@@ -12,6 +12,7 @@
 
 #include <rte_mempool.h>
 
+#include "core/evloop.h"
 #include "core/ctl.h"
 #include "core/module.h"
 #include "pipeline/control.h"
@@ -74,6 +75,16 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 			  "drops", drops, "drops_total", (json_int_t)total, "workers", workers);
 	json_object_set_new(*data, "icmp_suppressed_broadcast",
 			    json_integer((json_int_t)s.icmp_suppressed_broadcast));
+	struct ev_turn_stats ts;
+	ev_turn_stats_get(&ts);
+	json_object_set_new(*data, "main_loop",
+			    json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I}", "turns",
+				      (json_int_t)ts.turns, "longest_turn_ms", ts.longest_ns / 1e6,
+				      "longest_turn_cpu_ms", ts.longest_cpu_ns / 1e6, "longest_turn_time_us",
+				      (json_int_t)ts.longest_unix_us, "turns_over_1ms",
+				      (json_int_t)ts.over_1ms, "turns_over_10ms",
+				      (json_int_t)ts.over_10ms, "turns_over_100ms",
+				      (json_int_t)ts.over_100ms));
 	return 0;
 }
 

@@ -13,7 +13,8 @@
 #
 # Environment: BUILD (build dir, default build), VBRD_TEST_PREFIX (name
 # prefix of namespaces/veths, default vt<pid mod 10000>), VBRD_TEST_ONLY
-# (glob on test names), VBRD_FILE_TIMEOUT (s per test file, default 240),
+# (glob on test names), VBRD_FILE_TIMEOUT (s per test file, default 240;
+# a file that needs longer says so in a line "# file-timeout: SECONDS"),
 # VBRD_TEST_KEEP=1 (keep the logs and configs of a run that passed, too).
 set -uo pipefail
 
@@ -156,7 +157,9 @@ for f in "${files[@]}"; do
 	# INT/TERM reach on_signal at once, then wait for tee to finish the file.
 	exec {teefd}> >(tee "$out")
 	teepid=$!
-	timeout -k 10 "$file_timeout" tclsh tests/tcl/run.tcl "$f" >&"$teefd" 2>&1 &
+	ft=$(sed -n 's/^# file-timeout: \([0-9][0-9]*\)$/\1/p' "$f" | head -1)
+	[ -n "$ft" ] && [ "$ft" -gt "$file_timeout" ] || ft=$file_timeout
+	timeout -k 10 "$ft" tclsh tests/tcl/run.tcl "$f" >&"$teefd" 2>&1 &
 	child=$!
 	wait "$child"
 	rc=$?
@@ -166,7 +169,7 @@ for f in "${files[@]}"; do
 	count "$out"
 	if [ "$rc" -ne 0 ] && [ "$_file_failed" -eq 0 ]; then
 		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-			fail "$area: timed out after $file_timeout s"
+			fail "$area: timed out after $ft s"
 		else
 			fail "$area: run.tcl exited with status $rc"
 		fi

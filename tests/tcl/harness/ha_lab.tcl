@@ -346,13 +346,13 @@ proc _ha_launch {node} {
 proc _ha_stop_node {node} {
     if {![info exists ::ha::state($node)]} { return }
     set st $::ha::state($node)
-    set test "$::runner::area: vbrd node $node (ha$::ha::blocks$node) exits 0 on SIGTERM within 5 s"
+    set test "$::runner::area: vbrd node $node (ha$::ha::blocks$node) exits 0 on SIGTERM within [expr {$::vbrd::stop_ms / 1000}] s"
     if {$st eq "frozen"} {
         lab_kill [dict get $::ha::inst($node) pid] CONT
         set st up
     }
     if {$st eq "up"} {
-        set why [ha_on $node {vbrd_stop 5000}]
+        set why [ha_on $node {vbrd_stop $::vbrd::stop_ms}]
         if {$why eq ""} {
             runner_report ok $test
         } else {

@@ -30,6 +30,10 @@ namespace eval vbrd {
                                         [file join $build app vbrctl]] [file join $build vbrctl]] 0]
     variable cur {}       ;# dict of the running vbrd: pid fd conf log socket instance
     variable count 0
+    # How long a start may take until vbrd answers, and a stop after
+    # SIGTERM (ms): a million routes (test_ha_scale.tcl) take longer.
+    variable start_ms 20000
+    variable stop_ms 5000
 }
 
 proc start_vbrd {opts body} {
@@ -42,7 +46,7 @@ proc start_vbrd {opts body} {
     set log  [file join [lab_rundir] $name.log]
     vbrd_write_config $conf [dict get $opts conf] $instance $sock
     set eal [expr {[dict exists $opts args] ? [dict get $opts args] : {}}]
-    set stop_ms [expr {[dict exists $opts stop_ms] ? [dict get $opts stop_ms] : 5000}]
+    set stop_ms [expr {[dict exists $opts stop_ms] ? [dict get $opts stop_ms] : $::vbrd::stop_ms}]
     set stop_test "$::runner::area: vbrd ($name) exits 0 on SIGTERM within [_vbrd_seconds $stop_ms] s"
 
     set saved_cur $::vbrd::cur
@@ -125,7 +129,7 @@ proc vbrd_launch {eal {attempt 1}} {
     _lab_track $pid
     dict set ::vbrd::cur pid $pid
     dict set ::vbrd::cur fd $fd
-    set deadline [expr {[clock milliseconds] + 20000}]
+    set deadline [expr {[clock milliseconds] + $::vbrd::start_ms}]
     while {1} {
         if {[lab_exited $pid]} {
             set status [vbrd_reap]
@@ -142,7 +146,7 @@ proc vbrd_launch {eal {attempt 1}} {
         lassign [vbrctl_raw show ports] rc out
         if {$rc == 0} { return "" }
         if {[clock milliseconds] > $deadline} {
-            return "vbrd did not answer `vbrctl show ports` within 20 s (last: $out):\n[vbrd_log_tail]"
+            return "vbrd did not answer `vbrctl show ports` within [expr {$::vbrd::start_ms / 1000}] s (last: $out):\n[vbrd_log_tail]"
         }
         # (vbrd answers ~0.4 s after its start: polled every 20 ms, not
         # 100, so ~150 starts in a suite do not wait 50 ms each for nothing)

@@ -11,7 +11,8 @@ The sender sends N datagrams per second for S seconds, each carrying a
 ports BASE..BASE+K-1 in turn (datagram i on flow i mod K), so that K flows
 hash to different members of a load-balanced group. At the end it sends an
 "end" marker (a few times, in case one is lost) that tells the receiver how
-many datagrams were sent, then prints one JSON line: sent, seconds, pps
+many datagrams were sent (SIGINT ends the stream early, the same way),
+then prints one JSON line: sent, seconds, pps
 (achieved), max_send_gap_ms (its own worst pause between two datagrams,
 i.e. how much of a gap the sender alone could have caused).
 
@@ -32,6 +33,7 @@ here.
 import argparse
 import json
 import os
+import signal
 import socket
 import struct
 import sys
@@ -86,9 +88,14 @@ def cmd_send(a):
     seq = 0
     errors = 0
     max_gap = 0
+    stop = []
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     t0 = clock()
     last = t0
     while seq < total:
+        if stop:
+            total = seq
+            break
         now = clock()
         due = min(total, int((now - t0) / interval) + 1)
         if due <= seq:
