@@ -6,7 +6,8 @@
  * whose data holds a `cursor` is one page of a large table (show routes):
  * vbrctl asks for the next with the cursor as one more word, on the same
  * connection, until a page has none, and prints the pages as one reply
- * (their arrays joined).
+ * (their arrays joined). A command that names a cursor itself
+ * (`show routes 7:2048`) gets that one page, its `cursor` shown.
  *
  * Exit status: 0 ok, 1 the daemon answered with an error, 2 usage error or
  * the daemon cannot be reached (or does not answer in time).
@@ -212,6 +213,15 @@ static char *build_request(int argc, char **argv)
 	return s;
 }
 
+/* Whether @p w is a page's cursor, GENERATION:ROW. */
+static bool is_cursor(const char *w)
+{
+	size_t g = strspn(w, "0123456789");
+
+	return g > 0 && w[g] == ':' && w[g + 1] != '\0' &&
+	       w[g + 1 + strspn(w + g + 1, "0123456789")] == '\0';
+}
+
 /* Send @p req (one line) on @p fd and read the reply line into @p reply. @return its length or -errno. */
 static ssize_t ask(int fd, const char *req, char **reply, int64_t deadline)
 {
@@ -386,7 +396,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	len = ask(fd, req, &reply, deadline);
-	if (len > 0 && strstr(reply, "\"cursor\"") != NULL) {
+	if (len > 0 && strstr(reply, "\"cursor\"") != NULL && !is_cursor(argv[argc - 1])) {
 		ssize_t rc = read_pages(fd, argc - optind, argv + optind, &reply, &len, timeout_ms);
 		if (rc < 0)
 			len = rc;

@@ -178,4 +178,31 @@ start_vbrd [list conf [fib_conf [file tail $inc_a]]] {
         assert_equal [samples_applied] "" "the running FIB after the refused reload"
         assert_ping h1 10.40.0.1 2
     }
+
+    test {show routes in pages: vbrctl joins them into the whole table; a cursor from before a reload is refused} {
+        set gen [dict get [vbrctl show config] generation]
+        set nconf [dict get [vbrctl show config] routes]
+        set out [lab_file routes.json]
+        exec $::vbrd::ctl_bin -s [vbrd_socket] -t 60000 -j show routes > $out
+        set counts [exec python3 -c {
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for r in d["routes"] if r["type"] == "static"), len(set(r["prefix"] for r in d["routes"])) == len(d["routes"]), "cursor" in d, d["generation"])
+} $out]
+        # every route of the running config (b's), each once, in one table
+        assert_morethan $nconf $::nroutes "routes in the running config"
+        assert_equal $counts "$nconf True False $gen" "static routes, all distinct, no cursor left, the generation"
+        # a page asked for by hand: from row 5 of this generation, then
+        # the same cursor once a reload made another generation
+        lassign [vbrctl_raw show routes "$gen:5"] rc page
+        assert_equal $rc 0 "show routes $gen:5: $page"
+        lassign [vbrctl_raw show routes 1:x] rc page
+        assert_equal $rc 1 "a malformed cursor"
+        assert_match "*cursor '1:x' is not GENERATION:ROW*" $page
+        vbrd_rewrite_config [fib_conf [file tail $::inc_a]]
+        vbrctl reload
+        lassign [vbrctl_raw show routes "$gen:5"] rc page
+        assert_equal $rc 1 "a cursor of the generation before the reload"
+        assert_match "*the routes changed (reload to generation [expr {$gen + 1}]) since the first page: read them again*" $page
+    }
 }
