@@ -211,10 +211,10 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 
 	json_t *arr = json_array();
 	for (; row < total; row++) {
-		if (n == ROUTES_PAGE_MAX ||
-		    (n % 64 == 63 && tsc_now_ns() - t0 > ROUTES_PAGE_NS))
+		if (n == ROUTES_PAGE_MAX || (n % 64 == 63 && tsc_now_ns() - t0 > ROUTES_PAGE_NS))
 			break;
-		json_t *o = row < nif ? iface_route_json(st, row) : static_route_json(st, row - nif);
+		json_t *o = row < nif ? iface_route_json(st, row)
+				      : static_route_json(st, row - nif);
 		if (o != NULL) {
 			json_array_append_new(arr, o);
 			n++;

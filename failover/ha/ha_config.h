@@ -14,15 +14,15 @@
  *         # master = "vbrd"; sentinels = [ "127.0.0.1:26379", "127.0.0.1:26380" ];
  *         password = "";             # AUTH; optional
  *         tls = false;               # true is refused: Debian 12's hiredis (0.14) has no TLS
- *         timeout = 50;              # ms per Redis operation and connect, 5..5000
+ *         timeout = 20;              # ms per Redis operation and connect, 5..5000
  *       };
- *       lease = 100;                 # ms the lease lasts, 20..60000
- *       renew = 20;                  # ms between renews, 1..lease/2
- *       guard = 10;                  # ms the active steps down before its lease ends on its
+ *       lease = 40;                  # ms the lease lasts, 20..60000
+ *       renew = 8;                   # ms between renews, 1..lease/2
+ *       guard = 4;                   # ms the active steps down before its lease ends on its
  *                                    # own clock, 1..lease-renew-1 (default lease/10, at least 1):
  *                                    # two actives never overlap unless the two clocks drift
  *                                    # apart by more than this within one lease
- *       retry = 10;                  # ms between a standby's attempts to acquire, 1..lease
+ *       retry = 2;                   # ms between a standby's attempts to acquire, 1..lease
  *       service = {                  # the LAN service address the active answers for
  *         interface = "lan";         # an interface of section "interfaces"
  *         ipv4 = "10.0.0.1";         # virtual IPv4 (at least one of ipv4, ipv6)

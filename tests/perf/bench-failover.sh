@@ -48,11 +48,11 @@
 #
 # HA pair scenarios (tests/perf/bench_ha.tcl, harness/ha_lab.tcl: nodes a
 # and b sharing a lease in one redis-server, h1 -> h2 through the active,
-# the ha section's defaults: lease 100 ms, renew 20, guard 10, retry 10),
+# the ha section's defaults: lease 40 ms, renew 8, guard 4, retry 2),
 # both in one lab; BENCH_HA_ROUNDS takeovers each (20) under a
 # BENCH_HA_PPS (2000) seqstream, the killed node restarted and the pair
 # back to one active + one standby that has read the lease before the next:
-#   ha-kill9  SIGKILL of the active: outage  (goal: median <= 100 ms, max <= 200 ms)
+#   ha-kill9  SIGKILL of the active: outage  (goal: median <= 40 ms, max <= 80 ms)
 #   ha-term   SIGTERM of the active (hand-over: it gives the lease back): outage
 # printed as a table: the outage's median and max (max_gap_ms) and the
 # goal, the same over stretches with loss only, the lease's PTTL just
@@ -256,7 +256,7 @@ ps_summary() {
 
 # The HA scenarios' table from the rounds file: the outage (max_gap_ms)
 # median and max of the measured (status ok) rounds and the goal (ha-kill9:
-# median <= 100 ms and max <= 200 ms, judged on every round but the void
+# median <= 40 ms and max <= 80 ms, judged on every round but the void
 # ones, void_*: a round without a figure misses it), the same with loss
 # only, the lease's PTTL before the
 # signal, the lease free on the server and the new active's acquire there
@@ -287,7 +287,7 @@ ha_summary() {
 			if (m == 0) { printf "%-9s %3d/%-3d %10s\n", s, 0, tot[s], "-"; continue }
 			col(s, 5, a); om = med(a, m); ox = mx(a, m)
 			if (s == "ha-kill9")
-				goal = (om <= 100 && ox <= 200 && m == tot[s] - nvoid[s]) ? "med<=100 max<=200 met" : "med<=100 max<=200 MISS"
+				goal = (om <= 40 && ox <= 80 && m == tot[s] - nvoid[s]) ? "med<=40 max<=80 met" : "med<=40 max<=80 MISS"
 			else
 				goal = "(none set)"
 			printf "%-9s %3d/%-3d %10.1f %7.1f %-22s", s, m, tot[s], om, ox, goal
@@ -311,7 +311,7 @@ ha_summary() {
 		ps_summary
 	fi
 	if [ -n "$ha_scens" ]; then
-		echo "HA pair: lease 100 ms, renew 20, guard 10, retry 10 (the ha section's defaults), $BENCH_HA_PPS pps h1 -> h2; ms after the signal: pttl (before it), free (on the server), acq (the new active's acquire there)"
+		echo "HA pair: lease 40 ms, renew 8, guard 4, retry 2 (the ha section's defaults), $BENCH_HA_PPS pps h1 -> h2; ms after the signal: pttl (before it), free (on the server), acq (the new active's acquire there)"
 		ha_summary
 	fi
 } >"$rundir/summary.txt"

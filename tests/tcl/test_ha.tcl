@@ -6,7 +6,8 @@
 # ARP entry for it points, and how long a 2000 pps seqstream h1 -> h2
 # through the active stops (max_gap_ms, sender time) when the active goes.
 #
-# Goals, with lease 100 ms, renew 20, retry 10, announce 3 x 20 ms (the
+# Goals, with the lab's lease 100 ms, renew 20, retry 10, announce 3 x 20 ms
+# (harness/ha_lab.tcl; vbrd's defaults are shorter, lease 40 ms: the
 # outages are noted next to them; `make bench-failover` measures them over
 # 20 takeovers each, bench_ha.tcl): what the tests assert is the
 # behaviour, and a bound for stuck (assert_not_stuck) that a slow or busy

@@ -56,10 +56,10 @@ static const char BASE[] =
 #define BASE_LINES 12
 
 /* ha_config.h's defaults */
-#define DEF_TIMEOUT   50
-#define DEF_LEASE     100
-#define DEF_RENEW     20
-#define DEF_RETRY     10
+#define DEF_TIMEOUT   20
+#define DEF_LEASE     40
+#define DEF_RENEW     8
+#define DEF_RETRY     2
 #define DEF_ANNOUNCE  3
 #define DEF_INTERVAL  20
 #define DEF_PUBLISH   100
@@ -245,13 +245,15 @@ static const struct good_case goods[] = {
 	{ HA("lease = 20; renew = 10;"), { S1, V4, .lease = 20, .renew = 10, .guard = 2 } },
 	{ HA("lease = 20; renew = 1; guard = 18; retry = 20;"),
 	  { S1, V4, .lease = 20, .renew = 1, .guard = 18, .retry = 20 } },
-	{ HA("lease = 40;"), { S1, V4, .lease = 40, .guard = 4 } }, /* renew 20 = lease/2 */
+	{ HA("lease = 100;"), { S1, V4, .lease = 100, .guard = 10 } },
+	{ HA("renew = 20;"), { S1, V4, .renew = 20 } }, /* lease/2 of the default lease */
 	{ HA("lease = 29; renew = 14; retry = 1;"),
 	  { S1, V4, .lease = 29, .renew = 14, .guard = 2, .retry = 1 } },
 	{ HA("lease = 60000; renew = 30000; guard = 29999; retry = 60000;"),
 	  { S1, V4, .lease = 60000, .renew = 30000, .guard = 29999, .retry = 60000 } },
 	{ HA("lease = 1000; guard = 1;"), { S1, V4, .lease = 1000, .guard = 1 } },
-	{ HA("renew = 50; guard = 49;"), { S1, V4, .renew = 50, .guard = 49 } },
+	{ HA("lease = 100; renew = 50; guard = 49;"),
+	  { S1, V4, .lease = 100, .renew = 50, .guard = 49 } },
 	/* service */
 	{ HA_SERVICE("interface = \"lan\"; ipv6 = \"2001:db8::1\"; announce = 1; "
 		     "announce_interval = 1;"),
@@ -482,24 +484,21 @@ static const struct err_case cases[] = {
 	{ HA("lease = \"100ms\";"), 1, "ha.lease: expected an integer, got a string" },
 	{ HA("lease = 19; renew = 40; guard = 50; retry = 200;"), 1,
 	  "ha.lease: 19 ms is out of range 20..60000 ms" },
-	{ HA("lease = 39;"), 1,
-	  "ha.lease: 39 ms is too short for the default renew of 20 ms (half the lease at "
-	  "most): set renew" },
-	{ HA("renew = 0;"), 1, "ha.renew: 0 ms is out of range 1..50 ms (half the lease at most)" },
-	{ HA("renew = 51;"), 1,
-	  "ha.renew: 51 ms is out of range 1..50 ms (half the lease at most)" },
+	{ HA("renew = 0;"), 1, "ha.renew: 0 ms is out of range 1..20 ms (half the lease at most)" },
+	{ HA("renew = 21;"), 1,
+	  "ha.renew: 21 ms is out of range 1..20 ms (half the lease at most)" },
 	{ HA("lease = 31; renew = 16;"), 1,
 	  "ha.renew: 16 ms is out of range 1..15 ms (half the lease at most)" },
-	{ HA("renew = 60; guard = 98;"), 1,
-	  "ha.renew: 60 ms is out of range 1..50 ms (half the lease at most)" },
+	{ HA("renew = 30; guard = 38;"), 1,
+	  "ha.renew: 30 ms is out of range 1..20 ms (half the lease at most)" },
 	{ HA("guard = 0;"), 1,
-	  "ha.guard: 0 ms is out of range 1..79 ms (lease - renew - 1 at most)" },
-	{ HA("guard = 80;"), 1,
-	  "ha.guard: 80 ms is out of range 1..79 ms (lease - renew - 1 at most)" },
+	  "ha.guard: 0 ms is out of range 1..31 ms (lease - renew - 1 at most)" },
+	{ HA("guard = 32;"), 1,
+	  "ha.guard: 32 ms is out of range 1..31 ms (lease - renew - 1 at most)" },
 	{ HA("lease = 20; renew = 10; guard = 10;"), 1,
 	  "ha.guard: 10 ms is out of range 1..9 ms (lease - renew - 1 at most)" },
-	{ HA("retry = 0;"), 1, "ha.retry: 0 ms is out of range 1..100 ms (the lease at most)" },
-	{ HA("retry = 101;"), 1, "ha.retry: 101 ms is out of range 1..100 ms (the lease at most)" },
+	{ HA("retry = 0;"), 1, "ha.retry: 0 ms is out of range 1..40 ms (the lease at most)" },
+	{ HA("retry = 41;"), 1, "ha.retry: 41 ms is out of range 1..40 ms (the lease at most)" },
 	{ HA("lease = 50; renew = 10; retry = 51;"), 1,
 	  "ha.retry: 51 ms is out of range 1..50 ms (the lease at most)" },
 	/* service */
@@ -717,7 +716,7 @@ static void restart_settings(void **state)
 		  "ha.redis.server: changed from '127.0.0.1:6379' to '127.0.0.1:6380'" },
 		{ HA_REDIS("server = \"127.0.0.1:6379\";"), NULL }, /* the same, written out */
 		{ HA_REDIS("server = \"127.0.0.1\"; timeout = 60;"),
-		  "ha.redis.timeout: changed from '50' to '60'" },
+		  "ha.redis.timeout: changed from '20' to '60'" },
 		{ HA_REDIS("server = \"127.0.0.1\"; password = \"pw\";"),
 		  "ha.redis.password: changed from 'none' to 'fingerprint " },
 		{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.3\";"),

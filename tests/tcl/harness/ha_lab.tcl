@@ -45,7 +45,8 @@
 #                     takes the lease and b finds it)
 #       lease 100 renew 20 guard 10 retry 10 timeout 50 announce 3
 #       announce_interval 20   the ha section's settings (ms; timeout is
-#                     redis.timeout)
+#                     redis.timeout); "" for lease, renew, guard, retry or
+#                     timeout leaves it out: vbrd's default
 #       vmac MAC      service.mac: the pair's virtual MAC ("" none, the default)
 #       ha_extra TEXT more settings inside both nodes' ha section
 #       a_extra TEXT, b_extra TEXT   more top-level config of that node
@@ -223,6 +224,11 @@ proc _ha_opts {opts} {
     return $o
 }
 
+# "KEY = VALUE;", or nothing for VALUE "" (vbrd's default then).
+proc _ha_setting {key value} {
+    return [expr {$value eq "" ? "" : "$key = $value;"}]
+}
+
 proc ha_conf {node} {
     set o $::ha::opts
     set text "
@@ -248,11 +254,11 @@ interfaces = (
         append text "ha = {
   pair = \"$::ha::pair\";
   node = \"$id\";
-  redis = { $redis timeout = [dict get $o timeout]; [dict get $o redis_extra] };
-  lease = [dict get $o lease];
-  renew = [dict get $o renew];
-  guard = [dict get $o guard];
-  retry = [dict get $o retry];
+  redis = { $redis [_ha_setting timeout [dict get $o timeout]] [dict get $o redis_extra] };
+  [_ha_setting lease [dict get $o lease]]
+  [_ha_setting renew [dict get $o renew]]
+  [_ha_setting guard [dict get $o guard]]
+  [_ha_setting retry [dict get $o retry]]
   service = {
     interface = \"lan\";
     ipv4 = \"$::ha::vip4\";
