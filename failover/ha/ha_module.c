@@ -721,6 +721,14 @@ static void *ha_thread_main(void *arg)
 			ha.redis = NULL;
 		}
 	}
+	if (rc == 0) {
+		/* the role machine starts with the thread: the time since
+		 * ha_init() (the other modules' start) is no pause of ours */
+		struct ha_role_cfg rc_cfg = ha.role.cfg;
+		ha_lock();
+		ha_role_init(&ha.role, &rc_cfg, tsc_now_ns());
+		ha_unlock();
+	}
 	thread_start_rc = rc;
 	sem_post(&thread_started);
 	if (rc < 0) {
