@@ -81,7 +81,7 @@ static int show_stats(int argc, const char *const *argv, json_t **data, char *er
 			    json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I}", "turns",
 				      (json_int_t)ts.turns, "longest_turn_ms", ts.longest_ns / 1e6,
 				      "longest_turn_cpu_ms", ts.longest_cpu_ns / 1e6,
-				      "longest_turn_time_us", (json_int_t)ts.longest_unix_us,
+				      "longest_turn_at_us", (json_int_t)ts.longest_unix_us,
 				      "turns_over_1ms", (json_int_t)ts.over_1ms, "turns_over_10ms",
 				      (json_int_t)ts.over_10ms, "turns_over_100ms",
 				      (json_int_t)ts.over_100ms));

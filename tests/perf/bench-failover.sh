@@ -54,7 +54,13 @@
 # back to one active + one standby that has read the lease before the next:
 #   ha-kill9  SIGKILL of the active: outage  (goal: median <= 40 ms, max <= 80 ms)
 #   ha-term   SIGTERM of the active (hand-over: it gives the lease back): outage
-# printed as a table: the outage's median and max (max_gap_ms) and the
+#   ha-ops    (tests/tcl/test_ha_scale.tcl) a pair with 1 000 000 routes: on
+#             the active show routes, -j show routes, a reload changing one
+#             route, one changing 100 000, 100 clients at once; per command
+#             the slowest `show stats` meanwhile and the main loop's stall
+#             meter (show stats main_loop), then the stream's loss and the
+#             role changes (none expected)
+# kill9 and term printed as a table: the outage's median and max (max_gap_ms) and the
 # goal, the same over stretches with loss only, the lease's PTTL just
 # before the signal, when the lease was free on the server (a redis-cli
 # MONITOR: the dead node's last renew + lease, or the release) and when
@@ -71,7 +77,7 @@
 # operations as the server logged them), each scenario's output and vbrd
 # logs, and the summary (summary.txt). Not part of make test. Environment:
 #   BUILD=build                 meson build dir
-#   BENCH_FO_SCENARIOS="vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term"
+#   BENCH_FO_SCENARIOS="vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term ha-ops"
 #   BENCH_FO_CUTS=20            cuts per scenario
 #   BENCH_PS_FAULTS=10          faults per path-selection scenario
 #   BENCH_HA_ROUNDS=20          takeovers per HA scenario
@@ -82,7 +88,7 @@ set -uo pipefail
 
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term}
+SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term ha-ops}
 export BENCH_FO_CUTS=${BENCH_FO_CUTS:-20}
 export BENCH_PS_FAULTS=${BENCH_PS_FAULTS:-10}
 export BENCH_HA_ROUNDS=${BENCH_HA_ROUNDS:-20}
@@ -137,6 +143,7 @@ for scen in $SCENARIOS; do
 	vbrd-5ms|frr-10ms|dr-5ms) ;;
 	ps-blackhole|ps-delay60|ps-loss5|ps-plane) ps_scens="$ps_scens $scen" ;;
 	ha-kill9|ha-term) ha_scens="$ha_scens $scen" ;;
+	ha-ops) ;;
 	*) die "unknown scenario '$scen'" ;;
 	esac
 done
@@ -150,7 +157,11 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 ps_done=0
 ha_done=0
 for scen in $SCENARIOS; do
-	if [ "${scen#ha-}" != "$scen" ]; then
+	if [ "$scen" = ha-ops ]; then
+		# tests/tcl/test_ha_scale.tcl: its "ops:" notes are the figures
+		echo "bench: ha-ops: an HA pair with 1 000 000 routes, operator commands on the active ..." >&2
+		timeout -k 10 600 tclsh tests/tcl/run.tcl tests/tcl/test_ha_scale.tcl >"$rundir/$scen.out" 2>&1 &
+	elif [ "${scen#ha-}" != "$scen" ]; then
 		# every HA scenario in one lab, at the first one's turn; the
 		# harness's time bound: a round takes ~3-5 s (a node's restart)
 		[ "$ha_done" = 0 ] || continue
@@ -313,6 +324,10 @@ ha_summary() {
 	if [ -n "$ha_scens" ]; then
 		echo "HA pair: lease 40 ms, renew 8, guard 4, retry 2 (the ha section's defaults), $BENCH_HA_PPS pps h1 -> h2; ms after the signal: pttl (before it), free (on the server), acq (the new active's acquire there)"
 		ha_summary
+	fi
+	if [ -s "$rundir/ha-ops.out" ]; then
+		echo "HA pair with 1 000 000 routes (lease 100 ms, renew 20, guard 10), a 1000 pps stream through the active; per operator command on the active:"
+		sed -n 's/^ *ops: //p' "$rundir/ha-ops.out"
 	fi
 } >"$rundir/summary.txt"
 sed 's/^/bench: /' "$rundir/summary.txt"
