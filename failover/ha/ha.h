@@ -96,11 +96,24 @@ bool ha_is_active(void);
  * across anything slow: the HA thread's renewals wait for it.
  */
 void ha_lock(void);
+/**
+ * ha_lock(), waiting at most @p ms milliseconds: what the main loop uses,
+ * so that an HA thread that never lets go cannot hold it.
+ * @return 0 (locked), or -ETIMEDOUT.
+ */
+int ha_lock_for(unsigned ms);
 /** Release ha_lock(). */
 void ha_unlock(void);
 
-/** The last @p cap role changes, oldest first, into @p out. @return how many. */
-unsigned ha_history_get(struct ha_event *out, unsigned cap);
+/** How long show ha and show ha history wait for the HA thread's lock, ms. */
+#define HA_SHOW_WAIT_MS 200
+
+/**
+ * The last @p cap role changes, oldest first, into @p out.
+ * @return how many, or -EBUSY when the HA thread held its lock for
+ * HA_SHOW_WAIT_MS.
+ */
+int ha_history_get(struct ha_event *out, unsigned cap);
 
 /** Show commands and telemetry (ha_show.c). @return 0 or a negative errno. */
 int ha_show_start(void);

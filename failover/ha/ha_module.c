@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 #include <rte_cycles.h>
@@ -74,6 +75,17 @@ void ha_lock(void)
 	pthread_mutex_lock(&ha_mutex);
 }
 
+int ha_lock_for(unsigned ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	return -pthread_mutex_timedlock(&ha_mutex, &ts);
+}
+
 void ha_unlock(void)
 {
 	pthread_mutex_unlock(&ha_mutex);
@@ -94,12 +106,13 @@ bool ha_is_active(void)
 static struct ha_event history_buf[HA_HISTORY];
 static struct history history = HISTORY_INIT(history_buf);
 
-unsigned ha_history_get(struct ha_event *out, unsigned cap)
+int ha_history_get(struct ha_event *out, unsigned cap)
 {
-	unsigned n;
+	int n;
 
-	ha_lock();
-	n = history_get(&history, out, cap);
+	if (ha_lock_for(HA_SHOW_WAIT_MS) != 0)
+		return -EBUSY;
+	n = (int)history_get(&history, out, cap);
 	ha_unlock();
 	return n;
 }
@@ -630,9 +643,12 @@ static void step(uint64_t now)
 	apply(now);
 }
 
+static void take_pending_reload(void);
+
 /* One millisecond's work: the role machine, its effects, the state published. */
 static void ha_tick(uint64_t now)
 {
+	take_pending_reload();
 	watch_partner_bfd(now);
 	step(now);
 	uint64_t digest = state_digest();
@@ -848,14 +864,9 @@ static int ha_state_build(struct fwd_state *st, const struct fwd_state *prev, ch
 	return -ENOENT;
 }
 
-static void ha_state_published(const struct fwd_state *st)
+/* What a reload may change (ha_config.h): the timings, what is shared. HA thread's lock held. */
+static void apply_reload(const struct cfg_ha *c)
 {
-	const struct cfg_ha *c = cfg_ha_get(&st->cfg);
-
-	if (!ha.enabled || !c->enabled)
-		return;
-	ha_lock();
-	/* what a reload may change (ha_config.h): the timings, what is shared */
 	ha.cfg.lease_ms = c->lease_ms;
 	ha.cfg.renew_ms = c->renew_ms;
 	ha.cfg.guard_ms = c->guard_ms;
@@ -869,7 +880,45 @@ static void ha_state_published(const struct fwd_state *st)
 	snprintf(ha.cfg.partner_bfd, sizeof(ha.cfg.partner_bfd), "%s", c->partner_bfd);
 	role_cfg(&ha.cfg, &ha.role.cfg);
 	publish_now = true;
-	ha_unlock();
+}
+
+/* A reload's settings the HA thread could not take at once: it takes them at its next tick. */
+static pthread_mutex_t reload_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct cfg_ha reload_cfg;
+static _Atomic bool reload_pending;
+
+static void take_pending_reload(void)
+{
+	if (!atomic_exchange(&reload_pending, false))
+		return;
+	pthread_mutex_lock(&reload_mutex);
+	apply_reload(&reload_cfg);
+	pthread_mutex_unlock(&reload_mutex);
+}
+
+/*
+ * A reload on the main loop: applied now when the HA thread lets go of its
+ * lock within 50 ms, else handed over (a stuck HA thread never holds the
+ * main loop longer than that).
+ */
+static void ha_state_published(const struct fwd_state *st)
+{
+	const struct cfg_ha *c = cfg_ha_get(&st->cfg);
+
+	if (!ha.enabled || !c->enabled)
+		return;
+	if (ha_lock_for(50) == 0) {
+		atomic_store(&reload_pending, false);
+		apply_reload(c);
+		ha_unlock();
+		return;
+	}
+	pthread_mutex_lock(&reload_mutex);
+	reload_cfg = *c;
+	pthread_mutex_unlock(&reload_mutex);
+	atomic_store(&reload_pending, true);
+	LOG(WARNING, "reload: the HA thread held its lock for 50 ms; it takes the new timings at "
+		     "its next tick");
 }
 
 static int ha_start(void)

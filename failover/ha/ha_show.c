@@ -177,7 +177,12 @@ static int show_ha(int argc, const char *const *argv, json_t **data, char *err, 
 {
 	int rc;
 
-	ha_lock();
+	if (ha_lock_for(HA_SHOW_WAIT_MS) != 0) {
+		snprintf(err, errlen,
+			 "show ha: the HA thread has held its state for %d ms (stuck?): try again",
+			 HA_SHOW_WAIT_MS);
+		return -EBUSY;
+	}
 	rc = show_ha_locked(argc, argv, data, err, errlen);
 	ha_unlock();
 	return rc;
@@ -187,14 +192,23 @@ static int show_ha_history(int argc, const char *const *argv, json_t **data, cha
 			   size_t errlen)
 {
 	static struct ha_event ev[HA_HISTORY];
-	unsigned n = ha_history_get(ev, HA_HISTORY);
+	int n = ha_history_get(ev, HA_HISTORY);
 	json_t *rows = json_array();
 	(void)argc;
 	(void)argv;
 	(void)err;
 	(void)errlen;
 
-	for (unsigned i = 0; i < n; i++)
+	if (n < 0) {
+		json_decref(rows);
+		snprintf(
+			err, errlen,
+			"show ha history: the HA thread has held its state for %d ms (stuck?): try "
+			"again",
+			HA_SHOW_WAIT_MS);
+		return n;
+	}
+	for (int i = 0; i < n; i++)
 		json_array_append_new(rows, json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "time_us",
 						      (json_int_t)tsc_wall_us(ev[i].t), "old",
 						      ha_role_state_name(ev[i].old_state), "new",
