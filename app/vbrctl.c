@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@
 /* `reload` answers once the new config is applied: seconds for a million routes */
 #define VBRCTL_RELOAD_TIMEOUT_MS 120000
 #define VBRCTL_MAX_REPLY         (256u << 20) /* bytes; a sane upper bound */
+/* the pages of one table together (show routes: ~150 bytes a route) */
+#define VBRCTL_MAX_TABLE     (4ull << 30)
+#define VBRCTL_MAX_TABLE_TXT "4 GiB"
 
 static void usage(FILE *f)
 {
@@ -213,13 +217,13 @@ static char *build_request(int argc, char **argv)
 	return s;
 }
 
-/* Whether @p w is a page's cursor, GENERATION:ROW. */
+/* Whether @p w is a page's cursor, GENERATION:ROW (decimal digits). */
 static bool is_cursor(const char *w)
 {
 	size_t g = strspn(w, "0123456789");
+	size_t r = g > 0 && w[g] == ':' ? strspn(w + g + 1, "0123456789") : 0;
 
-	return g > 0 && w[g] == ':' && w[g + 1] != '\0' &&
-	       w[g + 1 + strspn(w + g + 1, "0123456789")] == '\0';
+	return r > 0 && w[g + 1 + r] == '\0';
 }
 
 /* Send @p req (one line) on @p fd and read the reply line into @p reply. @return its length or -errno. */
@@ -244,20 +248,41 @@ static ssize_t read_pages(int fd, int argc, char **argv, char **reply, ssize_t *
 {
 	json_t *first = json_loadb(*reply, (size_t)*len, 0, NULL);
 	json_t *all = json_object_get(first, "data");
+	json_t *generation = json_incref(json_object_get(all, "generation"));
 	ssize_t rc = 0;
+	char *last = NULL;
 	char **words = calloc((size_t)argc + 1, sizeof(*words));
 
 	if (words == NULL || !json_is_true(json_object_get(first, "ok")) || !json_is_object(all)) {
 		free(words);
+		json_decref(generation);
 		json_decref(first);
 		return 0;
 	}
 	memcpy(words, argv, (size_t)argc * sizeof(*words));
+	uint64_t bytes = (uint64_t)*len;
 	while (json_is_string(json_object_get(all, "cursor"))) {
 		char *cursor = strdup(json_string_value(json_object_get(all, "cursor")));
 		char *req, *page_line = NULL;
 		json_t *page, *data, *v;
 		const char *k;
+		const char *bad = NULL;
+
+		/* a cursor that does not move on, or a table beyond any sane
+		 * size, is a daemon gone wrong: stop rather than loop */
+		if (cursor != NULL && last != NULL && strcmp(cursor, last) == 0)
+			bad = "the same cursor twice";
+		else if (bytes > (uint64_t)VBRCTL_MAX_TABLE)
+			bad = "a table of more than " VBRCTL_MAX_TABLE_TXT;
+		if (cursor == NULL || bad != NULL) {
+			fprintf(stderr, "vbrctl: paged reply: %s; stopped\n",
+				bad ? bad : "out of memory");
+			free(cursor);
+			rc = -EPROTO;
+			break;
+		}
+		free(last);
+		last = strdup(cursor);
 
 		words[argc] = cursor;
 		req = build_request(argc + 1, words);
@@ -278,23 +303,45 @@ static ssize_t read_pages(int fd, int argc, char **argv, char **reply, ssize_t *
 			*reply = page_line;
 			*len = rc;
 			json_decref(page);
+			json_decref(generation);
 			json_decref(first);
+			free(last);
 			free(words);
 			return 0;
 		}
 		free(page_line);
+		bytes += (uint64_t)rc;
+		/* every page of one table: the same generation, arrays where
+		 * the first page had them */
+		v = json_object_get(data, "generation");
+		bad = (v != NULL || generation != NULL) && !json_equal(v, generation)
+			      ? "a page of another generation"
+			      : NULL;
+		json_object_foreach(data, k, v)
+		{
+			if (json_is_array(json_object_get(all, k)) != json_is_array(v))
+				bad = "a page unlike the first";
+		}
+		if (bad != NULL) {
+			fprintf(stderr, "vbrctl: paged reply: %s; stopped\n", bad);
+			json_decref(page);
+			rc = -EPROTO;
+			break;
+		}
 		json_object_del(all, "cursor");
 		json_object_foreach(data, k, v)
 		{
 			json_t *have = json_object_get(all, k);
-			if (json_is_array(have) && json_is_array(v))
+			if (json_is_array(have))
 				json_array_extend(have, v);
 			else
 				json_object_set(all, k, v);
 		}
 		json_decref(page);
 	}
+	free(last);
 	free(words);
+	json_decref(generation);
 	if (rc >= 0) {
 		char *whole;
 		json_object_del(all, "cursor");
@@ -398,6 +445,8 @@ int main(int argc, char **argv)
 	len = ask(fd, req, &reply, deadline);
 	if (len > 0 && strstr(reply, "\"cursor\"") != NULL && !is_cursor(argv[argc - 1])) {
 		ssize_t rc = read_pages(fd, argc - optind, argv + optind, &reply, &len, timeout_ms);
+		if (rc == -EPROTO)
+			goto out; /* said why */
 		if (rc < 0)
 			len = rc;
 	}

@@ -182,6 +182,31 @@ static json_t *static_route_json(const struct fwd_state *st, uint32_t r)
 			 "next_hops", value_json(st, value));
 }
 
+/* Decimal digits into @p v (no sign, no space, no overflow). @return chars read, or -1. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (*v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return i > 0 ? i : -1;
+}
+
+/* A cursor "GENERATION:ROW", strictly. @return 0 or -EINVAL. */
+static int parse_cursor(const char *s, uint64_t *gen, uint64_t *row)
+{
+	int n = parse_u64(s, gen), m;
+
+	if (n < 0 || s[n] != ':')
+		return -EINVAL;
+	m = parse_u64(s + n + 1, row);
+	return m < 0 || s[n + 1 + m] != '\0' ? -EINVAL : 0;
+}
+
 static int show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
@@ -189,9 +214,8 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 	uint32_t row = 0, nif = 0, total, n = 0;
 
 	if (argc == 1) {
-		unsigned long long g, r;
-		char tail;
-		if (sscanf(argv[0], "%llu:%llu%c", &g, &r, &tail) != 2 || r > UINT32_MAX) {
+		uint64_t g, r;
+		if (parse_cursor(argv[0], &g, &r) < 0 || r > UINT32_MAX) {
 			snprintf(err, errlen, "show routes: cursor '%.40s' is not GENERATION:ROW",
 				 argv[0]);
 			return -EINVAL;

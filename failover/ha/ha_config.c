@@ -46,7 +46,7 @@
 #define HA_TTL_MAX_MS       600000
 
 /* The defaults of ha_config.h's top comment (guard: lease / 10, at least 1). */
-#define HA_DEFAULT_TIMEOUT_MS  20
+#define HA_DEFAULT_TIMEOUT_MS  30
 #define HA_DEFAULT_LEASE_MS    40
 #define HA_DEFAULT_RENEW_MS    8
 #define HA_DEFAULT_RETRY_MS    2

@@ -16,7 +16,8 @@
  */
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <semaphore.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -61,6 +62,9 @@ static uint64_t publish_next;
 static bool publish_now;
 static uint64_t published_digest; /* state_digest() when last compared */
 static enum ha_role_state last_state = HA_INIT;
+
+/* The HA thread's nice value (ha_thread_start()). */
+#define HA_THREAD_NICE (-10)
 
 static pthread_t ha_tid;
 static bool ha_thread_running;
@@ -751,6 +755,11 @@ static void *ha_thread_main(void *arg)
 		ev_fini();
 		return NULL;
 	}
+	/* ahead of the main loop in CFS's share, never ahead of it outright
+	 * (ha_thread_start()); not allowed (no CAP_SYS_NICE): the default */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), HA_THREAD_NICE) < 0)
+		LOG(INFO, "the HA thread runs at nice 0 (nice %d: %s)", HA_THREAD_NICE,
+		    strerror(errno));
 	while (!atomic_load_explicit(&ha_thread_stop, memory_order_acquire)) {
 		uint64_t now = tsc_now_ns();
 		wait_and_dispatch(now >= next ? 0 : 1);
@@ -769,13 +778,16 @@ static void *ha_thread_main(void *arg)
 }
 
 /*
- * Start the thread; its scheduling is real-time (SCHED_FIFO, the lowest
- * priority) where allowed, so that a busy main lcore it shares a core with
- * never delays it; it sleeps between ticks (poll, 1 ms).
+ * Start the thread. It runs at nice HA_THREAD_NICE: when it wakes (a tick,
+ * a reply) the scheduler puts it before a busy main loop on the same core.
+ * Not SCHED_FIFO, which would be stronger but unsafe: the thread shares
+ * multi-producer rings with the main loop (worker 0's inject ring, the
+ * mbuf pool's), whose producers wait for one another; a real-time thread
+ * that preempted the main loop halfway through an enqueue would spin on a
+ * tail only the main loop can move, while keeping it off the CPU.
  */
 static int ha_thread_start(void)
 {
-	struct sched_param sp = { .sched_priority = 1 };
 	int rc;
 
 	sem_init(&thread_started, 0, 0);
@@ -791,9 +803,6 @@ static int ha_thread_start(void)
 		return thread_start_rc;
 	}
 	ha_thread_running = true;
-	rc = pthread_setschedparam(ha_tid, SCHED_FIFO, &sp);
-	if (rc != 0)
-		LOG(INFO, "the HA thread runs at normal priority (SCHED_FIFO: %s)", strerror(rc));
 	return 0;
 }
 

@@ -54,6 +54,8 @@
 # back to one active + one standby that has read the lease before the next:
 #   ha-kill9  SIGKILL of the active: outage  (goal: median <= 40 ms, max <= 80 ms)
 #   ha-term   SIGTERM of the active (hand-over: it gives the lease back): outage
+#   ha-redis-pause  Redis SIGSTOPped 4 times for each of 5..60 ms: the
+#             role changes (what the lease rides through)
 #   ha-ops    (tests/tcl/test_ha_scale.tcl) a pair with 1 000 000 routes: on
 #             the active show routes, -j show routes, a reload changing one
 #             route, one changing 100 000, 100 clients at once; per command
@@ -88,7 +90,7 @@ set -uo pipefail
 
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term ha-ops}
+SCENARIOS=${BENCH_FO_SCENARIOS:-vbrd-5ms frr-10ms dr-5ms ps-blackhole ps-delay60 ps-loss5 ps-plane ha-kill9 ha-term ha-redis-pause ha-ops}
 export BENCH_FO_CUTS=${BENCH_FO_CUTS:-20}
 export BENCH_PS_FAULTS=${BENCH_PS_FAULTS:-10}
 export BENCH_HA_ROUNDS=${BENCH_HA_ROUNDS:-20}
@@ -142,7 +144,7 @@ for scen in $SCENARIOS; do
 	case $scen in
 	vbrd-5ms|frr-10ms|dr-5ms) ;;
 	ps-blackhole|ps-delay60|ps-loss5|ps-plane) ps_scens="$ps_scens $scen" ;;
-	ha-kill9|ha-term) ha_scens="$ha_scens $scen" ;;
+	ha-kill9|ha-term|ha-redis-pause) ha_scens="$ha_scens $scen" ;;
 	ha-ops) ;;
 	*) die "unknown scenario '$scen'" ;;
 	esac
@@ -324,6 +326,10 @@ ha_summary() {
 	if [ -n "$ha_scens" ]; then
 		echo "HA pair: lease 40 ms, renew 8, guard 4, retry 2 (the ha section's defaults), $BENCH_HA_PPS pps h1 -> h2; ms after the signal: pttl (before it), free (on the server), acq (the new active's acquire there)"
 		ha_summary
+	fi
+	if grep -q "pause: " "$rundir/ha.out" 2>/dev/null; then
+		echo "HA pair, the defaults: Redis stopped (SIGSTOP) for a while, four times: the role changes of both nodes"
+		sed -n 's/^ *pause: //p' "$rundir/ha.out"
 	fi
 	if [ -s "$rundir/ha-ops.out" ]; then
 		echo "HA pair with 1 000 000 routes (lease 100 ms, renew 20, guard 10), a 1000 pps stream through the active; per operator command on the active:"

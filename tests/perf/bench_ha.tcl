@@ -74,8 +74,35 @@ set pps [_env BENCH_HA_PPS 2000]
 set out [_env BENCH_HA_OUT [file join [lab_rundir] bench-ha.rounds]]
 set trace [_env BENCH_HA_TRACE [file join [lab_rundir] bench-ha.trace]]
 foreach s $scens {
-    if {$s ni {ha-kill9 ha-term}} {
-        error "BENCH_HA_SCENARIOS: unknown scenario '$s' (ha-kill9 ha-term)"
+    if {$s ni {ha-kill9 ha-term ha-redis-pause}} {
+        error "BENCH_HA_SCENARIOS: unknown scenario '$s' (ha-kill9 ha-term ha-redis-pause)"
+    }
+}
+
+# ha-redis-pause: what the lease rides through. Redis is stopped (SIGSTOP)
+# for MS ms and continued, four times per MS, a second apart; the role
+# changes both nodes' histories show meanwhile are counted. One note per
+# MS: "pause: MS ms x4: N role changes".
+set ::bha(pauses) {5 10 20 25 30 35 40 60}
+proc bha_redis_pause {} {
+    set pid [redis_pid]
+    foreach ms $::bha(pauses) {
+        lassign [ha_pair_up] act sby
+        set t0 [ha_now_us]
+        for {set k 0} {$k < 4} {incr k} {
+            lab_kill $pid STOP
+            set until [expr {[clock microseconds] + $ms * 1000}]
+            while {[clock microseconds] < $until} {}
+            lab_kill $pid CONT
+            after 1000
+        }
+        set changes 0
+        foreach n {a b} {
+            foreach r [ha_history $n] {
+                if {[dict get $r time_us] >= $t0} { incr changes }
+            }
+        }
+        note "pause: [format %2d $ms] ms x4: $changes role changes"
     }
 }
 
@@ -285,6 +312,12 @@ start_ha_lab {lease "" renew "" guard "" retry "" timeout ""} {
         note "lease [dict get $s lease_ms] ms, renew [dict get $s renew_ms], guard [dict get $s guard_ms], retry [dict get $s retry_ms]; $::pps pps"
     }
     foreach scen $scens {
+        if {$scen eq "ha-redis-pause"} {
+            test "$scen: Redis stopped 4 times for each of $::bha(pauses) ms" {
+                bha_redis_pause
+            }
+            continue
+        }
         test "$scen: $rounds takeovers under $pps pps" {
             bha_run $scen
         }

@@ -196,9 +196,11 @@ print(sum(1 for r in d["routes"] if r["type"] == "static"), len(set(r["prefix"] 
         # the same cursor once a reload made another generation
         lassign [vbrctl_raw show routes "$gen:5"] rc page
         assert_equal $rc 0 "show routes $gen:5: $page"
-        lassign [vbrctl_raw show routes 1:x] rc page
-        assert_equal $rc 1 "a malformed cursor"
-        assert_match "*cursor '1:x' is not GENERATION:ROW*" $page
+        foreach bad {1:x 1:-0 +1:0 " 1:1" 1:4294967296 99999999999999999999999:0} {
+            lassign [vbrctl_raw show routes $bad] rc page
+            assert_equal $rc 1 "a malformed cursor '$bad': $page"
+            assert_match "*cursor '$bad' is not GENERATION:ROW*" $page
+        }
         vbrd_rewrite_config [fib_conf [file tail $::inc_a]]
         vbrctl reload
         lassign [vbrctl_raw show routes "$gen:5"] rc page

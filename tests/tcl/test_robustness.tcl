@@ -674,6 +674,45 @@ while True:
     if {[llength $problems]} { fail [join $problems "\n"] }
 }
 
+test {vbrctl stops on a paged reply that does not move on or changes shape, with a clear error} {
+    # A stand-in daemon answering every page of show routes: MODE stuck
+    # gives the same cursor again and again; shape, a page whose routes
+    # are no array; gen, a page of another generation.
+    set sock [file join [lab_rundir] pager.sock]
+    set py [file join [lab_rundir] pager.py]
+    _lab_write $py {
+import json, os, socket, sys
+path, mode = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(16)
+while True:
+    c, _ = s.accept(); f = c.makefile("rwb"); n = 0
+    for line in f:
+        n += 1
+        data = {"routes": [{"prefix": "10.0.0.%d/32" % n}] * 50, "generation": 1, "cursor": "1:%d" % (50 * n)}
+        if mode == "stuck":
+            data["cursor"] = "1:5"
+        elif mode == "shape" and n == 3:
+            data["routes"] = {"oops": 1}
+        elif mode == "gen" and n == 3:
+            data["generation"] = 2
+        f.write((json.dumps({"ok": True, "data": data}) + "\n").encode()); f.flush()
+    c.close()
+}
+    set problems {}
+    foreach {mode want} {stuck "the same cursor twice" shape "a page unlike the first" gen "a page of another generation"} {
+        file delete $sock
+        set pid [lab_spawn - -lifetime 60 python3 $py $sock $mode]
+        wait_for_condition 50 100 {[file exists $sock]} else { fail "the stand-in did not start" }
+        set code [catch {exec timeout 10 $::vbrd::ctl_bin -s $sock -j show routes 2>@1} out opts]
+        set rc [expr {$code ? [lindex [dict get $opts -errorcode] 2] : 0}]
+        if {$rc != 2 || ![string match "*vbrctl: paged reply: $want; stopped*" $out]} {
+            lappend problems "$mode: exit $rc: [string range $out 0 300]"
+        }
+        lab_kill $pid
+    }
+    if {[llength $problems]} { fail [join $problems "\n"] }
+}
+
 # --- reloads during traffic ----------------------------------------------------
 
 lab_host h1 10.0.1.2/24 10.0.1.1
