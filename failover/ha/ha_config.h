@@ -14,7 +14,7 @@
  *         # master = "vbrd"; sentinels = [ "127.0.0.1:26379", "127.0.0.1:26380" ];
  *         password = "";             # AUTH; optional
  *         tls = false;               # true is refused: Debian 12's hiredis (0.14) has no TLS
- *         timeout = 20;              # ms per Redis operation and connect, 5..5000
+ *         timeout = 30;              # ms per Redis operation and connect, 5..5000
  *       };
  *       lease = 40;                  # ms the lease lasts, 20..60000
  *       renew = 8;                   # ms between renews, 1..lease/2

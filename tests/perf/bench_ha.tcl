@@ -6,7 +6,7 @@
 # The lab is harness/ha_lab.tcl's: nodes a and b on one LAN sharing a lease
 # in one redis-server, h1 sending through the active to h2, with the ha
 # section's defaults (failover/ha/ha_config.c: lease 40 ms, renew 8, guard
-# 4, retry 2, Redis timeout 20, announce 3 x 20 ms; the config leaves them
+# 4, retry 2, Redis timeout 30, announce 3 x 20 ms; the config leaves them
 # out). Every scenario runs
 # in the same block, one after the other; BENCH_HA_ROUNDS (20) takeovers
 # each:

@@ -56,7 +56,7 @@ static const char BASE[] =
 #define BASE_LINES 12
 
 /* ha_config.h's defaults */
-#define DEF_TIMEOUT   20
+#define DEF_TIMEOUT   30
 #define DEF_LEASE     40
 #define DEF_RENEW     8
 #define DEF_RETRY     2
@@ -716,7 +716,7 @@ static void restart_settings(void **state)
 		  "ha.redis.server: changed from '127.0.0.1:6379' to '127.0.0.1:6380'" },
 		{ HA_REDIS("server = \"127.0.0.1:6379\";"), NULL }, /* the same, written out */
 		{ HA_REDIS("server = \"127.0.0.1\"; timeout = 60;"),
-		  "ha.redis.timeout: changed from '20' to '60'" },
+		  "ha.redis.timeout: changed from '30' to '60'" },
 		{ HA_REDIS("server = \"127.0.0.1\"; password = \"pw\";"),
 		  "ha.redis.password: changed from 'none' to 'fingerprint " },
 		{ HA_SERVICE("interface = \"lan\"; ipv4 = \"10.0.0.3\";"),
