@@ -130,7 +130,17 @@ proc assert_delivered {rep} {
     assert_lessthan [dict get $rep lost] [expr {$sent / 20 + 1}] "datagrams lost (of $sent)"
     assert_equal [dict get $rep duplicates] 0 "duplicates"
     foreach f [dict get $rep flows] {
-        assert_equal [dict get $f reordered] 0 "reordered datagrams of flow [dict get $f flow]"
+        if {$::slow == 1} {
+            assert_equal [dict get $f reordered] 0 "reordered datagrams of flow [dict get $f flow]"
+        } else {
+            # Under ASan + UBSan (make test-asan: memory, not timing) a
+            # forwarder or vbrd stalls past even a 90 ms gap now and then
+            # (19 and 47 datagrams of an elephant in two CI runs, with no
+            # path event): bounded there, exact in make test. A spread
+            # that moved every packet would reorder about half of them.
+            assert_lessthan [dict get $f reordered] [expr {[dict get $f received] / 20 + 1}] \
+                "reordered datagrams of flow [dict get $f flow] (of [dict get $f received], under the sanitizers)"
+        }
     }
 }
 
