@@ -77,7 +77,7 @@ interfaces = (
         foreach name {roce tcp} {
             set p [expr {[dict get $w sink1 $name packets] - [dict get $w sink0 $name packets]}]
             set b [expr {[dict get $w sink1 $name bytes] - [dict get $w sink0 $name bytes]}]
-            set wire($name) [expr {($b + $p * 38) * 8 / $dt}]
+            set wire($name) [expr {[dict get $w scale] * ($b + $p * 38) * 8 / $dt}]
         }
         set rep [json::json2dict [lab_spawn_output $tcp]]
         note [format "roce %.2fM (%s%% of the line), tcp %.2fM (%s%%) on the wire; iperf3 TCP receiver %.2f Mbit/s over its 9 s" \
