@@ -178,12 +178,19 @@ static void *reload_thread(void *arg)
 	return NULL;
 }
 
-static int thread_start(enum reload_step step)
+/* The step, and whether the FIB is the reload's (fib_reload_running). */
+static void set_step(enum reload_step step)
 {
 	rl.step = step;
+	atomic_store(&fib_reload_running, step != RELOAD_IDLE);
+}
+
+static int thread_start(enum reload_step step)
+{
+	set_step(step);
 	int ret = pthread_create(&rl.thread, NULL, reload_thread, NULL);
 	if (ret != 0) {
-		rl.step = RELOAD_IDLE;
+		set_step(RELOAD_IDLE);
 		return -ret;
 	}
 	pthread_setname_np(rl.thread, "vbrd-reload");
@@ -195,7 +202,7 @@ static void reload_finish(int ret, const char *err)
 	struct ctl_deferred *w = rl.waiter;
 
 	rl.waiter = NULL;
-	rl.step = RELOAD_IDLE;
+	set_step(RELOAD_IDLE);
 	if (w != NULL)
 		ctl_deferred_reply(
 			w, ret,
@@ -256,7 +263,7 @@ static void on_done(struct ev_handler *h, uint32_t events)
 		if (thread_start(RELOAD_COMMIT) < 0) {
 			/* no thread: do it here, blocking the loop once */
 			fwd_state_commit(rl.st, rl.old, &rl.stats);
-			rl.step = RELOAD_COMMIT;
+			set_step(RELOAD_COMMIT);
 		} else {
 			return;
 		}
@@ -368,7 +375,7 @@ static void reload_fini(void)
 		pthread_join(rl.thread, NULL);
 		if (rl.step == RELOAD_BUILD && rl.ret == 0)
 			fwd_state_free(rl.st);
-		rl.step = RELOAD_IDLE;
+		set_step(RELOAD_IDLE);
 	}
 	if (rl.done.fd >= 0) {
 		ev_del(&rl.done);

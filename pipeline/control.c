@@ -222,7 +222,7 @@ static const struct drop_reason *unresolved_reason(const struct neigh_key *k)
 }
 
 /* PUNT_RESOLVE and PUNT_RESOLVE6: hold the packet, solicit its next hop. */
-static void resolve_input(const struct fwd_state *st, struct rte_mbuf *m)
+void control_resolve(const struct fwd_state *st, struct rte_mbuf *m)
 {
 	struct pkt_meta *pm = pkt_meta(m);
 	struct neigh_key k = pm->punt == PUNT_RESOLVE6 ? neigh_key6(pm->port, pm->vlan, pm->nh_ip6)
@@ -270,8 +270,8 @@ void control_punt_register(enum punt_kind kind, control_punt_fn fn)
 __attribute__((constructor)) static void control_punts(void)
 {
 	control_punt_register(PUNT_ARP, arp_input);
-	control_punt_register(PUNT_RESOLVE, resolve_input);
-	control_punt_register(PUNT_RESOLVE6, resolve_input);
+	control_punt_register(PUNT_RESOLVE, control_resolve);
+	control_punt_register(PUNT_RESOLVE6, control_resolve);
 }
 
 unsigned control_poll(void)

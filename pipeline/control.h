@@ -43,6 +43,24 @@ typedef void (*control_punt_fn)(const struct fwd_state *st, struct rte_mbuf *m);
  */
 void control_punt_register(enum punt_kind kind, control_punt_fn fn);
 
+/**
+ * Send an IPv4 or IPv6 packet the control plane originates (the kernel's,
+ * from a TAP: frr/cplane): routed by @p st's FIB as vbrd routes transit,
+ * but without touching its TTL or hop limit (it leaves as the kernel built
+ * it: eBGP's TTL 1, GTSM's 255), its L2 header written for the egress
+ * interface, and held while the next hop resolves. Link-local IPv6
+ * destinations leave by interface @p iface (the TAP's). Control thread.
+ *
+ * @param m      an untagged Ethernet frame (14 bytes of L2, then IPv4/IPv6)
+ * @param iface  index into st->ifaces of the interface it was sent on
+ * @return NULL when sent or held, else the drop reason (the caller counts
+ *         it and frees @p m): not IP, multicast or broadcast, no route, a
+ *         route vbrd cannot send control traffic on (a tunnel's path group,
+ *         an own address), larger than the egress MTU
+ */
+const struct drop_reason *control_ip_output(const struct fwd_state *st, struct rte_mbuf *m,
+					    uint16_t iface);
+
 /** Process up to a burst of packets punted by workers. @return how many. */
 unsigned control_poll(void);
 
@@ -66,6 +84,13 @@ void control_timers(uint64_t now_ms);
  * @param st  the state just published with fwd_state_publish()
  */
 void control_state_changed(const struct fwd_state *st);
+
+/**
+ * Hold @p m (its L2 header written, pkt_meta punt PUNT_RESOLVE or
+ * PUNT_RESOLVE6 with the egress port, VLAN and next hop set) until its
+ * next hop resolves, soliciting it; dropped when the hold is full.
+ */
+void control_resolve(const struct fwd_state *st, struct rte_mbuf *m);
 
 /** Count @p m as dropped on the control thread for @p why and free it. */
 void control_drop(struct rte_mbuf *m, const struct drop_reason *why);

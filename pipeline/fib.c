@@ -14,6 +14,8 @@
 #include <rte_fib6.h>
 
 #include "core/config.h"
+#include "core/idtab.h"
+#include "core/idtab.h"
 #include "pipeline/fib.h"
 #include "pipeline/fwd.h"
 #include "pipeline/fwd6.h"
@@ -400,24 +402,6 @@ bool fib_capacity_fits(const struct fib_capacity *need, const struct fib_capacit
 
 /* ---- stable ids ----------------------------------------------------------- */
 
-/*
- * Content -> id: ids are dense (reused lowest-freed-last), a key array by
- * id, a refcount by id, and an open-addressing hash (linear probing,
- * backward-shift deletion) of id + 1 keyed by the content bytes.
- */
-struct id_table {
-	size_t key_size;
-	uint32_t max;       /* most ids at once */
-	uint32_t high;      /* ids ever used: keys[0..high) */
-	uint32_t cap;       /* keys/refs allocated */
-	uint8_t *keys;      /* high x key_size */
-	uint32_t *refs;     /* 0 = free */
-	uint32_t *free_ids; /* stack of free ids below high */
-	uint32_t nb_free;
-	uint32_t live;
-	uint32_t *slots; /* id + 1, 0 = empty */
-	uint32_t mask;   /* slots - 1 */
-};
 
 /* An ECMP set's content: its members in order (no padding: compared as bytes). */
 struct ecmp_key {
@@ -425,143 +409,14 @@ struct ecmp_key {
 	uint16_t nh[CFG_MAX_ECMP];
 };
 
-static struct id_table nh_ids = { .key_size = sizeof(struct fib_nh_key), .max = FIB_MAX_NEXTHOPS };
-static struct id_table ecmp_ids = { .key_size = sizeof(struct ecmp_key), .max = FIB_MAX_ECMP };
-
-static uint32_t hash_bytes(const void *p, size_t n)
-{
-	/* FNV-1a, then a final mix (keys differ in few bytes) */
-	const uint8_t *b = p;
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 16777619u;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	return h;
-}
-
-static const void *id_key(const struct id_table *t, uint32_t id)
-{
-	return t->keys + (size_t)id * t->key_size;
-}
-
-static int id_rehash(struct id_table *t, uint32_t nslots)
-{
-	uint32_t *s = calloc(nslots, sizeof(*s));
-
-	if (s == NULL)
-		return -ENOMEM;
-	for (uint32_t id = 0; id < t->high; id++) {
-		if (t->refs[id] == 0)
-			continue;
-		uint32_t h = hash_bytes(id_key(t, id), t->key_size) & (nslots - 1);
-		while (s[h])
-			h = (h + 1) & (nslots - 1);
-		s[h] = id + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->mask = nslots - 1;
-	return 0;
-}
-
-/* The slot holding @p key, or the empty slot where it would go. */
-static uint32_t id_slot(const struct id_table *t, const void *key)
-{
-	uint32_t h = hash_bytes(key, t->key_size) & t->mask;
-
-	while (t->slots[h] && memcmp(id_key(t, t->slots[h] - 1), key, t->key_size) != 0)
-		h = (h + 1) & t->mask;
-	return h;
-}
-
-static int id_get(struct id_table *t, const void *key, bool *created)
-{
-	*created = false;
-	if (t->slots == NULL && id_rehash(t, 64) < 0)
-		return -ENOMEM;
-	uint32_t h = id_slot(t, key);
-	if (t->slots[h]) {
-		uint32_t id = t->slots[h] - 1;
-		t->refs[id]++;
-		return (int)id;
-	}
-	if (t->live >= t->max)
-		return -ENOSPC;
-	/* keep the hash at most half full */
-	if (2 * (t->live + 1) > t->mask + 1) {
-		if (id_rehash(t, 2 * (t->mask + 1)) < 0)
-			return -ENOMEM;
-		h = id_slot(t, key);
-	}
-	uint32_t id;
-	if (t->nb_free > 0) {
-		id = t->free_ids[--t->nb_free];
-	} else {
-		if (t->high == t->cap) {
-			uint32_t ncap = t->cap ? 2 * t->cap : 64;
-			uint8_t *k = realloc(t->keys, (size_t)ncap * t->key_size);
-			if (k == NULL)
-				return -ENOMEM;
-			t->keys = k;
-			uint32_t *r = realloc(t->refs, (size_t)ncap * sizeof(*r));
-			if (r == NULL)
-				return -ENOMEM;
-			t->refs = r;
-			uint32_t *f = realloc(t->free_ids, (size_t)ncap * sizeof(*f));
-			if (f == NULL)
-				return -ENOMEM;
-			t->free_ids = f;
-			t->cap = ncap;
-		}
-		id = t->high++;
-	}
-	memcpy(t->keys + (size_t)id * t->key_size, key, t->key_size);
-	t->refs[id] = 1;
-	t->live++;
-	t->slots[h] = id + 1;
-	*created = true;
-	return (int)id;
-}
-
-/* Drop one reference; @return true when that freed the id. */
-static bool id_put(struct id_table *t, uint32_t id)
-{
-	if (id >= t->high || t->refs[id] == 0)
-		return false; /* a programming error; never corrupt the table for it */
-	if (--t->refs[id] > 0)
-		return false;
-	/* backward-shift deletion (Knuth vol. 3, 6.4 algorithm R) */
-	uint32_t i = id_slot(t, id_key(t, id));
-	uint32_t j = i;
-	for (;;) {
-		t->slots[i] = 0;
-		for (;;) {
-			j = (j + 1) & t->mask;
-			if (t->slots[j] == 0)
-				goto done;
-			uint32_t k = hash_bytes(id_key(t, t->slots[j] - 1), t->key_size) & t->mask;
-			/* move j back to i unless its home k lies cyclically in (i, j] */
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		t->slots[i] = t->slots[j];
-		i = j;
-	}
-done:
-	t->free_ids[t->nb_free++] = id;
-	t->live--;
-	return true;
-}
+static struct idtab nh_ids = { .key_size = sizeof(struct fib_nh_key), .max = FIB_MAX_NEXTHOPS };
+static struct idtab ecmp_ids = { .key_size = sizeof(struct ecmp_key), .max = FIB_MAX_ECMP };
 
 int fib_nexthop_get(const struct fib_nh_key *k)
 {
 	bool created;
 
-	return id_get(&nh_ids, k, &created);
+	return idtab_get(&nh_ids, k, &created);
 }
 
 int fib_ecmp_get(const uint16_t *nh, int nb)
@@ -575,11 +430,11 @@ int fib_ecmp_get(const uint16_t *nh, int nb)
 	memset(&key, 0, sizeof(key));
 	key.nb = (uint16_t)nb;
 	memcpy(key.nh, nh, (size_t)nb * sizeof(*nh));
-	id = id_get(&ecmp_ids, &key, &created);
+	id = idtab_get(&ecmp_ids, &key, &created);
 	/* a new set keeps the members' references; an existing one has its own */
 	if (id < 0 || !created)
 		for (int i = 0; i < nb; i++)
-			id_put(&nh_ids, nh[i]);
+			idtab_put(&nh_ids, nh[i]);
 	return id;
 }
 
@@ -589,16 +444,16 @@ void fib_value_put(uint32_t value)
 
 	switch (FIB_NH_KIND(value)) {
 	case FIB_KIND_NEXTHOP:
-		id_put(&nh_ids, idx);
+		idtab_put(&nh_ids, idx);
 		break;
 	case FIB_KIND_ECMP: {
 		struct ecmp_key e;
 		if (idx >= ecmp_ids.high || ecmp_ids.refs[idx] == 0)
 			break;
-		memcpy(&e, id_key(&ecmp_ids, idx), sizeof(e));
-		if (id_put(&ecmp_ids, idx))
+		memcpy(&e, idtab_key(&ecmp_ids, idx), sizeof(e));
+		if (idtab_put(&ecmp_ids, idx))
 			for (int i = 0; i < e.nb; i++)
-				id_put(&nh_ids, e.nh[i]);
+				idtab_put(&nh_ids, e.nh[i]);
 		break;
 	}
 	default:
@@ -620,7 +475,7 @@ bool fib_nexthop_key(uint32_t id, struct fib_nh_key *k)
 {
 	if (id >= nh_ids.high || nh_ids.refs[id] == 0)
 		return false;
-	memcpy(k, id_key(&nh_ids, id), sizeof(*k));
+	memcpy(k, idtab_key(&nh_ids, id), sizeof(*k));
 	return true;
 }
 
@@ -630,7 +485,7 @@ bool fib_ecmp_members(uint32_t id, uint16_t *nb, uint16_t *nh)
 
 	if (id >= ecmp_ids.high || ecmp_ids.refs[id] == 0)
 		return false;
-	memcpy(&e, id_key(&ecmp_ids, id), sizeof(e));
+	memcpy(&e, idtab_key(&ecmp_ids, id), sizeof(e));
 	*nb = e.nb;
 	memcpy(nh, e.nh, sizeof(e.nh));
 	return true;
@@ -649,7 +504,7 @@ uint32_t fib_ecmp_live(void)
 void fib_value_hold(uint32_t value)
 {
 	uint32_t idx = FIB_NH_INDEX(value);
-	struct id_table *t = FIB_NH_KIND(value) == FIB_KIND_NEXTHOP ? &nh_ids
+	struct idtab *t = FIB_NH_KIND(value) == FIB_KIND_NEXTHOP ? &nh_ids
 			     : FIB_NH_KIND(value) == FIB_KIND_ECMP  ? &ecmp_ids
 								    : NULL;
 
@@ -777,6 +632,41 @@ static void count(struct fib_apply_stats *s, int ret, uint32_t *what)
 		s->first_error = ret;
 }
 
+static const struct fib_overlay *overlay;
+_Atomic bool fib_reload_running;
+
+void fib_overlay_set(const struct fib_overlay *o)
+{
+	overlay = o;
+}
+
+const struct fib_overlay *fib_overlay_get(void)
+{
+	return overlay;
+}
+
+/* A prefix the new table drops: the overlay's route takes its place (one
+ * store, no gap), or it goes. */
+static void drop4(struct fib_pair *p, const struct fib_route4 *r, struct fib_apply_stats *s)
+{
+	uint32_t v;
+
+	if (overlay != NULL && overlay->find4(r->addr, r->len, &v))
+		count(s, fib_route_add4(p, r->addr, r->len, v), &s->changed);
+	else
+		count(s, fib_route_del4(p, r->addr, r->len), &s->deleted);
+}
+
+static void drop6(struct fib_pair *p, const struct fib_route6 *r, struct fib_apply_stats *s)
+{
+	uint32_t v;
+
+	if (overlay != NULL && overlay->find6(r->addr, r->len, &v))
+		count(s, fib_route_add6(p, r->addr, r->len, v), &s->changed);
+	else
+		count(s, fib_route_del6(p, r->addr, r->len), &s->deleted);
+}
+
 int fib_apply(struct fib_pair *p, const struct fib_table *old, const struct fib_table *new,
 	      struct fib_apply_stats *stats)
 {
@@ -790,14 +680,14 @@ int fib_apply(struct fib_pair *p, const struct fib_table *old, const struct fib_
 			j++;
 		if (j < new->nb4 && key4(&new->v4[j]) == k)
 			continue;
-		count(&s, fib_route_del4(p, old->v4[i].addr, old->v4[i].len), &s.deleted);
+		drop4(p, &old->v4[i], &s);
 	}
 	for (i = 0, j = 0; i < old->nb6; i++) {
 		while (j < new->nb6 && cmp6_route(&new->v6[j], &old->v6[i]) < 0)
 			j++;
 		if (j < new->nb6 && cmp6_route(&new->v6[j], &old->v6[i]) == 0)
 			continue;
-		count(&s, fib_route_del6(p, old->v6[i].addr, old->v6[i].len), &s.deleted);
+		drop6(p, &old->v6[i], &s);
 	}
 	/* pass 2: additions and changed values (one store per FIB entry: no gap) */
 	for (i = 0, j = 0; j < new->nb4; j++) {

@@ -20,6 +20,7 @@
 #ifndef VBRD_FIB_H
 #define VBRD_FIB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -268,6 +269,54 @@ struct fib_apply_stats {
  */
 int fib_apply(struct fib_pair *p, const struct fib_table *old, const struct fib_table *new,
 	      struct fib_apply_stats *stats);
+
+/* ---- routes from a routing protocol ------------------------------------ */
+
+/**
+ * Routes a routing protocol installs between reloads (FRR over FPM,
+ * frr/fpm/) live in the FIB beside the route tables': for each prefix the
+ * FIB holds the table's entry when there is one (the configuration's
+ * routes, connected subnets and own addresses win) and else the
+ * overlay's. The overlay's owner changes the FIB itself, never during a
+ * reload; fib_apply() asks it what a prefix the new table drops falls
+ * back to, so no prefix the overlay has is ever missing from the FIB.
+ */
+/** One route of an overlay, for `show routes`. */
+struct fib_overlay_route {
+	uint8_t family;   /* AF_INET or AF_INET6 */
+	uint8_t len;      /* prefix length, bits */
+	uint8_t addr[16]; /* IPv4: a uint32_t in host order in the first 4 bytes; IPv6 */
+	uint32_t value;   /* FIB value */
+	uint8_t protocol; /* the routing protocol's number (rtm_protocol: 186 BGP) */
+	bool active;      /* in the FIB (false: a route table entry has the prefix) */
+};
+
+struct fib_overlay {
+	const char *name; /* "fpm" */
+	/** The overlay's FIB value for exactly (@p addr host order, @p len), if it has the prefix. */
+	bool (*find4)(uint32_t addr, uint8_t len, uint32_t *value);
+	/** The same for IPv6 (@p addr 16 bytes, network order). */
+	bool (*find6)(const uint8_t *addr, uint8_t len, uint32_t *value);
+	/** Prefixes it holds, per family (what a FIB pair must find room for). */
+	void (*count)(uint32_t *routes4, uint32_t *routes6);
+	/** Rows to walk for `show routes` (some empty): row() for 0 .. rows()-1. */
+	uint32_t (*rows)(void);
+	/** Route at row @p row into @p r, or false for an empty row. */
+	bool (*row)(uint32_t row, struct fib_overlay_route *r);
+};
+
+/**
+ * True from the start of a reload's build to the end of its FIB change
+ * (app/reload.c sets it, main lcore): the FIB, its ids and the route
+ * tables are the reload's then, and an overlay's owner leaves them alone.
+ */
+extern _Atomic bool fib_reload_running;
+
+/** Set (or with NULL clear) the overlay; at most one. Main lcore, outside a reload. */
+void fib_overlay_set(const struct fib_overlay *o);
+
+/** The overlay set, or NULL. */
+const struct fib_overlay *fib_overlay_get(void);
 
 /** Whether every route @p need asks for fits in @p have. */
 bool fib_capacity_fits(const struct fib_capacity *need, const struct fib_capacity *have);

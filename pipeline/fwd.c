@@ -207,13 +207,17 @@ uint64_t fwd_fib_memsize(const struct rte_fib_conf *fc, size_t page_size)
 static int nexthops_fill(struct fwd_state *st)
 {
 	uint32_t nb_nh = fib_nexthop_ids(), nb_ecmp = fib_ecmp_ids();
+	/* free slots for the next hops a routing protocol adds before the
+	 * next reload (fwd_dyn_nexthop()): all zero until then */
+	uint32_t cap_nh = RTE_MIN(nb_nh + FWD_DYN_NEXTHOPS, FIB_MAX_NEXTHOPS + 1);
+	uint32_t cap_ecmp = RTE_MIN(nb_ecmp + FWD_DYN_ECMP, FIB_MAX_ECMP);
 
-	st->nexthops = calloc(nb_nh + 1, sizeof(*st->nexthops));
-	st->ecmp = calloc(nb_ecmp + 1, sizeof(*st->ecmp));
+	st->nexthops = calloc(cap_nh, sizeof(*st->nexthops));
+	st->ecmp = calloc(cap_ecmp, sizeof(*st->ecmp));
 	if (st->nexthops == NULL || st->ecmp == NULL)
 		return -ENOMEM;
-	st->nb_nexthops = (int)nb_nh;
-	st->nb_ecmp = (int)nb_ecmp;
+	st->nb_nexthops = (int)cap_nh;
+	st->nb_ecmp = (int)cap_ecmp;
 	for (uint32_t id = 0; id < nb_nh; id++) {
 		struct fib_nh_key k;
 		struct fwd_nexthop *nh = &st->nexthops[id];
@@ -255,6 +259,74 @@ static bool indexes_kept(const struct fwd_state *st, const struct vbrd_config *c
 		if (strcmp(prev->path_groups[g].name, st->path_groups[g].name) != 0)
 			return false;
 	return true;
+}
+
+/* Fill next hop @p id's slot of @p st from its key (a slot a worker may
+ * read once a FIB entry names it: written before that entry). */
+static void dyn_slot_fill(struct fwd_state *st, uint32_t id, const struct fib_nh_key *k)
+{
+	struct fwd_nexthop *nh = &st->nexthops[id];
+	const struct fwd_iface *fi = &st->ifaces[k->iface];
+	uint64_t mac;
+
+	if (nh->family == (int)k->family && nh->iface == k->iface && nh->gw == k->gw &&
+	    memcmp(nh->gw6, k->gw6, 16) == 0)
+		return; /* live with this content already */
+	nh->family = (int)k->family;
+	nh->iface = (uint16_t)k->iface;
+	nh->gw = k->gw;
+	memcpy(nh->gw6, k->gw6, 16);
+	if (k->family == AF_INET6)
+		mac = fwd_neigh_mac(st, fi->port, fi->vlan, AF_INET6, k->gw6);
+	else
+		mac = k->gw != 0 ? fwd_neigh_mac(st, fi->port, fi->vlan, AF_INET, &k->gw) : 0;
+	atomic_store_explicit(&nh->mac, mac, memory_order_release);
+}
+
+int fwd_dyn_nexthop(struct fwd_state *st, const struct fib_nh_key *k, uint32_t *value)
+{
+	if (k->iface >= (uint32_t)st->nb_ifaces)
+		return -EINVAL;
+	int id = fib_nexthop_get(k);
+	if (id < 0)
+		return id;
+	if (id >= st->nb_nexthops) {
+		fib_value_put(FIB_NH(FIB_KIND_NEXTHOP, (uint32_t)id));
+		return -ENOSPC;
+	}
+	dyn_slot_fill(st, (uint32_t)id, k);
+	*value = FIB_NH(FIB_KIND_NEXTHOP, (uint32_t)id);
+	return 0;
+}
+
+int fwd_dyn_ecmp(struct fwd_state *st, const uint32_t *values, int nb, uint32_t *value)
+{
+	uint16_t nh[CFG_MAX_ECMP];
+
+	if (nb < 2 || nb > CFG_MAX_ECMP)
+		return -EINVAL;
+	for (int i = 0; i < nb; i++) {
+		if (FIB_NH_KIND(values[i]) != FIB_KIND_NEXTHOP)
+			return -EINVAL;
+		nh[i] = (uint16_t)FIB_NH_INDEX(values[i]);
+		fib_value_hold(values[i]); /* fib_ecmp_get() consumes one each */
+	}
+	int id = fib_ecmp_get(nh, nb);
+	if (id < 0)
+		return id;
+	if (id >= st->nb_ecmp) {
+		fib_value_put(FIB_NH(FIB_KIND_ECMP, (uint32_t)id));
+		return -ENOSPC;
+	}
+	struct fwd_ecmp *e = &st->ecmp[id];
+	if (e->nb != nb || memcmp(e->nh, nh, (size_t)nb * sizeof(nh[0])) != 0) {
+		/* a free slot (nb 0): members first, then the count workers test */
+		memcpy(e->nh, nh, (size_t)nb * sizeof(nh[0]));
+		atomic_store_explicit((_Atomic uint16_t *)&e->nb, (uint16_t)nb,
+				      memory_order_release);
+	}
+	*value = FIB_NH(FIB_KIND_ECMP, (uint32_t)id);
+	return 0;
 }
 
 #define FWD_LOCAL_ADDRS_MAX 4
@@ -313,6 +385,16 @@ static int fib_attach(struct fwd_state *st, const struct vbrd_config *cfg,
 	struct fib_capacity need, need_old, cap;
 
 	fib_table_need(&st->routes, &need);
+	/* a routing protocol's routes share the FIB (fib_overlay): room for
+	 * them too (their tbl8 groups are not counted: fib.ipv4_tbl8 sizes
+	 * a FIB for a full table) */
+	const struct fib_overlay *ov = fib_overlay_get();
+	if (ov != NULL) {
+		uint32_t n4 = 0, n6 = 0;
+		ov->count(&n4, &n6);
+		need.routes4 += n4;
+		need.routes6 += n6;
+	}
 	if (prev != NULL && prev->fibs != NULL) {
 		fib_table_need(&prev->routes, &need_old);
 		struct fib_capacity peak = {

@@ -262,10 +262,43 @@ struct fwd_state {
 		uint16_t port_hi; /* the last port of the range (port itself for one port) */
 		const struct local_service *svc;
 	} udp[FWD_LOCAL_UDP_MAX];
+	/* What no local service takes (local_other(), pipeline/local.h): set
+	 * by a feature's state_build (the control plane's TAPs); NULL: dropped */
+	const struct local_service *local_other;
 	/* What each module's state_build added, by vbrd_module.id (core/module.h);
 	 * fwd_feature() reads it */
 	void *feature[VBRD_MODULE_MAX];
 };
+
+/* Slots every state has beyond the ids live when it was built, for what a
+ * routing protocol adds before the next reload (fwd_dyn_nexthop()). */
+#define FWD_DYN_NEXTHOPS 4096
+#define FWD_DYN_ECMP     4096
+
+/**
+ * A next hop for a route a routing protocol installs between reloads
+ * (frr/fpm): takes one reference on its stable id (fib_nexthop_get()) and,
+ * when the id's slot in the published state @p st is free, fills it (the
+ * gateway's MAC from the neighbor table; unresolved, the data path
+ * resolves it as for any route), so that a FIB entry may carry the value
+ * at once. Main lcore, never while a reload runs.
+ *
+ * @param k      family, interface index of @p st, gateway (0 / zero: connected)
+ * @param value  the FIB value (FIB_KIND_NEXTHOP)
+ * @return 0, -EINVAL (no such interface), -ENOSPC (no free id or slot: a
+ *         reload makes room), -ENOMEM
+ */
+int fwd_dyn_nexthop(struct fwd_state *st, const struct fib_nh_key *k, uint32_t *value);
+
+/**
+ * An ECMP set of next hops for such a route: as fwd_dyn_nexthop(). Takes
+ * its own references on @p values (the caller keeps its own).
+ *
+ * @param values  @p nb FIB values of kind FIB_KIND_NEXTHOP, in order
+ * @param nb      2..CFG_MAX_ECMP
+ * @return 0, -EINVAL, -ENOSPC, -ENOMEM
+ */
+int fwd_dyn_ecmp(struct fwd_state *st, const uint32_t *values, int nb, uint32_t *value);
 
 /** The data module @p m's state_build hook kept in @p st (NULL when none). */
 static inline void *fwd_feature(const struct fwd_state *st, const struct vbrd_module *m)

@@ -151,8 +151,9 @@ static json_t *iface_route_json(const struct fwd_state *st, uint32_t row)
 			for (int b = p.len; b < 128; b++)
 				p.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 		struct cfg_nexthop nh = { .iface = i };
-		return json_pack("{s:s, s:s, s:[o]}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
-				 "type", local ? "local" : "connected", "next_hops",
+		return json_pack("{s:s, s:s, s:s, s:[o]}", "prefix",
+				 fmt_prefix(&p, buf, sizeof(buf)), "type",
+				 local ? "local" : "connected", "source", "interface", "next_hops",
 				 nexthop_json(st, &nh));
 	}
 	return NULL;
@@ -176,10 +177,61 @@ static json_t *static_route_json(const struct fwd_state *st, uint32_t r)
 		p.addr.v4 = r4->addr;
 	else
 		memcpy(p.addr.v6, r6->addr, 16);
-	return json_pack("{s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)), "type",
+	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
+			 "type",
 			 fwd_nh_kinds[FIB_NH_KIND(value)] ? fwd_nh_kinds[FIB_NH_KIND(value)]->name
 							  : "static",
-			 "next_hops", value_json(st, value));
+			 "source", "config", "next_hops", value_json(st, value));
+}
+
+/* The routing protocol of an overlay route (rtnetlink's RTPROT_* numbers, as zebra sets them). */
+static const char *protocol_name(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case 186:
+		return "bgp";
+	case 188:
+		return "ospf";
+	case 189:
+		return "isis";
+	case 196:
+		return "static";
+	case 11:
+		return "zebra";
+	case 2:
+		return "kernel";
+	default:
+		snprintf(buf, len, "protocol %u", p);
+		return buf;
+	}
+}
+
+/* Row @p row of the overlay (routes from FRR), or NULL for an empty row. */
+static json_t *overlay_route_json(const struct fwd_state *st, const struct fib_overlay *ov,
+				  uint32_t row)
+{
+	struct fib_overlay_route r;
+	struct cfg_prefix p = { 0 };
+	char buf[80], pb[24], src[48];
+
+	if (!ov->row(row, &r))
+		return NULL;
+	p.len = r.len;
+	p.addr.family = r.family;
+	if (r.family == AF_INET)
+		memcpy(&p.addr.v4, r.addr, 4);
+	else
+		memcpy(p.addr.v6, r.addr, 16);
+	snprintf(src, sizeof(src), "%s%s", protocol_name(r.protocol, pb, sizeof(pb)),
+		 r.active ? "" : " (config wins)");
+	uint32_t kind = FIB_NH_KIND(r.value);
+	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
+			 "type",
+			 fwd_nh_kinds[kind]       ? fwd_nh_kinds[kind]->name
+			 : kind == FIB_KIND_NONE ? "blackhole"
+						 : "route",
+			 "source", src, "next_hops",
+			 kind == FIB_KIND_NONE ? json_array() : value_json(st, r.value));
 }
 
 /* Decimal digits into @p v (no sign, no space, no overflow). @return chars read, or -1. */
@@ -232,13 +284,18 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 	for (int i = 0; i < st->cfg.nb_ifaces; i++)
 		nif += 2u * (uint32_t)st->cfg.ifaces[i].nb_addrs;
 	total = nif + st->routes.nb4 + st->routes.nb6;
+	const struct fib_overlay *ov = fib_overlay_get();
+	uint32_t cfg_rows = total;
+	if (ov != NULL)
+		total += ov->rows();
 
 	json_t *arr = json_array();
 	for (; row < total; row++) {
 		if (n == ROUTES_PAGE_MAX || (n % 64 == 63 && tsc_now_ns() - t0 > ROUTES_PAGE_NS))
 			break;
-		json_t *o = row < nif ? iface_route_json(st, row)
-				      : static_route_json(st, row - nif);
+		json_t *o = row < nif        ? iface_route_json(st, row)
+			    : row < cfg_rows ? static_route_json(st, row - nif)
+					     : overlay_route_json(st, ov, row - cfg_rows);
 		if (o != NULL) {
 			json_array_append_new(arr, o);
 			n++;
@@ -310,7 +367,8 @@ static int fwd_show_start(void)
 {
 	ctl_register("show interfaces", "interfaces, addresses and counters", show_interfaces);
 	ctl_register("show routes",
-		     "show routes [CURSOR]: connected, local and static routes, in pages: "
+		     "show routes [CURSOR]: connected, local and static routes, and FRR's "
+		     "(source), in pages: "
 		     "a page's `cursor` is the CURSOR of the next (vbrctl reads them all)",
 		     show_routes);
 	ctl_register("show fib",

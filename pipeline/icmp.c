@@ -161,14 +161,14 @@ void icmp_echo_reply(struct worker *w, const struct fwd_state *st, struct rte_mb
 	worker_tx(w, in->port, m);
 }
 
-/* Echo requests to an own address (RFC 792); other ICMP to us is not served. */
+/* Echo requests to an own address (RFC 792); other ICMP to us goes to local_other(). */
 static void icmp_local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			     const struct local_pkt *lp)
 {
 	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, lp->l4_off);
 
 	if (lp->fragment || lp->l4_len < 8 || l4[0] != ICMP_ECHO_REQUEST) {
-		worker_drop(w, m, &drop_unsupported_local);
+		local_other(w, st, m, lp); /* the control plane's, when it has them */
 		return;
 	}
 	/* RFC 792: a reply built on a bad checksum would carry it on */

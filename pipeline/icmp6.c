@@ -113,7 +113,7 @@ void icmp6_echo_reply(struct worker *w, struct rte_mbuf *m, const struct fwd_ifa
 	worker_tx(w, in->port, m);
 }
 
-/* Echo requests to an own address (RFC 4443 §4.1); nothing else is served. */
+/* Echo requests to an own address (RFC 4443 §4.1); the rest goes to local_other(). */
 static void icmp6_local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 			      const struct local_pkt *lp)
 {
@@ -122,7 +122,7 @@ static void icmp6_local_input(struct worker *w, const struct fwd_state *st, stru
 
 	if (ip->l4_off != IPV6_HDR_LEN || lp->l4_len < 8 || l4[0] != ICMP6_ECHO_REQUEST ||
 	    l4[1] != 0) {
-		worker_drop(w, m, &drop_unsupported_local);
+		local_other(w, st, m, lp); /* the control plane's, when it has them */
 		return;
 	}
 	if (unlikely(icmp6_checksum(ip->src, ip->dst, l4, lp->l4_len) != 0)) {

@@ -5,8 +5,11 @@
  * (ICMP echo) and UDP ports (VXLAN 4789, GENEVE 6081, BFD 3784/4784,
  * STAMP 862) they serve; nothing here knows them by name.
  *
- * - A protocol with no handler is dropped as unsupported_local.
- * - A UDP datagram to a port no service holds gets ICMP port unreachable
+ * - A protocol with no handler goes to the state's catch-all service
+ *   (local_other(): the control plane's TAPs) or is dropped as
+ *   unsupported_local.
+ * - A UDP datagram to a port no service holds goes to the catch-all too,
+ *   or without one gets ICMP port unreachable
  *   (RFC 1122 §3.2.2.1, RFC 1812 §4.3.2, RFC 4443 §3.1 code 4), rate-limited
  *   like every ICMP error, and is counted as udp_port_unreachable.
  *
@@ -106,6 +109,15 @@ void local_udp_register_range(uint16_t lo, uint16_t hi, const struct local_servi
  */
 int local_udp_bind(struct fwd_state *st, uint16_t port, const struct local_service *svc, char *err,
 		   size_t errlen);
+
+/**
+ * What no service takes: to the state's catch-all service (the control
+ * plane's kernel interfaces, frr/cplane, set while a state is built) when
+ * it has one, else dropped as unsupported_local. ICMP and ICMPv6 messages
+ * other than echo requests come here too.
+ */
+void local_other(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		 const struct local_pkt *lp);
 
 /** Copy the fixed registrations into a new state (fwd_state_build calls it first). */
 void local_state_init(struct fwd_state *st);

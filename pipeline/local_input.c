@@ -26,6 +26,15 @@ static void port_unreachable(struct worker *w, const struct fwd_state *st, struc
 	worker_drop(w, m, &drop_udp_port_unreachable);
 }
 
+void local_other(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
+		 const struct local_pkt *lp)
+{
+	if (st->local_other != NULL)
+		st->local_other->input(w, st, m, lp);
+	else
+		worker_drop(w, m, &drop_unsupported_local);
+}
+
 void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m,
 		 const struct local_pkt *lp)
 {
@@ -39,7 +48,10 @@ void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 				st->udp[i].svc->input(w, st, m, lp);
 				return;
 			}
-		port_unreachable(w, st, m, lp);
+		if (st->local_other != NULL) /* the kernel answers, or a socket there */
+			st->local_other->input(w, st, m, lp);
+		else
+			port_unreachable(w, st, m, lp);
 		return;
 	}
 	const struct local_service *svc = local_protos[lp->family == AF_INET6][lp->proto];
@@ -48,5 +60,5 @@ void local_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		return;
 	}
 unsupported:
-	worker_drop(w, m, &drop_unsupported_local);
+	local_other(w, st, m, lp);
 }

@@ -16,6 +16,7 @@ enum punt_kind {
 	PUNT_RESOLVE,  /* a routed packet waiting for its IPv4 next hop's MAC */
 	PUNT_ND,       /* an ICMPv6 Neighbor Discovery message (RFC 4861) */
 	PUNT_RESOLVE6, /* a routed packet waiting for its IPv6 next hop's MAC */
+	PUNT_CPLANE,   /* local traffic for the kernel's interface (frr/cplane) */
 	PUNT_MAX = 16, /* kinds control_punt_register() takes */
 };
 

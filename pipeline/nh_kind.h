@@ -73,6 +73,16 @@ struct fwd_nh_kind {
 	 * never an interface's.
 	 */
 	bool (*via_iface)(const struct fwd_state *st, uint32_t idx, uint16_t iface);
+	/**
+	 * Optional: whether a next hop that a routing protocol installs routes
+	 * through (frr/fpm) is a member of one of this kind's objects - a
+	 * failover group's line and its gateway: the routes then point at the
+	 * object (its index into @p idx), so that its one-store switch moves
+	 * them too. Main lcore.
+	 * @param k  family, interface index of @p st, gateway
+	 */
+	bool (*covers_nexthop)(const struct fwd_state *st, const struct fib_nh_key *k,
+			       uint32_t *idx);
 	/** Optional: the name of object @p idx of @p st (show routes), or NULL. */
 	const char *(*object_name)(const struct fwd_state *st, uint32_t idx);
 };

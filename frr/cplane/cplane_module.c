@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control plane's kernel interfaces, control side (cplane.h): a TAP
+ * per vbrd interface, made, changed and removed as reloads change the
+ * interfaces (state_published, main lcore); the frames workers punt
+ * (PUNT_CPLANE) written into them; the frames the kernel sends read from
+ * them and routed (control_ip_output()); each TAP's carrier following its
+ * line's single-hop BFD sessions; `vbrctl show cplane`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_meter.h>
+
+#include "core/ctl.h"
+#include "core/evloop.h"
+#include "core/log.h"
+#include "failover/bfd/bfd.h"
+#include "frr/cplane/cplane.h"
+#include "frr/cplane/tap.h"
+#include "pipeline/control.h"
+#include "pipeline/fwd.h"
+#include "pipeline/local.h"
+#include "pipeline/meta.h"
+#include "pipeline/output.h"
+#include "core/config_read.h"
+#include "pipeline/worker.h"
+
+VBRD_LOG_TYPE(cplane);
+
+DROP_REASON(drop_cplane_no_tap, "cplane", "cplane_no_tap",
+	    "punted for an interface whose TAP could not be made (see the log)");
+DROP_REASON(drop_cplane_tap_full, "cplane", "cplane_tap_full",
+	    "the kernel did not take a punted frame (its TAP queue full, or the TAP down)");
+DROP_REASON(drop_cplane_tap_oversize, "cplane", "cplane_tap_oversize",
+	    "a frame the kernel sent on a TAP is larger than an mbuf holds");
+
+extern const struct local_service cplane_service;
+void cplane_worker_counts(uint64_t punted[CPLANE_CLASSES]);
+
+/* One interface's TAP; lives across reloads while the interface does. */
+struct cplane_tap {
+	struct ev_handler ev; /* first: the callback gets it */
+	char iface[CFG_NAME_MAX];
+	struct ktap *tap;
+	uint16_t idx; /* the interface's index in the current state */
+	uint8_t mac[6];
+	uint16_t mtu;
+	bool carrier, seen_up;
+	bool watched; /* its fd is in the main loop's epoll set */
+	uint64_t to_kernel, from_kernel, carrier_changes;
+	char error[160]; /* why it has no TAP, when tap is NULL */
+};
+
+static struct {
+	struct cplane_tap *by_iface[CFG_MAX_IFACES]; /* current state's interface index → TAP */
+	int nb;
+	char netns[CPLANE_NETNS_MAX];
+	bool enabled;
+	uint64_t gen;
+	uint8_t buf[65536]; /* one frame in either direction */
+} cp;
+
+/* ---- the control namespace ------------------------------------------------ */
+
+int cplane_in_netns(int (*fn)(void *arg), void *arg)
+{
+	char path[128];
+	int self, target, ret;
+
+	if (cp.netns[0] == '\0')
+		return fn(arg);
+	snprintf(path, sizeof(path), "/run/netns/%s", cp.netns);
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	target = open(path, O_RDONLY | O_CLOEXEC);
+	if (self < 0 || target < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (setns(target, CLONE_NEWNET) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = fn(arg);
+	if (setns(self, CLONE_NEWNET) < 0)
+		rte_panic("cplane: cannot return to vbrd's network namespace: %s\n",
+			  strerror(errno));
+out:
+	if (self >= 0)
+		close(self);
+	if (target >= 0)
+		close(target);
+	return ret;
+}
+
+int cplane_iface_by_ifindex(uint32_t ifindex)
+{
+	for (int i = 0; i < cp.nb; i++)
+		if (cp.by_iface[i] != NULL && cp.by_iface[i]->tap != NULL &&
+		    (uint32_t)ktap_ifindex(cp.by_iface[i]->tap) == ifindex)
+			return i;
+	return -1;
+}
+
+/* ---- frames both ways ----------------------------------------------------- */
+
+/* PUNT_CPLANE: to the ingress interface's TAP, untagged. */
+static void cplane_punt(const struct fwd_state *st, struct rte_mbuf *m)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+	uint32_t iface = pm->nh_ip, l2 = pm->l2_len, len = rte_pktmbuf_pkt_len(m);
+	struct cplane_tap *t = iface < (uint32_t)cp.nb ? cp.by_iface[iface] : NULL;
+
+	if (t == NULL || t->tap == NULL || iface >= (uint32_t)st->nb_ifaces) {
+		control_drop(m, &drop_cplane_no_tap);
+		return;
+	}
+	if (len < l2 || len - l2 + RTE_ETHER_HDR_LEN > sizeof(cp.buf)) {
+		control_drop(m, &drop_cplane_tap_oversize);
+		return;
+	}
+	const struct rte_ether_hdr *in = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)cp.buf;
+	const uint8_t *ip = rte_pktmbuf_read(m, l2, 1, cp.buf + RTE_ETHER_HDR_LEN);
+	eth->dst_addr = st->ifaces[iface].mac;
+	eth->src_addr = in->src_addr;
+	eth->ether_type = rte_cpu_to_be_16((ip != NULL && (*ip >> 4) == 6) ? RTE_ETHER_TYPE_IPV6
+									   : RTE_ETHER_TYPE_IPV4);
+	if (rte_pktmbuf_read(m, l2, len - l2, cp.buf + RTE_ETHER_HDR_LEN) !=
+	    cp.buf + RTE_ETHER_HDR_LEN)
+		memcpy(cp.buf + RTE_ETHER_HDR_LEN, rte_pktmbuf_mtod_offset(m, void *, l2), len - l2);
+	ssize_t n = ktap_write(t->tap, cp.buf, len - l2 + RTE_ETHER_HDR_LEN);
+	if (n < 0) {
+		control_drop(m, &drop_cplane_tap_full);
+		return;
+	}
+	t->to_kernel++;
+	rte_pktmbuf_free(m);
+}
+
+/* The kernel sent frames on a TAP: route each out of a port. */
+static void tap_readable(struct ev_handler *h, uint32_t events)
+{
+	struct cplane_tap *t = (struct cplane_tap *)h;
+	const struct fwd_state *st = atomic_load(&fwd_current);
+
+	(void)events;
+	for (int k = 0; k < 64; k++) {
+		ssize_t n = ktap_read(t->tap, cp.buf, sizeof(cp.buf));
+		if (n < 0)
+			return;
+		t->from_kernel++;
+		struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+		if (m == NULL) {
+			__atomic_fetch_add(&control_stats.drops[drop_no_mbuf.id], 1,
+					   __ATOMIC_RELAXED);
+			continue;
+		}
+		char *p = rte_pktmbuf_append(m, (uint16_t)RTE_MIN(n, UINT16_MAX));
+		if (p == NULL || n > UINT16_MAX) {
+			control_drop(m, &drop_cplane_tap_oversize);
+			continue;
+		}
+		memcpy(p, cp.buf, (size_t)n);
+		const struct drop_reason *why = control_ip_output(st, m, t->idx);
+		if (why != NULL)
+			control_drop(m, why);
+	}
+}
+
+__attribute__((constructor)) static void cplane_punt_register(void)
+{
+	control_punt_register(PUNT_CPLANE, cplane_punt);
+}
+
+/* ---- TAPs follow the interfaces -------------------------------------------- */
+
+static void tap_free(struct cplane_tap *t)
+{
+	if (t == NULL)
+		return;
+	if (t->tap != NULL) {
+		if (t->watched)
+			ev_del(&t->ev);
+		ktap_close(t->tap);
+	}
+	free(t);
+}
+
+/* The addresses of @p fi the TAP mirrors: all but IPv6 link-local (the kernel's own). */
+static void tap_sync_addrs(struct cplane_tap *t, const struct fwd_iface *fi)
+{
+	struct cfg_prefix a[4];
+	unsigned n = 0;
+	char err[256];
+
+	for (int i = 0; i < fi->nb_addrs && n < 4; i++)
+		if (!cfg_is_link_local6(&fi->addrs[i].addr))
+			a[n++] = fi->addrs[i];
+	if (ktap_set_addrs(t->tap, a, n, err, sizeof(err)) < 0)
+		LOG(ERR, "%s: %s", t->iface, err);
+}
+
+/* Into the main loop (once it runs: start-up makes the first TAPs before). */
+static void tap_watch(struct cplane_tap *t)
+{
+	if (t->tap != NULL && !t->watched && ev_fd() >= 0)
+		t->watched = ev_add(&t->ev, EPOLLIN) == 0;
+}
+
+static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_iface *fi)
+{
+	struct cplane_tap *t = calloc(1, sizeof(*t));
+	struct ktap_cfg tc = { .carrier = true };
+	int ret;
+
+	if (t == NULL)
+		return NULL;
+	snprintf(t->iface, sizeof(t->iface), "%s", fi->name);
+	memcpy(t->mac, fi->mac.addr_bytes, 6);
+	t->mtu = fi->mtu;
+	t->carrier = true;
+	ret = ktap_name(c->tap_prefix, fi->name, tc.name);
+	if (ret == 0) {
+		snprintf(tc.netns, sizeof(tc.netns), "%s", c->netns);
+		memcpy(tc.mac, fi->mac.addr_bytes, 6);
+		tc.mtu = fi->mtu;
+		ret = ktap_open(&tc, &t->tap, t->error, sizeof(t->error));
+	} else {
+		snprintf(t->error, sizeof(t->error), "no TAP name for '%s'", fi->name);
+	}
+	if (ret < 0) {
+		LOG(ERR, "interface %s: %s", fi->name, t->error);
+		t->tap = NULL;
+		return t;
+	}
+	t->ev.fd = ktap_fd(t->tap);
+	t->ev.cb = tap_readable;
+	tap_watch(t);
+	tap_sync_addrs(t, fi);
+	LOG(INFO, "interface %s: TAP %s (ifindex %d)%s%s", fi->name, ktap_ifname(t->tap),
+	    ktap_ifindex(t->tap), c->netns[0] ? " in namespace " : "", c->netns);
+	return t;
+}
+
+static void cplane_state_published(const struct fwd_state *st)
+{
+	const struct cfg_cplane *c = cfg_cplane_get(&st->cfg);
+	struct cplane_tap *next[CFG_MAX_IFACES] = { 0 };
+	char err[256];
+
+	if (c->enabled && strcmp(c->netns, cp.netns) != 0 && cp.nb == 0)
+		snprintf(cp.netns, sizeof(cp.netns), "%s", c->netns);
+	cp.enabled = c->enabled;
+	for (int i = 0; c->enabled && i < st->nb_ifaces; i++) {
+		const struct fwd_iface *fi = &st->ifaces[i];
+		struct cplane_tap *t = NULL;
+		for (int k = 0; k < cp.nb; k++)
+			if (cp.by_iface[k] != NULL && strcmp(cp.by_iface[k]->iface, fi->name) == 0) {
+				t = cp.by_iface[k];
+				cp.by_iface[k] = NULL;
+				break;
+			}
+		if (t != NULL && memcmp(t->mac, fi->mac.addr_bytes, 6) != 0) {
+			tap_free(t); /* a new MAC: a new TAP (the kernel's link-local follows) */
+			t = NULL;
+		}
+		if (t == NULL) {
+			t = tap_make(c, fi);
+		} else if (t->tap != NULL) {
+			if (t->mtu != fi->mtu && ktap_set_mtu(t->tap, fi->mtu, err, sizeof(err)) < 0)
+				LOG(ERR, "%s: %s", fi->name, err);
+			t->mtu = fi->mtu;
+			tap_sync_addrs(t, fi);
+		}
+		if (t != NULL)
+			t->idx = (uint16_t)i;
+		next[i] = t;
+	}
+	for (int k = 0; k < cp.nb; k++)
+		tap_free(cp.by_iface[k]); /* interfaces the state no longer has */
+	memcpy(cp.by_iface, next, sizeof(next));
+	cp.nb = c->enabled ? st->nb_ifaces : 0;
+}
+
+/* ---- carrier: the line's BFD ------------------------------------------------ */
+
+/*
+ * A TAP's carrier is down while a single-hop BFD session on its interface
+ * that has been Up is not Up: the line failed, and bgpd (fast external
+ * failover) drops its sessions over it at once. A line whose session
+ * never came up keeps its carrier (BGP may still come up without BFD).
+ */
+static void cplane_timer(uint64_t now_ms)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct bfd_gen *b = st != NULL ? bfd_gen_of(st) : NULL;
+	char err[256];
+
+	(void)now_ms;
+	for (int i = 0; b != NULL && i < cp.nb; i++) {
+		struct cplane_tap *t = cp.by_iface[i];
+		bool any = false, all_up = true;
+		if (t == NULL || t->tap == NULL)
+			continue;
+		for (int s = 0; s < b->nb_sess; s++) {
+			const struct bfd_sess *bs = &b->sess[s];
+			if (bs->kind != CFG_BFD_SINGLE_HOP || bs->iface != i)
+				continue;
+			any = true;
+			if (__atomic_load_n(&bs->rt->s.state, __ATOMIC_RELAXED) != BFD_STATE_UP)
+				all_up = false;
+		}
+		if (any && all_up)
+			t->seen_up = true;
+		bool carrier = !(t->seen_up && any && !all_up);
+		if (carrier == t->carrier)
+			continue;
+		if (ktap_set_carrier(t->tap, carrier, err, sizeof(err)) < 0) {
+			LOG(ERR, "%s: %s", t->iface, err);
+			continue;
+		}
+		t->carrier = carrier;
+		t->carrier_changes++;
+		LOG(NOTICE, "interface %s: TAP carrier %s (BFD)", t->iface, carrier ? "up" : "down");
+	}
+}
+
+/* ---- the state's part -------------------------------------------------------- */
+
+static int cplane_state_build(struct fwd_state *st, const struct fwd_state *prev, char *err,
+			      size_t errlen)
+{
+	const struct cfg_cplane *c = cfg_cplane_get(&st->cfg);
+	unsigned nbw = dp.nb_workers ? dp.nb_workers : 1;
+
+	(void)prev;
+	if (!c->enabled)
+		return 0;
+	struct cplane_gen *g = calloc(1, sizeof(*g));
+	if (g != NULL)
+		g->prof = calloc(CPLANE_CLASSES, sizeof(*g->prof));
+	if (g == NULL || g->prof == NULL) {
+		if (g != NULL)
+			free(g);
+		snprintf(err, errlen, "cplane: out of memory");
+		return -ENOMEM;
+	}
+	for (int k = 0; k < CPLANE_CLASSES; k++) {
+		struct rte_meter_srtcm_params p = {
+			.cir = RTE_MAX(c->police[k].rate / nbw, 1u),
+			.cbs = RTE_MAX(c->police[k].burst / nbw, 1u),
+			.ebs = 0,
+		};
+		int ret = rte_meter_srtcm_profile_config(&g->prof[k], &p);
+		if (ret < 0) {
+			snprintf(err, errlen, "cplane.police.%s: %s", cplane_class_name(k),
+				 strerror(-ret));
+			free(g->prof);
+			free(g);
+			return ret;
+		}
+	}
+	g->gen = __atomic_add_fetch(&cp.gen, 1, __ATOMIC_RELAXED);
+	g->nb_peers = c->nb_peers;
+	memcpy(g->peers, c->peers, sizeof(g->peers));
+	st->feature[cplane_module.id] = g;
+	st->local_other = &cplane_service;
+	return 0;
+}
+
+static void cplane_state_free(struct fwd_state *st)
+{
+	struct cplane_gen *g = st->feature[cplane_module.id];
+
+	if (g != NULL) {
+		free(g->prof);
+		free(g);
+		st->feature[cplane_module.id] = NULL;
+	}
+}
+
+/* ---- show cplane ----------------------------------------------------------- */
+
+static int show_cplane(int argc, const char *const *argv, json_t **data, char *err,
+		       size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct cfg_cplane *c = cfg_cplane_get(&st->cfg);
+	static struct worker_stats ws;
+	uint64_t punted[CPLANE_CLASSES];
+	json_t *taps = json_array(), *classes = json_array();
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	worker_stats_sum(&ws);
+	cplane_worker_counts(punted);
+	for (int i = 0; i < cp.nb; i++) {
+		const struct cplane_tap *t = cp.by_iface[i];
+		if (t == NULL)
+			continue;
+		json_array_append_new(
+			taps, json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:s}", "interface",
+					t->iface, "tap", t->tap ? ktap_ifname(t->tap) : "",
+					"ifindex", t->tap ? ktap_ifindex(t->tap) : 0, "carrier",
+					t->tap == NULL ? "none" : t->carrier ? "up" : "down",
+					"to_kernel", (json_int_t)t->to_kernel, "from_kernel",
+					(json_int_t)t->from_kernel, "carrier_changes",
+					(json_int_t)t->carrier_changes, "error",
+					t->tap ? "" : t->error));
+	}
+	for (int k = 0; k < CPLANE_CLASSES; k++) {
+		char name[48];
+		snprintf(name, sizeof(name), "police_%s", cplane_class_name(k));
+		const struct drop_reason *d = drop_reason_find(name);
+		json_array_append_new(
+			classes,
+			json_pack("{s:s, s:I, s:I, s:I, s:I}", "class", cplane_class_name(k),
+				  "rate_pps", (json_int_t)c->police[k].rate, "burst",
+				  (json_int_t)c->police[k].burst, "punted", (json_int_t)punted[k],
+				  "policed", (json_int_t)(d ? ws.drops[d->id] : 0)));
+	}
+	*data = json_pack("{s:b, s:s, s:o, s:o}", "enabled", c->enabled, "netns",
+			  c->netns[0] ? c->netns : "", "taps", taps, "classes", classes);
+	return 0;
+}
+
+static int cplane_start(void)
+{
+	for (int i = 0; i < cp.nb; i++)
+		if (cp.by_iface[i] != NULL)
+			tap_watch(cp.by_iface[i]);
+	int ret = ctl_register("show cplane",
+			       "show cplane: the control plane's TAPs and punt policers", show_cplane);
+	if (ret == 0)
+		ret = ctl_export("show cplane", "/vbrd/cplane", "control-plane TAPs and policers");
+	return ret;
+}
+
+static void cplane_fini(void)
+{
+	for (int i = 0; i < cp.nb; i++)
+		tap_free(cp.by_iface[i]);
+	memset(cp.by_iface, 0, sizeof(cp.by_iface));
+	cp.nb = 0;
+}
+
+struct vbrd_module cplane_module = {
+	.name = "cplane",
+	.depends_on = (const char *const[]){ "bfd", NULL },
+	.state_build = cplane_state_build,
+	.state_free = cplane_state_free,
+	.state_published = cplane_state_published,
+	.start = cplane_start,
+	.timer = cplane_timer,
+	.timer_ms = 1,
+	.fini = cplane_fini,
+};
+VBRD_MODULE(cplane_module);
