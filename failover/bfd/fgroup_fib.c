@@ -112,6 +112,37 @@ static bool fg_via_iface(const struct fwd_state *st, uint32_t idx, uint16_t ifac
 	return false;
 }
 
+/* Whether FIB value @p v of @p st is the next hop @p k. */
+static bool value_is(const struct fwd_state *st, uint32_t v, const struct fib_nh_key *k)
+{
+	if (v == FGROUP_NO_VALUE || FIB_NH_KIND(v) != FIB_KIND_NEXTHOP ||
+	    FIB_NH_INDEX(v) >= (uint32_t)st->nb_nexthops)
+		return false;
+	const struct fwd_nexthop *nh = &st->nexthops[FIB_NH_INDEX(v)];
+	if (nh->iface != k->iface)
+		return false;
+	return k->family == AF_INET ? nh->gw == k->gw : memcmp(nh->gw6, k->gw6, 16) == 0;
+}
+
+/* A route through a member line's gateway follows the group: its first
+ * group with that member (BGP over a group's line, frr/fpm). */
+static bool fg_covers_nexthop(const struct fwd_state *st, const struct fib_nh_key *k,
+			      uint32_t *idx)
+{
+	const struct bfd_gen *fo = bfd_gen_of(st);
+
+	for (int g = 0; fo != NULL && g < fo->nb_groups; g++)
+		for (int i = 0; i < 2; i++)
+			if (value_is(st,
+				     k->family == AF_INET ? fo->groups[g].m[i].value4
+							  : fo->groups[g].m[i].value6,
+				     k)) {
+				*idx = (uint32_t)g;
+				return true;
+			}
+	return false;
+}
+
 static const char *fg_object_name(const struct fwd_state *st, uint32_t idx)
 {
 	const struct fgroup *g = group_at(st, idx);
@@ -126,6 +157,7 @@ static const struct fwd_nh_kind fgroup_kind = {
 	.output6 = fg_output6,
 	.same_indexes = fg_same_indexes,
 	.via_iface = fg_via_iface,
+	.covers_nexthop = fg_covers_nexthop,
 };
 
 __attribute__((constructor)) static void fgroup_fib_register(void)
