@@ -318,6 +318,9 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	struct cfg_prefix p = { 0 };
 	uint64_t value = FIB_NH(FIB_KIND_NONE, 0);
 	bool found = false;
+	const struct fib_overlay *ov = fib_overlay_get();
+	const char *source = "";
+	uint32_t ovv;
 	char buf[80] = "";
 
 	(void)argc;
@@ -330,10 +333,14 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 		rte_fib_lookup_bulk(st->fib, &a.v4, &value, 1);
 		for (int len = 32; len >= 0 && !found; len--) {
 			uint32_t net = len ? a.v4 & ~0u << (32 - len) : 0;
-			if (fib_table_find4(&st->routes, net, (uint8_t)len) != NULL) {
+			const struct fib_route4 *r = fib_table_find4(&st->routes, net, (uint8_t)len);
+			if (r != NULL || (ov != NULL && ov->find4(net, (uint8_t)len, &ovv))) {
 				p.addr.v4 = net;
 				p.len = (uint8_t)len;
 				found = true;
+				source = r == NULL                     ? ov->name
+					 : r->flags & FIB_ROUTE_STATIC ? "config"
+									: "interface";
 			}
 		}
 	} else {
@@ -343,10 +350,17 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 		for (int len = 128; len >= 0 && !found; len--) {
 			const struct fib_route6 *r = fib_table_find6(&st->routes, a.v6,
 								     (uint8_t)len);
-			if (r != NULL) {
-				memcpy(p.addr.v6, r->addr, 16);
+			uint8_t net[16];
+			memcpy(net, a.v6, 16);
+			for (int b = len; b < 128; b++)
+				net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+			if (r != NULL || (ov != NULL && ov->find6(net, (uint8_t)len, &ovv))) {
+				memcpy(p.addr.v6, net, 16);
 				p.len = (uint8_t)len;
 				found = true;
+				source = r == NULL                     ? ov->name
+					 : r->flags & FIB_ROUTE_STATIC ? "config"
+									: "interface";
 			}
 		}
 	}
@@ -356,8 +370,8 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || fwd_nh_kinds[kind]
 			      ? value_json(st, (uint32_t)value)
 			      : json_array();
-	*data = json_pack("{s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
-			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "type",
+	*data = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
+			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "source", source, "type",
 			  fwd_nh_kinds[kind] ? fwd_nh_kinds[kind]->name : kinds[kind & 7], "value",
 			  (json_int_t)value, "next_hops", nhs);
 	return 0;

@@ -456,6 +456,93 @@ static int eal_teardown(void **state)
 	return 0;
 }
 
+/* ---- routes from a routing protocol (frr/fpm) ------------------------------ */
+
+static uint32_t ov_value;
+static bool ov_has;
+
+static bool ov_find4(uint32_t addr, uint8_t len, uint32_t *value)
+{
+	if (!ov_has || addr != IP4(172, 18, 0, 0) || len != 16)
+		return false;
+	*value = ov_value;
+	return true;
+}
+
+static bool ov_find6(const uint8_t *addr, uint8_t len, uint32_t *value)
+{
+	(void)addr, (void)len, (void)value;
+	return false;
+}
+
+static void ov_count(uint32_t *n4, uint32_t *n6)
+{
+	*n4 = ov_has;
+	*n6 = 0;
+}
+
+static const struct fib_overlay test_overlay = {
+	.name = "test", .find4 = ov_find4, .find6 = ov_find6, .count = ov_count,
+};
+
+/*
+ * Between reloads a next hop and an ECMP set are added to the published
+ * state's free slots and a route through them is added to the FIB in
+ * place; a reload that drops a config prefix the overlay has falls back to
+ * the overlay's value instead of deleting it, and the new state covers the
+ * ids added between reloads.
+ */
+static void dynamic_nexthops_and_overlay(void **state)
+{
+	struct fib_apply_stats s;
+	uint32_t v1, v2, e;
+
+	(void)state;
+	struct fwd_state *a = start(conf_a);
+	uint32_t before = fib_nexthops_live();
+	struct fib_nh_key k1 = { .family = AF_INET, .iface = 0, .gw = IP4(10, 0, 1, 9) };
+	struct fib_nh_key k2 = { .family = AF_INET, .iface = 1, .gw = IP4(10, 0, 2, 9) };
+
+	assert_int_equal(fwd_dyn_nexthop(a, &k1, &v1), 0);
+	assert_int_equal(fwd_dyn_nexthop(a, &k2, &v2), 0);
+	assert_int_equal(fib_nexthops_live(), before + 2);
+	/* its slot is filled in the published state: a route can use it now */
+	assert_int_equal(a->nexthops[FIB_NH_INDEX(v1)].gw, IP4(10, 0, 1, 9));
+	assert_int_equal(fib_route_add4(a->fibs, IP4(192, 0, 2, 0), 24, v1), 0);
+	assert_int_equal(gateway(a, IP4(192, 0, 2, 77)), IP4(10, 0, 1, 9));
+	/* an ECMP set of both, in a free ECMP slot */
+	uint32_t m[2] = { v1, v2 };
+	assert_int_equal(fwd_dyn_ecmp(a, m, 2, &e), 0);
+	assert_int_equal(a->ecmp[FIB_NH_INDEX(e)].nb, 2);
+	assert_int_equal(a->ecmp[FIB_NH_INDEX(e)].nh[1], FIB_NH_INDEX(v2));
+	/* an interface that does not exist is refused */
+	struct fib_nh_key bad = { .family = AF_INET, .iface = 9, .gw = 1 };
+	uint32_t vb;
+	assert_int_equal(fwd_dyn_nexthop(a, &bad, &vb), -EINVAL);
+
+	/* the overlay holds 172.18.0.0/16, which conf_b drops */
+	ov_value = v2;
+	ov_has = true;
+	fib_overlay_set(&test_overlay);
+	struct fwd_state *b = reload(conf_b, &s);
+	assert_int_equal(s.deleted, 0);
+	assert_int_equal(s.changed, 4); /* conf_b's three, and 172.18 to the overlay's */
+	assert_int_equal(gateway(b, IP4(172, 18, 0, 1)), IP4(10, 0, 2, 9));
+	/* the new state covers the ids added between reloads */
+	assert_int_equal(b->nexthops[FIB_NH_INDEX(v1)].gw, IP4(10, 0, 1, 9));
+	assert_int_equal(b->ecmp[FIB_NH_INDEX(e)].nb, 2);
+	assert_int_equal(gateway(b, IP4(192, 0, 2, 1)), IP4(10, 0, 1, 9));
+
+	/* what a dynamic route held is released by its owner */
+	fib_overlay_set(NULL);
+	ov_has = false;
+	assert_int_equal(fib_route_del4(b->fibs, IP4(192, 0, 2, 0), 24), 0);
+	fib_value_put(e);
+	fib_value_put(v1);
+	fib_value_put(v2);
+	stop();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +554,7 @@ int main(void)
 		cmocka_unit_test(old_values_covered_by_new_state),
 		cmocka_unit_test(failed_build_changes_nothing),
 		cmocka_unit_test(capacity_exceeded_grows),
+		cmocka_unit_test(dynamic_nexthops_and_overlay),
 	};
 
 	return cmocka_run_group_tests_name("fib", tests, eal_setup, eal_teardown);
