@@ -85,6 +85,7 @@ struct nent {
 	uint32_t zid;
 	uint32_t value; /* FIB value; one reference; FIB_KIND_NONE when unusable */
 	uint32_t gen;
+	uint32_t nroutes; /* routes that name it (RTA_NH_ID) */
 	bool usable;
 	struct fib_nh_key key; /* one next hop: its vbrd key (iface index, gateway) */
 	uint16_t nb_group;
@@ -321,8 +322,17 @@ static int value_of_set(struct fwd_state *st, const struct fib_nh_key *keys, int
 
 static struct nent *nent_find(uint32_t zid)
 {
-	int id = idtab_find(&fpm.nhs, &zid);
+	int id = zid != 0 ? idtab_find(&fpm.nhs, &zid) : -ENOENT;
 	return id >= 0 ? &fpm.nents[id] : NULL;
+}
+
+/* A route stops (-1) or starts (+1) naming next-hop object @p zid. */
+static void nent_uses(uint32_t zid, int delta)
+{
+	struct nent *n = nent_find(zid);
+
+	if (n != NULL && (delta > 0 || n->nroutes > 0))
+		n->nroutes += (uint32_t)delta;
 }
 
 /* Resolve next-hop object @p n from its key or members (it keeps one reference). */
@@ -400,11 +410,13 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 	if (!created) {
 		idtab_put(&fpm.routes, (uint32_t)id); /* one reference a prefix */
 		defer_put(r->value);
+		nent_uses(r->nh_id, -1);
 		fpm.c.replaces++;
 	} else {
 		count_family(k->family, 1);
 	}
 	*r = (struct rent){ .value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto };
+	nent_uses(nh_id, 1);
 	r->shadowed = shadowed_by_config(st, k);
 	if (!r->shadowed && fib_set(st, k, value) < 0)
 		fpm.c.fib_errors++;
@@ -422,6 +434,7 @@ static void route_unset(struct fwd_state *st, const struct rkey *k)
 	if (!r->shadowed && fib_unset(st, k) < 0)
 		fpm.c.fib_errors++;
 	defer_put(r->value);
+	nent_uses(r->nh_id, -1);
 	count_family(k->family, -1);
 	idtab_put(&fpm.routes, (uint32_t)id);
 }
@@ -504,12 +517,16 @@ static void route_del(struct fwd_state *st, const struct fpm_route *rt)
 /* Next-hop object @p zid changed: its routes and the groups it is in follow. */
 static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 {
-	for (uint32_t id = 0; id < fpm.routes.high; id++) {
+	const struct nent *self = nent_find(zid);
+	uint32_t left = self != NULL ? self->nroutes : 0;
+
+	for (uint32_t id = 0; left > 0 && id < fpm.routes.high; id++) {
 		struct rent *r = &fpm.rents[id];
 		if (fpm.routes.refs[id] == 0 || r->nh_id != zid)
 			continue;
 		const struct nent *n = nent_find(zid);
 		const struct rkey *k = idtab_key(&fpm.routes, id);
+		left--;
 		if (n == NULL || !n->usable) {
 			route_unset(st, k);
 			continue;
