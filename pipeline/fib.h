@@ -288,7 +288,8 @@ struct fib_overlay_route {
 	uint8_t addr[16]; /* IPv4: a uint32_t in host order in the first 4 bytes; IPv6 */
 	uint32_t value;   /* FIB value */
 	uint8_t protocol; /* the routing protocol's number (rtm_protocol: 186 BGP) */
-	bool active;      /* in the FIB (false: a route table entry has the prefix) */
+	bool active;      /* in the FIB (false: a route table entry has the prefix, or pending) */
+	bool pending;     /* waits for a usable next hop (not in the FIB) */
 };
 
 struct fib_overlay {

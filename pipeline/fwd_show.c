@@ -223,7 +223,7 @@ static json_t *overlay_route_json(const struct fwd_state *st, const struct fib_o
 	else
 		memcpy(p.addr.v6, r.addr, 16);
 	snprintf(src, sizeof(src), "%s%s", protocol_name(r.protocol, pb, sizeof(pb)),
-		 r.active ? "" : " (config wins)");
+		 r.pending ? " (no usable next hop)" : r.active ? "" : " (config wins)");
 	uint32_t kind = FIB_NH_KIND(r.value);
 	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
 			 "type",

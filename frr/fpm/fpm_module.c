@@ -78,6 +78,7 @@ struct rent {
 	uint32_t gen;    /* connection that sent it last */
 	uint8_t proto;   /* rtm_protocol */
 	bool shadowed;   /* the configuration has the prefix: not in the FIB */
+	bool pending;    /* its next-hop object is unknown or unusable: not in the FIB */
 };
 
 /* A zebra next-hop object (by idtab id of its zebra id). */
@@ -85,7 +86,6 @@ struct nent {
 	uint32_t zid;
 	uint32_t value; /* FIB value; one reference; FIB_KIND_NONE when unusable */
 	uint32_t gen;
-	uint32_t nroutes; /* routes that name it (RTA_NH_ID) */
 	bool usable;
 	struct fib_nh_key key; /* one next hop: its vbrd key (iface index, gateway) */
 	uint16_t nb_group;
@@ -113,6 +113,7 @@ static struct {
 	char peer[64];
 	char last_error[256];
 	struct idtab routes, nhs;
+	struct idtab uses; /* zebra next-hop id → routes that name it (its refs) */
 	struct rent *rents;
 	uint32_t rcap;
 	struct nent *nents;
@@ -326,13 +327,27 @@ static struct nent *nent_find(uint32_t zid)
 	return id >= 0 ? &fpm.nents[id] : NULL;
 }
 
-/* A route stops (-1) or starts (+1) naming next-hop object @p zid. */
-static void nent_uses(uint32_t zid, int delta)
+/* Routes that name zebra next-hop object @p zid (RTA_NH_ID), whether it exists or not. */
+static uint32_t uses_of(uint32_t zid)
 {
-	struct nent *n = nent_find(zid);
+	int id = zid != 0 ? idtab_find(&fpm.uses, &zid) : -ENOENT;
+	return id >= 0 ? fpm.uses.refs[id] : 0;
+}
 
-	if (n != NULL && (delta > 0 || n->nroutes > 0))
-		n->nroutes += (uint32_t)delta;
+/* A route starts (+1) or stops (-1) naming @p zid. */
+static void uses(uint32_t zid, int delta)
+{
+	bool created;
+	int id;
+
+	if (zid == 0)
+		return;
+	if (delta > 0) {
+		if (idtab_get(&fpm.uses, &zid, &created) < 0)
+			rte_panic("fpm: out of memory counting next-hop uses\n");
+	} else if ((id = idtab_find(&fpm.uses, &zid)) >= 0) {
+		idtab_put(&fpm.uses, (uint32_t)id);
+	}
 }
 
 /* Resolve next-hop object @p n from its key or members (it keeps one reference). */
@@ -393,11 +408,14 @@ static void count_family(uint8_t family, int delta)
 		fpm.nb6 += (uint32_t)delta;
 }
 
-/* Install @p value (one reference, ours now) for @p k. */
+/*
+ * Hold @p value (one reference, ours now) for @p k and put it in the FIB;
+ * @p pending: the route waits for its next-hop object (not in the FIB).
+ */
 static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value, uint32_t nh_id,
-		      uint8_t proto)
+		      uint8_t proto, bool pending)
 {
-	bool created;
+	bool created, was_in = false;
 	int id = idtab_get(&fpm.routes, k, &created);
 
 	if (id < 0) {
@@ -409,17 +427,25 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 	struct rent *r = &fpm.rents[id];
 	if (!created) {
 		idtab_put(&fpm.routes, (uint32_t)id); /* one reference a prefix */
+		was_in = !r->pending && !r->shadowed;
 		defer_put(r->value);
-		nent_uses(r->nh_id, -1);
+		uses(r->nh_id, -1);
 		fpm.c.replaces++;
 	} else {
 		count_family(k->family, 1);
 	}
-	*r = (struct rent){ .value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto };
-	nent_uses(nh_id, 1);
+	*r = (struct rent){ .value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto,
+			    .pending = pending };
+	uses(nh_id, 1);
 	r->shadowed = shadowed_by_config(st, k);
-	if (!r->shadowed && fib_set(st, k, value) < 0)
+	if (r->shadowed)
+		return;
+	if (!pending) {
+		if (fib_set(st, k, value) < 0)
+			fpm.c.fib_errors++;
+	} else if (was_in && fib_unset(st, k) < 0) {
 		fpm.c.fib_errors++;
+	}
 }
 
 static void route_unset(struct fwd_state *st, const struct rkey *k)
@@ -431,10 +457,10 @@ static void route_unset(struct fwd_state *st, const struct rkey *k)
 		return;
 	}
 	struct rent *r = &fpm.rents[id];
-	if (!r->shadowed && fib_unset(st, k) < 0)
+	if (!r->shadowed && !r->pending && fib_unset(st, k) < 0)
 		fpm.c.fib_errors++;
 	defer_put(r->value);
-	nent_uses(r->nh_id, -1);
+	uses(r->nh_id, -1);
 	count_family(k->family, -1);
 	idtab_put(&fpm.routes, (uint32_t)id);
 }
@@ -475,9 +501,12 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 	} else if (rt->nh_id != 0) {
 		const struct nent *n = nent_find(rt->nh_id);
 		if (n == NULL || !n->usable) {
+			/* held until zebra's next-hop object is (usable): its
+			 * members may come after it */
 			if (n == NULL)
 				fpm.c.unknown_nexthop++;
-			route_unset(st, &k); /* it no longer goes where we had it */
+			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), rt->nh_id, rt->protocol,
+				  true);
 			return;
 		}
 		value = n->value;
@@ -496,7 +525,7 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 			return;
 		}
 	}
-	route_set(st, &k, value, rt->nh_id, rt->protocol);
+	route_set(st, &k, value, rt->nh_id, rt->protocol, false);
 }
 
 static void route_del(struct fwd_state *st, const struct fpm_route *rt)
@@ -514,25 +543,24 @@ static void route_del(struct fwd_state *st, const struct fpm_route *rt)
 	route_unset(st, &k);
 }
 
-/* Next-hop object @p zid changed: its routes and the groups it is in follow. */
+/* Next-hop object @p zid is new or changed: its routes and the groups it is in follow. */
 static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 {
-	const struct nent *self = nent_find(zid);
-	uint32_t left = self != NULL ? self->nroutes : 0;
+	uint32_t left = uses_of(zid);
 
 	for (uint32_t id = 0; left > 0 && id < fpm.routes.high; id++) {
-		struct rent *r = &fpm.rents[id];
+		const struct rent *r = &fpm.rents[id];
 		if (fpm.routes.refs[id] == 0 || r->nh_id != zid)
 			continue;
-		const struct nent *n = nent_find(zid);
-		const struct rkey *k = idtab_key(&fpm.routes, id);
 		left--;
+		const struct nent *n = nent_find(zid);
+		struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
 		if (n == NULL || !n->usable) {
-			route_unset(st, k);
+			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), zid, r->proto, true);
 			continue;
 		}
 		fib_value_hold(n->value);
-		route_set(st, k, n->value, zid, r->proto);
+		route_set(st, &k, n->value, zid, r->proto, false);
 	}
 	if (depth > 0)
 		return;
@@ -579,8 +607,8 @@ static void nh_add(struct fwd_state *st, const struct fpm_nexthop *nh)
 		idtab_put(&fpm.nhs, (uint32_t)id);
 	n->gen = fpm.gen;
 	nent_resolve(st, n, nh);
-	if (!created)
-		nh_changed(st, nh->id, 0);
+	/* its routes (held while it was unknown, too) and the groups it is in */
+	nh_changed(st, nh->id, 0);
 }
 
 static void nh_del(struct fwd_state *st, uint32_t zid)
@@ -846,7 +874,7 @@ static bool ov_find(const struct rkey *k, uint32_t *value)
 {
 	int id = idtab_find(&fpm.routes, k);
 
-	if (id < 0)
+	if (id < 0 || fpm.rents[id].pending)
 		return false;
 	*value = fpm.rents[id].value;
 	return true;
@@ -890,7 +918,8 @@ static bool ov_row(uint32_t row, struct fib_overlay_route *r)
 	memcpy(r->addr, k->addr, 16);
 	r->value = e->value;
 	r->protocol = e->proto;
-	r->active = !e->shadowed;
+	r->active = !e->shadowed && !e->pending;
+	r->pending = e->pending;
 	return true;
 }
 
@@ -958,6 +987,8 @@ static int fpm_start(void)
 	fpm.routes.max = FPM_MAX_ROUTES;
 	fpm.nhs.key_size = sizeof(uint32_t);
 	fpm.nhs.max = FPM_MAX_NHS;
+	fpm.uses.key_size = sizeof(uint32_t);
+	fpm.uses.max = FPM_MAX_NHS;
 	fpm.buf = aligned_alloc(64, FPM_BUF);
 	if (fpm.buf == NULL)
 		return -ENOMEM;
@@ -1023,10 +1054,59 @@ static int show_fpm(int argc, const char *const *argv, json_t **data, char *err,
 	return 0;
 }
 
+/* `show fpm nexthops`: zebra's next-hop objects and what vbrd made of each. */
+static int show_fpm_nexthops(int argc, const char *const *argv, json_t **data, char *err,
+			     size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	json_t *rows = json_array();
+	char gw[64];
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	for (uint32_t id = 0; id < fpm.nhs.high; id++) {
+		const struct nent *n = &fpm.nents[id];
+		if (fpm.nhs.refs[id] == 0)
+			continue;
+		json_t *members = json_array();
+		for (int i = 0; i < n->nb_group; i++)
+			json_array_append_new(members, json_integer(n->group[i]));
+		uint32_t kind = FIB_NH_KIND(n->value);
+		struct cfg_addr a = { .family = (int)n->key.family };
+		if (a.family == AF_INET)
+			a.v4 = n->key.gw;
+		else
+			memcpy(a.v6, n->key.gw6, 16);
+		bool one = n->nb_group == 0 && n->usable && kind != FIB_KIND_NONE;
+		json_array_append_new(
+			rows,
+			json_pack("{s:I, s:b, s:s, s:s, s:s, s:o, s:I}", "id", (json_int_t)n->zid,
+				  "usable", n->usable, "type",
+				  fwd_nh_kinds[kind]       ? fwd_nh_kinds[kind]->name
+				  : kind == FIB_KIND_ECMP ? "ecmp"
+				  : kind == FIB_KIND_NONE ? (n->usable ? "blackhole" : "-")
+							  : "next_hop",
+				  "interface",
+				  one && n->key.iface < (uint32_t)st->nb_ifaces
+					  ? st->ifaces[n->key.iface].name
+					  : "",
+				  "via",
+				  one && (a.family == AF_INET ? a.v4 != 0 : true)
+					  ? config_format_addr(&a, gw, sizeof(gw))
+					  : "",
+				  "members", members, "routes", (json_int_t)uses_of(n->zid)));
+	}
+	*data = json_pack("{s:o}", "nexthops", rows);
+	return 0;
+}
+
 static int fpm_module_start(void)
 {
 	int ret = ctl_register("show fpm", "show fpm: the FPM server's connection, routes and counters",
 			       show_fpm);
+	if (ret == 0)
+		ret = ctl_register("show fpm nexthops",
+				   "show fpm nexthops: zebra's next-hop objects and what vbrd made of each",
+				   show_fpm_nexthops);
 	if (ret == 0)
 		ret = ctl_export("show fpm", "/vbrd/fpm", "routes from FRR over FPM");
 	if (ret == 0)
@@ -1048,6 +1128,7 @@ static void fpm_fini(void)
 	/* the FIB goes with the process: no references to give back one by one */
 	idtab_free(&fpm.routes);
 	idtab_free(&fpm.nhs);
+	idtab_free(&fpm.uses);
 	free(fpm.rents);
 	free(fpm.nents);
 	free(fpm.defer);
