@@ -1,8 +1,13 @@
-# FRR's bfdd as a BFD peer (RFC 5880/5881/5883) in a lab host, without
-# systemd or watchfrr: the reference implementation that vbrd's BFD must
-# interoperate with.
+# FRR 8.4 in lab hosts, without systemd or watchfrr: bfdd as a BFD peer
+# (RFC 5880/5881/5883), the reference implementation that vbrd's BFD must
+# interoperate with, and bgpd + zebra as BGP speakers (RFC 4271, RFC 4760),
+# zebra optionally with its Forwarding Plane Manager (dplane_fpm_nl).
 #
-#   frr_start HOST CONFIG               zebra + bfdd in HOST, CONFIG = bfdd.conf text
+#   frr_start HOST CONFIG ?-daemons {zebra bgpd bfdd}? ?-fpm ADDR:PORT?
+#             ?-nhg on|off? ?-listen ADDRS? ?-extra {DAEMON TEXT ...}?
+#                                       zebra + the daemons in HOST (default
+#                                       zebra bfdd); CONFIG = bgpd.conf text
+#                                       if bgpd runs, bfdd.conf text otherwise
 #   frr_bfd_conf PEERS ?-interval MS? ?-multiplier N?
 #                                       bfdd.conf text: one `peer` block per spec
 #   frr_vtysh HOST CMD ?CMD ...?        vtysh -c CMD ... against HOST's daemons
@@ -13,9 +18,33 @@
 #   frr_bfd_transitions HOST            state changes from bfdd's log, ms timestamps
 #   frr_shutdown_peer HOST PEER ?KEY VALUE ...?   `shutdown` (AdminDown)
 #   frr_noshutdown_peer HOST PEER ?KEY VALUE ...? `no shutdown`
-#   frr_kill HOST ?DAEMON?              SIGKILL bfdd (or zebra) -> ms of the kill
-#   frr_stop HOST                       SIGTERM both, wait, tidy up
+#   frr_kill HOST ?DAEMON?              SIGKILL bfdd (or zebra, bgpd) -> ms of the kill
+#   frr_stop HOST                       SIGTERM the daemons, wait, tidy up
 #   frr_log HOST ?DAEMON?               a daemon's log file
+#
+# BGP (bgpd, with zebra; a neighbor's `bfd` needs bfdd in -daemons too):
+#
+#   frr_bgp_conf ASN ROUTER_ID ?-neighbors SPECS? ?-networks PREFIXES?
+#                ?-redistribute {static connected}? ?-timers {KEEPALIVE HOLD}?
+#                ?-extra TEXT?         bgpd.conf text (SPEC: {ADDR AS ?KEY VALUE ...?})
+#   frr_bgp_neighbor_state HOST PEER    Established, Idle, Connect, Active,
+#                                       OpenSent, OpenConfirm; "" if no such neighbor
+#   frr_bgp_wait_state HOST PEER STATE TIMEOUT_MS   -> ms waited
+#   frr_bgp_routes HOST ?-family ipv4|ipv6?         prefixes of bgpd's RIB
+#   frr_zebra_routes HOST ?-family ipv4|ipv6? ?-protocol P?
+#                                       zebra's RIB: dict prefix -> {protocol P
+#                                       selected 0|1 installed 0|1 nexthops {...}}
+#   frr_bgp_announce HOST PREFIXES      `network` statements (either family)
+#   frr_bgp_withdraw HOST PREFIXES      `no network`
+#
+# Zebra's FPM (-fpm ADDR:PORT) and a server that records what it sends:
+#
+#   fpm_sink_start HOST ?-listen ADDR:PORT? ?-hex 0|1?  tools/fpm_sink.py
+#                                       in HOST, listening -> SINK
+#   fpm_sink_messages SINK ?-type T? ?-dst PREFIX? ?-match GLOB?
+#                                       its lines as dicts (ms type KEY VALUE ...)
+#   fpm_sink_wait SINK TYPE DST TIMEOUT_MS   -> the first such message
+#   fpm_sink_stop SINK
 #
 # PEER is the peer address as `show bfd peers json` prints it; KEY VALUE
 # pairs pick among sessions to the same address by other JSON fields
@@ -26,10 +55,37 @@
 # specified interface IF (VRF default) doesn't exist" in bfdd's log); the
 # session is enabled once zebra has announced IF.
 #
+# BGP and the FPM in FRR 8.4.4 (Debian 12), as its source reads and as
+# seen here (test_bgp_harness.tcl):
+# - bgpd -l ADDR (repeatable) listens on port 179 of ADDR only. Its --help
+#   says -l "implies -n" (no routes to zebra); the code does not: what it
+#   learns still reaches zebra and the kernel. It runs as user frr and
+#   binds 179 with CAP_NET_BIND_SERVICE, which it keeps as permitted and
+#   raises for the bind.
+# - FRR's connect-retry timer is 120 s: a neighbor whose first connection
+#   is refused (the peer not up yet) would wait that long; frr_bgp_conf
+#   sets 1 s. The eBGP advertisement interval is 0 in 8.4.
+# - dplane_fpm_nl connects only once `fpm address` is configured (the older
+#   `fpm` module tries 127.0.0.1:2620 unconfigured), 3 s after the config
+#   is read (a timer: the docs' "immediately" is not so), and tries again
+#   every 3 s while the server refuses or closes. Switching next-hop groups
+#   on or off closes the connection; the next one comes 3 s later.
+# - Each connection starts with the whole state: next-hop objects
+#   (RTM_NEWNEXTHOP, protocol 11 "zebra", when next-hop groups are on),
+#   then the selected route of every prefix (connected subnets with
+#   protocol 2 "kernel", BGP's with 186), then each change as it happens:
+#   a withdrawal is a lone RTM_DELROUTE without next hops, a next hop no
+#   longer used an RTM_DELNEXTHOP, and (in the code) a changed route an
+#   RTM_DELROUTE and an RTM_NEWROUTE in one FPM frame. IPv4 routes carry
+#   NLM_F_REPLACE, IPv6 ones not. An IPv6 route learned from a directly
+#   connected peer has the peer's link-local address as gateway. Zebra
+#   reads what the server sends and drops it. It still installs every
+#   route in its namespace's kernel table as well.
+#
 # Per-host instance: everything lives in RUNDIR/frr-HOST (owned by the frr
 # user, whom the daemons switch to; as root they would refuse to start,
 # since root is not in the frrvty group): config files, pid files (-i), the
-# zserv socket (-z, shared by the two daemons), the vty sockets
+# zserv socket (-z, shared by the daemons), the vty sockets
 # (--vty_socket), bfdd's control socket (--bfdctl) and logs (--log file:).
 # -P 0 closes the TCP vty ports (2601, 2617), so no instance, in any
 # namespace, binds a port. -f keeps the daemons away from /etc/frr (whose
@@ -62,6 +118,8 @@ namespace eval frr {
         array set ::frr::inst {}
     }
     variable start_ms 10000     ;# ms a daemon may take to come up
+    # tests/tcl/tools (fpm_sink.py)
+    variable tools [file join [file dirname [file dirname [file normalize [info script]]]] tools]
 }
 
 # Directory of HOST's instance.
@@ -69,14 +127,76 @@ proc frr_dir {host} {
     return [file join [lab_rundir] frr-$host]
 }
 
-# frr_start HOST CONFIG
+# frr_start HOST CONFIG ?-daemons LIST? ?-fpm ADDR:PORT? ?-nhg on|off?
+#           ?-listen ADDRS? ?-extra {DAEMON TEXT ...}?
 #
-# Start zebra, then bfdd with CONFIG (the text of bfdd.conf), in HOST's
-# namespace; return once bfdd answers vtysh. A `log timestamp precision 3`
-# and `debug bfd peer` are prepended, so that bfdd's log has every state
-# change with a millisecond timestamp (frr_bfd_transitions). Starting a
-# host whose daemons were killed starts them anew with the new CONFIG.
-proc frr_start {host config} {
+# Start zebra, then the other daemons of LIST (default {zebra bfdd}; any of
+# zebra bfdd staticd bgpd, zebra always, started first; bgpd last) in
+# HOST's namespace; return once each of bfdd and bgpd answers vtysh.
+# CONFIG is the text of bgpd.conf when bgpd runs, of bfdd.conf otherwise
+# (of staticd.conf when only staticd is left); -extra adds text to the
+# config of any daemon (zebra: interface or `ip forwarding` lines; bfdd:
+# profiles). Every config starts with `log file`, `log timestamp precision
+# 3`; bfdd's with `debug bfd peer` too, so that its log has every state
+# change with a millisecond timestamp (frr_bfd_transitions), bgpd's with
+# `debug bgp neighbor-events`.
+#
+# -fpm ADDR:PORT loads zebra's dplane_fpm_nl module (`-M dplane_fpm_nl`)
+# and writes `fpm address ADDR port PORT` into zebra.conf: zebra then
+# connects to that FPM server (over TCP from HOST's namespace, so 127.0.0.1
+# is HOST's own loopback) and sends it its whole RIB, then every change.
+# -nhg off adds `no fpm use-next-hop-groups` (routes carry their next hops,
+# RTA_GATEWAY/RTA_MULTIPATH); on (FRR 8.4's default) sends RTM_NEWNEXTHOP
+# objects and routes that name them (RTA_NH_ID).
+#
+# -listen ADDRS gives bgpd one `-l ADDR` per address: it listens on port
+# 179 of those addresses only. Without it bgpd listens on 0.0.0.0 and ::
+# of HOST's namespace, whose ports are its own: instances in different
+# namespaces never clash either way.
+#
+# Starting a host whose daemons were killed starts them anew with the new
+# CONFIG.
+proc frr_start {host config args} {
+    set daemons {zebra bfdd}
+    set fpm ""
+    set nhg ""
+    set listen {}
+    set extra {}
+    foreach {k v} $args {
+        switch -- $k {
+            -daemons { set daemons $v }
+            -fpm { set fpm $v }
+            -nhg { set nhg $v }
+            -listen { set listen $v }
+            -extra { set extra $v }
+            default { error "frr_start: unknown option $k" }
+        }
+    }
+    foreach d $daemons {
+        if {$d ni {zebra bfdd staticd bgpd}} {
+            error "frr_start: daemon '$d' is not one of zebra bfdd staticd bgpd"
+        }
+    }
+    # zebra first (the others connect to its zserv socket), bgpd last (its
+    # `neighbor bfd` registers with bfdd through zebra).
+    set order {zebra}
+    foreach d {bfdd staticd bgpd} {
+        if {$d in $daemons} { lappend order $d }
+    }
+    set main ""
+    foreach d {bgpd bfdd staticd} {
+        if {$d in $order} { set main $d; break }
+    }
+    if {$main eq "" && [string trim $config] ne ""} {
+        error "frr_start: a CONFIG but only zebra to run"
+    }
+    if {$nhg ni {"" on off}} {
+        error "frr_start: -nhg on|off, not '$nhg'"
+    }
+    if {$nhg ne "" && $fpm eq ""} {
+        error "frr_start: -nhg without -fpm"
+    }
+
     set dir [frr_dir $host]
     if {[info exists ::frr::inst($host)]} {
         frr_stop $host
@@ -92,27 +212,68 @@ proc frr_start {host config} {
     foreach f [glob -nocomplain -directory $dir *.vty *.api *.sock *.pid] {
         file delete $f
     }
-    foreach daemon {zebra bfdd} {
-        set log($daemon) "hostname $host\nlog file [file join $dir $daemon.log] debugging\nlog timestamp precision 3\n"
+    foreach daemon $order {
+        set text "hostname $host\nlog file [file join $dir $daemon.log] debugging\nlog timestamp precision 3\n"
+        switch -- $daemon {
+            zebra {
+                if {$fpm ne ""} {
+                    lassign [_frr_addr_port $fpm] addr port
+                    append text "fpm address $addr port $port\n"
+                    if {$nhg eq "off"} {
+                        append text "no fpm use-next-hop-groups\n"
+                    }
+                }
+            }
+            bfdd { append text "debug bfd peer\n" }
+            bgpd { append text "debug bgp neighbor-events\n" }
+        }
+        if {$daemon eq $main} { append text "$config\n" }
+        if {[dict exists $extra $daemon]} { append text "[dict get $extra $daemon]\n" }
+        _frr_write [file join $dir $daemon.conf] $text
     }
-    _frr_write [file join $dir zebra.conf] $log(zebra)
-    _frr_write [file join $dir bfdd.conf] "$log(bfdd)debug bfd peer\n$config\n"
-    set ::frr::inst($host) [dict create dir $dir spawn {} pid {}]
+    set ::frr::inst($host) [dict create dir $dir spawn {} pid {} fpm $fpm]
     if {[llength [info procs lab_on_cleanup]] && ![info exists ::frr::hooked]} {
         set ::frr::hooked 1
         lab_on_cleanup {frr_stop_all}
     }
 
-    _frr_spawn $host zebra -z [file join $dir zserv.api]
-    _frr_spawn $host bfdd -z [file join $dir zserv.api] \
-        --bfdctl [file join $dir bfdd.sock]
-    # bfdd answers vtysh (its vty socket exists before its config is read).
-    set deadline [expr {[clock milliseconds] + $::frr::start_ms}]
-    while {[catch {frr_bfd_peers $host} err]} {
-        if {[clock milliseconds] > $deadline} {
-            fail "bfdd in $host does not answer vtysh: $err\n[frr_log $host bfdd]"
+    set zserv [list -z [file join $dir zserv.api]]
+    foreach daemon $order {
+        switch -- $daemon {
+            zebra {
+                set opts {}
+                if {$fpm ne ""} { lappend opts -M dplane_fpm_nl }
+                _frr_spawn $host zebra {*}$zserv {*}$opts
+            }
+            bfdd {
+                _frr_spawn $host bfdd {*}$zserv --bfdctl [file join $dir bfdd.sock]
+            }
+            staticd { _frr_spawn $host staticd {*}$zserv }
+            bgpd {
+                set opts {}
+                foreach a $listen { lappend opts -l $a }
+                _frr_spawn $host bgpd {*}$zserv {*}$opts
+            }
         }
-        after 20
+    }
+    # bfdd and bgpd answer vtysh (their vty sockets exist before their
+    # configs are read).
+    set deadline [expr {[clock milliseconds] + $::frr::start_ms}]
+    if {"bfdd" in $order} {
+        while {[catch {frr_bfd_peers $host} err]} {
+            if {[clock milliseconds] > $deadline} {
+                fail "bfdd in $host does not answer vtysh: $err\n[frr_log $host bfdd]"
+            }
+            after 20
+        }
+    }
+    if {"bgpd" in $order} {
+        while {[catch {_frr_vtysh_daemon $host bgpd "show bgp summary json"} err]} {
+            if {[clock milliseconds] > $deadline} {
+                fail "bgpd in $host does not answer vtysh: $err\n[frr_log $host bgpd]"
+            }
+            after 20
+        }
     }
 }
 
@@ -245,14 +406,31 @@ proc frr_kill {host {daemon bfdd}} {
     return $t
 }
 
-# Stop HOST's daemons (SIGTERM, then SIGKILL after 5 s); never raises.
+# Stop HOST's daemons (SIGTERM, then SIGKILL after 5 s), the last started
+# first; never raises.
+#
+# A zebra with the FPM module is told `no fpm address` first and then
+# stopped: FRR 8.4's zebra hangs for good on SIGTERM when its FPM thread is
+# re-making the connection at that moment (the server just closed it, or
+# a retry every 3 s is failing). Its main thread, shutting down, waits in
+# fpm_nl_finish_early() for the FPM thread to cancel its tasks while the
+# FPM thread waits in fpm_reconnect() for the main thread to cancel its
+# own (thread_cancel_async both ways; FRR PR 17504 fixed it in 2024). Here
+# it hung in 8 of 12 stops with the server killed at the same time.
+# Disabled, the FPM thread never reconnects again.
 proc frr_stop {host} {
     if {![info exists ::frr::inst($host)]} { return }
     set inst $::frr::inst($host)
-    foreach daemon {bfdd zebra} {
-        if {![dict exists $inst spawn $daemon]} { continue }
+    if {[dict get $inst fpm] ne "" && [dict exists $inst spawn zebra]
+        && ![lab_exited [dict get $inst spawn zebra]]} {
+        catch {_frr_fpm_disable $host}
+    }
+    foreach daemon [lreverse [dict keys [dict get $inst spawn]]] {
         set spawn [dict get $inst spawn $daemon]
-        set pid [dict get $inst pid $daemon]
+        # no pid if it died before writing its pid file: the lab_spawn
+        # wrapper (timeout) passes the signal on
+        set pid $spawn
+        if {[dict exists $inst pid $daemon]} { set pid [dict get $inst pid $daemon] }
         if {![lab_exited $spawn]} {
             catch {exec kill -TERM $pid}
             if {![lab_wait_exit $spawn 5000]} {
@@ -275,6 +453,287 @@ proc frr_stop_all {} {
 # Log of HOST's DAEMON (bfdd or zebra), "" if none yet.
 proc frr_log {host {daemon bfdd}} {
     return [_lab_read [file join [frr_dir $host] $daemon.log]]
+}
+
+# --- BGP ---
+
+# frr_bgp_conf ASN ROUTER_ID ?-neighbors SPECS? ?-networks PREFIXES?
+#              ?-redistribute LIST? ?-timers {KEEPALIVE HOLD}? ?-extra TEXT?
+#
+# bgpd.conf text: `router bgp ASN` with router-id ROUTER_ID, `no bgp
+# ebgp-requires-policy` (RFC 8212's default would keep eBGP routes in and
+# out until a policy says otherwise), `no bgp network import-check` (a
+# `network` is announced whether or not zebra has a route for it), `no bgp
+# default ipv4-unicast` (each neighbor activated in its families only),
+# `timers bgp KEEPALIVE HOLD` (s, default 3 9), and both address families
+# ipv4 and ipv6 unicast, each with its `network` lines (PREFIXES of that
+# family; 10 000+ are fine here, faster than frr_bgp_announce), `redistribute
+# X` for each X of LIST, and `neighbor ADDR activate` of its neighbors.
+#
+# A neighbor SPEC is {ADDR AS ?KEY VALUE ...?}:
+#   families {ipv4 ipv6}  address families to activate (default: ADDR's)
+#   bfd 1                 `neighbor ADDR bfd` (needs bfdd in -daemons)
+#   connect S             connect-retry timer, s (default 1; FRR's 120
+#                         would leave a first refused connection idle 2 min)
+#   timers {KA HOLD}      the neighbor's own keepalive and hold time, s
+#   options LIST          more `neighbor ADDR ...` lines, words after ADDR
+#                         (e.g. {"ebgp-multihop 2" "update-source lo"})
+# -extra TEXT goes after the router node, at the config's top level.
+proc frr_bgp_conf {asn router_id args} {
+    set neighbors {}
+    set networks {}
+    set redistribute {}
+    set timers {3 9}
+    set extra ""
+    foreach {k v} $args {
+        switch -- $k {
+            -neighbors { set neighbors $v }
+            -networks { set networks $v }
+            -redistribute { set redistribute $v }
+            -timers { set timers $v }
+            -extra { set extra $v }
+            default { error "frr_bgp_conf: unknown option $k" }
+        }
+    }
+    set t "router bgp $asn\n bgp router-id $router_id\n"
+    append t " no bgp ebgp-requires-policy\n no bgp network import-check\n"
+    append t " no bgp default ipv4-unicast\n bgp log-neighbor-changes\n"
+    append t " timers bgp [lindex $timers 0] [lindex $timers 1]\n"
+    set active {ipv4 {} ipv6 {}}
+    foreach spec $neighbors {
+        set addr [lindex $spec 0]
+        set o [dict merge [dict create families [_frr_family $addr] bfd 0 \
+                               connect 1 timers {} options {}] [lrange $spec 2 end]]
+        append t " neighbor $addr remote-as [lindex $spec 1]\n"
+        append t " neighbor $addr timers connect [dict get $o connect]\n"
+        if {[dict get $o timers] ne ""} {
+            append t " neighbor $addr timers [join [dict get $o timers]]\n"
+        }
+        if {[dict get $o bfd]} { append t " neighbor $addr bfd\n" }
+        foreach line [dict get $o options] {
+            append t " neighbor $addr $line\n"
+        }
+        foreach f [dict get $o families] {
+            if {$f ni {ipv4 ipv6}} { error "frr_bgp_conf: family '$f'" }
+            dict lappend active $f $addr
+        }
+    }
+    foreach f {ipv4 ipv6} {
+        append t " !\n address-family $f unicast\n"
+        foreach p $networks {
+            if {[_frr_family $p] eq $f} { append t "  network $p\n" }
+        }
+        foreach r $redistribute { append t "  redistribute $r\n" }
+        foreach a [dict get $active $f] { append t "  neighbor $a activate\n" }
+        append t " exit-address-family\n"
+    }
+    append t "exit\n!\n$extra"
+    return $t
+}
+
+# State of HOST's BGP session to PEER (an address) as bgpd names it (RFC
+# 4271 §8.2.2): Idle Connect Active OpenSent OpenConfirm Established; ""
+# if bgpd has no such neighbor.
+proc frr_bgp_neighbor_state {host peer} {
+    set out [_frr_vtysh_daemon $host bgpd "show bgp neighbors $peer json"]
+    if {[regexp {"bgpState":\s*"([A-Za-z]+)"} $out -> state]} { return $state }
+    return ""
+}
+
+# Wait up to TIMEOUT_MS for the session to reach STATE; return the ms
+# waited (an upper bound: each look is a vtysh run). Fails the test with
+# what bgpd says of the neighbor (last reset, its reason) and the tail of
+# its log.
+proc frr_bgp_wait_state {host peer state timeout_ms} {
+    set t0 [clock milliseconds]
+    set deadline [expr {$t0 + $timeout_ms}]
+    while 1 {
+        set s [frr_bgp_neighbor_state $host $peer]
+        if {$s eq $state} {
+            return [expr {[clock milliseconds] - $t0}]
+        }
+        if {[clock milliseconds] > $deadline} { break }
+        after 50
+    }
+    set why ""
+    catch {
+        set out [_frr_vtysh_daemon $host bgpd "show bgp neighbors $peer json"]
+        foreach k {lastResetDueTo lastErrorCodeSubcode lastNotificationReason connectionsEstablished} {
+            if {[regexp "\"$k\":\\s*(\"\[^\"\]*\"|\[0-9\]+)" $out -> v]} { append why " $k=$v" }
+        }
+    }
+    set log [lrange [split [string trim [frr_log $host bgpd]] "\n"] end-15 end]
+    fail "BGP session $host -> $peer is '$s', not $state, after $timeout_ms ms:$why\n[join $log \n]"
+}
+
+# Prefixes in HOST's BGP table (`show bgp FAMILY unicast json`), every
+# path's, best or not, sorted. FAMILY ipv4 (default) or ipv6.
+proc frr_bgp_routes {host args} {
+    set family ipv4
+    foreach {k v} $args {
+        switch -- $k {
+            -family { set family $v }
+            default { error "frr_bgp_routes: unknown option $k" }
+        }
+    }
+    # Python's json reads 10 000 routes' JSON in a blink; tcllib's takes
+    # seconds.
+    set script {
+import json, sys
+d = json.loads(sys.stdin.read() or "{}")
+print("\n".join(sorted(d.get("routes", {}))))
+}
+    return [_frr_vtysh_json $host bgpd "show bgp $family unicast json" $script]
+}
+
+# Zebra's RIB in HOST (`show ip route json`, `show ipv6 route json` for
+# -family ipv6): a dict prefix -> dict protocol (bgp, connected, kernel,
+# static ...), selected 0|1, installed 0|1 (in the FIB: the kernel's table
+# and what the FPM is told), nexthops (a list of "ADDR" / "ADDR%IFNAME" /
+# "IFNAME") of the selected route, or of the first if none is. -protocol P
+# keeps the prefixes whose route is P's.
+proc frr_zebra_routes {host args} {
+    set family ipv4
+    set proto ""
+    foreach {k v} $args {
+        switch -- $k {
+            -family { set family $v }
+            -protocol { set proto $v }
+            default { error "frr_zebra_routes: unknown option $k" }
+        }
+    }
+    set cmd [expr {$family eq "ipv6" ? "show ipv6 route json" : "show ip route json"}]
+    set script {
+import json, sys
+d = json.loads(sys.stdin.read() or "{}")
+for p, entries in d.items():
+    e = next((x for x in entries if x.get("selected")), entries[0])
+    hops = []
+    for n in e.get("nexthops", []):
+        a = n.get("ip", "")
+        i = n.get("interfaceName", "")
+        hops.append(a + "%" + i if a and i else a or i or "-")
+    print(p, e.get("protocol", "-"), int(bool(e.get("selected"))),
+          int(bool(e.get("installed"))), ",".join(hops) or "-")
+}
+    set routes [dict create]
+    foreach line [_frr_vtysh_json $host zebra $cmd $script] {
+        lassign [split $line " "] p pr sel inst hops
+        if {$proto ne "" && $pr ne $proto} { continue }
+        set hops [expr {$hops eq "-" ? {} : [split $hops ,]}]
+        dict set routes $p [dict create protocol $pr selected $sel installed $inst nexthops $hops]
+    }
+    return $routes
+}
+
+# Announce PREFIXES (IPv4 and IPv6 mixed) from HOST's bgpd: a `network`
+# statement each in the address family of the prefix (the router's config
+# has `no bgp network import-check`, as frr_bgp_conf writes it, so no
+# route to it is needed). Up to ~100 through vtysh -c; more as a file of
+# commands through `vtysh -f` (one vtysh run: ~10 000 lines in a few
+# seconds). For a large table from the start, frr_bgp_conf -networks is
+# the fastest.
+proc frr_bgp_announce {host prefixes} {
+    _frr_bgp_networks $host $prefixes ""
+}
+
+# Withdraw PREFIXES (`no network`).
+proc frr_bgp_withdraw {host prefixes} {
+    _frr_bgp_networks $host $prefixes "no "
+}
+
+# --- the FPM server ---
+
+# fpm_sink_start HOST ?-listen ADDR:PORT? ?-hex 0|1?
+#
+# Start tools/fpm_sink.py in HOST's namespace, listening at ADDR:PORT
+# (default 127.0.0.1:2620, FPM's port), and return a handle for the other
+# fpm_sink_ procs once it listens. It records every netlink message zebra
+# sends, one line each (see the tool); -hex 1 adds the bytes.
+proc fpm_sink_start {host args} {
+    set listen 127.0.0.1:2620
+    set hex 0
+    foreach {k v} $args {
+        switch -- $k {
+            -listen { set listen $v }
+            -hex { set hex $v }
+            default { error "fpm_sink_start: unknown option $k" }
+        }
+    }
+    set file [lab_file fpm-$host.txt]
+    set tool [file join $::frr::tools fpm_sink.py]
+    set cmd [list python3 $tool --listen $listen --out $file]
+    if {$hex} { lappend cmd --hex }
+    set pid [lab_spawn $host {*}$cmd]
+    set sink [dict create host $host pid $pid file $file listen $listen]
+    set deadline [expr {[clock milliseconds] + $::frr::start_ms}]
+    while {![string match "* listening *" [_lab_read $file]]} {
+        if {[lab_exited $pid] || [clock milliseconds] > $deadline} {
+            fail "fpm_sink.py in $host did not start: [lab_spawn_output $pid]"
+        }
+        after 20
+    }
+    return $sink
+}
+
+# The sink's lines so far as dicts: ms (Unix time), type (RTM_NEWROUTE,
+# RTM_DELROUTE, RTM_NEWNEXTHOP, RTM_DELNEXTHOP, OTHER, listening, connect,
+# close, ...) and the line's KEY=VALUE fields (frame family dst proto table
+# gw oif nh_id id group ...; connect and close have peer). Filters:
+# -type T, -dst PREFIX, -match GLOB (on the raw line).
+proc fpm_sink_messages {sink args} {
+    set type ""
+    set dst ""
+    set glob *
+    foreach {k v} $args {
+        switch -- $k {
+            -type { set type $v }
+            -dst { set dst $v }
+            -match { set glob $v }
+            default { error "fpm_sink_messages: unknown option $k" }
+        }
+    }
+    set out {}
+    foreach line [split [_lab_read [dict get $sink file]] "\n"] {
+        if {$line eq "" || ![string match $glob $line]} { continue }
+        if {$dst ne "" && [string first " dst=$dst " "$line "] < 0} { continue }
+        set words [split $line " "]
+        set t [lindex $words 1]
+        if {$type ne "" && $t ne $type} { continue }
+        set m [dict create ms [lindex $words 0] type $t]
+        foreach w [lrange $words 2 end] {
+            set eq [string first = $w]
+            if {$eq > 0} {
+                dict set m [string range $w 0 $eq-1] [string range $w $eq+1 end]
+            } else {
+                dict set m peer $w
+            }
+        }
+        lappend out $m
+    }
+    return $out
+}
+
+# Wait up to TIMEOUT_MS for a message TYPE about DST (a prefix as zebra
+# sends it: 10.0.0.0/24, 2001:db8::/64) and return the first; fails with
+# the sink's last lines otherwise.
+proc fpm_sink_wait {sink type dst timeout_ms} {
+    set deadline [expr {[clock milliseconds] + $timeout_ms}]
+    while 1 {
+        set m [fpm_sink_messages $sink -type $type -dst $dst]
+        if {[llength $m]} { return [lindex $m 0] }
+        if {[clock milliseconds] > $deadline} { break }
+        after 50
+    }
+    set tail [lrange [split [string trim [_lab_read [dict get $sink file]]] "\n"] end-10 end]
+    fail "no $type for $dst from zebra within $timeout_ms ms; the sink's last lines:\n[join $tail \n]"
+}
+
+# Stop the sink (zebra sees the connection close and retries every 3 s).
+proc fpm_sink_stop {sink} {
+    set pid [dict get $sink pid]
+    lab_kill $pid TERM
+    lab_wait_exit $pid 5000
 }
 
 # --- internals ---
@@ -345,4 +804,80 @@ proc _frr_peer_summary {p} {
 proc _frr_write {file text} {
     _lab_write $file $text
     file attributes $file -permissions 0644
+}
+
+# Run one vtysh command against one of HOST's daemons; raises on failure.
+proc _frr_vtysh_daemon {host daemon cmd} {
+    set dir [dict get [_frr_inst $host] dir]
+    return [lab_exec - env VTYSH_PAGER=cat vtysh --vty_socket $dir -d $daemon -c $cmd]
+}
+
+# A JSON `show` command of DAEMON piped into the Python SCRIPT: its lines.
+proc _frr_vtysh_json {host daemon cmd script} {
+    set dir [dict get [_frr_inst $host] dir]
+    set out [exec env VTYSH_PAGER=cat timeout $::lab::exec_timeout \
+                 vtysh --vty_socket $dir -d $daemon -c $cmd \
+                 | python3 -c $script]
+    return [split [string trim $out] "\n"]
+}
+
+# `no fpm address` in HOST's zebra, and wait (up to 2 s) until its FPM
+# thread has taken it (the counter user-disables moves before the thread
+# closes the connection and cancels its tasks on the main thread: one more
+# command afterwards gives the main thread a turn to run those).
+proc _frr_fpm_disable {host} {
+    frr_vtysh $host "configure terminal" "no fpm address"
+    set deadline [expr {[clock milliseconds] + 2000}]
+    while {[clock milliseconds] < $deadline} {
+        set out [_frr_vtysh_daemon $host zebra "show fpm counters json"]
+        if {[regexp {"user-disables":\s*([1-9])} $out]} { break }
+        after 20
+    }
+    _frr_vtysh_daemon $host zebra "show fpm counters json"
+}
+
+# ipv4 or ipv6, from an address or prefix.
+proc _frr_family {addr} {
+    return [expr {[string first : $addr] >= 0 ? "ipv6" : "ipv4"}]
+}
+
+# {ADDR PORT} of "ADDR:PORT", "[V6ADDR]:PORT" or "V6ADDR:PORT".
+proc _frr_addr_port {s} {
+    set i [string last : $s]
+    set port [string range $s $i+1 end]
+    set addr [string trim [string range $s 0 $i-1] {[]}]
+    if {![string is integer -strict $port] || $addr eq ""} {
+        error "'$s' is not ADDR:PORT"
+    }
+    return [list $addr $port]
+}
+
+# `network P` (NEG "") or `no network P` (NEG "no ") for each prefix, in
+# its address family of HOST's `router bgp`.
+proc _frr_bgp_networks {host prefixes neg} {
+    set lines {}
+    foreach f {ipv4 ipv6} {
+        set mine {}
+        foreach p $prefixes {
+            if {[_frr_family $p] eq $f} { lappend mine " ${neg}network $p" }
+        }
+        if {[llength $mine]} {
+            lappend lines "address-family $f unicast" {*}$mine "exit-address-family"
+        }
+    }
+    if {![llength $lines]} { return }
+    if {[llength $prefixes] <= 100} {
+        set cmds [list "configure terminal" "router bgp"]
+        foreach l $lines { lappend cmds [string trim $l] }
+        frr_vtysh $host {*}$cmds
+        return
+    }
+    # vtysh -f reads a file of config lines as if typed in config mode.
+    set file [file join [dict get [_frr_inst $host] dir] networks.conf]
+    _frr_write $file "router bgp\n[join $lines \n]\nexit\n"
+    set dir [dict get [_frr_inst $host] dir]
+    set out [lab_exec - env VTYSH_PAGER=cat vtysh --vty_socket $dir -f $file]
+    if {[regexp -line {^(% .*|line \d+: .*)$} $out bad]} {
+        error "vtysh -f $file in $host: $bad"
+    }
 }
