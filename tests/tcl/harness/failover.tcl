@@ -75,7 +75,8 @@ proc fo_line_if {n} {
 # (default 3), mode (active-standby), revertive (true), hold_down (ms,
 # default 1000), auth (a libconfig auth group for both sessions, or ""),
 # extra (text appended), bfd2 (0: member1 has no BFD session), frames
-# (the lines' af_packet TX ring, frames; see below).
+# (the lines' af_packet TX ring, frames; see below), route (0: no static
+# route to the group: BGP brings 10.2.0.0/24, test_bgp_failover.tcl).
 #
 # The lines' TX rings are 4096 frames, not net_af_packet's 512: a frame
 # sent to a veth stays in use until the receiving socket's reader has the
@@ -86,13 +87,14 @@ proc fo_line_if {n} {
 # coupling.
 proc fo_conf {args} {
     set o [dict merge {interval 10 mult 3 mode active-standby revertive true
-                       hold_down 1000 auth "" extra "" bfd2 1 frames 4096} $args]
+                       hold_down 1000 auth "" extra "" bfd2 1 frames 4096 route 1} $args]
     set auth [expr {[dict get $o auth] ne "" ? "auth = [dict get $o auth];" : ""}]
     set m1bfd [expr {[dict get $o bfd2] ? {bfd = "l2";} : ""}]
     return [string map [list @IDC@ [lab_if idc] @L1@ [fo_line_if 1] @L2@ [fo_line_if 2] \
         @IV@ [dict get $o interval] @MULT@ [dict get $o mult] @MODE@ [dict get $o mode] \
         @REV@ [dict get $o revertive] @HOLD@ [dict get $o hold_down] @AUTH@ $auth \
         @M1BFD@ $m1bfd @EXTRA@ [dict get $o extra] \
+        @ROUTES@ [expr {[dict get $o route] ? {{ prefix = "10.2.0.0/24"; failover_group = "uplink"; }} : ""}] \
         @FRAMES@ ",framecnt=[dict get $o frames]"] {
 ports = (
   { name = "p0"; devargs = "net_af_packet0,iface=@IDC@"; },
@@ -119,7 +121,7 @@ failover_groups = (
     ); }
 );
 routes = (
-  { prefix = "10.2.0.0/24"; failover_group = "uplink"; }
+  @ROUTES@
 );
 @EXTRA@
 }]
