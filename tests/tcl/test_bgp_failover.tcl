@@ -17,7 +17,7 @@
 # them); asserted are the behaviour and bounds only a failover that never
 # happened reaches (test_failover.tcl says why).
 
-source [file join [file dirname [file normalize [info script]]] harness failover.tcl]
+source [file join [file dirname [file normalize [info script]]] harness fo_bgp.tcl]
 
 set interval_ms 10
 set mult 5
@@ -26,59 +26,17 @@ set max_outage_ms 100
 set stuck_outage_ms 1000
 set hold_s 30
 
-fo_lab
-# vbrd's control namespace: TAPs and vbrd's FRR (IPv6 on: the TAPs' link-local)
-set cpns [lab_netns cp]
-exec ip netns exec $cpns sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0
-
-# rtr: bfdd (at SCHED_FIFO, as fo_frr) and bgpd announcing the region
-frr_start rtr [frr_bgp_conf 65001 172.16.1.2 \
-    -neighbors [list [list 172.16.1.1 65000 timers [list 10 $hold_s]] \
-                     [list 172.16.2.1 65000 timers [list 10 $hold_s]]] \
-    -networks {10.2.0.0/24}] \
-    -daemons {zebra bfdd bgpd} \
-    -extra [list bfdd [frr_bfd_conf {
-        "172.16.1.1 interface eth0 local-address 172.16.1.2"
-        "172.16.2.1 interface eth1 local-address 172.16.2.2"
-    } -interval $interval_ms -multiplier $mult]]
-exec chrt -a -f -p 10 [dict get $::frr::inst(rtr) pid bfdd]
-
-set extra "cplane = { netns = \"$cpns\"; };\nfpm = { };\n"
+fob_lab -interval $interval_ms -multiplier $mult -timers [list 10 $hold_s]
 
 proc cp_state {peer} { return [frr_bgp_neighbor_state cp $peer] }
 
-proc tap_row {iface} {
-    foreach t [dict get [vbrctl show cplane] taps] {
-        if {[dict get $t interface] eq $iface} { return $t }
-    }
-    fail "no TAP row for $iface: [vbrctl show cplane]"
-}
-
-# vbrd's row for PREFIX in `show routes`, "" when none.
-proc route_row {prefix} {
-    foreach r [dict get [vbrctl show routes] routes] {
-        if {[dict get $r prefix] eq $prefix} { return $r }
-    }
-    return ""
-}
-
-start_vbrd [list conf [fo_conf mult $mult route 0 extra $extra]] {
+start_vbrd [list conf [fob_conf mult $mult]] {
     # vbrd made the TAPs: now vbrd's FRR can see them
-    frr_start cp [frr_bgp_conf 65000 172.16.1.1 \
-        -neighbors [list [list 172.16.1.2 65001 timers [list 10 $hold_s]] \
-                         [list 172.16.2.2 65001 timers [list 10 $hold_s]]] \
-        -networks {10.1.0.0/24}] \
-        -daemons {zebra bgpd} -fpm 127.0.0.1:2620
+    fob_frr
 
     test "BGP over both lines through the TAPs; zebra's route to the region points at the failover group" {
-        frr_bgp_wait_state cp 172.16.1.2 Established 30000
-        frr_bgp_wait_state cp 172.16.2.2 Established 30000
-        fo_wait_session l1 Up 10000
-        fo_wait_session l2 Up 10000
-        wait_for_condition 300 50 {[route_row 10.2.0.0/24] ne ""} else {
-            fail "10.2.0.0/24 not in vbrd's routes: [vbrctl show fpm]"
-        }
-        set r [route_row 10.2.0.0/24]
+        fob_ready
+        set r [fob_route 10.2.0.0/24]
         assert_equal [dict get $r source] bgp "learnt from FRR"
         assert_equal [dict get $r type] failover_group "through a member line's gateway: the group"
         assert_equal [dict get [lindex [dict get $r next_hops] 0] interface] uplink
@@ -86,7 +44,7 @@ start_vbrd [list conf [fo_conf mult $mult route 0 extra $extra]] {
         assert_equal [dict get $f type] failover_group "what the data path's lookup gives"
         assert_equal [dict get $f source] fpm
         foreach l {line1 line2} {
-            set t [tap_row $l]
+            set t [fob_tap $l]
             assert_equal [dict get $t carrier] up "$l's TAP"
             assert_morethan [dict get $t to_kernel] 0 "BGP punted to $l's TAP"
             assert_morethan [dict get $t from_kernel] 0 "BGP from $l's TAP routed out"
@@ -108,8 +66,8 @@ start_vbrd [list conf [fo_conf mult $mult route 0 extra $extra]] {
                 wait_for_condition 200 10 {[dict get [fo_sink_counts] eth1] >= 1000} else {
                     fail "the stream does not arrive on rtr's eth1 (line2): [fo_sink_counts]"
                 }
-                wait_for_condition 200 10 {[dict get [tap_row line1] carrier] eq "down"} else {
-                    fail "line1's TAP keeps its carrier: [tap_row line1]"
+                wait_for_condition 200 10 {[dict get [fob_tap line1] carrier] eq "down"} else {
+                    fail "line1's TAP keeps its carrier: [fob_tap line1]"
                 }
                 set t_down [clock milliseconds]
                 wait_for_condition 200 25 {[cp_state 172.16.1.2] ne "Established"} else {
@@ -132,7 +90,7 @@ start_vbrd [list conf [fo_conf mult $mult route 0 extra $extra]] {
             } else {
                 fail "zebra's route did not move to line2: [dict get [frr_zebra_routes cp] 10.2.0.0/24]"
             }
-            set r [route_row 10.2.0.0/24]
+            set r [fob_route 10.2.0.0/24]
             assert_equal [dict get $r type] failover_group "still the group"
             assert_equal [dict get [lindex [dict get $r next_hops] 0] interface] uplink
         } finally {
@@ -142,12 +100,12 @@ start_vbrd [list conf [fo_conf mult $mult route 0 extra $extra]] {
 
     test "line1 heals: BFD Up, the TAP's carrier back, the session over line1 Established again" {
         fo_wait_session l1 Up 10000
-        wait_for_condition 200 10 {[dict get [tap_row line1] carrier] eq "up"} else {
-            fail "line1's TAP stays down: [tap_row line1]"
+        wait_for_condition 200 10 {[dict get [fob_tap line1] carrier] eq "up"} else {
+            fail "line1's TAP stays down: [fob_tap line1]"
         }
-        assert_equal [dict get [tap_row line1] carrier_changes] 2 "down once, up once"
+        assert_equal [dict get [fob_tap line1] carrier_changes] 2 "down once, up once"
         frr_bgp_wait_state cp 172.16.1.2 Established 30000
-        assert_equal [dict get [route_row 10.2.0.0/24] type] failover_group
+        assert_equal [dict get [fob_route 10.2.0.0/24] type] failover_group
         set f [vbrctl show fpm]
         assert_equal [dict get $f resets] 0 "no FPM reset"
         assert_equal [dict get $f fib_errors] 0
