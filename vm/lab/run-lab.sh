@@ -159,7 +159,7 @@ echo "h2 received: inference $inf Mbit/s, training $trn Mbit/s of UDP payload" \
 python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("share: inference %.0f%%, training %.0f%% (configured 70/30)" % (100 * a / (a + b), 100 * b / (a + b)))' "$inf" "$trn"
 
 if [ "${HOLD:-0}" != 1 ]; then
-	step "failover: this vbrd stops; one with two lines in a failover group starts (vm/lab/failover-lab.sh)"
+	step "failover: this vbrd stops; one with BGP over two lines in a failover group starts (vm/lab/failover-lab.sh)"
 	kill -TERM "$pid"
 	wait "$pid" || true
 	pid=
