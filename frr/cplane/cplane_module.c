@@ -51,7 +51,7 @@ void cplane_worker_counts(uint64_t punted[CPLANE_CLASSES]);
 struct cplane_tap {
 	struct ev_handler ev; /* first: the callback gets it */
 	char iface[CFG_NAME_MAX];
-	struct ktap *tap;
+	struct cp_tap *tap;
 	uint16_t idx; /* the interface's index in the current state */
 	uint8_t mac[6];
 	uint16_t mtu;
@@ -106,7 +106,7 @@ int cplane_iface_by_ifindex(uint32_t ifindex)
 {
 	for (int i = 0; i < cp.nb; i++)
 		if (cp.by_iface[i] != NULL && cp.by_iface[i]->tap != NULL &&
-		    (uint32_t)ktap_ifindex(cp.by_iface[i]->tap) == ifindex)
+		    (uint32_t)cp_tap_ifindex(cp.by_iface[i]->tap) == ifindex)
 			return i;
 	return -1;
 }
@@ -138,7 +138,7 @@ static void cplane_punt(const struct fwd_state *st, struct rte_mbuf *m)
 	if (rte_pktmbuf_read(m, l2, len - l2, cp.buf + RTE_ETHER_HDR_LEN) !=
 	    cp.buf + RTE_ETHER_HDR_LEN)
 		memcpy(cp.buf + RTE_ETHER_HDR_LEN, rte_pktmbuf_mtod_offset(m, void *, l2), len - l2);
-	ssize_t n = ktap_write(t->tap, cp.buf, len - l2 + RTE_ETHER_HDR_LEN);
+	ssize_t n = cp_tap_write(t->tap, cp.buf, len - l2 + RTE_ETHER_HDR_LEN);
 	if (n < 0) {
 		control_drop(m, &drop_cplane_tap_full);
 		return;
@@ -155,7 +155,7 @@ static void tap_readable(struct ev_handler *h, uint32_t events)
 
 	(void)events;
 	for (int k = 0; k < 64; k++) {
-		ssize_t n = ktap_read(t->tap, cp.buf, sizeof(cp.buf));
+		ssize_t n = cp_tap_read(t->tap, cp.buf, sizeof(cp.buf));
 		if (n < 0)
 			return;
 		t->from_kernel++;
@@ -191,7 +191,7 @@ static void tap_free(struct cplane_tap *t)
 	if (t->tap != NULL) {
 		if (t->watched)
 			ev_del(&t->ev);
-		ktap_close(t->tap);
+		cp_tap_close(t->tap);
 	}
 	free(t);
 }
@@ -206,7 +206,7 @@ static void tap_sync_addrs(struct cplane_tap *t, const struct fwd_iface *fi)
 	for (int i = 0; i < fi->nb_addrs && n < 4; i++)
 		if (!cfg_is_link_local6(&fi->addrs[i].addr))
 			a[n++] = fi->addrs[i];
-	if (ktap_set_addrs(t->tap, a, n, err, sizeof(err)) < 0)
+	if (cp_tap_set_addrs(t->tap, a, n, err, sizeof(err)) < 0)
 		LOG(ERR, "%s: %s", t->iface, err);
 }
 
@@ -220,7 +220,7 @@ static void tap_watch(struct cplane_tap *t)
 static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_iface *fi)
 {
 	struct cplane_tap *t = calloc(1, sizeof(*t));
-	struct ktap_cfg tc = { .carrier = true };
+	struct cp_tap_cfg tc = { .carrier = true };
 	int ret;
 
 	if (t == NULL)
@@ -229,12 +229,12 @@ static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_
 	memcpy(t->mac, fi->mac.addr_bytes, 6);
 	t->mtu = fi->mtu;
 	t->carrier = true;
-	ret = ktap_name(c->tap_prefix, fi->name, tc.name);
+	ret = cp_tap_name(c->tap_prefix, fi->name, tc.name);
 	if (ret == 0) {
 		snprintf(tc.netns, sizeof(tc.netns), "%s", c->netns);
 		memcpy(tc.mac, fi->mac.addr_bytes, 6);
 		tc.mtu = fi->mtu;
-		ret = ktap_open(&tc, &t->tap, t->error, sizeof(t->error));
+		ret = cp_tap_open(&tc, &t->tap, t->error, sizeof(t->error));
 	} else {
 		snprintf(t->error, sizeof(t->error), "no TAP name for '%s'", fi->name);
 	}
@@ -243,12 +243,12 @@ static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_
 		t->tap = NULL;
 		return t;
 	}
-	t->ev.fd = ktap_fd(t->tap);
+	t->ev.fd = cp_tap_fd(t->tap);
 	t->ev.cb = tap_readable;
 	tap_watch(t);
 	tap_sync_addrs(t, fi);
-	LOG(INFO, "interface %s: TAP %s (ifindex %d)%s%s", fi->name, ktap_ifname(t->tap),
-	    ktap_ifindex(t->tap), c->netns[0] ? " in namespace " : "", c->netns);
+	LOG(INFO, "interface %s: TAP %s (ifindex %d)%s%s", fi->name, cp_tap_ifname(t->tap),
+	    cp_tap_ifindex(t->tap), c->netns[0] ? " in namespace " : "", c->netns);
 	return t;
 }
 
@@ -277,7 +277,7 @@ static void cplane_state_published(const struct fwd_state *st)
 		if (t == NULL) {
 			t = tap_make(c, fi);
 		} else if (t->tap != NULL) {
-			if (t->mtu != fi->mtu && ktap_set_mtu(t->tap, fi->mtu, err, sizeof(err)) < 0)
+			if (t->mtu != fi->mtu && cp_tap_set_mtu(t->tap, fi->mtu, err, sizeof(err)) < 0)
 				LOG(ERR, "%s: %s", fi->name, err);
 			t->mtu = fi->mtu;
 			tap_sync_addrs(t, fi);
@@ -325,7 +325,7 @@ static void cplane_timer(uint64_t now_ms)
 		bool carrier = !(t->seen_up && any && !all_up);
 		if (carrier == t->carrier)
 			continue;
-		if (ktap_set_carrier(t->tap, carrier, err, sizeof(err)) < 0) {
+		if (cp_tap_set_carrier(t->tap, carrier, err, sizeof(err)) < 0) {
 			LOG(ERR, "%s: %s", t->iface, err);
 			continue;
 		}
@@ -409,8 +409,8 @@ static int show_cplane(int argc, const char *const *argv, json_t **data, char *e
 			continue;
 		json_array_append_new(
 			taps, json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:s}", "interface",
-					t->iface, "tap", t->tap ? ktap_ifname(t->tap) : "",
-					"ifindex", t->tap ? ktap_ifindex(t->tap) : 0, "carrier",
+					t->iface, "tap", t->tap ? cp_tap_ifname(t->tap) : "",
+					"ifindex", t->tap ? cp_tap_ifindex(t->tap) : 0, "carrier",
 					t->tap == NULL ? "none" : t->carrier ? "up" : "down",
 					"to_kernel", (json_int_t)t->to_kernel, "from_kernel",
 					(json_int_t)t->from_kernel, "carrier_changes",

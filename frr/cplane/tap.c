@@ -32,8 +32,8 @@
 #define TAP_MTU_MAX    65521 /* the tun driver's: 65535 - the Ethernet header */
 #define TAP_MTU_IPV6   1280  /* RFC 8200 §5: below it the kernel turns IPv6 off */
 
-struct ktap {
-	int fd;               /* /dev/net/tun, attached to the TAP */
+struct cp_tap {
+	int fd;                /* /dev/net/tun, attached to the TAP */
 	struct mnl_socket *nl; /* rtnetlink, in the TAP's namespace */
 	uint32_t portid;
 	uint32_t seq;
@@ -41,7 +41,7 @@ struct ktap {
 	uint32_t mtu;
 	uint8_t mac[6];
 	char name[IFNAMSIZ];
-	char netns[TAP_NETNS_MAX];
+	char netns[CP_TAP_NETNS_MAX];
 	char *buf; /* TAP_NL_BUF bytes for requests and replies */
 };
 
@@ -77,13 +77,14 @@ static uint32_t fnv1a32(const char *s)
 	return h;
 }
 
-int ktap_name(const char *prefix, const char *ifname, char out[IFNAMSIZ])
+int cp_tap_name(const char *prefix, const char *ifname, char out[IFNAMSIZ])
 {
 	size_t np, nn, keep;
 
 	if (prefix == NULL)
-		prefix = TAP_DEFAULT_PREFIX;
-	if (!name_chars_ok(prefix, 0, TAP_PREFIX_MAX) || !name_chars_ok(ifname, 1, CFG_NAME_MAX - 1))
+		prefix = CP_TAP_DEFAULT_PREFIX;
+	if (!name_chars_ok(prefix, 0, CP_TAP_PREFIX_MAX) ||
+	    !name_chars_ok(ifname, 1, CFG_NAME_MAX - 1))
 		return -EINVAL;
 	np = strlen(prefix);
 	nn = strlen(ifname);
@@ -97,20 +98,21 @@ int ktap_name(const char *prefix, const char *ifname, char out[IFNAMSIZ])
 	}
 	/* prefix + head + '~' + 4 hex digits = IFNAMSIZ - 1 characters */
 	keep = IFNAMSIZ - 1 - np - 5;
-	snprintf(out, IFNAMSIZ, "%s%.*s~%04x", prefix, (int)keep, ifname,
-		 (unsigned)(fnv1a32(ifname) & 0xffff));
+	memcpy(out, prefix, np);
+	memcpy(out + np, ifname, keep);
+	snprintf(out + np + keep, 6, "~%04x", (unsigned)(fnv1a32(ifname) & 0xffff));
 	return 0;
 }
 
-int ktap_names_check(const char *prefix, const char *const *ifnames, unsigned n, char *err,
-		    size_t errlen)
+int cp_tap_names_check(const char *prefix, const char *const *ifnames, unsigned n, char *err,
+		       size_t errlen)
 {
 	char a[IFNAMSIZ], b[IFNAMSIZ];
 
 	for (unsigned i = 0; i < n; i++) {
-		if (ktap_name(prefix, ifnames[i], a) < 0) {
+		if (cp_tap_name(prefix, ifnames[i], a) < 0) {
 			snprintf(err, errlen, "no TAP name for interface '%s' with prefix '%s'",
-				 ifnames[i], prefix ? prefix : TAP_DEFAULT_PREFIX);
+				 ifnames[i], prefix ? prefix : CP_TAP_DEFAULT_PREFIX);
 			return -EINVAL;
 		}
 		/* Quadratic, but only names shortened with a hash can collide:
@@ -118,20 +120,20 @@ int ktap_names_check(const char *prefix, const char *const *ifnames, unsigned n,
 		if (strchr(a, '~') == NULL)
 			continue;
 		for (unsigned j = 0; j < i; j++) {
-			if (ktap_name(prefix, ifnames[j], b) < 0 || strcmp(a, b) != 0)
+			if (cp_tap_name(prefix, ifnames[j], b) < 0 || strcmp(a, b) != 0)
 				continue;
 			snprintf(err, errlen,
 				 "interfaces '%s' and '%s' would both have the TAP name '%s': "
 				 "rename one (names of up to %zu characters are used whole)",
 				 ifnames[j], ifnames[i], a,
-				 IFNAMSIZ - 1 - strlen(prefix ? prefix : TAP_DEFAULT_PREFIX));
+				 IFNAMSIZ - 1 - strlen(prefix ? prefix : CP_TAP_DEFAULT_PREFIX));
 			return -EEXIST;
 		}
 	}
 	return 0;
 }
 
-void ktap_link_local6(const uint8_t mac[6], uint8_t out[16])
+void cp_tap_link_local6(const uint8_t mac[6], uint8_t out[16])
 {
 	memset(out, 0, 16);
 	out[0] = 0xfe;
@@ -149,8 +151,8 @@ void ktap_link_local6(const uint8_t mac[6], uint8_t out[16])
 /* ---- messages ---- */
 
 /* "tap NAME (netns NS): what" into @p err. */
-__attribute__((format(printf, 4, 5))) static void fail(const struct ktap *t, char *err,
-						      size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void fail(const struct cp_tap *t, char *err,
+						       size_t errlen, const char *fmt, ...)
 {
 	char what[384];
 	va_list ap;
@@ -193,7 +195,8 @@ static int ack_attr(const struct nlattr *a, void *data)
 {
 	struct nl_ack_text *x = data;
 
-	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
 		x->msg = mnl_attr_get_str(a);
 	return MNL_CB_OK;
 }
@@ -226,11 +229,12 @@ static int nl_ack(const struct nlmsghdr *nlh, char *text, size_t textlen)
  * @p cb, the request's ACK or a dump's NLMSG_DONE ends it. @p text receives
  * the kernel's extended ACK message on an error, "" otherwise.
  */
-static int nl_talk(struct ktap *t, nl_cb cb, void *data, char *text, size_t textlen)
+static int nl_talk(struct cp_tap *t, nl_cb cb, void *data, char *text, size_t textlen)
 {
 	struct nlmsghdr *req = (struct nlmsghdr *)t->buf;
 	uint32_t seq = ++t->seq;
-	/* NLM_F_DUMP is two bits, one of them NLM_F_EXCL's. */
+	/* A dump is an RTM_GET* (types 2 mod 4) with both bits of NLM_F_DUMP:
+	 * one of them is also NLM_F_EXCL, which RTM_NEW* requests carry. */
 	bool dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (req->nlmsg_type & 3) == 2;
 	int rc = 0;
 
@@ -246,8 +250,8 @@ static int nl_talk(struct ktap *t, nl_cb cb, void *data, char *text, size_t text
 
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-		for (const struct nlmsghdr *h = (const struct nlmsghdr *)t->buf; mnl_nlmsg_ok(h, len);
-		     h = mnl_nlmsg_next(h, &len)) {
+		for (const struct nlmsghdr *h = (const struct nlmsghdr *)t->buf;
+		     mnl_nlmsg_ok(h, len); h = mnl_nlmsg_next(h, &len)) {
 			if (h->nlmsg_seq != seq || h->nlmsg_pid != t->portid)
 				continue; /* the late answer to a request that timed out */
 			if (h->nlmsg_type == NLMSG_ERROR)
@@ -264,7 +268,7 @@ static int nl_talk(struct ktap *t, nl_cb cb, void *data, char *text, size_t text
 	}
 }
 
-static struct nlmsghdr *nl_start(struct ktap *t, uint16_t type, uint16_t flags)
+static struct nlmsghdr *nl_start(struct cp_tap *t, uint16_t type, uint16_t flags)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(t->buf);
 
@@ -273,7 +277,7 @@ static struct nlmsghdr *nl_start(struct ktap *t, uint16_t type, uint16_t flags)
 	return nlh;
 }
 
-static struct ifinfomsg *nl_link(struct ktap *t, uint16_t type, uint16_t flags)
+static struct ifinfomsg *nl_link(struct cp_tap *t, uint16_t type, uint16_t flags)
 {
 	struct nlmsghdr *nlh = nl_start(t, type, flags);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
@@ -288,30 +292,16 @@ static struct ifinfomsg *nl_link(struct ktap *t, uint16_t type, uint16_t flags)
 /* What RTM_GETLINK says about a device of a name. */
 struct link_info {
 	int ifindex;
-	char kind[16];     /* IFLA_INFO_KIND: "tun", "veth", ...; "" for none */
-	uint8_t tun_type;  /* IFF_TUN or IFF_TAP */
-	bool tun_persist;
-	uint32_t tun_queues; /* fds attached */
+	char kind[16];    /* IFLA_INFO_KIND: "tun", "veth", ...; "" for none */
+	uint8_t tun_type; /* IFF_TUN or IFF_TAP */
 };
 
 static int tun_data_attr(const struct nlattr *a, void *data)
 {
 	struct link_info *li = data;
 
-	switch (mnl_attr_get_type(a)) {
-	case IFLA_TUN_TYPE:
-		if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
-			li->tun_type = mnl_attr_get_u8(a);
-		break;
-	case IFLA_TUN_PERSIST:
-		if (mnl_attr_validate(a, MNL_TYPE_U8) == 0)
-			li->tun_persist = mnl_attr_get_u8(a) != 0;
-		break;
-	case IFLA_TUN_NUM_QUEUES:
-		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-			li->tun_queues = mnl_attr_get_u32(a);
-		break;
-	}
+	if (mnl_attr_get_type(a) == IFLA_TUN_TYPE && mnl_attr_validate(a, MNL_TYPE_U8) == 0)
+		li->tun_type = mnl_attr_get_u8(a);
 	return MNL_CB_OK;
 }
 
@@ -322,7 +312,8 @@ static int linkinfo_attr(const struct nlattr *a, void *data)
 	if (mnl_attr_get_type(a) == IFLA_INFO_KIND && mnl_attr_validate(a, MNL_TYPE_STRING) == 0)
 		snprintf(li->kind, sizeof(li->kind), "%.*s", (int)mnl_attr_get_payload_len(a),
 			 (const char *)mnl_attr_get_payload(a));
-	else if (mnl_attr_get_type(a) == IFLA_INFO_DATA && mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
+	else if (mnl_attr_get_type(a) == IFLA_INFO_DATA &&
+		 mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
 		mnl_attr_parse_nested(a, tun_data_attr, li);
 	return MNL_CB_OK;
 }
@@ -347,7 +338,7 @@ static int link_msg(const struct nlmsghdr *nlh, void *data)
 }
 
 /* The device named t->name in the TAP's namespace: 0, -ENODEV, or an error. */
-static int link_get(struct ktap *t, struct link_info *li)
+static int link_get(struct cp_tap *t, struct link_info *li)
 {
 	char text[256];
 	struct ifinfomsg *ifi = nl_link(t, RTM_GETLINK, 0);
@@ -361,7 +352,7 @@ static int link_get(struct ktap *t, struct link_info *li)
 }
 
 /* Change the flags in @p mask to @p flags (RTM_NEWLINK, ifi_change). */
-static int link_flags(struct ktap *t, unsigned flags, unsigned mask, const char *what, char *err,
+static int link_flags(struct cp_tap *t, unsigned flags, unsigned mask, const char *what, char *err,
 		      size_t errlen)
 {
 	char text[256];
@@ -376,7 +367,7 @@ static int link_flags(struct ktap *t, unsigned flags, unsigned mask, const char 
 	return rc;
 }
 
-static int link_set_mac(struct ktap *t, char *err, size_t errlen)
+static int link_set_mac(struct cp_tap *t, char *err, size_t errlen)
 {
 	char text[256];
 	int rc;
@@ -390,7 +381,7 @@ static int link_set_mac(struct ktap *t, char *err, size_t errlen)
 	return rc;
 }
 
-static int link_set_mtu(struct ktap *t, uint32_t mtu, char *err, size_t errlen)
+static int link_set_mtu(struct cp_tap *t, uint32_t mtu, char *err, size_t errlen)
 {
 	char text[256];
 	int rc;
@@ -409,7 +400,7 @@ static int link_set_mtu(struct ktap *t, uint32_t mtu, char *err, size_t errlen)
  * or random would give an address vbrd does not answer for). -EAFNOSUPPORT
  * when the link has no IPv6 (MTU below 1280, or IPv6 disabled).
  */
-static int link_set_eui64(struct ktap *t, char *err, size_t errlen)
+static int link_set_eui64(struct cp_tap *t, char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh;
 	struct nlattr *spec, *in6;
@@ -436,9 +427,9 @@ static int link_set_eui64(struct ktap *t, char *err, size_t errlen)
  * fd of the thread's own. The tun device and a netlink socket belong to
  * the namespace they are opened in, for their whole life.
  */
-static int netns_enter(const struct ktap *t, int *back, char *err, size_t errlen)
+static int netns_enter(const struct cp_tap *t, int *back, char *err, size_t errlen)
 {
-	char path[sizeof("/run/netns/") + TAP_NETNS_MAX];
+	char path[sizeof("/run/netns/") + CP_TAP_NETNS_MAX];
 	int fd, rc;
 
 	/* The thread's, not the process's: setns() is per thread, and
@@ -455,7 +446,8 @@ static int netns_enter(const struct ktap *t, int *back, char *err, size_t errlen
 		rc = -errno;
 		if (rc == -ENOENT)
 			fail(t, err, errlen,
-			     "no network namespace '%s' (%s does not exist; `ip netns add %s` makes it)",
+			     "no network namespace '%s' (%s does not exist; `ip netns add %s` "
+			     "makes it)",
 			     t->netns, path, t->netns);
 		else
 			fail(t, err, errlen, "open %s: %s", path, strerror(-rc));
@@ -498,7 +490,7 @@ static void netns_leave(int back)
 /* ---- the TAP ---- */
 
 /* The tun fd and the netlink socket, in the TAP's namespace. */
-static int tap_fds(struct ktap *t, char *err, size_t errlen)
+static int open_fds(struct cp_tap *t, char *err, size_t errlen)
 {
 	int back = -1, rc = 0, one = 1;
 	struct timeval tmo = { .tv_sec = TAP_NL_TIMEOUT };
@@ -527,6 +519,10 @@ out:
 	/* Extended ACKs: the kernel says why it refused, and which attribute. */
 	mnl_socket_setsockopt(t->nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(t->nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* Strict checks (Linux 4.20): the kernel filters an address dump by
+	 * the ifindex of the request, so that listing one TAP's addresses
+	 * does not walk every address of a namespace with thousands. */
+	mnl_socket_setsockopt(t->nl, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
 	/* The kernel answers rtnetlink in the sender's context; a timeout
 	 * only guards the main loop against the unforeseen. */
 	setsockopt(mnl_socket_get_fd(t->nl), SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
@@ -535,10 +531,11 @@ out:
 
 /*
  * What is already there under our name decides: nothing (make it), a TAP
- * left persistent and held by no one (take it over), anything else (an
+ * (take it over if it is persistent and held by no one: TUNSETIFF says,
+ * rtnetlink counts the fds of multi-queue TAPs only), anything else (an
  * error that says what it is).
  */
-static int tap_check_existing(struct ktap *t, bool *existed, char *err, size_t errlen)
+static int check_existing(struct cp_tap *t, bool *existed, char *err, size_t errlen)
 {
 	struct link_info li;
 	int rc = link_get(t, &li);
@@ -565,35 +562,31 @@ static int tap_check_existing(struct ktap *t, bool *existed, char *err, size_t e
 		     t->name);
 		return -EEXIST;
 	}
-	if (li.tun_queues > 0) {
-		fail(t, err, errlen,
-		     "a TAP of that name is in use by another process (another vbrd with the "
-		     "same TAP name prefix?)");
-		return -EBUSY;
-	}
 	return 0;
 }
 
-static int tap_attach(struct ktap *t, char *err, size_t errlen)
+static int tun_attach(struct cp_tap *t, char *err, size_t errlen)
 {
 	struct ifreq ifr;
 	int rc;
 
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->name);
-	/* Born without carrier (IFF_NO_CARRIER, Linux 6.0): ktap_open() sets
+	/* Born without carrier (IFF_NO_CARRIER, Linux 6.0): cp_tap_open() sets
 	 * the line's, and a carrier that comes on is an event, which moves
 	 * the operstate from UNKNOWN to UP. */
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NO_CARRIER;
 	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
 		rc = -errno;
 		if (rc == -EBUSY)
-			fail(t, err, errlen, "TUNSETIFF: a TAP of that name is in use by another "
-					     "process");
+			fail(t, err, errlen,
+			     "TUNSETIFF: a TAP of that name is in use (another vbrd with the same "
+			     "TAP name prefix and namespace?)");
 		else if (rc == -EINVAL)
 			fail(t, err, errlen,
 			     "TUNSETIFF: a device of that name exists with other settings "
-			     "(multi-queue, vnet header?): remove it (`ip tuntap del dev %s mode tap`)",
+			     "(multi-queue, vnet header?): remove it (`ip tuntap del dev %s mode "
+			     "tap`)",
 			     t->name);
 		else if (rc == -EPERM)
 			fail(t, err, errlen, "TUNSETIFF: %s (needs CAP_NET_ADMIN)", strerror(-rc));
@@ -618,10 +611,10 @@ static bool mac_ok(const uint8_t m[6])
 	return !(m[0] & 1) && memcmp(m, zero, 6) != 0;
 }
 
-int ktap_open(const struct ktap_cfg *cfg, struct ktap **out, char *err, size_t errlen)
+int cp_tap_open(const struct cp_tap_cfg *cfg, struct cp_tap **out, char *err, size_t errlen)
 {
 	struct link_info li;
-	struct ktap *t;
+	struct cp_tap *t;
 	bool existed;
 	int rc;
 
@@ -642,7 +635,7 @@ int ktap_open(const struct ktap_cfg *cfg, struct ktap **out, char *err, size_t e
 		fail(t, err, errlen, "not a valid device name");
 		goto fail;
 	}
-	if (strnlen(cfg->netns, TAP_NETNS_MAX) >= TAP_NETNS_MAX || strchr(cfg->netns, '/') ||
+	if (strnlen(cfg->netns, CP_TAP_NETNS_MAX) >= CP_TAP_NETNS_MAX || strchr(cfg->netns, '/') ||
 	    strcmp(cfg->netns, ".") == 0 || strcmp(cfg->netns, "..") == 0) {
 		rc = -EINVAL;
 		fail(t, err, errlen, "not a valid namespace name");
@@ -664,13 +657,13 @@ int ktap_open(const struct ktap_cfg *cfg, struct ktap **out, char *err, size_t e
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = tap_fds(t, err, errlen);
+	rc = open_fds(t, err, errlen);
 	if (rc < 0)
 		goto fail;
-	rc = tap_check_existing(t, &existed, err, errlen);
+	rc = check_existing(t, &existed, err, errlen);
 	if (rc < 0)
 		goto fail;
-	rc = tap_attach(t, err, errlen);
+	rc = tun_attach(t, err, errlen);
 	if (rc < 0)
 		goto fail;
 	rc = link_get(t, &li);
@@ -683,17 +676,18 @@ int ktap_open(const struct ktap_cfg *cfg, struct ktap **out, char *err, size_t e
 	 * flushes the IPv6 addresses, up makes the link-local again. */
 	if (existed && (rc = link_flags(t, 0, IFF_UP, "set down", err, errlen)) < 0)
 		goto fail;
-	rc = ktap_set_carrier(t, cfg->carrier, err, errlen);
+	rc = cp_tap_set_carrier(t, cfg->carrier, err, errlen);
 	if (rc < 0)
 		goto fail;
 	rc = link_set_mac(t, err, errlen);
 	if (rc < 0)
 		goto fail;
-	rc = link_set_mtu(t, cfg->mtu, err, errlen);
-	if (rc < 0)
-		goto fail;
+	/* The mode before the MTU: below 1280 the link has no IPv6 to set it on. */
 	rc = link_set_eui64(t, err, errlen);
 	if (rc < 0 && rc != -EAFNOSUPPORT)
+		goto fail;
+	rc = link_set_mtu(t, cfg->mtu, err, errlen);
+	if (rc < 0)
 		goto fail;
 	/* vbrd answers ARP and ND (and does DAD's part) itself. */
 	rc = link_flags(t, IFF_NOARP, IFF_NOARP, "set NOARP", err, errlen);
@@ -705,11 +699,11 @@ int ktap_open(const struct ktap_cfg *cfg, struct ktap **out, char *err, size_t e
 	*out = t;
 	return 0;
 fail:
-	ktap_close(t);
+	cp_tap_close(t);
 	return rc;
 }
 
-void ktap_close(struct ktap *t)
+void cp_tap_close(struct cp_tap *t)
 {
 	if (t == NULL)
 		return;
@@ -721,42 +715,27 @@ void ktap_close(struct ktap *t)
 	free(t);
 }
 
-int ktap_fd(const struct ktap *t)
+int cp_tap_fd(const struct cp_tap *t)
 {
 	return t->fd;
 }
 
-int ktap_ifindex(const struct ktap *t)
+int cp_tap_ifindex(const struct cp_tap *t)
 {
 	return t->ifindex;
 }
 
-const char *ktap_ifname(const struct ktap *t)
+const char *cp_tap_ifname(const struct cp_tap *t)
 {
 	return t->name;
 }
 
-const char *ktap_netns(const struct ktap *t)
+const char *cp_tap_netns(const struct cp_tap *t)
 {
 	return t->netns;
 }
 
-int ktap_set_mtu(struct ktap *t, uint32_t mtu, char *err, size_t errlen)
-{
-	int rc;
-
-	if (mtu < TAP_MTU_MIN || mtu > TAP_MTU_MAX) {
-		fail(t, err, errlen, "MTU %u is out of range %u..%u", mtu, TAP_MTU_MIN,
-		     TAP_MTU_MAX);
-		return -EINVAL;
-	}
-	rc = link_set_mtu(t, mtu, err, errlen);
-	if (rc == 0)
-		t->mtu = mtu;
-	return rc;
-}
-
-int ktap_set_carrier(struct ktap *t, bool up, char *err, size_t errlen)
+int cp_tap_set_carrier(struct cp_tap *t, bool up, char *err, size_t errlen)
 {
 	int on = up;
 
@@ -826,7 +805,7 @@ static int addr_msg(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-int ktap_get_addrs(struct ktap *t, struct cfg_prefix *out, unsigned cap)
+int cp_tap_get_addrs(struct cp_tap *t, struct cfg_prefix *out, unsigned cap)
 {
 	struct addr_dump d = { .ifindex = t->ifindex, .out = out, .cap = cap };
 	char text[256];
@@ -835,6 +814,7 @@ int ktap_get_addrs(struct ktap *t, struct cfg_prefix *out, unsigned cap)
 	int rc;
 
 	ifa->ifa_family = AF_UNSPEC;
+	ifa->ifa_index = t->ifindex; /* filtered by the kernel (strict checks), and by addr_msg() */
 	rc = nl_talk(t, addr_msg, &d, text, sizeof(text));
 	return rc < 0 ? rc : (int)d.n;
 }
@@ -849,7 +829,8 @@ static bool prefix_eq(const struct cfg_prefix *a, const struct cfg_prefix *b)
 
 static bool is_link_local6(const struct cfg_prefix *p)
 {
-	return p->addr.family == AF_INET6 && p->addr.v6[0] == 0xfe && (p->addr.v6[1] & 0xc0) == 0x80;
+	return p->addr.family == AF_INET6 && p->addr.v6[0] == 0xfe &&
+	       (p->addr.v6[1] & 0xc0) == 0x80;
 }
 
 static bool in_set(const struct cfg_prefix *p, const struct cfg_prefix *set, unsigned n)
@@ -861,7 +842,7 @@ static bool in_set(const struct cfg_prefix *p, const struct cfg_prefix *set, uns
 }
 
 /* RTM_NEWADDR (@p add) or RTM_DELADDR of @p p on the TAP. */
-static int addr_change(struct ktap *t, const struct cfg_prefix *p, bool add, char *err,
+static int addr_change(struct cp_tap *t, const struct cfg_prefix *p, bool add, char *err,
 		       size_t errlen)
 {
 	struct nlmsghdr *nlh = nl_start(t, add ? RTM_NEWADDR : RTM_DELADDR,
@@ -913,7 +894,7 @@ static bool prefix_ok(const struct cfg_prefix *p)
 }
 
 /* The TAP's addresses now, in a malloc'ed array *@p out: their number, or an error. */
-static int addrs_now(struct ktap *t, struct cfg_prefix **out, char *err, size_t errlen)
+static int addrs_now(struct cp_tap *t, struct cfg_prefix **out, char *err, size_t errlen)
 {
 	unsigned cap = 16;
 	int n;
@@ -922,7 +903,7 @@ static int addrs_now(struct ktap *t, struct cfg_prefix **out, char *err, size_t 
 		*out = malloc(cap * sizeof(**out));
 		if (*out == NULL)
 			return -ENOMEM;
-		n = ktap_get_addrs(t, *out, cap);
+		n = cp_tap_get_addrs(t, *out, cap);
 		if (n >= 0 && (unsigned)n <= cap)
 			return n;
 		free(*out);
@@ -935,8 +916,8 @@ static int addrs_now(struct ktap *t, struct cfg_prefix **out, char *err, size_t 
 	}
 }
 
-int ktap_set_addrs(struct ktap *t, const struct cfg_prefix *addrs, unsigned n, char *err,
-		  size_t errlen)
+int cp_tap_set_addrs(struct cp_tap *t, const struct cfg_prefix *addrs, unsigned n, char *err,
+		     size_t errlen)
 {
 	struct cfg_prefix *have;
 	char a[INET6_ADDRSTRLEN + 4];
@@ -949,7 +930,8 @@ int ktap_set_addrs(struct ktap *t, const struct cfg_prefix *addrs, unsigned n, c
 		}
 		if (is_link_local6(&addrs[i])) {
 			fail(t, err, errlen,
-			     "address %s: link-local addresses are the kernel's (EUI-64 of the MAC)",
+			     "address %s: link-local addresses are the kernel's (EUI-64 of the "
+			     "MAC)",
 			     addr_str(&addrs[i], a, sizeof(a)));
 			return -EINVAL;
 		}
@@ -978,9 +960,68 @@ int ktap_set_addrs(struct ktap *t, const struct cfg_prefix *addrs, unsigned n, c
 	return rc;
 }
 
+/* ---- MTU ---- */
+
+/* The link's fe80::/10 address is the EUI-64 one, or it has none (yet). */
+static int link_local_is_eui64(struct cp_tap *t, bool *ok, char *err, size_t errlen)
+{
+	struct cfg_prefix *have;
+	uint8_t ll[16];
+	int n;
+
+	n = addrs_now(t, &have, err, errlen);
+	if (n < 0)
+		return n;
+	cp_tap_link_local6(t->mac, ll);
+	*ok = true;
+	for (int i = 0; i < n; i++)
+		if (is_link_local6(&have[i]) && memcmp(have[i].addr.v6, ll, 16) != 0)
+			*ok = false;
+	free(have);
+	return 0;
+}
+
+int cp_tap_set_mtu(struct cp_tap *t, uint32_t mtu, char *err, size_t errlen)
+{
+	bool ipv6_back = t->mtu < TAP_MTU_IPV6 && mtu >= TAP_MTU_IPV6;
+	bool ok;
+	int rc;
+
+	if (mtu < TAP_MTU_MIN || mtu > TAP_MTU_MAX) {
+		fail(t, err, errlen, "MTU %u is out of range %u..%u", mtu, TAP_MTU_MIN,
+		     TAP_MTU_MAX);
+		return -EINVAL;
+	}
+	rc = link_set_mtu(t, mtu, err, errlen);
+	if (rc < 0)
+		return rc;
+	t->mtu = mtu;
+	if (!ipv6_back)
+		return 0;
+	/*
+	 * Below 1280 the kernel dropped the link's IPv6 state, its
+	 * addr_gen_mode with it; back above, it made a new one with the
+	 * namespace's default mode and, carrier on, a link-local by it. Set
+	 * EUI-64 again, and if the link-local is another, down and up make it
+	 * again (the link has no other IPv6 address to lose yet).
+	 */
+	rc = link_set_eui64(t, err, errlen);
+	if (rc == -EAFNOSUPPORT)
+		return 0; /* IPv6 disabled in the namespace */
+	if (rc < 0)
+		return rc;
+	rc = link_local_is_eui64(t, &ok, err, errlen);
+	if (rc < 0 || ok)
+		return rc;
+	rc = link_flags(t, 0, IFF_UP, "set down", err, errlen);
+	if (rc == 0)
+		rc = link_flags(t, IFF_UP, IFF_UP, "set up", err, errlen);
+	return rc;
+}
+
 /* ---- frames ---- */
 
-ssize_t ktap_write(struct ktap *t, const void *frame, size_t len)
+ssize_t cp_tap_write(struct cp_tap *t, const void *frame, size_t len)
 {
 	ssize_t n = write(t->fd, frame, len);
 
@@ -989,7 +1030,7 @@ ssize_t ktap_write(struct ktap *t, const void *frame, size_t len)
 	return n;
 }
 
-ssize_t ktap_read(struct ktap *t, void *buf, size_t cap)
+ssize_t cp_tap_read(struct cp_tap *t, void *buf, size_t cap)
 {
 	ssize_t n = read(t->fd, buf, cap);
 

@@ -19,6 +19,9 @@
  * No DPDK, no logging: every error is a negative errno and, where an
  * @p err buffer is taken, a message naming the TAP and what failed.
  * Not thread-safe: one thread uses a TAP at a time (the main loop).
+ *
+ * Names are cp_tap_* ("control-plane TAP"): DPDK's drivers, which vbrd
+ * links statically, already export tap_open(), tap_set_mac(), tap_nl_*().
  */
 #ifndef VBRD_CPLANE_TAP_H
 #define VBRD_CPLANE_TAP_H
@@ -31,46 +34,46 @@
 
 #include "core/config.h"
 
-#define TAP_PREFIX_MAX     8  /* characters of a TAP name prefix */
-#define TAP_DEFAULT_PREFIX "vb-"
-#define TAP_NETNS_MAX      64 /* bytes of a namespace name, including the NUL */
+#define CP_TAP_PREFIX_MAX     8 /* characters of a TAP name prefix */
+#define CP_TAP_DEFAULT_PREFIX "vb-"
+#define CP_TAP_NETNS_MAX      64 /* bytes of a namespace name, including the NUL */
 
-/** What ktap_open() makes. */
-struct ktap_cfg {
-	char name[IFNAMSIZ];      /* the kernel name, from ktap_name() */
-	char netns[TAP_NETNS_MAX]; /* /run/netns/NAME; "" = the calling thread's namespace */
-	uint8_t mac[6];           /* the interface's MAC (unicast) */
-	uint32_t mtu;             /* bytes of L3 payload, 68..65521; below 1280 the
-	                           * kernel turns IPv6 off on the TAP */
-	bool carrier;             /* the line's state at start: true = up */
+/** What cp_tap_open() makes. */
+struct cp_tap_cfg {
+	char name[IFNAMSIZ];          /* the kernel name, from cp_tap_name() */
+	char netns[CP_TAP_NETNS_MAX]; /* /run/netns/NAME; "" = the calling thread's namespace */
+	uint8_t mac[6];               /* the interface's MAC (unicast) */
+	/* bytes of L3 payload, 68..65521; below 1280 the kernel turns IPv6 off on the TAP */
+	uint32_t mtu;
+	bool carrier; /* the line's state at start: true = up */
 };
 
-struct ktap;
+struct cp_tap;
 
 /**
  * The TAP name of vbrd interface @p ifname: @p prefix followed by the
  * name when that fits in IFNAMSIZ-1 (15) characters ("vb-" + "line1" =
  * "vb-line1"); otherwise the prefix, as many leading characters of the
  * name as fit, '~' and 4 hex digits of the 32-bit FNV-1a hash of the
- * whole name ("vb-" + "dc1-transit-line-a" = "vb-dc1-tra~3f2c").
+ * whole name ("vb-" + "dc1-transit-line-a" = "vb-dc1-tra~3518").
  *
  * vbrd names never contain '~' (A-Z a-z 0-9 _ . -), so a shortened name
  * never equals a whole one; two shortened names may collide (same leading
- * characters and same 16 hash bits): ktap_names_check() finds that.
+ * characters and same 16 hash bits): cp_tap_names_check() finds that.
  *
- * @param prefix  0..TAP_PREFIX_MAX characters of A-Z a-z 0-9 _ . -
- *                (TAP_DEFAULT_PREFIX when NULL)
+ * @param prefix  0..CP_TAP_PREFIX_MAX characters of A-Z a-z 0-9 _ . -
+ *                (CP_TAP_DEFAULT_PREFIX when NULL)
  * @param ifname  the vbrd interface name, 1..CFG_NAME_MAX-1 characters
  * @param out     receives the NUL-terminated TAP name
  * @return        0, or -EINVAL (bad prefix or name; "." and ".." with an
  *                empty prefix)
  */
-int ktap_name(const char *prefix, const char *ifname, char out[IFNAMSIZ]);
+int cp_tap_name(const char *prefix, const char *ifname, char out[IFNAMSIZ]);
 
 /**
  * Check that the TAP names of @p n interfaces are pairwise distinct.
  *
- * @param prefix   as ktap_name()
+ * @param prefix   as cp_tap_name()
  * @param ifnames  the vbrd interface names (themselves distinct)
  * @param n        how many
  * @param err      message on failure (@p errlen bytes): the two interfaces
@@ -78,31 +81,33 @@ int ktap_name(const char *prefix, const char *ifname, char out[IFNAMSIZ]);
  * @return         0, -EINVAL (a bad prefix or name), -EEXIST (a collision:
  *                 rename one of the two)
  */
-int ktap_names_check(const char *prefix, const char *const *ifnames, unsigned n, char *err,
-		    size_t errlen);
+int cp_tap_names_check(const char *prefix, const char *const *ifnames, unsigned n, char *err,
+		       size_t errlen);
 
 /**
  * The IPv6 link-local address of a MAC: fe80::/64 with the modified EUI-64
  * interface identifier (RFC 4291 §2.5.1 and App. A). The TAP's link-local
- * address is this one (ktap_open() sets the link's addr_gen_mode to EUI-64),
+ * address is this one (cp_tap_open() sets the link's addr_gen_mode to EUI-64),
  * the same vbrd's data path answers for.
  *
  * @param mac  the MAC
  * @param out  receives the address, network byte order
  */
-void ktap_link_local6(const uint8_t mac[6], uint8_t out[16]);
+void cp_tap_link_local6(const uint8_t mac[6], uint8_t out[16]);
 
 /**
  * Create the TAP: in @p cfg->netns when set (the calling thread enters it
  * for the tun fd and the netlink socket, then returns to its own
  * namespace; later calls never change namespace), with the MAC, MTU,
- * IFF_NOARP, EUI-64 link-local generation, the carrier of @p cfg, and up.
- * No addresses: ktap_set_addrs().
+ * IFF_NOARP, EUI-64 link-local generation (whatever the namespace's
+ * default addr_gen_mode), the carrier of @p cfg, and up. No addresses:
+ * cp_tap_set_addrs(). The kernel adds the link-local once the TAP is up
+ * with carrier.
  *
  * A TAP of the same name that someone made persistent (`ip tuntap add`,
  * TUNSETPERSIST) and no process holds is taken over: made non-persistent,
  * set down, then set as a new one would be (its addresses stay until
- * ktap_set_addrs()). A TAP another process holds, or a device of that
+ * cp_tap_set_addrs()). A TAP another process holds, or a device of that
  * name that is no TAP, is an error.
  *
  * @param cfg  what to make (copied)
@@ -113,28 +118,28 @@ void ktap_link_local6(const uint8_t mac[6], uint8_t out[16]);
  *             that name is not a TAP), -EINVAL (bad name, MAC or MTU), or
  *             the negative errno of the failed call
  */
-int ktap_open(const struct ktap_cfg *cfg, struct ktap **out, char *err, size_t errlen);
+int cp_tap_open(const struct cp_tap_cfg *cfg, struct cp_tap **out, char *err, size_t errlen);
 
 /**
  * Remove the TAP: closing its fd removes the device, its addresses and
  * routes (the kernel's, FRR's) with it. NULL is ignored.
  */
-void ktap_close(struct ktap *t);
+void cp_tap_close(struct cp_tap *t);
 
 /** The fd to poll for EPOLLIN (frames from the kernel); non-blocking, close-on-exec. */
-int ktap_fd(const struct ktap *t);
+int cp_tap_fd(const struct cp_tap *t);
 
 /**
  * The TAP's ifindex in its namespace: FRR's FPM messages name next hops by
  * it. Unique only within that namespace.
  */
-int ktap_ifindex(const struct ktap *t);
+int cp_tap_ifindex(const struct cp_tap *t);
 
 /** The TAP's kernel name. */
-const char *ktap_ifname(const struct ktap *t);
+const char *cp_tap_ifname(const struct cp_tap *t);
 
 /** The TAP's namespace name, "" for the one vbrd started in. */
-const char *ktap_netns(const struct ktap *t);
+const char *cp_tap_netns(const struct cp_tap *t);
 
 /**
  * Set the TAP's addresses to exactly @p addrs: add the missing ones
@@ -152,8 +157,8 @@ const char *ktap_netns(const struct ktap *t);
  * @return       0, -EINVAL (a link-local or bad address), or the kernel's
  *               negative errno (the addresses before it are changed)
  */
-int ktap_set_addrs(struct ktap *t, const struct cfg_prefix *addrs, unsigned n, char *err,
-		  size_t errlen);
+int cp_tap_set_addrs(struct cp_tap *t, const struct cfg_prefix *addrs, unsigned n, char *err,
+		     size_t errlen);
 
 /**
  * The TAP's addresses as the kernel has them now, link-local included.
@@ -163,50 +168,65 @@ int ktap_set_addrs(struct ktap *t, const struct cfg_prefix *addrs, unsigned n, c
  * @return     the number of addresses on the TAP (may exceed @p cap), or a
  *             negative errno
  */
-int ktap_get_addrs(struct ktap *t, struct cfg_prefix *out, unsigned cap);
+int cp_tap_get_addrs(struct cp_tap *t, struct cfg_prefix *out, unsigned cap);
 
 /**
  * Set the TAP's MTU (a reload that changes the interface's).
  *
- * @param mtu  bytes of L3 payload, 68..65521; below 1280 the kernel turns
- *             IPv6 off on the TAP (and removes its IPv6 addresses)
- * @return     0, or a negative errno with a message in @p err
+ * Below 1280 bytes the kernel turns IPv6 off on the TAP and forgets its
+ * IPv6 addresses; raised to 1280 or more, the TAP gets its EUI-64
+ * link-local again (set down and up if the kernel made another) and the
+ * caller sets the addresses again (cp_tap_set_addrs()).
+ *
+ * @param mtu  bytes of L3 payload, 68..65521
+ * @return     0, -EINVAL (out of range), or a negative errno; a message in @p err
  */
-int ktap_set_mtu(struct ktap *t, uint32_t mtu, char *err, size_t errlen);
+int cp_tap_set_mtu(struct cp_tap *t, uint32_t mtu, char *err, size_t errlen);
 
 /**
  * Set the TAP's carrier: down when the line is (its BFD session Down), so
  * that the kernel reports the link down (IFF_LOWER_UP off, operstate DOWN)
- * and FRR acts on it (bgpd's fast external failover). The kernel applies
- * it at once, its link events follow asynchronously (linkwatch, up to
- * about a second).
+ * and FRR acts on it (bgpd's fast external failover); the TAP stays up
+ * administratively and keeps its addresses. Frames the kernel sends while
+ * the carrier is off are dropped (its tx_dropped), not queued.
+ *
+ * The kernel applies the carrier at once, but announces it (RTM_NEWLINK,
+ * operstate) through linkwatch: carrier on at once; carrier off at once,
+ * or, within a second of the previous link event linkwatch announced
+ * (any device of the host), up to that second later, and several changes
+ * in that second as their last state only.
  *
  * @param up  true: carrier on
  * @return    0, or a negative errno with a message in @p err
  */
-int ktap_set_carrier(struct ktap *t, bool up, char *err, size_t errlen);
+int cp_tap_set_carrier(struct cp_tap *t, bool up, char *err, size_t errlen);
 
 /**
  * Hand one Ethernet frame to the kernel, as if received on the line
- * (non-blocking).
+ * (non-blocking). The tun driver runs the kernel's receive path inside
+ * the write() itself: the frame is taken or dropped there (a frame for
+ * no protocol counts in the TAP's rx_dropped) and the call does not wait
+ * for a queue; -EAGAIN is passed on should a kernel ever return it.
  *
  * @param frame  the frame from its destination MAC on, no FCS
  * @param len    bytes, 14..mtu + 18
- * @return       @p len, -EAGAIN (the kernel refused it for now: count a
- *               drop), -EINVAL (shorter than an Ethernet header), -EIO
- *               (the TAP is down), or another negative errno
+ * @return       @p len, -EAGAIN (not taken now: count a drop), -EINVAL
+ *               (shorter than an Ethernet header), -EIO (the TAP is set
+ *               down), or another negative errno
  */
-ssize_t ktap_write(struct ktap *t, const void *frame, size_t len);
+ssize_t cp_tap_write(struct cp_tap *t, const void *frame, size_t len);
 
 /**
- * Take one frame the kernel sent on the TAP (non-blocking).
+ * Take one frame the kernel sent on the TAP (non-blocking). The kernel
+ * queues up to txqueuelen (1000) frames for the fd and drops the rest
+ * (its tx_dropped) while vbrd does not read.
  *
  * @param buf  receives the frame from its destination MAC on, no FCS
  * @param cap  bytes in @p buf: at least mtu + 18 (a VLAN tag); a longer
- *             frame is cut to @p cap bytes and its end lost
+ *             frame is cut to @p cap bytes, its end lost, without a sign
  * @return     the frame's length in @p buf, -EAGAIN (none queued), or
  *             another negative errno
  */
-ssize_t ktap_read(struct ktap *t, void *buf, size_t cap);
+ssize_t cp_tap_read(struct cp_tap *t, void *buf, size_t cap);
 
 #endif
