@@ -451,7 +451,7 @@ proc frr_stop_all {} {
     }
 }
 
-# Log of HOST's DAEMON (bfdd or zebra), "" if none yet.
+# Log of HOST's DAEMON (bfdd, zebra, bgpd, staticd), "" if none yet.
 proc frr_log {host {daemon bfdd}} {
     return [_lab_read [file join [frr_dir $host] $daemon.log]]
 }

@@ -235,7 +235,7 @@ def main():
     srv.bind((host, int(port)))
     srv.listen(1)
     frame = 0
-    with open(a.out, "a", buffering=1 << 16) as out:
+    with open(a.out, "w", buffering=1 << 16) as out:
         out.write(f"{ms()} listening {a.listen}\n")
         out.flush()
         while True:
