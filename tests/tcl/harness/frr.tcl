@@ -844,14 +844,16 @@ proc _frr_vtysh_json {host daemon cmd script} {
 # closes the connection and cancels its tasks on the main thread: one more
 # command afterwards gives the main thread a turn to run those).
 proc _frr_fpm_disable {host} {
-    frr_vtysh $host "configure terminal" "no fpm address"
+    # 5 s at most per vtysh: a stopped (SIGSTOP) zebra would not answer
+    set vtysh [list timeout 5 env VTYSH_PAGER=cat vtysh --vty_socket [dict get [_frr_inst $host] dir] -d zebra]
+    exec {*}$vtysh -c "configure terminal" -c "no fpm address"
     set deadline [expr {[clock milliseconds] + 2000}]
     while {[clock milliseconds] < $deadline} {
-        set out [_frr_vtysh_daemon $host zebra "show fpm counters json"]
+        set out [exec {*}$vtysh -c "show fpm counters json"]
         if {[regexp {"user-disables":\s*([1-9])} $out]} { break }
         after 20
     }
-    _frr_vtysh_daemon $host zebra "show fpm counters json"
+    exec {*}$vtysh -c "show fpm counters json"
 }
 
 # ipv4 or ipv6, from an address or prefix.
