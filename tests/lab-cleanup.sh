@@ -4,11 +4,12 @@
 # run the Tcl harness): processes it started (only those whose command
 # line names the prefix, from RUNDIR/pids), processes in its namespaces,
 # its namespaces and veths, DPDK runtime directories of its vbrd
-# instances, its nft tables in the root namespace (PREFIX_*, netdev and
-# inet families). run.tcl's lab_cleanup does the same at the normal end of
+# instances, the /var/tmp/frr directories of the FRR daemons it killed,
+# its nft tables in the root namespace (PREFIX_*, netdev and inet
+# families). run.tcl's lab_cleanup does the same at the normal end of
 # a test file.
 lab_cleanup_run() {
-	local prefix=$1 rundir=$2 pid ns link table fam
+	local prefix=$1 rundir=$2 pid ns link table fam comm
 	if [ -f "$rundir/pids" ]; then
 		while read -r pid; do
 			if [ -r "/proc/$pid/cmdline" ] &&
@@ -20,7 +21,13 @@ lab_cleanup_run() {
 	fi
 	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			comm=$(cat "/proc/$pid/comm" 2>/dev/null)
 			kill -KILL "$pid" 2>/dev/null
+			# an FRR daemon's crash-log directory (frr.tcl's frr_stop
+			# removes it when the daemon stops normally)
+			case "$comm" in
+			zebra|bgpd|bfdd|staticd) rm -rf "/var/tmp/frr/$comm.$pid" ;;
+			esac
 		done
 	done
 	for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-"); do

@@ -106,6 +106,9 @@ proc bird_start {host config} {
 #   families {ipv4 ipv6}  channels (default: ADDR's family)
 #   local ADDR            the session's source address
 #   options LIST          more lines in the protocol block (without ";")
+#   channel {FAMILY LIST ...}  more lines in a channel's block, e.g. {ipv4
+#                         {"next hop address 10.0.0.2"}} for IPv4 routes
+#                         over a session between IPv6 addresses
 # KEEPALIVE HOLD: s, default 3 9. EXTRA goes at the end.
 proc bird_conf {asn router_id args} {
     set neighbors {}
@@ -133,8 +136,8 @@ proc bird_conf {asn router_id args} {
     }
     foreach spec $neighbors {
         lassign $spec name addr peer_as
-        set o [dict merge [dict create families [_bird_family $addr] local "" options {}] \
-                   [lrange $spec 3 end]]
+        set o [dict merge [dict create families [_bird_family $addr] local "" options {} \
+                               channel {}] [lrange $spec 3 end]]
         append t "protocol bgp $name {\n\tlocal"
         if {[dict get $o local] ne ""} { append t " [dict get $o local]" }
         append t " as $asn;\n\tneighbor $addr as $peer_as;\n"
@@ -142,7 +145,11 @@ proc bird_conf {asn router_id args} {
         append t "\tconnect delay time 1;\n\tconnect retry time 2;\n\terror wait time 1, 5;\n"
         foreach line [dict get $o options] { append t "\t$line;\n" }
         foreach f [dict get $o families] {
-            append t "\t$f {\n\t\timport all;\n\t\texport where source = RTS_STATIC;\n\t};\n"
+            append t "\t$f \{\n\t\timport all;\n\t\texport where source = RTS_STATIC;\n"
+            if {[dict exists $o channel $f]} {
+                foreach line [dict get $o channel $f] { append t "\t\t$line;\n" }
+            }
+            append t "\t\};\n"
         }
         append t "}\n\n"
     }

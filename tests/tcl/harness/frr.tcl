@@ -43,6 +43,7 @@
 #                                       in HOST, listening -> SINK
 #   fpm_sink_messages SINK ?-type T? ?-dst PREFIX? ?-match GLOB?
 #                                       its lines as dicts (ms type KEY VALUE ...)
+#   fpm_sink_prefixes SINK ?TYPE?       prefixes of its TYPE messages (fast)
 #   fpm_sink_wait SINK TYPE DST TIMEOUT_MS   -> the first such message
 #   fpm_sink_stop SINK
 #
@@ -450,7 +451,7 @@ proc frr_stop_all {} {
     }
 }
 
-# Log of HOST's DAEMON (bfdd or zebra), "" if none yet.
+# Log of HOST's DAEMON (bfdd, zebra, bgpd, staticd), "" if none yet.
 proc frr_log {host {daemon bfdd}} {
     return [_lab_read [file join [frr_dir $host] $daemon.log]]
 }
@@ -679,8 +680,9 @@ proc fpm_sink_start {host args} {
 # The sink's lines so far as dicts: ms (Unix time), type (RTM_NEWROUTE,
 # RTM_DELROUTE, RTM_NEWNEXTHOP, RTM_DELNEXTHOP, OTHER, listening, connect,
 # close, ...) and the line's KEY=VALUE fields (frame family dst proto table
-# gw oif nh_id id group ...; connect and close have peer). Filters:
-# -type T, -dst PREFIX, -match GLOB (on the raw line).
+# rtype gw oif nh_id id group ...; connect and close have peer). Filters:
+# -type T, -dst PREFIX, -match GLOB (on the raw line). A dict per line
+# costs ~0.1 ms: for thousands of routes, fpm_sink_prefixes.
 proc fpm_sink_messages {sink args} {
     set type ""
     set dst ""
@@ -697,21 +699,37 @@ proc fpm_sink_messages {sink args} {
     foreach line [split [_lab_read [dict get $sink file]] "\n"] {
         if {$line eq "" || ![string match $glob $line]} { continue }
         if {$dst ne "" && [string first " dst=$dst " "$line "] < 0} { continue }
+        if {$type ne "" && [string first " $type" $line] < 0} { continue }
         set words [split $line " "]
         set t [lindex $words 1]
         if {$type ne "" && $t ne $type} { continue }
-        set m [dict create ms [lindex $words 0] type $t]
+        set m [list ms [lindex $words 0] type $t]
         foreach w [lrange $words 2 end] {
             set eq [string first = $w]
             if {$eq > 0} {
-                dict set m [string range $w 0 $eq-1] [string range $w $eq+1 end]
+                lappend m [string range $w 0 $eq-1] [string range $w $eq+1 end]
             } else {
-                dict set m peer $w
+                lappend m peer $w
             }
         }
-        lappend out $m
+        lappend out [dict create {*}$m]
     }
     return $out
+}
+
+# The prefixes (dst) of the sink's messages of TYPE (default
+# RTM_NEWROUTE), sorted, each once: for large tables, where
+# fpm_sink_messages (a dict per line) is slow.
+proc fpm_sink_prefixes {sink {type RTM_NEWROUTE}} {
+    set out {}
+    foreach line [split [_lab_read [dict get $sink file]] "\n"] {
+        if {![string match "* $type *" $line]} { continue }
+        set i [string first " dst=" $line]
+        if {$i < 0} { continue }
+        set j [string first " " $line [incr i 5]]
+        lappend out [string range $line $i [expr {$j < 0 ? "end" : $j - 1}]]
+    }
+    return [lsort -unique $out]
 }
 
 # Wait up to TIMEOUT_MS for a message TYPE about DST (a prefix as zebra
@@ -826,14 +844,16 @@ proc _frr_vtysh_json {host daemon cmd script} {
 # closes the connection and cancels its tasks on the main thread: one more
 # command afterwards gives the main thread a turn to run those).
 proc _frr_fpm_disable {host} {
-    frr_vtysh $host "configure terminal" "no fpm address"
+    # 5 s at most per vtysh: a stopped (SIGSTOP) zebra would not answer
+    set vtysh [list timeout 5 env VTYSH_PAGER=cat vtysh --vty_socket [dict get [_frr_inst $host] dir] -d zebra]
+    exec {*}$vtysh -c "configure terminal" -c "no fpm address"
     set deadline [expr {[clock milliseconds] + 2000}]
     while {[clock milliseconds] < $deadline} {
-        set out [_frr_vtysh_daemon $host zebra "show fpm counters json"]
+        set out [exec {*}$vtysh -c "show fpm counters json"]
         if {[regexp {"user-disables":\s*([1-9])} $out]} { break }
         after 20
     }
-    _frr_vtysh_daemon $host zebra "show fpm counters json"
+    exec {*}$vtysh -c "show fpm counters json"
 }
 
 # ipv4 or ipv6, from an address or prefix.

@@ -17,8 +17,8 @@ Lines of FILE (flushed as written; MS is Unix time in milliseconds):
     MS listening ADDR:PORT
     MS connect PEER
     MS RTM_NEWROUTE frame=N family=ipv4 dst=10.0.2.0/24 proto=186 table=254
-       type=1 flags=0x... [gw=A] [oif=N] [nh_id=N] [multipath=GW@OIF,...]
-       [prefsrc=A] [metric=N]
+       rtype=1 [metric=N] [gw=A] [oif=N] [nh_id=N] [multipath=GW@OIF,...]
+       [prefsrc=A] flags=0x...
     MS RTM_DELROUTE frame=N family=... dst=... proto=...
     MS RTM_NEWNEXTHOP frame=N family=ipv4 id=N proto=N [gw=A] [oif=N]
        [group=ID/WEIGHT,...] [blackhole=1]
@@ -27,7 +27,7 @@ Lines of FILE (flushed as written; MS is Unix time in milliseconds):
     MS bad-frame frame=N version=V type=T len=L
     MS close PEER
 (one line each; wrapped here). --hex adds hex=... with the message's bytes.
-proto is rtm_protocol (186 = bgp, 196 = static, 2 = kernel, zebra's
+rtype is rtm_type (1 unicast, 6 blackhole), proto rtm_protocol (186 = bgp, 196 = static, 2 = kernel, zebra's
 routes: zebra2proto() in zebra/rt_netlink.c). It serves one connection at
 a time and takes the next one when zebra reconnects; SIGTERM ends it.
 """
@@ -125,7 +125,7 @@ def decode_route(body):
     f["dst"] = f"{dst}/{dst_len}"
     f["proto"] = proto
     f["table"] = table
-    f["type"] = rtype
+    f["rtype"] = rtype
     f.update(extra)
     return f
 
@@ -235,7 +235,7 @@ def main():
     srv.bind((host, int(port)))
     srv.listen(1)
     frame = 0
-    with open(a.out, "a", buffering=1 << 16) as out:
+    with open(a.out, "w", buffering=1 << 16) as out:
         out.write(f"{ms()} listening {a.listen}\n")
         out.flush()
         while True:
