@@ -372,9 +372,9 @@ static int parse_multipath(struct parse_ctx *c, const struct nlattr *mp, unsigne
 			return ret;
 		gw = t.tb[RTA_GATEWAY];
 		if (gw) {
-			ret = attr_len(c, gw, alen, true);
-			if (ret)
-				return ret;
+			if (mnl_attr_validate2(gw, MNL_TYPE_BINARY, alen) < 0)
+				return bad(c, "%sRTA_GATEWAY of %u bytes, not %zu", where,
+					   mnl_attr_get_payload_len(gw), alen);
 			addr_read(&nh.gw, r->dst.addr.family, gw);
 		}
 		for (type = 0; type <= ATTR_TB_MAX; type++)
@@ -733,12 +733,13 @@ static int parse_nexthop(struct parse_ctx *c)
 static int parse_msg(struct parse_ctx *c)
 {
 	struct fpm_msg *m = c->m;
+	char buf[24];
 	int ret = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->nl_type = c->nlh->nlmsg_type;
 	m->nl_flags = c->nlh->nlmsg_flags;
-	nl_type_name(m->nl_type, c->what, sizeof(c->what));
+	snprintf(c->what, sizeof(c->what), "%s", nl_type_name(m->nl_type, buf, sizeof(buf)));
 	switch (m->nl_type) {
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
@@ -816,8 +817,12 @@ int fpm_frame_parse(const uint8_t *frame, size_t len, struct fpm_msg *msgs, unsi
 	rest = (int)(len - FPM_HDR_LEN);
 	while (rest > 0) {
 		if (!mnl_nlmsg_ok(nlh, rest)) {
-			if (rest < (int)sizeof(*nlh))
-				format(err, errlen, "%d bytes after message %u", rest, n);
+			if (rest < (int)sizeof(*nlh) && n == 0)
+				format(err, errlen, "%d bytes, short of a netlink header", rest);
+			else if (rest < (int)sizeof(*nlh))
+				format(err, errlen,
+				       "%d bytes after message %u, short of a netlink header", rest,
+				       n);
 			else
 				format(err, errlen, "message %u: nlmsg_len %u, %d bytes left",
 				       n + 1, nlh->nlmsg_len, rest);
