@@ -816,7 +816,9 @@ int fpm_frame_parse(const uint8_t *frame, size_t len, struct fpm_msg *msgs, unsi
 	nlh = (const void *)(frame + FPM_HDR_LEN);
 	rest = (int)(len - FPM_HDR_LEN);
 	while (rest > 0) {
-		if (!mnl_nlmsg_ok(nlh, rest)) {
+		/* mnl_nlmsg_ok() compares (int)nlmsg_len: from 2^31 up the length
+		 * turns negative and passes (libmnl 1.0.4); compare unsigned too */
+		if (!mnl_nlmsg_ok(nlh, rest) || nlh->nlmsg_len > (uint32_t)rest) {
 			if (rest < (int)sizeof(*nlh) && n == 0)
 				format(err, errlen, "%d bytes, short of a netlink header", rest);
 			else if (rest < (int)sizeof(*nlh))
