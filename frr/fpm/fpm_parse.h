@@ -164,7 +164,8 @@ long fpm_frame_len(const uint8_t *buf, size_t len, char *err, size_t errlen);
  *     AF_UNSPEC, empty, not a whole number of struct nexthop_grp, with a
  *     member 0, itself, twice or with reserved bits set; a blackhole with a
  *     gateway or interface; one next hop without NHA_OIF (or 0), a gateway
- *     but no IPv4/IPv6 family.
+ *     but no IPv4/IPv6 family. Of a delete only NHA_ID is read (its other
+ *     attributes only have to lie inside the message).
  *
  * FPM_UNSUPPORTED, with @c why: MPLS (AF_MPLS routes, RTA_NEWDST, RTA_VIA),
  * encapsulation (RTA_ENCAP*, NHA_ENCAP*: labels, VXLAN, SRv6),
@@ -198,7 +199,9 @@ int fpm_frame_parse(const uint8_t *frame, size_t len, struct fpm_msg *msgs, unsi
  * (RTA_DST, RTA_PRIORITY, RTA_TABLE from table 256 up, then RTA_NH_ID, or
  * RTA_GATEWAY and RTA_OIF for one next hop of weight 1, or RTA_MULTIPATH;
  * NHA_ID then NHA_GATEWAY, NHA_OIF, NHA_BLACKHOLE or NHA_GROUP), nlmsg_seq
- * and nlmsg_pid 0. fpm_frame_parse() of the frame gives @p msgs back.
+ * and nlmsg_pid 0. fpm_frame_parse() of the frame gives @p msgs back
+ * (messages as it gives them: zebra's frames come out byte for byte, the
+ * pid aside).
  *
  * @param msgs  FPM_ROUTE_ADD, FPM_ROUTE_DEL, FPM_NH_ADD or FPM_NH_DEL messages
  * @param nb    how many (zebra: 1, or a route's delete and add)
