@@ -93,7 +93,8 @@ static long put_route(const struct fpm_msg *m, uint8_t *p, size_t room)
 	    r->dst.len > (family == AF_INET ? 32 : 128) || r->nb_nh > FPM_MAX_PATHS)
 		return -EINVAL;
 	for (i = 0; i < r->nb_nh; i++)
-		if (!weight_ok(r->nh[i].weight) || (r->nh[i].gw.family && r->nh[i].gw.family != family))
+		if (!weight_ok(r->nh[i].weight) ||
+		    (r->nh[i].gw.family && r->nh[i].gw.family != family))
 			return -EINVAL;
 
 	nlh = msg_start(p, room, m->kind == FPM_ROUTE_ADD ? RTM_NEWROUTE : RTM_DELROUTE, flags,
@@ -123,7 +124,8 @@ static long put_route(const struct fpm_msg *m, uint8_t *p, size_t room)
 		if (r->nh[0].gw.family &&
 		    !mnl_attr_put_check(nlh, room, RTA_GATEWAY, addr_bytes(&r->nh[0].gw, gw), gw))
 			return -ENOSPC;
-		if (r->nh[0].ifindex && !mnl_attr_put_u32_check(nlh, room, RTA_OIF, r->nh[0].ifindex))
+		if (r->nh[0].ifindex &&
+		    !mnl_attr_put_u32_check(nlh, room, RTA_OIF, r->nh[0].ifindex))
 			return -ENOSPC;
 	} else if (r->nb_nh) {
 		ret = put_multipath(nlh, room, r);

@@ -108,7 +108,7 @@ static const char *const nha_names[] = {
 	[NHA_RES_BUCKET] = "NHA_RES_BUCKET",
 };
 
-#define NAME_OF(names, i)                                                                         \
+#define NAME_OF(names, i) \
 	((unsigned int)(i) < sizeof(names) / sizeof(names[0]) && names[i] ? names[i] : NULL)
 
 /* "RTA_GATEWAY", or "attribute 77" written into @p buf. */
@@ -149,7 +149,8 @@ static void vformat(char *buf, size_t len, const char *fmt, va_list ap)
 		vsnprintf(buf, len, fmt, ap);
 }
 
-static void format(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void format(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void format(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -160,7 +161,8 @@ static void format(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* -EBADMSG, with "message N (WHAT): REASON" in the caller's err. */
-static int bad(const struct parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(const struct parse_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int bad(const struct parse_ctx *c, const char *fmt, ...)
 {
 	char reason[160];
@@ -370,9 +372,9 @@ static int parse_multipath(struct parse_ctx *c, const struct nlattr *mp, unsigne
 			return ret;
 		gw = t.tb[RTA_GATEWAY];
 		if (gw) {
-			ret = attr_len(c, gw, alen, true);
-			if (ret)
-				return ret;
+			if (mnl_attr_validate2(gw, MNL_TYPE_BINARY, alen) < 0)
+				return bad(c, "%sRTA_GATEWAY of %u bytes, not %zu", where,
+					   mnl_attr_get_payload_len(gw), alen);
 			addr_read(&nh.gw, r->dst.addr.family, gw);
 		}
 		for (type = 0; type <= ATTR_TB_MAX; type++)
@@ -398,6 +400,145 @@ static int parse_multipath(struct parse_ctx *c, const struct nlattr *mp, unsigne
 	return 0;
 }
 
+/* A u32 attribute (exactly 4 bytes) into *v, else -EBADMSG. */
+static int attr_u32(const struct parse_ctx *c, const struct nlattr *a, bool route, uint32_t *v)
+{
+	int ret = attr_len(c, a, 4, route);
+
+	if (ret == 0)
+		*v = mnl_attr_get_u32(a);
+	return ret;
+}
+
+/* The prefix: rtm_dst_len and RTA_DST, host bits zero. */
+static int route_dst(struct parse_ctx *c, const struct rtmsg *rtm, const struct attr_tb *t)
+{
+	struct cfg_prefix *dst = &c->m->route.dst;
+	size_t alen = family_addr_len(rtm->rtm_family);
+	char buf[INET6_ADDRSTRLEN];
+	size_t used;
+	int ret;
+
+	if (rtm->rtm_dst_len > alen * 8)
+		return bad(c, "prefix length %u", rtm->rtm_dst_len);
+	dst->addr.family = rtm->rtm_family;
+	dst->len = rtm->rtm_dst_len;
+	if (t->tb[RTA_DST]) {
+		ret = attr_len(c, t->tb[RTA_DST], alen, true);
+		if (ret)
+			return ret;
+		addr_read(&dst->addr, rtm->rtm_family, t->tb[RTA_DST]);
+	} else if (dst->len > 0) {
+		return bad(c, "prefix length %u and no RTA_DST", dst->len);
+	}
+	/* from here on, errors name the prefix */
+	addr_str(&dst->addr, buf, sizeof(buf));
+	used = strlen(c->what);
+	snprintf(c->what + used, sizeof(c->what) - used, " %s/%u", buf, dst->len);
+	if (host_bits_set(dst))
+		return bad(c, "host bits set in the prefix");
+	return 0;
+}
+
+/*
+ * The next hops: a next-hop object (RTA_NH_ID), one next hop (RTA_GATEWAY,
+ * RTA_OIF) or several (RTA_MULTIPATH); the kernel takes no mix of them
+ * either. *count: next hops given, even past FPM_MAX_PATHS.
+ */
+static int route_nexthops(struct parse_ctx *c, const struct rtmsg *rtm, const struct attr_tb *t,
+			  unsigned int *count)
+{
+	struct fpm_route *r = &c->m->route;
+	const struct nlattr *gw = t->tb[RTA_GATEWAY], *oif = t->tb[RTA_OIF];
+	const struct nlattr *mp = t->tb[RTA_MULTIPATH];
+	int ret;
+
+	*count = 0;
+	if (t->tb[RTA_NH_ID]) {
+		ret = attr_u32(c, t->tb[RTA_NH_ID], true, &r->nh_id);
+		if (ret)
+			return ret;
+		if (!r->nh_id)
+			return bad(c, "RTA_NH_ID 0");
+		if (gw || oif || mp)
+			return bad(c, "RTA_NH_ID with RTA_GATEWAY, RTA_OIF or RTA_MULTIPATH");
+		return 0;
+	}
+	if (mp) {
+		if (gw || oif)
+			return bad(c, "RTA_MULTIPATH with RTA_GATEWAY or RTA_OIF");
+		return parse_multipath(c, mp, count);
+	}
+	if (!gw && !oif)
+		return 0;
+	if (gw) {
+		ret = attr_len(c, gw, family_addr_len(rtm->rtm_family), true);
+		if (ret)
+			return ret;
+		addr_read(&r->nh[0].gw, rtm->rtm_family, gw);
+	}
+	if (oif) {
+		ret = attr_u32(c, oif, true, &r->nh[0].ifindex);
+		if (ret)
+			return ret;
+	}
+	r->nh[0].weight = 1;
+	r->nh[0].onlink = rtm->rtm_flags & RTNH_F_ONLINK;
+	if (!gw && !r->nh[0].ifindex)
+		unsupported(c, "next hop 1 has no gateway and no interface");
+	*count = 1;
+	return 0;
+}
+
+/* rtm_type, against the next hops. */
+static int route_type(struct parse_ctx *c, bool add, unsigned int count)
+{
+	struct fpm_route *r = &c->m->route;
+
+	switch (r->type) {
+	case RTN_UNICAST:
+		if (add && !r->nh_id && count == 0)
+			unsupported(c, "no next hop");
+		return 0;
+	case RTN_BLACKHOLE:
+	case RTN_UNREACHABLE:
+	case RTN_PROHIBIT:
+		if (r->nh_id || count)
+			return bad(c, "a next hop in a route of type %u (blackhole)", r->type);
+		r->blackhole = true;
+		return 0;
+	case RTN_UNSPEC:
+		/* zebra's deletes carry no type; an add must */
+		if (add)
+			unsupported(c, "route type 0");
+		return 0;
+	default:
+		unsupported(c, "route type %u", r->type);
+		return 0;
+	}
+}
+
+/* What else changes forwarding and vbrd does not do. */
+static void route_features(struct parse_ctx *c, const struct rtmsg *rtm, const struct attr_tb *t)
+{
+	int type;
+
+	if (rtm->rtm_src_len)
+		unsupported(c, "source-specific route (rtm_src_len %u)", rtm->rtm_src_len);
+	if (rtm->rtm_tos)
+		unsupported(c, "TOS %u", rtm->rtm_tos);
+	for (type = 0; type <= ATTR_TB_MAX; type++) {
+		if (!t->tb[type] || rta_ignored(type))
+			continue;
+		if (type != RTA_DST && type != RTA_TABLE && type != RTA_PRIORITY &&
+		    type != RTA_NH_ID && type != RTA_GATEWAY && type != RTA_OIF &&
+		    type != RTA_MULTIPATH)
+			rta_unsupported(c, type, "");
+	}
+	if (t->above >= 0)
+		rta_unsupported(c, t->above, "");
+}
+
 /* RTM_NEWROUTE, RTM_DELROUTE: struct rtmsg, then RTA_* attributes. */
 static int parse_route(struct parse_ctx *c)
 {
@@ -405,13 +546,10 @@ static int parse_route(struct parse_ctx *c)
 	struct fpm_msg *m = c->m;
 	struct fpm_route *r = &m->route;
 	bool add = nlh->nlmsg_type == RTM_NEWROUTE;
-	const struct nlattr *gw, *oif, *mp;
 	const struct rtmsg *rtm;
-	unsigned int count = 0;
-	char buf[INET6_ADDRSTRLEN];
+	unsigned int count;
 	struct attr_tb t;
-	size_t alen;
-	int family, ret, type;
+	int ret;
 
 	m->kind = m->op = add ? FPM_ROUTE_ADD : FPM_ROUTE_DEL;
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
@@ -420,134 +558,40 @@ static int parse_route(struct parse_ctx *c)
 	ret = attrs_msg(c, sizeof(*rtm), true, &t);
 	if (ret)
 		return ret;
-
-	family = rtm->rtm_family;
-	if (family == AF_MPLS) {
+	if (rtm->rtm_family == AF_MPLS) {
 		unsupported(c, "MPLS route (AF_MPLS)");
-		m->kind = FPM_UNSUPPORTED;
 		return 0;
 	}
-	alen = family_addr_len(family);
-	if (!alen)
-		return bad(c, "route family %d", family);
-	r->dst.addr.family = family;
+	if (!family_addr_len(rtm->rtm_family))
+		return bad(c, "route family %u", rtm->rtm_family);
 	r->table = rtm->rtm_table;
 	r->protocol = rtm->rtm_protocol;
 	r->type = rtm->rtm_type;
 	r->replace = nlh->nlmsg_flags & NLM_F_REPLACE;
 
-	/* The prefix */
-	if (rtm->rtm_dst_len > alen * 8)
-		return bad(c, "prefix length %u", rtm->rtm_dst_len);
-	r->dst.len = rtm->rtm_dst_len;
-	if (t.tb[RTA_DST]) {
-		ret = attr_len(c, t.tb[RTA_DST], alen, true);
-		if (ret)
-			return ret;
-		addr_read(&r->dst.addr, family, t.tb[RTA_DST]);
-	} else if (r->dst.len > 0) {
-		return bad(c, "prefix length %u and no RTA_DST", r->dst.len);
-	}
-	addr_str(&r->dst.addr, buf, sizeof(buf));
-	snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what), " %s/%u", buf,
-		 r->dst.len);
-	if (host_bits_set(&r->dst))
-		return bad(c, "host bits set in the prefix");
-
-	/* Attributes of one value */
+	ret = route_dst(c, rtm, &t);
+	if (ret)
+		return ret;
 	if (t.tb[RTA_TABLE]) {
-		ret = attr_len(c, t.tb[RTA_TABLE], 4, true);
+		ret = attr_u32(c, t.tb[RTA_TABLE], true, &r->table);
 		if (ret)
 			return ret;
-		r->table = mnl_attr_get_u32(t.tb[RTA_TABLE]);
 	}
 	if (t.tb[RTA_PRIORITY]) {
-		ret = attr_len(c, t.tb[RTA_PRIORITY], 4, true);
-		if (ret)
-			return ret;
-		r->metric = mnl_attr_get_u32(t.tb[RTA_PRIORITY]);
-	}
-	if (t.tb[RTA_NH_ID]) {
-		ret = attr_len(c, t.tb[RTA_NH_ID], 4, true);
-		if (ret)
-			return ret;
-		r->nh_id = mnl_attr_get_u32(t.tb[RTA_NH_ID]);
-		if (!r->nh_id)
-			return bad(c, "RTA_NH_ID 0");
-	}
-
-	/* Next hops: a next-hop object, one next hop, or RTA_MULTIPATH (the
-	 * kernel takes no mix of them either) */
-	gw = t.tb[RTA_GATEWAY];
-	oif = t.tb[RTA_OIF];
-	mp = t.tb[RTA_MULTIPATH];
-	if (r->nh_id && (gw || oif || mp))
-		return bad(c, "RTA_NH_ID with RTA_GATEWAY, RTA_OIF or RTA_MULTIPATH");
-	if (mp && (gw || oif))
-		return bad(c, "RTA_MULTIPATH with RTA_GATEWAY or RTA_OIF");
-	if (gw) {
-		ret = attr_len(c, gw, alen, true);
-		if (ret)
-			return ret;
-		addr_read(&r->nh[0].gw, family, gw);
-	}
-	if (oif) {
-		ret = attr_len(c, oif, 4, true);
-		if (ret)
-			return ret;
-		r->nh[0].ifindex = mnl_attr_get_u32(oif);
-	}
-	if (gw || oif) {
-		r->nh[0].weight = 1;
-		r->nh[0].onlink = rtm->rtm_flags & RTNH_F_ONLINK;
-		if (!gw && !r->nh[0].ifindex)
-			unsupported(c, "next hop 1 has no gateway and no interface");
-		count = 1;
-	}
-	if (mp) {
-		ret = parse_multipath(c, mp, &count);
+		ret = attr_u32(c, t.tb[RTA_PRIORITY], true, &r->metric);
 		if (ret)
 			return ret;
 	}
+	ret = route_nexthops(c, rtm, &t, &count);
+	if (ret)
+		return ret;
 	if (count > FPM_MAX_PATHS)
 		unsupported(c, "%u next hops, more than %u", count, FPM_MAX_PATHS);
 	r->nb_nh = (uint16_t)(count < FPM_MAX_PATHS ? count : FPM_MAX_PATHS);
-
-	switch (r->type) {
-	case RTN_UNICAST:
-		if (add && !r->nh_id && count == 0)
-			unsupported(c, "no next hop");
-		break;
-	case RTN_BLACKHOLE:
-	case RTN_UNREACHABLE:
-	case RTN_PROHIBIT:
-		if (r->nh_id || count)
-			return bad(c, "a next hop in a route of type %u (blackhole)", r->type);
-		r->blackhole = true;
-		break;
-	case RTN_UNSPEC:
-		if (!add)
-			break; /* zebra's deletes */
-		/* fall through */
-	default:
-		unsupported(c, "route type %u", r->type);
-	}
-
-	/* What changes forwarding and vbrd does not do */
-	if (rtm->rtm_src_len)
-		unsupported(c, "source-specific route (rtm_src_len %u)", rtm->rtm_src_len);
-	if (rtm->rtm_tos)
-		unsupported(c, "TOS %u", rtm->rtm_tos);
-	for (type = 0; type <= ATTR_TB_MAX; type++) {
-		if (!t.tb[type] || rta_ignored(type))
-			continue;
-		if (type != RTA_DST && type != RTA_TABLE && type != RTA_PRIORITY &&
-		    type != RTA_NH_ID && type != RTA_GATEWAY && type != RTA_OIF &&
-		    type != RTA_MULTIPATH)
-			rta_unsupported(c, type, "");
-	}
-	if (t.above >= 0)
-		rta_unsupported(c, t.above, "");
+	ret = route_type(c, add, count);
+	if (ret)
+		return ret;
+	route_features(c, rtm, &t);
 	return 0;
 }
 
@@ -612,10 +656,9 @@ static int parse_nexthop(struct parse_ctx *c)
 
 	if (!t.tb[NHA_ID])
 		return bad(c, "no NHA_ID");
-	ret = attr_len(c, t.tb[NHA_ID], 4, false);
+	ret = attr_u32(c, t.tb[NHA_ID], false, &nh->id);
 	if (ret)
 		return ret;
-	nh->id = mnl_attr_get_u32(t.tb[NHA_ID]);
 	if (!nh->id)
 		return bad(c, "NHA_ID 0");
 	snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what), " id %u", nh->id);
@@ -630,10 +673,9 @@ static int parse_nexthop(struct parse_ctx *c)
 	if (bh && mnl_attr_validate(bh, MNL_TYPE_FLAG) < 0)
 		return bad(c, "NHA_BLACKHOLE of %u bytes, not 0", mnl_attr_get_payload_len(bh));
 	if (oif) {
-		ret = attr_len(c, oif, 4, false);
+		ret = attr_u32(c, oif, false, &nh->ifindex);
 		if (ret)
 			return ret;
-		nh->ifindex = mnl_attr_get_u32(oif);
 	}
 	if (gtype) {
 		ret = attr_len(c, gtype, 2, false);
@@ -691,12 +733,13 @@ static int parse_nexthop(struct parse_ctx *c)
 static int parse_msg(struct parse_ctx *c)
 {
 	struct fpm_msg *m = c->m;
+	char buf[24];
 	int ret = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->nl_type = c->nlh->nlmsg_type;
 	m->nl_flags = c->nlh->nlmsg_flags;
-	nl_type_name(m->nl_type, c->what, sizeof(c->what));
+	snprintf(c->what, sizeof(c->what), "%s", nl_type_name(m->nl_type, buf, sizeof(buf)));
 	switch (m->nl_type) {
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
@@ -731,7 +774,8 @@ long fpm_frame_len(const uint8_t *buf, size_t len, char *err, size_t errlen)
 	}
 	if (buf[1] != FPM_MSG_TYPE_NETLINK) {
 		/* 2: zebra's older `fpm` module with protobuf (-M fpm:protobuf) */
-		format(err, errlen, "FPM message type %u, not netlink (%u): zebra must load dplane_fpm_nl",
+		format(err, errlen,
+		       "FPM message type %u, not netlink (%u): zebra must load dplane_fpm_nl",
 		       buf[1], FPM_MSG_TYPE_NETLINK);
 		return -EBADMSG;
 	}
@@ -772,12 +816,18 @@ int fpm_frame_parse(const uint8_t *frame, size_t len, struct fpm_msg *msgs, unsi
 	nlh = (const void *)(frame + FPM_HDR_LEN);
 	rest = (int)(len - FPM_HDR_LEN);
 	while (rest > 0) {
-		if (!mnl_nlmsg_ok(nlh, rest)) {
-			if (rest < (int)sizeof(*nlh))
-				format(err, errlen, "%d bytes after message %u", rest, n);
+		/* mnl_nlmsg_ok() compares (int)nlmsg_len: from 2^31 up the length
+		 * turns negative and passes (libmnl 1.0.4); compare unsigned too */
+		if (!mnl_nlmsg_ok(nlh, rest) || nlh->nlmsg_len > (uint32_t)rest) {
+			if (rest < (int)sizeof(*nlh) && n == 0)
+				format(err, errlen, "%d bytes, short of a netlink header", rest);
+			else if (rest < (int)sizeof(*nlh))
+				format(err, errlen,
+				       "%d bytes after message %u, short of a netlink header", rest,
+				       n);
 			else
-				format(err, errlen, "message %u: nlmsg_len %u, %d bytes left", n + 1,
-				       nlh->nlmsg_len, rest);
+				format(err, errlen, "message %u: nlmsg_len %u, %d bytes left",
+				       n + 1, nlh->nlmsg_len, rest);
 			return -EBADMSG;
 		}
 		if (n == max) {

@@ -85,16 +85,16 @@ struct fpm_nh_member {
 
 /** RTM_NEWNEXTHOP / RTM_DELNEXTHOP (struct nhmsg and its NHA_* attributes). */
 struct fpm_nexthop {
-	uint32_t id;         /* NHA_ID, never 0; all a delete carries */
-	int family;          /* nh_family: AF_INET/AF_INET6 for one next hop, AF_UNSPEC
-	                      * for a group (and zebra's deletes) */
-	uint8_t protocol;    /* nh_protocol (zebra: 11, RTPROT_ZEBRA, for its own groups) */
-	bool replace;        /* NLM_F_REPLACE (zebra: every add) */
-	bool blackhole;      /* NHA_BLACKHOLE: no gateway, interface or group */
-	bool onlink;         /* RTNH_F_ONLINK in nh_flags */
-	struct cfg_addr gw;  /* NHA_GATEWAY; family 0: none (interface only) */
-	uint32_t ifindex;    /* NHA_OIF; never 0 for one next hop that is not a blackhole */
-	uint16_t nb_group;   /* members in group[]; 0: not a group */
+	uint32_t id;        /* NHA_ID, never 0; all a delete carries */
+	int family;         /* nh_family: AF_INET/AF_INET6 for one next hop, AF_UNSPEC
+	                     * for a group (and zebra's deletes) */
+	uint8_t protocol;   /* nh_protocol (zebra: 11, RTPROT_ZEBRA, for its own groups) */
+	bool replace;       /* NLM_F_REPLACE (zebra: every add) */
+	bool blackhole;     /* NHA_BLACKHOLE: no gateway, interface or group */
+	bool onlink;        /* RTNH_F_ONLINK in nh_flags */
+	struct cfg_addr gw; /* NHA_GATEWAY; family 0: none (interface only) */
+	uint32_t ifindex;   /* NHA_OIF; never 0 for one next hop that is not a blackhole */
+	uint16_t nb_group;  /* members in group[]; 0: not a group */
 	struct fpm_nh_member group[FPM_MAX_PATHS];
 };
 
@@ -115,9 +115,9 @@ struct fpm_msg {
 	 * route.dst and route.table (IPv4/IPv6 routes) or nh.id filled, so that a
 	 * caller can withdraw what it holds for them. Otherwise equal to kind. */
 	enum fpm_msg_kind op;
-	uint16_t nl_type;       /* nlmsg_type (RTM_NEWROUTE, ...) */
-	uint16_t nl_flags;      /* nlmsg_flags (NLM_F_*) */
-	char why[FPM_WHY_MAX];  /* FPM_IGNORED, FPM_UNSUPPORTED: one line; else "" */
+	uint16_t nl_type;      /* nlmsg_type (RTM_NEWROUTE, ...) */
+	uint16_t nl_flags;     /* nlmsg_flags (NLM_F_*) */
+	char why[FPM_WHY_MAX]; /* FPM_IGNORED, FPM_UNSUPPORTED: one line; else "" */
 	union {
 		struct fpm_route route; /* FPM_ROUTE_ADD, FPM_ROUTE_DEL */
 		struct fpm_nexthop nh;  /* FPM_NH_ADD, FPM_NH_DEL */
@@ -164,7 +164,8 @@ long fpm_frame_len(const uint8_t *buf, size_t len, char *err, size_t errlen);
  *     AF_UNSPEC, empty, not a whole number of struct nexthop_grp, with a
  *     member 0, itself, twice or with reserved bits set; a blackhole with a
  *     gateway or interface; one next hop without NHA_OIF (or 0), a gateway
- *     but no IPv4/IPv6 family.
+ *     but no IPv4/IPv6 family. Of a delete only NHA_ID is read (its other
+ *     attributes only have to lie inside the message).
  *
  * FPM_UNSUPPORTED, with @c why: MPLS (AF_MPLS routes, RTA_NEWDST, RTA_VIA),
  * encapsulation (RTA_ENCAP*, NHA_ENCAP*: labels, VXLAN, SRv6),
@@ -198,7 +199,9 @@ int fpm_frame_parse(const uint8_t *frame, size_t len, struct fpm_msg *msgs, unsi
  * (RTA_DST, RTA_PRIORITY, RTA_TABLE from table 256 up, then RTA_NH_ID, or
  * RTA_GATEWAY and RTA_OIF for one next hop of weight 1, or RTA_MULTIPATH;
  * NHA_ID then NHA_GATEWAY, NHA_OIF, NHA_BLACKHOLE or NHA_GROUP), nlmsg_seq
- * and nlmsg_pid 0. fpm_frame_parse() of the frame gives @p msgs back.
+ * and nlmsg_pid 0. fpm_frame_parse() of the frame gives @p msgs back
+ * (messages as it gives them: zebra's frames come out byte for byte, the
+ * pid aside).
  *
  * @param msgs  FPM_ROUTE_ADD, FPM_ROUTE_DEL, FPM_NH_ADD or FPM_NH_DEL messages
  * @param nb    how many (zebra: 1, or a route's delete and add)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang and run each for SECONDS.
 #
-#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|bfd|stamp|all]     (default: all)
+#   tests/fuzz/run.sh SECONDS [parse|config|qos_classify|bfd|stamp|fpm|all]     (default: all)
 #
-# Needs clang, libclang-rt-14-dev and nettle-dev (Debian 12); not part of `make test`.
+# Needs clang, libclang-rt-14-dev, nettle-dev and libmnl-dev (Debian 12); not part of `make test`.
 # Environment: FUZZ_OUT (work dir, default /tmp/vbrd-fuzz): binaries, the
 # growing corpus (corpus/TARGET) and crash/leak inputs (artifacts/TARGET/).
 # Exits 1 when a target found a crash, a leak or a broken invariant; the
@@ -16,8 +16,8 @@ secs=$1
 which=${2:-all}
 case "$secs" in ''|*[!0-9]*|0) usage ;; esac  # 0 would mean "forever" to libFuzzer
 case "$which" in
-parse|config|qos_classify|bfd|stamp) targets=("$which") ;;
-all) targets=(parse config qos_classify bfd stamp) ;;
+parse|config|qos_classify|bfd|stamp|fpm) targets=("$which") ;;
+all) targets=(parse config qos_classify bfd stamp fpm) ;;
 *) usage ;;
 esac
 
@@ -72,6 +72,13 @@ build() { # TARGET
 		"$CC" "${cflags[@]}" $(pkg-config --cflags nettle) \
 			"$here/fuzz_stamp.c" "$src/failover/pathsel/stamp_proto.c" -o "$out/fuzz_stamp" \
 			$(pkg-config --libs nettle) -lm ;;
+	fpm)
+		# frr/fpm/: plain C on libmnl (itself not instrumented: the
+		# parser checks every length before libmnl reads a header).
+		# shellcheck disable=SC2046
+		"$CC" "${cflags[@]}" $(pkg-config --cflags libmnl) \
+			"$here/fuzz_fpm.c" "$src/frr/fpm/fpm_parse.c" "$src/frr/fpm/fpm_encode.c" \
+			-o "$out/fuzz_fpm" $(pkg-config --libs libmnl) ;;
 	esac
 }
 
@@ -120,6 +127,27 @@ seed() { # TARGET: fill corpus/TARGET with valid inputs to start from
 		# session-table script (flag bit 1).
 		hex2bin "02""0a20""3d""83aa7e8200000001""01020304""83aa7e8180000000""8105"\
 "$(printf '00%.0s' {1..30})""0001000c""$(printf 'c5%.0s' {1..12})" >"$c/seed-tlv" ;;
+	fpm)
+		# Frames captured from zebra 8.4.4 (tests/unit/test_fpm_parse.c):
+		# mode byte 00 (a stream), then the frames. A route update
+		# (RTM_DELROUTE + RTM_NEWROUTE) behind a next-hop group:
+		hex2bin "00""010100383400000068000105000000003e41cb8900000b0000000000080001001400000014000200"\
+"10000000000000001500000000000000""010100642c00000019000104000000003e41cb8902180000fec400000000"\
+"000008000100c000020008000600140000003400000018000105000000003e41cb8902180000fec4000100000000"\
+"08000100c0000200080006001400000008001e0015000000" >"$c/seed-nhg-update"
+		# An IPv6 route over RTA_MULTIPATH, a blackhole, a next-hop delete:
+		hex2bin "00""010100787400000018000104000000003e41cb890a300000fec40001000000001400010020010db8"\
+"01000000000000000000000008000600140000003c0009801c000000030000001400050020010db80000000000000000"\
+"000000021c000000050000001400050020010db8000100000000000000000002""0101003c3800000018000104000000"\
+"003e41cb890a300000fec40006000000001400010020010db8dead000000000000000000000800060014000000"\
+"010100242000000069000104000000003e41cb8900000000000000000800010014000000" >"$c/seed-multipath"
+		# Mode byte 01 (messages, header made right): a next hop with a
+		# gateway, an IPv4 route in table 1000 over RTA_NH_ID, a blackhole
+		# next hop.
+		hex2bin "01""3000000068000105000000003e41cb8902000b00000000000800010010000000080006000a000002"\
+"08000500030000003c00000018000105000000003e41cb890219000000c400010000000008000100c000028008000600"\
+"1400000008000f00e803000008001e0010000000""2400000068000105000000003e41cb8902000b000000000008000100"\
+"1f00000004000400" >"$c/seed-messages" ;;
 	config)
 		cp "$src"/tests/unit/configs/*.conf "$src"/conf/*.conf "$src"/conf/examples/*.conf "$c/" \
 			2>/dev/null || true ;;
