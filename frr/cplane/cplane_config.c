@@ -105,11 +105,8 @@ static int cplane_load(struct cfg_reader *ld, const config_setting_t *root,
 	const config_setting_t *grp = config_setting_get_member(root, "cplane");
 	struct cfg_cplane *c;
 
-	if (grp == NULL) {
-		cfg_restart(ld, NULL, "cplane.netns", "%s", "");
-		cfg_restart(ld, NULL, "cplane.tap_prefix", "%s", defaults.tap_prefix);
-		return 0;
-	}
+	if (grp == NULL)
+		return 0; /* adding the section names its restart settings as new */
 	c = malloc(sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;

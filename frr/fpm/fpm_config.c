@@ -43,11 +43,8 @@ static int fpm_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 	struct cfg_fpm *f;
 	char a[64];
 
-	if (grp == NULL) {
-		cfg_restart(ld, NULL, "fpm.address", "%s", "");
-		cfg_restart(ld, NULL, "fpm.port", "%s", "");
-		return 0;
-	}
+	if (grp == NULL)
+		return 0; /* adding the section names its restart settings as new */
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;

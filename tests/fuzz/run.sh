@@ -48,11 +48,11 @@ build() { # TARGET
 			$(pkg-config --libs libdpdk) ;;
 	config)
 		# The reader and every feature's section loader (FOLDER/*_config.c,
-		# failover/FEATURE/*_config.c):
+		# failover/FEATURE/*_config.c, frr/FEATURE/*_config.c):
 		# each registers itself, so all of them are linked.
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" $(pkg-config --cflags libconfig) \
-			"$here/fuzz_config.c" "$src"/core/config_*.c "$src"/*/*_config.c "$src"/failover/*/*_config.c \
+			"$here/fuzz_config.c" "$src"/core/config_*.c "$src"/*/*_config.c "$src"/failover/*/*_config.c "$src"/frr/*/*_config.c \
 			-o "$out/fuzz_config" $(pkg-config --libs libconfig) ;;
 	qos_classify)
 		# qos/classify_frame.h: static inline on DPDK's inline headers
