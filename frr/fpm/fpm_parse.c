@@ -30,7 +30,10 @@ struct parse_ctx {
 	const struct nlmsghdr *nlh;
 	struct fpm_msg *m;
 	unsigned int index; /* 1-based, in the frame */
-	char what[64];      /* "RTM_NEWROUTE 10.0.0.0/24", for error lines */
+	/* what error lines name it by, "RTM_NEWROUTE 10.0.0.0/24": written only
+	 * for an error (bad()), from what was read so far */
+	bool what_dst; /* m->route.dst is read: named */
+	bool what_id;  /* m->nh.id is read: named */
 	bool unsupported;
 	char *err;
 	size_t errlen;
@@ -159,17 +162,27 @@ static void format(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void addr_str(const struct cfg_addr *a, char *buf, size_t len);
+
 /* -EBADMSG, with "message N (WHAT): REASON" in the caller's err. */
 static int bad(const struct parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(const struct parse_ctx *c, const char *fmt, ...)
 {
-	char reason[160];
+	char reason[160], what[64], buf[INET6_ADDRSTRLEN];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vformat(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	format(c->err, c->errlen, "message %u (%s): %s", c->index, c->what, reason);
+	snprintf(what, sizeof(what), "%s", nl_type_name(c->m->nl_type, buf, sizeof(buf)));
+	if (c->what_dst) {
+		addr_str(&c->m->route.dst.addr, buf, sizeof(buf));
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), " %s/%u", buf,
+			 c->m->route.dst.len);
+	} else if (c->what_id) {
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), " id %u", c->m->nh.id);
+	}
+	format(c->err, c->errlen, "message %u (%s): %s", c->index, what, reason);
 	return -EBADMSG;
 }
 
@@ -408,7 +421,6 @@ static int parse_route(struct parse_ctx *c)
 	const struct nlattr *gw, *oif, *mp;
 	const struct rtmsg *rtm;
 	unsigned int count = 0;
-	char buf[INET6_ADDRSTRLEN];
 	struct attr_tb t;
 	size_t alen;
 	int family, ret, type;
@@ -448,9 +460,7 @@ static int parse_route(struct parse_ctx *c)
 	} else if (r->dst.len > 0) {
 		return bad(c, "prefix length %u and no RTA_DST", r->dst.len);
 	}
-	addr_str(&r->dst.addr, buf, sizeof(buf));
-	snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what), " %s/%u", buf,
-		 r->dst.len);
+	c->what_dst = true;
 	if (host_bits_set(&r->dst))
 		return bad(c, "host bits set in the prefix");
 
@@ -618,7 +628,7 @@ static int parse_nexthop(struct parse_ctx *c)
 	nh->id = mnl_attr_get_u32(t.tb[NHA_ID]);
 	if (!nh->id)
 		return bad(c, "NHA_ID 0");
-	snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what), " id %u", nh->id);
+	c->what_id = true;
 	if (!add)
 		return 0; /* the id is all a delete needs (zebra sends nothing else) */
 
@@ -691,12 +701,13 @@ static int parse_nexthop(struct parse_ctx *c)
 static int parse_msg(struct parse_ctx *c)
 {
 	struct fpm_msg *m = c->m;
+	char what[32];
 	int ret = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->nl_type = c->nlh->nlmsg_type;
 	m->nl_flags = c->nlh->nlmsg_flags;
-	nl_type_name(m->nl_type, c->what, sizeof(c->what));
+	c->what_dst = c->what_id = false;
 	switch (m->nl_type) {
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
@@ -708,7 +719,8 @@ static int parse_msg(struct parse_ctx *c)
 		break;
 	default:
 		m->kind = m->op = FPM_IGNORED;
-		snprintf(m->why, sizeof(m->why), "%s", c->what);
+		snprintf(m->why, sizeof(m->why), "%s",
+			 nl_type_name(m->nl_type, what, sizeof(what)));
 		return 0;
 	}
 	if (ret)
@@ -753,7 +765,8 @@ int fpm_frame_parse(const uint8_t *frame, size_t len, struct fpm_msg *msgs, unsi
 	int rest, ret;
 
 	*nb = 0;
-	format(err, errlen, "%s", "");
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
 	if ((uintptr_t)frame % 4) {
 		format(err, errlen, "frame not 4-byte aligned");
 		return -EINVAL;
