@@ -100,7 +100,7 @@ cleanup() {
 	done
 	[ -z "$VBRD_PID" ] || kill -KILL "$VBRD_PID" 2>/dev/null || true
 	# FRR and BIRD run in the namespaces: lab_cleanup_run kills what is in them
-	lab_cleanup_run "$P" "$RUN" || true
+	lab_cleanup_run "$P" "$RUN" 2>/dev/null || true
 	for pid in $frr_pids; do
 		for d in /var/tmp/frr/*."$pid"; do
 			[ -e "$d" ] && rm -rf "$d"
@@ -280,9 +280,9 @@ frr_start() {  # frr_start NS NAME AS ROUTER_ID PEER4 PEER6 PEER_AS FPM(0|1)
 	# million routes' notifications overrun the default)
 	ip netns exec "$ns" /usr/lib/frr/zebra -d -f "$d/zebra.conf" -i "$d/zebra.pid" \
 		--vty_socket "$d" -P 0 -z "$d/zserv.api" -s 90000000 \
-		$([ "$fpm" = 1 ] && echo "-M dplane_fpm_nl")
+		$([ "$fpm" = 1 ] && echo "-M dplane_fpm_nl") >>"$d/start.log" 2>&1
 	ip netns exec "$ns" /usr/lib/frr/bgpd -d -f "$d/bgpd.conf" -i "$d/bgpd.pid" \
-		--vty_socket "$d" -P 0 -z "$d/zserv.api" -p 179
+		--vty_socket "$d" -P 0 -z "$d/zserv.api" -p 179 >>"$d/start.log" 2>&1
 	for dm in zebra bgpd; do
 		for _ in $(seq 50); do [ -s "$d/$dm.pid" ] && break; sleep 0.1; done
 		[ -s "$d/$dm.pid" ] || die "FRR $name: $dm did not start"
@@ -354,7 +354,7 @@ part_fpm() {
 		perf=$!
 	fi
 	ip netns exec "$CP" "$FPM_LOAD" --routes "$RUN/routes.conf" --ifindex "$ifx" \
-		--gw4 172.16.1.2 --gw6 2001:db8:1::2 --ctl "$SOCK" --steps "$FPM_STEPS" ${BGP_FPM_SORTED:+--sorted} \
+		--gw4 172.16.1.2 --gw6 2001:db8:1::2 --ctl "$SOCK" --steps "$FPM_STEPS" ${BGP_FPM_SORTED:+--sorted} --pid "$VBRD_PID" \
 		--timeout-s "$TIMEOUT_S" >"$RUN/fpm_load.out" 2>"$RUN/fpm_load.err" ||
 		log "warning: fpm_load: exit status $? ($(tail -2 "$RUN/fpm_load.err"))"
 	s1=$(ctl show stats)
@@ -412,7 +412,10 @@ part_e2e() {
 		[ $((SECONDS - t0)) -lt 30 ] || die "zebra did not connect to vbrd's FPM server in 30 s"
 		sleep 0.2
 	done
-	# the stream: H -> vbrd -> RTR, started before the load
+	# the stream: H -> vbrd -> RTR, started before the load, on a path whose
+	# neighbors are resolved (H's ARP of vbrd, vbrd's of the router)
+	ip netns exec "$H" ping -c 3 -i 0.2 -W 1 $STREAM_DST >/dev/null 2>&1 ||
+		log "warning: no ping through vbrd before the stream"
 	ip netns exec "$RTR" $PYTHON "$SEQ" recv --port $STREAM_PORT --seconds $((TIMEOUT_S + 60)) \
 		--json >"$RUN/stream-recv.json" 2>"$RUN/stream-recv.err" &
 	local recv=$!
@@ -461,8 +464,10 @@ stream_line() {
 	except Exception as e:
 	    print("no figures (%s)" % e); sys.exit(0)
 	print("%s pps H -> vbrd -> the router (config static route) during the load: longest gap %.1f ms "
-	      "(sender's own longest pause %.1f ms), lost %s of %s, %.1f s" % (sys.argv[3],
-	      r["max_gap_ms"], s["max_send_gap_ms"], r["lost"], r["sent"], s["seconds"]))
+	      "(sender's own longest pause %.1f ms; longest gap with loss %.1f ms), lost %s of %s "
+	      "(%s before the first that arrived), %.1f s" % (sys.argv[3],
+	      r["max_gap_ms"], s["max_send_gap_ms"], r["max_loss_gap_ms"], r["lost"], r["sent"],
+	      r["first_seq"], s["seconds"]))
 	EOF
 }
 

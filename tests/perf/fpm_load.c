@@ -6,7 +6,7 @@
  *
  *     fpm_load --routes ROUTES.conf --ifindex N --gw4 A --gw6 B --ctl SOCKET
  *              [--addr 127.0.0.1] [--port 2620] [--steps add,del,add,replay]
- *              [--replay-skip 10] [--timeout-s 120] [--sorted]
+ *              [--replay-skip 10] [--timeout-s 120] [--sorted] [--pid VBRD_PID]
  *
  * ROUTES.conf is what `pcapgen fib --conf` writes (one `{prefix="P/L";...}`
  * a line; the gateways there are not used). Run it in the control
@@ -37,7 +37,10 @@
  * One line per step on stdout, key=value: routes, frames, bytes, send_ms
  * (first byte to last byte written), wall_ms (first byte to the `show fpm`
  * that showed the step done, polled every 2 ms over the control socket
- * --ctl), apply_ms (vbrd's own apply_us over the step), and for replay
+ * --ctl), apply_ms (vbrd's own apply_us over the step: wall-clock time in
+ * its frame loop, a descheduled main thread included), cpu_ms (with --pid
+ * VBRD_PID: the CPU time vbrd's main thread used over the step, from
+ * /proc, which a busy machine does not inflate), and for replay
  * also swept and sweep_ms (the sweep's wait past fpm.stale_ms included:
  * from the last frame applied to `replaying` false), and vbrd's counters
  * fib_errors, resets, unknown_route over the step.
@@ -86,6 +89,7 @@ static struct {
 	uint32_t replay_skip;
 	uint32_t timeout_s;
 	bool sorted;
+	long pid;
 } opt = { .addr = "127.0.0.1",
 	  .port = 2620,
 	  .steps = "add,del,add,replay",
@@ -333,7 +337,30 @@ static long long jint(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
+/* CPU time of vbrd's main thread (its tid is the pid), ms; 0 without --pid. */
+static double main_cpu_ms(void)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	if (opt.pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", opt.pid, opt.pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* after "(comm)": state is field 3, utime 14, stime 15 */
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) * 1e3 / (double)sysconf(_SC_CLK_TCK);
+}
+
 struct snap {
+	double cpu_ms;
 	long long routes, frames, apply_us, fib_errors, resets, unknown_route, swept;
 	bool replaying;
 };
@@ -350,6 +377,7 @@ static struct snap snap(void)
 		.unknown_route = jint(o, "unknown_route"),
 		.swept = jint(o, "swept_routes"),
 		.replaying = json_is_true(json_object_get(o, "replaying")),
+		.cpu_ms = main_cpu_ms(),
 	};
 
 	json_decref(o);
@@ -379,14 +407,15 @@ static void report(const char *step, uint32_t routes, const struct out *o, doubl
 		   double t_done, const struct snap *a, const struct snap *b, bool ok)
 {
 	double wall = t_done - t0, apply = (double)(b->apply_us - a->apply_us) / 1e3;
+	double cpu = b->cpu_ms - a->cpu_ms;
 
 	printf("step=%s routes=%u frames=%u bytes=%zu send_ms=%.1f wall_ms=%.1f apply_ms=%.1f "
-	       "wall_rate=%.0f apply_rate=%.0f fib_errors=%lld resets=%lld unknown_route=%lld "
-	       "done=%s",
+	       "wall_rate=%.0f apply_rate=%.0f cpu_ms=%.0f cpu_rate=%.0f fib_errors=%lld "
+	       "resets=%lld unknown_route=%lld done=%s",
 	       step, routes, o->frames, o->len, t_sent - t0, wall, apply,
-	       wall > 0 ? routes / wall * 1e3 : 0, apply > 0 ? routes / apply * 1e3 : 0,
-	       b->fib_errors - a->fib_errors, b->resets - a->resets,
-	       b->unknown_route - a->unknown_route, ok ? "yes" : "TIMEOUT");
+	       wall > 0 ? routes / wall * 1e3 : 0, apply > 0 ? routes / apply * 1e3 : 0, cpu,
+	       cpu > 0 ? routes / cpu * 1e3 : 0, b->fib_errors - a->fib_errors,
+	       b->resets - a->resets, b->unknown_route - a->unknown_route, ok ? "yes" : "TIMEOUT");
 	if (!ok || b->fib_errors != a->fib_errors || b->resets != a->resets)
 		bad = 1;
 }
@@ -488,6 +517,7 @@ int main(int argc, char **argv)
 		{ "replay-skip", required_argument, NULL, 'k' },
 		{ "timeout-s", required_argument, NULL, 't' },
 		{ "sorted", no_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have4 = false, have6 = false;
@@ -528,6 +558,9 @@ int main(int argc, char **argv)
 		case 'o':
 			opt.sorted = true;
 			break;
+		case 'P':
+			opt.pid = strtol(optarg, NULL, 10);
+			break;
 		default:
 			return 2;
 		}
@@ -536,7 +569,8 @@ int main(int argc, char **argv)
 	    opt.replay_skip == 1) {
 		fprintf(stderr, "usage: fpm_load --routes FILE --ifindex N --gw4 A --gw6 B "
 				"--ctl SOCKET [--addr A] [--port P] [--steps add,del,add,replay] "
-				"[--replay-skip K (>= 2; 0: none)] [--timeout-s S] [--sorted]\n");
+				"[--replay-skip K (>= 2; 0: none)] [--timeout-s S] [--sorted] "
+				"[--pid VBRD_PID]\n");
 		return 2;
 	}
 	load_routes();
