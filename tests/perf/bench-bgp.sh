@@ -40,7 +40,7 @@ R4=${BGP_ROUTES:-1000000}
 R6=${BGP_ROUTES6:-200000}
 PPS=${BGP_PPS:-10000}
 TIMEOUT_S=${BGP_TIMEOUT_S:-600}
-FPM_STEPS=${BGP_FPM_STEPS:-add,del,add,replay,del}
+FPM_STEPS=${BGP_FPM_STEPS:-add,replay,del,add}
 HUGE=${BGP_HUGEPAGES:-1}
 P=${VBRD_TEST_PREFIX:-bgp$$}
 RUN=/tmp/vbrd-bgp/$P
@@ -380,9 +380,9 @@ part_fpm() {
 	[ -n "${F[add1.wall_ms]:-}" ] || die "fpm_load gave no figures ($RUN/fpm_load.err)"
 	local goal=met
 	awk -v r="${F[add1.apply_rate]}" 'BEGIN { exit !(r < 1000000) }' && goal=missed
-	echo "bench: bgp-fpm-add $((R4 + R6)) routes (IPv4 $R4, IPv6 $R6) first byte to all in the FIB ${F[add1.wall_ms]} ms = ${F[add1.wall_rate]} routes/s; vbrd's own apply ${F[add1.apply_ms]} ms = ${F[add1.apply_rate]} routes/s (goal >= 1000000: $goal); sent in ${F[add1.send_ms]} ms, ${F[add1.bytes]} bytes; fib_errors ${F[add1.fib_errors]} resets ${F[add1.resets]}; again after the delete: wall ${F[add3.wall_ms]:-?} ms = ${F[add3.wall_rate]:-?} routes/s, apply ${F[add3.apply_ms]:-?} ms = ${F[add3.apply_rate]:-?} routes/s $MODE"
-	echo "bench: bgp-fpm-del $((R4 + R6)) routes withdrawn: wall ${F[del2.wall_ms]:-?} ms = ${F[del2.wall_rate]:-?} routes/s; apply ${F[del2.apply_ms]:-?} ms = ${F[del2.apply_rate]:-?} routes/s; fib_errors ${F[del2.fib_errors]:-?}"
-	echo "bench: bgp-fpm-replay a new connection sends ${F[replay4.routes]:-?} of the routes again: wall ${F[replay4.wall_ms]:-?} ms = ${F[replay4.wall_rate]:-?} routes/s, apply ${F[replay4.apply_ms]:-?} ms = ${F[replay4.apply_rate]:-?} routes/s; stale sweep: ${F[replay4.swept]:-?} routes swept ${F[replay4.sweep_ms]:-?} ms after the last frame (fpm.stale_ms 500 of it), ${F[replay4.held]:-?} held"
+	echo "bench: bgp-fpm-add $((R4 + R6)) routes (IPv4 $R4, IPv6 $R6) first byte to all in the FIB ${F[add1.wall_ms]} ms = ${F[add1.wall_rate]} routes/s; vbrd's own apply ${F[add1.apply_ms]} ms = ${F[add1.apply_rate]} routes/s (goal >= 1000000: $goal), its main thread's CPU ${F[add1.cpu_ms]} ms = ${F[add1.cpu_rate]} routes/s; sent in ${F[add1.send_ms]} ms, ${F[add1.bytes]} bytes; fib_errors ${F[add1.fib_errors]} resets ${F[add1.resets]}; again after the delete: wall ${F[add4.wall_ms]:-?} ms = ${F[add4.wall_rate]:-?} routes/s, apply ${F[add4.apply_ms]:-?} ms = ${F[add4.apply_rate]:-?} routes/s, fib_errors ${F[add4.fib_errors]:-?} (DPDK's tbl8 reservation count, see README); $MODE"
+	echo "bench: bgp-fpm-del ${F[del3.routes]:-?} route deletes (of routes held after the replay's sweep, ${F[del3.unknown_route]:-?} already gone) until none is held: wall ${F[del3.wall_ms]:-?} ms = ${F[del3.wall_rate]:-?} routes/s; apply ${F[del3.apply_ms]:-?} ms = ${F[del3.apply_rate]:-?} routes/s, CPU ${F[del3.cpu_ms]:-?} ms = ${F[del3.cpu_rate]:-?} routes/s; fib_errors ${F[del3.fib_errors]:-?}"
+	echo "bench: bgp-fpm-replay a new connection sends ${F[replay2.routes]:-?} of the routes again: wall ${F[replay2.wall_ms]:-?} ms = ${F[replay2.wall_rate]:-?} routes/s, apply ${F[replay2.apply_ms]:-?} ms = ${F[replay2.apply_rate]:-?} routes/s, CPU ${F[replay2.cpu_ms]:-?} ms = ${F[replay2.cpu_rate]:-?} routes/s; fib_errors ${F[replay2.fib_errors]:-?}; stale sweep: ${F[replay2.swept]:-?} routes swept ${F[replay2.sweep_ms]:-?} ms after the last frame (fpm.stale_ms 500 of it), ${F[replay2.held]:-?} held"
 	echo "bench: bgp-fpm-stall $(stall_line "$s0" "$s1")"
 	stop_vbrd
 }
@@ -424,7 +424,7 @@ part_e2e() {
 		--seconds $((TIMEOUT_S + 30)) >"$RUN/stream-send.json" 2>"$RUN/stream-send.err" &
 	local send=$!
 	sleep 2
-	$PYTHON "$WATCH" vbrd --ctl "$SOCK" --target "$TOTAL" --kernel-ns "$CP" --tail 1 \
+	$PYTHON "$WATCH" vbrd --ctl "$SOCK" --target "$TOTAL" --kernel-ns "$CP" --vtysh "$RUN/frr-vb" --tail 1 \
 		--timeout "$TIMEOUT_S" >"$RUN/watch-e2e.json" 2>"$RUN/watch-e2e.err" &
 	local watch=$!
 	sleep 0.3
@@ -443,9 +443,10 @@ part_e2e() {
 	est=$(frr_established vb) || die "vbrd's bgpd never logged Established ($RUN/frr-vb/bgpd.log)"
 	w=$(cat "$RUN/watch-e2e.json")
 	E_MS=$(echo "$w" | jq_py "'-' if d['t_full'] is None else round((d['t_full'] - $est) * 1000)")
-	local k_ms
+	local k_ms b_ms
 	k_ms=$(echo "$w" | jq_py "'-' if d['kernel_t_full'] is None else round((d['kernel_t_full'] - $est) * 1000)")
-	echo "bench: bgp-e2e BIRD -> eBGP -> FRR bgpd -> zebra -> FPM -> vbrd: BGP Established to $TOTAL routes in vbrd's FIB $E_MS ms = $(rate "$E_MS") routes/s (zebra's own kernel install in the control namespace: $k_ms ms); $(echo "$w" | jq_py '"fib_errors %d resets %d apply %d ms" % (d["fpm"]["fib_errors"] - d["fpm0"]["fib_errors"], d["fpm"]["resets"] - d["fpm0"]["resets"], (d["fpm"]["apply_us"] - d["fpm0"]["apply_us"]) / 1000)') $MODE"
+	b_ms=$(echo "$w" | jq_py "'-' if d['bgp_t_full'] is None else round((d['bgp_t_full'] - $est) * 1000)")
+	echo "bench: bgp-e2e BIRD -> eBGP -> FRR bgpd -> zebra -> FPM -> vbrd: BGP Established to $TOTAL routes in vbrd's FIB $E_MS ms = $(rate "$E_MS") routes/s (bgpd had received them all at $b_ms ms; zebra's own kernel install in the control namespace done at $k_ms ms; samples every 100/500/500 ms); $(echo "$w" | jq_py '"fib_errors %d resets %d apply %d ms" % (d["fpm"]["fib_errors"] - d["fpm0"]["fib_errors"], d["fpm"]["resets"] - d["fpm0"]["resets"], (d["fpm"]["apply_us"] - d["fpm0"]["apply_us"]) / 1000)') (vbrd's FPM apply, wall clock) $MODE"
 	echo "bench: bgp-e2e-memory vbrd RSS $vr MiB + hugepages $vh MiB (FIB pair as sized: $fibb MiB); zebra RSS $zr MiB, bgpd RSS $br MiB; BIRD RSS $(rss_mib "$(cat "$RUN/bird.pid")") MiB"
 	echo "bench: bgp-e2e-stream $(stream_line)"
 	echo "bench: bgp-e2e-control $(echo "$w" | jq_py '"show stats during the load: median %.1f ms, max %.1f ms (%d calls)" % (d["latency_ms"]["median"], d["latency_ms"]["max"], d["latency_ms"]["count"])'); $(stall_line "$(echo "$w" | jq_py 'json.dumps({"main_loop": d["main_loop0"]})')" "$(echo "$w" | jq_py 'json.dumps({"main_loop": d["main_loop"]})')")"

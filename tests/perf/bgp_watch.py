@@ -12,7 +12,9 @@ vbrd: asks vbrd's control socket (core/ctl.h, one connection a request)
 what a vbrctl call waits, without vbrctl's own start). With --kernel-ns it
 also counts the routes in that namespace's kernel (below) every 500 ms
 (the control namespace, where zebra installs them too), to show which of
-the two got them first.
+the two got them first; with --vtysh DIR, bgpd's received prefixes
+(`show bgp summary json`, pfxRcd of every peer, through vtysh on the vty
+sockets in DIR) every 500 ms: when bgpd had them all.
 
 kernel: counts the routes in namespace NS's kernel every --every-ms until
 the count over the first sample's (the namespace's own routes) is >= N:
@@ -73,6 +75,14 @@ def kernel_count(ns):
     return v4, v6
 
 
+def bgp_received(vty_dir):
+    out = subprocess.run(["vtysh", "--vty_socket", vty_dir, "-c", "show bgp summary json"],
+                         capture_output=True, text=True, timeout=30).stdout
+    d = json.loads(out)
+    return sum(p.get("pfxRcd", 0) for af in d.values() if isinstance(af, dict)
+               for p in af.get("peers", {}).values())
+
+
 def watch_vbrd(a):
     lat = []
     fpm0 = ctl(a.ctl, "show", "fpm")
@@ -80,7 +90,8 @@ def watch_vbrd(a):
     t_full = t_kfull = None
     k0 = kernel_count(a.kernel_ns) if a.kernel_ns else None
     t_start = time.time()
-    next_fpm = next_k = 0.0
+    next_fpm = next_k = next_b = 0.0
+    t_bfull = None
     samples = 0
     fpm = fpm0
     while True:
@@ -103,11 +114,18 @@ def watch_vbrd(a):
             if v4 - k0[0] + v6 - k0[1] >= a.target:
                 t_kfull = time.time()
             next_k = now + 0.5
+        if a.vtysh and t_bfull is None and now >= next_b:
+            try:
+                if bgp_received(a.vtysh) >= a.target:
+                    t_bfull = time.time()
+            except (ValueError, subprocess.SubprocessError):
+                pass
+            next_b = now + 0.5
         time.sleep(a.stats_ms / 1e3)
     fpm = ctl(a.ctl, "show", "fpm")
     print(json.dumps({
         "t_start": t_start, "t_full": t_full, "samples": samples,
-        "kernel_t_full": t_kfull,
+        "kernel_t_full": t_kfull, "bgp_t_full": t_bfull,
         "latency_ms": {"median": statistics.median(lat), "max": max(lat), "count": len(lat)},
         "main_loop0": stats0["main_loop"], "main_loop": stats["main_loop"],
         "fpm0": {k: v for k, v in fpm0.items() if not isinstance(v, dict)},
@@ -140,6 +158,7 @@ def main():
     v.add_argument("--ctl", required=True)
     v.add_argument("--target", type=int, required=True)
     v.add_argument("--kernel-ns")
+    v.add_argument("--vtysh")
     v.add_argument("--tail", type=float, default=1.0)
     v.add_argument("--timeout", type=float, default=600)
     v.add_argument("--stats-ms", type=float, default=50)
