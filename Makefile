@@ -9,6 +9,9 @@
 #               detect-to-switch, median and max; path selection's faults;
 #               20 HA takeovers by kill -9 and by SIGTERM of the active:
 #               outage, median and max (not part of make test)
+#   make bench-bgp   build, then a 1.2M-route table into vbrd: over FPM alone,
+#               end to end from BIRD over eBGP through FRR, and into the Linux
+#               kernel by FRR alone for reference (not part of make test)
 #   make test-asan   build into build-asan (ASan + UBSan), run the unit tests
 #               and the integration files of tests/asan-files.txt there (a part
 #               that runs every feature's code); any sanitizer report fails it
@@ -24,7 +27,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
-.PHONY: all deps build build-asan run test unit test-asan unit-asan asan-coverage fuzz bench bench-failover \
+.PHONY: all deps build build-asan run test unit test-asan unit-asan asan-coverage fuzz bench bench-failover bench-bgp \
 	clean format \
 	format-check docs
 
@@ -73,6 +76,9 @@ bench: deps build
 
 bench-failover: deps build
 	BUILD=$(BUILD) ./tests/perf/bench-failover.sh
+
+bench-bgp: deps build
+	BUILD=$(BUILD) ./tests/perf/bench-bgp.sh
 
 # -O2 -g: sanitizer reports with file:line; see meson.build for the two
 # gcc warnings turned off in this build only.

@@ -555,12 +555,16 @@ static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 		left--;
 		const struct nent *n = nent_find(zid);
 		struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
+		/* the route was not sent again: it keeps its connection, or a
+		 * replay's sweep would never find it stale */
+		uint32_t gen = r->gen;
 		if (n == NULL || !n->usable) {
 			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), zid, r->proto, true);
-			continue;
+		} else {
+			fib_value_hold(n->value);
+			route_set(st, &k, n->value, zid, r->proto, false);
 		}
-		fib_value_hold(n->value);
-		route_set(st, &k, n->value, zid, r->proto, false);
+		fpm.rents[id].gen = gen;
 	}
 	if (depth > 0)
 		return;
@@ -601,12 +605,22 @@ static void nh_add(struct fwd_state *st, const struct fpm_nexthop *nh)
 		fpm.ncap = ncap;
 	}
 	struct nent *n = &fpm.nents[id];
-	if (created)
+	bool was_usable = false;
+	uint32_t was_value = 0;
+	if (created) {
 		*n = (struct nent){ .zid = nh->id };
-	else
+	} else {
 		idtab_put(&fpm.nhs, (uint32_t)id);
+		was_usable = n->usable;
+		was_value = n->value;
+	}
 	n->gen = fpm.gen;
 	nent_resolve(st, n, nh);
+	/* the same object again (zebra's replay after a reconnection sends
+	 * every one first): its routes and groups stay as they are, and a
+	 * million of them are not set again in one main-loop turn */
+	if (!created && n->usable == was_usable && n->value == was_value)
+		return;
 	/* its routes (held while it was unknown, too) and the groups it is in */
 	nh_changed(st, nh->id, 0);
 }
