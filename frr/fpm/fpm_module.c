@@ -555,12 +555,16 @@ static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 		left--;
 		const struct nent *n = nent_find(zid);
 		struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
+		/* the route was not sent again, its next hop was: it keeps the
+		 * connection that sent it last (sweep), which route_set stamps */
+		uint32_t gen = r->gen;
 		if (n == NULL || !n->usable) {
 			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), zid, r->proto, true);
-			continue;
+		} else {
+			fib_value_hold(n->value);
+			route_set(st, &k, n->value, zid, r->proto, false);
 		}
-		fib_value_hold(n->value);
-		route_set(st, &k, n->value, zid, r->proto, false);
+		fpm.rents[id].gen = gen;
 	}
 	if (depth > 0)
 		return;
