@@ -18,7 +18,9 @@
 #   frr_bfd_transitions HOST            state changes from bfdd's log, ms timestamps
 #   frr_shutdown_peer HOST PEER ?KEY VALUE ...?   `shutdown` (AdminDown)
 #   frr_noshutdown_peer HOST PEER ?KEY VALUE ...? `no shutdown`
-#   frr_kill HOST ?DAEMON?              SIGKILL bfdd (or zebra, bgpd) -> ms of the kill
+#   frr_kill HOST ?DAEMON? ?SIGNAL?     SIGKILL bfdd (or zebra, bgpd; or SIGTERM)
+#                                       -> ms of the kill
+#   frr_restart HOST DAEMON             start a killed daemon again, same config
 #   frr_stop HOST                       SIGTERM the daemons, wait, tidy up
 #   frr_log HOST ?DAEMON?               a daemon's log file
 #
@@ -394,17 +396,55 @@ proc frr_noshutdown_peer {host peer args} {
     frr_vtysh $host "configure terminal" bfd [_frr_peer_line $host $peer $args] "no shutdown"
 }
 
-# Kill HOST's DAEMON (bfdd or zebra, default bfdd) with SIGKILL: it sends
-# nothing more, its peers must detect it. Returns [clock milliseconds] of
-# the moment just before the signal.
-proc frr_kill {host {daemon bfdd}} {
+# Kill HOST's DAEMON (bfdd, zebra or bgpd, default bfdd) with SIGKILL: it
+# sends nothing more, its peers must detect it. SIGNAL TERM stops it the
+# way it stops itself instead (bgpd sends its peers a Cease first), KILL
+# after 5 s. Returns [clock milliseconds] of the moment just before the
+# signal, once the daemon has exited.
+proc frr_kill {host {daemon bfdd} {signal KILL}} {
     set inst [_frr_inst $host]
     set pid [dict get $inst pid $daemon]
+    set spawn [dict get $inst spawn $daemon]
     set t [clock milliseconds]
-    exec kill -KILL $pid
-    lab_wait_exit [dict get $inst spawn $daemon] 5000
+    exec kill -$signal $pid
+    if {![lab_wait_exit $spawn 5000]} {
+        catch {exec kill -KILL $pid}
+        lab_wait_exit $spawn 2000
+    }
     file delete -force /var/tmp/frr/$daemon.$pid
     return $t
+}
+
+# Start HOST's DAEMON again, after frr_kill, with the config file and
+# options it had (zebra its FPM module, bgpd its -l addresses); return
+# once its pid file and vty socket exist (and, for bfdd and bgpd, once it
+# answers vtysh). The others keep running. What FRR 8.4 does then
+# (test_fpm.tcl): bgpd reconnects to a restarted zebra by itself (its
+# zclient retries) and sends it its routes again; zebra connects to the
+# FPM server 3 s after reading its config, as at a first start.
+proc frr_restart {host daemon} {
+    set inst [_frr_inst $host]
+    if {![dict exists $inst args $daemon]} {
+        error "frr_restart: $daemon never ran in $host"
+    }
+    set spawn [dict get $inst spawn $daemon]
+    if {![lab_exited $spawn]} {
+        error "frr_restart: $daemon in $host is running (frr_kill it first)"
+    }
+    set dir [dict get $inst dir]
+    # _frr_spawn waits for these: the dead daemon's must not count
+    file delete [file join $dir $daemon.pid] [file join $dir $daemon.vty]
+    _frr_spawn $host $daemon {*}[dict get $inst args $daemon]
+    set deadline [expr {[clock milliseconds] + $::frr::start_ms}]
+    if {$daemon in {bgpd bfdd}} {
+        set cmd [expr {$daemon eq "bgpd" ? "show bgp summary json" : "show bfd peers json"}]
+        while {[catch {_frr_vtysh_daemon $host $daemon $cmd} err]} {
+            if {[clock milliseconds] > $deadline} {
+                fail "$daemon in $host does not answer vtysh after a restart: $err\n[frr_log $host $daemon]"
+            }
+            after 20
+        }
+    }
 }
 
 # Stop HOST's daemons (SIGTERM, then SIGKILL after 5 s), the last started
@@ -775,6 +815,7 @@ proc _frr_spawn {host daemon args} {
         -f [file join $dir $daemon.conf] -i $pidf --vty_socket $dir -P 0 \
         {*}$args]
     dict set ::frr::inst($host) spawn $daemon $spawn
+    dict set ::frr::inst($host) args $daemon $args
     set deadline [expr {[clock milliseconds] + $::frr::start_ms}]
     while {!([file exists $pidf] && [file exists $vty])} {
         if {[lab_exited $spawn] || [clock milliseconds] > $deadline} {
