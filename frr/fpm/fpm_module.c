@@ -88,8 +88,10 @@ struct nent {
 	uint32_t gen;
 	bool usable;
 	struct fib_nh_key key; /* one next hop: its vbrd key (iface index, gateway) */
+	bool retry;       /* unusable for want of a free next-hop slot: a reload makes room */
 	uint16_t nb_group;
-	uint32_t group[CFG_MAX_ECMP]; /* members' zebra ids */
+	uint32_t group[FPM_MAX_PATHS]; /* members' zebra ids (ECMP takes the first
+	                                * CFG_MAX_ECMP usable ones) */
 };
 
 struct fpm_counters {
@@ -108,6 +110,7 @@ static struct {
 	size_t used;
 	uint32_t gen;          /* connection generation */
 	bool sweep_pending;    /* a replay runs: sweep once quiet */
+	bool retry_pending;    /* a reload made room: resolve what wanted a slot */
 	uint64_t last_msg_ms;  /* of the current connection */
 	uint64_t connected_ms;
 	char peer[64];
@@ -356,7 +359,10 @@ static void nent_resolve(struct fwd_state *st, struct nent *n, const struct fpm_
 	uint32_t old = n->value;
 	bool was = n->usable;
 
+	int ret = -ENOENT;
+
 	n->usable = false;
+	n->retry = false;
 	n->value = (uint32_t)FIB_NH(FIB_KIND_NONE, 0);
 	if (nh->blackhole) {
 		n->usable = true;
@@ -364,20 +370,22 @@ static void nent_resolve(struct fwd_state *st, struct nent *n, const struct fpm_
 		struct fib_nh_key keys[CFG_MAX_ECMP];
 		int k = 0;
 		n->nb_group = 0;
-		for (int i = 0; i < nh->nb_group && k < CFG_MAX_ECMP; i++) {
+		for (int i = 0; i < nh->nb_group && i < FPM_MAX_PATHS; i++) {
 			const struct nent *m = nent_find(nh->group[i].id);
 			n->group[n->nb_group++] = nh->group[i].id;
-			if (m != NULL && m->usable && m->nb_group == 0 &&
+			if (k < CFG_MAX_ECMP && m != NULL && m->usable && m->nb_group == 0 &&
 			    FIB_NH_KIND(m->value) != FIB_KIND_NONE)
 				keys[k++] = m->key;
 		}
-		if (k > 0 && value_of_set(st, keys, k, &n->value) == 0)
+		if (k > 0 && (ret = value_of_set(st, keys, k, &n->value)) == 0)
 			n->usable = true;
 	} else {
+		n->nb_group = 0;
 		const char *why = nh_key(nh->family, &nh->gw, nh->ifindex, &n->key);
-		if (why == NULL && value_of_key(st, &n->key, &n->value) == 0)
+		if (why == NULL && (ret = value_of_key(st, &n->key, &n->value)) == 0)
 			n->usable = true;
 	}
+	n->retry = ret == -ENOSPC;
 	if (!n->usable)
 		fpm.c.unusable++;
 	if (was)
@@ -815,11 +823,17 @@ static void listen_readable(struct ev_handler *h, uint32_t events)
 
 /* ---- sweeping, flushing ------------------------------------------------------ */
 
+/*
+ * Drop the routes of older connections (@p all: every route, and without
+ * touching the FIB: a fresh FIB that never held them).
+ */
 static void sweep(struct fwd_state *st, bool all)
 {
 	for (uint32_t id = 0; id < fpm.routes.high; id++)
 		if (fpm.routes.refs[id] != 0 && (all || fpm.rents[id].gen != fpm.gen)) {
 			struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
+			if (all)
+				fpm.rents[id].pending = true; /* not in this FIB */
 			route_unset(st, &k);
 			fpm.c.swept_routes += !all;
 		}
@@ -830,12 +844,41 @@ static void sweep(struct fwd_state *st, bool all)
 		}
 }
 
+/* Next-hop objects that wanted a free slot, after a reload made room. */
+static void retry_unusable(struct fwd_state *st)
+{
+	for (uint32_t id = 0; id < fpm.nhs.high; id++) {
+		struct nent *n = &fpm.nents[id];
+		if (fpm.nhs.refs[id] == 0 || !n->retry)
+			continue;
+		if (n->nb_group == 0) {
+			/* its key is known: resolve it as nent_resolve() would */
+			if (value_of_key(st, &n->key, &n->value) == 0) {
+				n->usable = true;
+				n->retry = false;
+				nh_changed(st, n->zid, 0);
+			}
+			continue;
+		}
+		struct fpm_nexthop nh = { .id = n->zid, .nb_group = n->nb_group };
+		for (int j = 0; j < n->nb_group; j++)
+			nh.group[j].id = n->group[j];
+		nent_resolve(st, n, &nh);
+		if (n->usable)
+			nh_changed(st, n->zid, 0);
+	}
+}
+
 static unsigned fpm_poll(void)
 {
 	unsigned work = 0;
 
 	if (!fpm.enabled)
 		return 0;
+	if (fpm.retry_pending && !atomic_load(&fib_reload_running)) {
+		fpm.retry_pending = false;
+		retry_unusable(cur());
+	}
 	if (fpm.conn.fd >= 0 && fpm.used > 0) {
 		work = drain();
 		if (fpm.conn.fd >= 0 && fpm.used < FPM_BUF)
@@ -875,6 +918,9 @@ static void fpm_state_published(const struct fwd_state *st)
 		conn_close("the reload built a fresh FIB: zebra sends its routes again");
 	}
 	fpm.fibs = st->fibs;
+	/* next-hop objects that wanted a free slot: the new state has room,
+	 * once the reload has finished with the FIB (fpm_poll) */
+	fpm.retry_pending = true;
 	/* the configuration's prefixes may have changed: what they hide */
 	for (uint32_t id = 0; id < fpm.routes.high; id++)
 		if (fpm.routes.refs[id] != 0)
