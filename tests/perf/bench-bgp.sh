@@ -101,9 +101,11 @@ cleanup() {
 	[ -z "$VBRD_PID" ] || kill -KILL "$VBRD_PID" 2>/dev/null || true
 	# FRR and BIRD run in the namespaces: lab_cleanup_run kills what is in them
 	lab_cleanup_run "$P" "$RUN" 2>/dev/null || true
+	# FRR's crash-log buffers: /var/tmp/frr/DAEMON.N, N the pid before it
+	# daemonized; the daemon's own pid names a logbuf file inside
 	for pid in $frr_pids; do
-		for d in /var/tmp/frr/*."$pid"; do
-			[ -e "$d" ] && rm -rf "$d"
+		for d in /var/tmp/frr/*/logbuf."$pid"; do
+			[ -e "$d" ] && rm -rf "$(dirname "$d")"
 		done
 	done
 	if [ -n "$HUGE_PREV" ]; then
