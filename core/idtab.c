@@ -143,6 +143,32 @@ int idtab_find(const struct idtab *t, const void *key)
 	return t->slots[h] ? (int)(t->slots[h] - 1) : -ENOENT;
 }
 
+int idtab_reserve(struct idtab *t, uint32_t n)
+{
+	uint32_t nslots = 64;
+
+	while (nslots / 2 < n && nslots < (1u << 31))
+		nslots *= 2;
+	if ((t->slots == NULL || nslots > t->mask + 1) && rehash(t, nslots) < 0)
+		return -ENOMEM;
+	if (n > t->cap) {
+		uint8_t *k = realloc(t->keys, (size_t)n * t->key_size);
+		if (k == NULL)
+			return -ENOMEM;
+		t->keys = k;
+		uint32_t *r = realloc(t->refs, (size_t)n * sizeof(*r));
+		if (r == NULL)
+			return -ENOMEM;
+		t->refs = r;
+		uint32_t *f = realloc(t->free_ids, (size_t)n * sizeof(*f));
+		if (f == NULL)
+			return -ENOMEM;
+		t->free_ids = f;
+		t->cap = n;
+	}
+	return 0;
+}
+
 void idtab_free(struct idtab *t)
 {
 	free(t->keys);
