@@ -171,15 +171,14 @@ bgpn_nodes {
             set fa [flows_of [sink_zero] $c0 a]
             set gap_a [bgpn_loop_gap_ms a]
             set t_kill [bgpn_kill a]
-            while {[set hops [bgpn_rtr_hops]] ne [list [bgpn_hop b]]} {
+            # (the kernel's route as ip monitor saw it change: no process
+            # to start per look, on a machine whose CPU 0 may be taken)
+            while {[set kernel [bgpn_rtr_moved $mon b $t_kill]] eq ""} {
                 if {[clock milliseconds] - $t_kill > $::stuck_gap_ms} {
-                    fail "rtr's zebra keeps 10.5.0.0/24 via $hops [expr {$::stuck_gap_ms / 1000}] s after a died (BGP hold time $::hold_s s)"
+                    fail "rtr's kernel keeps 10.5.0.0/24 via [bgpn_rtr_kernel_hops] [expr {$::stuck_gap_ms / 1000}] s after a died (BGP hold time $::hold_s s); zebra: [bgpn_rtr_hops]"
                 }
-                # (each look is a vtysh and a python3: off vbrd's CPU as
-                # much as may be; the precise times come from the logs)
-                after 100
+                after 20
             }
-            set t_zebra [clock milliseconds]
             set c1 [bgpn_sink_counts]
             # every flow a carried arrives over b again (100 datagrams: 0.4 s of a flow)
             wait_for_condition 100 100 {[llength [not_moved $fa $c1 100]] == 0} else {
@@ -215,17 +214,9 @@ bgpn_nodes {
             if {$ms >= $bfd_down} { set bgp_down $ms; break }
         }
         assert_true {$bgp_down ne ""} "rtr's bgpd sent a Cease/BFD Down after bfdd's down: [frr_log rtr bgpd]"
-        set kernel ""
-        foreach ev [bgpn_rtr_route_events $mon] {
-            lassign $ev ms line
-            if {$ms >= $bgp_down && [string match "10.5.0.0/24 *via 172.16.2.1 dev lb*" $line]} {
-                set kernel $ms
-                note "rtr's kernel: $line"
-                break
-            }
-        }
+        assert_true {$bgp_down <= $kernel} "the kernel's route lost a ($kernel) after bgpd's Cease ($bgp_down)"
+        assert_equal [bgpn_rtr_hops] [list [bgpn_hop b]] "rtr's zebra: b alone"
         lab_kill $mon
-        assert_true {$kernel ne ""} "rtr's kernel route via b alone after bgpd's Cease: [bgpn_rtr_route_events $mon]"
         # (zebra's debug log, for the figures only: FRR 8.4's wording)
         set z_in [lindex [lmap ms [bgpn_log_times rtr zebra "*process_subq_early_route_add*10.5.0.0/24*"] {
             expr {$ms >= $bgp_down ? $ms : [continue]}}] 0]
@@ -246,16 +237,20 @@ bgpn_nodes {
         note [format "a's %d flows: longest gap %.1f ms (b's %d: %.1f ms; the sender's own longest pause %.1f ms); lost %d of %d" \
                   [llength $fa] $gap_a [llength $fb] $gap_b [dict get $snd max_send_gap_ms] \
                   [dict get $rep lost] [dict get $rep sent]]
-        set rel [lmap t [list $bfd_down $bgp_down $z_in $z_out $kernel $t_zebra] {
+        set rel [lmap t [list $bfd_down $bgp_down $z_in $z_out $kernel] {
             expr {$t eq "" ? "?" : $t - $t_kill}}]
-        note [format "after the kill (ms): rtr's bfdd down +%s (detection %d ms after a's last\
-                      packet), bgpd's Cease/BFD Down +%s, zebra has bgpd's new path +%s and sends\
-                      it to the kernel +%s, the kernel's route seen changed +%s (rtr's reaction\
-                      %d ms after bfdd); zebra's RIB polled with b alone +%s" {*}[lrange $rel 0 0] \
-                  [expr {$::bfd_ms * $::bfd_mult}] {*}[lrange $rel 1 4] [expr {$kernel - $bfd_down}] \
-                  [lindex $rel 5]]
+        note [format "after the kill (ms; a's vbrd, bgpd and zebra exited in %s):\
+                      rtr's bfdd down +%s (detection %d ms after a's last packet), bgpd's\
+                      Cease/BFD Down +%s, zebra has bgpd's new path +%s and sends it to the\
+                      kernel +%s, the kernel's route seen changed +%s (rtr's reaction %d ms\
+                      after bfdd)" [join [dict values $::bgpn::kill_steps] +] [lindex $rel 0] \
+                  [expr {$::bfd_ms * $::bfd_mult}] {*}[lrange $rel 1 4] [expr {$kernel - $bfd_down}]]
         assert_not_stuck $gap_a $::goal_gap_ms $::stuck_gap_ms "a's flows' outage (longest gap, sender time)"
-        assert_equal [bgpn_taps a] {} "no TAP of the dead vbrd left in its namespace"
+        # (the kernel unregisters a TAP whose fd closed in its own time:
+        # seconds on a loaded machine, whose RCU grace periods drag)
+        wait_for_condition 100 100 {[bgpn_taps a] eq ""} else {
+            fail "the dead vbrd's TAPs are left in its namespace: [bgpn_taps a]"
+        }
     }
 
     test "with a dead, srv receives every flow over b" {

@@ -33,6 +33,7 @@
 #   bgpn_start NODE        start NODE's vbrd and then its FRR (again after a kill)
 #   bgpn_kill NODE         the node dies: SIGKILL its vbrd, then its bgpd and
 #                          zebra -> [clock milliseconds] just before the signal
+#                          ($::bgpn::kill_steps: ms until each had exited)
 #   bgpn_on NODE SCRIPT    SCRIPT with the harness's vbrd commands (vbrctl ...)
 #                          aimed at NODE's vbrd
 #   bgpn_up NODE           NODE ready: rtr's BGP session Established, both
@@ -66,6 +67,8 @@
 #   bgpn_rtr_monitor_start / bgpn_rtr_route_events PID
 #                          `ip -ts monitor route nexthop` in rtr; its lines
 #                          with their time, [clock milliseconds]
+#   bgpn_rtr_moved PID NODE SINCE   the time of the monitor's first change of
+#                          10.5.0.0/24 to NODE alone at or after SINCE, or ""
 #
 # Not sourced by helpers.tcl: a test that uses it does
 #   source [file join [file dirname [file normalize [info script]]] harness bgp_nodes.tcl]
@@ -91,6 +94,7 @@ namespace eval bgpn {
     array set launches {}
     variable sink ""
     variable sender ""   ;# bgpn_stream's sender (lab_spawn pid): SIGINT ends it
+    variable kill_steps {} ;# bgpn_kill's: vbrd MS bgpd MS zebra MS
 }
 
 proc bgpn_line {node} { return "172.16.[dict get $::bgpn::idx $node].2" }
@@ -247,12 +251,18 @@ proc bgpn_kill {node} {
     set pid [dict get $::bgpn::inst($node) pid]
     set t [clock milliseconds]
     lab_kill $pid KILL
-    if {![lab_wait_exit $pid 5000]} { fail "node $node's vbrd still running after SIGKILL" }
+    if {![lab_wait_exit $pid 10000]} { fail "node $node's vbrd still running 10 s after SIGKILL" }
+    set steps [list vbrd [expr {[clock milliseconds] - $t}]]
     bgpn_on $node {vbrd_reap}
     set ::bgpn::state($node) down
     # the rest of the node: its routing daemons die with it, sending
     # nothing (their TAPs went with vbrd)
-    foreach d {bgpd zebra} { frr_kill cp$node $d }
+    foreach d {bgpd zebra} {
+        set t0 [clock milliseconds]
+        frr_kill cp$node $d
+        lappend steps $d [expr {[clock milliseconds] - $t0}]
+    }
+    set ::bgpn::kill_steps $steps
     return $t
 }
 
@@ -512,4 +522,16 @@ proc bgpn_flap_verdict {what detect_ms interval_ms steal0 gaps} {
         skip "$what, but this machine stopped them: $why"
     }
     fail "$what: $why"
+}
+
+# The time (ms) ip monitor PID saw rtr's route to 10.5.0.0/24 become
+# NODE's next hop alone, at or after SINCE; "" if not yet.
+proc bgpn_rtr_moved {pid node since} {
+    foreach ev [bgpn_rtr_route_events $pid] {
+        lassign $ev ms line
+        if {$ms >= $since && [string match "10.5.0.0/24 *via [bgpn_addr $node] dev l$node *" $line]} {
+            return $ms
+        }
+    }
+    return ""
 }
