@@ -32,12 +32,15 @@ set bfd_ms 50
 set bfd_mult 3
 set hold_s 30
 set pps 4000
-set flows 16
+# 32 flows: a node with fewer than 4 of them (1/8) is a chance of 5 in
+# 2 000 000 per stream of a fair hash, 16 flows would leave it at 1 in 250
+set flows 32
+set min_flows 4
 # The flows' outage: rtr's BFD detection time (3 x 50 ms after a's last
 # packet) plus rtr's reaction, ~70 ms with FRR 8.4 (bgpd clears the peer
 # in a work queue, ~10 ms, and runs the best path in another that holds
 # 50 ms before it runs: bgp_route.c process_main_queue, spec.hold = 50;
-# zebra and the kernel take under a ms), plus a flow's spacing (4 ms).
+# zebra and the kernel take under a ms), plus a flow's spacing (8 ms).
 set goal_gap_ms [expr {$bfd_ms * $bfd_mult + 150}]
 set stuck_gap_ms 10000
 
@@ -78,7 +81,8 @@ proc sink_zero {} {
 }
 
 # The spread between two snapshots: each flow on exactly one node, and
-# both nodes carrying some; -> dict node -> its flows.
+# neither node carrying (almost) all: each at least min_flows of them;
+# -> dict node -> its flows.
 proc assert_spread {c0 c1} {
     set on {}
     foreach node $::bgpn::nodes {
@@ -93,9 +97,8 @@ proc assert_spread {c0 c1} {
         assert_true {$sp ni $fb} "flow $sp arrived over both nodes: the L4 hash keeps a flow on one"
     }
     assert_equal [expr {[llength $fa] + [llength $fb]}] $::flows "every flow arrived"
-    # (16 flows all hashed to one node: a chance of 2 in 65536)
-    assert_morethan [llength $fa] 0 "a carries some flows"
-    assert_morethan [llength $fb] 0 "b carries some flows"
+    assert_true {[llength $fa] >= $::min_flows} "a carries [llength $fa] of $::flows flows"
+    assert_true {[llength $fb] >= $::min_flows} "b carries [llength $fb] of $::flows flows"
     return $on
 }
 
@@ -180,9 +183,9 @@ bgpn_nodes {
                 after 20
             }
             set c1 [bgpn_sink_counts]
-            # every flow a carried arrives over b again (100 datagrams: 0.4 s of a flow)
-            wait_for_condition 100 100 {[llength [not_moved $fa $c1 100]] == 0} else {
-                fail "a's flows [not_moved $fa $c1 100] not over b 10 s after rtr dropped a"
+            # every flow a carried arrives over b again (50 datagrams: 0.4 s of a flow)
+            wait_for_condition 100 100 {[llength [not_moved $fa $c1 50]] == 0} else {
+                fail "a's flows [not_moved $fa $c1 50] not over b 10 s after rtr dropped a"
             }
             lab_kill $::bgpn::sender INT
         }] rep snd
