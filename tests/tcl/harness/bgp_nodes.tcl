@@ -36,8 +36,9 @@
 #                          ($::bgpn::kill_steps: ms until each had exited)
 #   bgpn_on NODE SCRIPT    SCRIPT with the harness's vbrd commands (vbrctl ...)
 #                          aimed at NODE's vbrd
-#   bgpn_up NODE           NODE ready: rtr's BGP session Established, both
-#                          ends' BFD Up, rtr's 10.9.0.0/24 in its vbrd's FIB
+#   bgpn_up NODE           NODE ready: rtr's BFD session (as bgpd keys it once
+#                          BGP is up) up, then its BGP session Established,
+#                          vbrd's BFD Up, rtr's 10.9.0.0/24 in vbrd's FIB
 #   bgpn_rtr_bfd_key NODE  {local ADDR interface IF}: rtr's BFD session to NODE
 #                          among others to its address (frr_bfd_peer's filter)
 #   bgpn_line NODE         rtr's address of NODE's line (BGP, BFD peer of vbrd)
@@ -85,6 +86,7 @@ namespace eval bgpn {
     variable rtr_asn 65001
     variable node_asn 65010
     variable timers {10 30}
+    variable bfd {50 3}  ;# BFD interval (ms) and detect multiplier, both ends
     variable sport 41000
     variable inst        ;# node -> ::vbrd::cur-like dict of its vbrd
     array set inst {}
@@ -119,6 +121,7 @@ proc _bgpn_port_veth {rootif host ifname} {
 proc bgpn_lab {args} {
     set o [dict merge {-interval 50 -multiplier 3 -timers {10 30} -nodes {a b}} $args]
     set ::bgpn::timers [dict get $o -timers]
+    set ::bgpn::bfd [list [dict get $o -interval] [dict get $o -multiplier]]
     set ::bgpn::nodes [dict get $o -nodes]
     foreach h {cli rtr srv} { lab_netns $h }
     lab_wire cli eth0 rtr cli
@@ -146,7 +149,6 @@ proc bgpn_lab {args} {
     }
     set t $::bgpn::timers
     set neighbors {}
-    set peers {}
     foreach node $::bgpn::nodes {
         lappend neighbors [list [bgpn_addr $node] $::bgpn::node_asn timers $t \
                                options {"bfd profile scaleout"}]
@@ -169,22 +171,31 @@ proc bgpn_lab {args} {
 }
 
 # vbrd's config of NODE.
+#
+# The ports' af_packet TX rings are larger than net_af_packet's 512 frames
+# (failover.tcl's fo_conf says why: a frame sent to a veth stays in use
+# until the receiving socket's reader has the datagram, and the PMD waits
+# in poll(), with no timeout, for a free frame; the worker, and the BFD
+# session it runs, stop meanwhile). Toward srv the ring holds 16384
+# frames: 4 s of the whole stream when one node carries it all and srv's
+# receiver, on a CPU shared with a busy loop, lags.
 proc bgpn_conf {node} {
     set i [dict get $::bgpn::idx $node]
+    lassign $::bgpn::bfd iv mult
     return [string map [list @CP@ [lab_ns cp$node] @R@ "[lab_prefix]-r$node" \
-        @S@ "[lab_prefix]-s$node" @I@ $i @SRV@ [_bgpn_srv_addr $node]] {
+        @S@ "[lab_prefix]-s$node" @I@ $i @SRV@ [_bgpn_srv_addr $node] @IV@ $iv @MULT@ $mult] {
 cplane = { netns = "@CP@"; };
 fpm = { };
 ports = (
   { name = "p0"; devargs = "net_af_packet0,iface=@R@,framecnt=4096"; },
-  { name = "p1"; devargs = "net_af_packet1,iface=@S@,framecnt=4096"; }
+  { name = "p1"; devargs = "net_af_packet1,iface=@S@,framecnt=16384"; }
 );
 interfaces = (
   { name = "line"; port = "p0"; address = "172.16.@I@.1/30"; },
   { name = "srv";  port = "p1"; address = "10.6.@I@.1/30"; }
 );
 bfd = {
-  transmit_interval = 50; receive_interval = 50; detect_multiplier = 3;
+  transmit_interval = @IV@; receive_interval = @IV@; detect_multiplier = @MULT@;
   sessions = ( { name = "rtr"; interface = "line"; peer = "172.16.@I@.2"; } );
 };
 routes = (
@@ -517,7 +528,7 @@ proc bgpn_flap_verdict {what detect_ms interval_ms steal0 gaps} {
     set stolen 0
     foreach a $steal0 b [bgpn_steal_ms] { set stolen [expr {max($stolen, $b - $a)}] }
     set bound [expr {$detect_ms - $interval_ms}]
-    set why "the nodes' BFD workers were off their loop for up to $gap ms ($gaps), the hypervisor took up to $stolen ms from a vCPU meanwhile; $bound ms of either can expire the $detect_ms ms detection time"
+    set why "the nodes' BFD workers were off their loop (descheduled, or waiting on a full TX ring) for up to $gap ms ($gaps), the hypervisor took up to $stolen ms from a vCPU meanwhile; $bound ms of either can expire the $detect_ms ms detection time"
     if {$gap >= $bound || $stolen >= $bound} {
         skip "$what, but this machine stopped them: $why"
     }
