@@ -242,11 +242,12 @@ bgpn_nodes {
                   [dict get $rep lost] [dict get $rep sent]]
         set rel [lmap t [list $bfd_down $bgp_down $z_in $z_out $kernel] {
             expr {$t eq "" ? "?" : $t - $t_kill}}]
-        note [format "after the kill (ms; a's vbrd, bgpd and zebra exited in %s):\
+        note [format "after the kill (ms; a's vbrd exited in %s, then its bgpd and zebra in %s):\
                       rtr's bfdd down +%s (detection %d ms after a's last packet), bgpd's\
                       Cease/BFD Down +%s, zebra has bgpd's new path +%s and sends it to the\
                       kernel +%s, the kernel's route seen changed +%s (rtr's reaction %d ms\
-                      after bfdd)" [join [dict values $::bgpn::kill_steps] +] [lindex $rel 0] \
+                      after bfdd)" [dict get $::bgpn::kill_steps vbrd] \
+                  [join [lrange [dict values $::bgpn::kill_steps] 1 end] /] [lindex $rel 0] \
                   [expr {$::bfd_ms * $::bfd_mult}] {*}[lrange $rel 1 4] [expr {$kernel - $bfd_down}]]
         assert_not_stuck $gap_a $::goal_gap_ms $::stuck_gap_ms "a's flows' outage (longest gap, sender time)"
         # (the kernel unregisters a TAP whose fd closed in its own time:

@@ -33,7 +33,8 @@
 #   bgpn_start NODE        start NODE's vbrd and then its FRR (again after a kill)
 #   bgpn_kill NODE         the node dies: SIGKILL its vbrd, then its bgpd and
 #                          zebra -> [clock milliseconds] just before the signal
-#                          ($::bgpn::kill_steps: ms until each had exited)
+#                          ($::bgpn::kill_steps: ms until vbrd had exited, then
+#                          ms from their signal until bgpd and zebra had)
 #   bgpn_on NODE SCRIPT    SCRIPT with the harness's vbrd commands (vbrctl ...)
 #                          aimed at NODE's vbrd
 #   bgpn_up NODE           NODE ready: rtr's BFD session (as bgpd keys it once
@@ -96,7 +97,7 @@ namespace eval bgpn {
     array set launches {}
     variable sink ""
     variable sender ""   ;# bgpn_stream's sender (lab_spawn pid): SIGINT ends it
-    variable kill_steps {} ;# bgpn_kill's: vbrd MS bgpd MS zebra MS
+    variable kill_steps {} ;# bgpn_kill's: vbrd MS bgpd MS zebra MS (see there)
 }
 
 proc bgpn_line {node} { return "172.16.[dict get $::bgpn::idx $node].2" }
@@ -266,12 +267,18 @@ proc bgpn_kill {node} {
     set steps [list vbrd [expr {[clock milliseconds] - $t}]]
     bgpn_on $node {vbrd_reap}
     set ::bgpn::state($node) down
-    # the rest of the node: its routing daemons die with it, sending
-    # nothing (their TAPs went with vbrd)
+    # The rest of the node: its routing daemons die with it, after its
+    # vbrd (their TAPs went with it: what their sockets' teardown sends
+    # goes nowhere), both at once (frr_kill's way, without waiting for
+    # one before killing the other: on a loaded machine a daemon's exit
+    # sits for seconds in the kernel's teardown of its sockets).
+    set inst [_frr_inst cp$node]
+    set t0 [clock milliseconds]
+    foreach d {bgpd zebra} { catch {exec kill -KILL [dict get $inst pid $d]} }
     foreach d {bgpd zebra} {
-        set t0 [clock milliseconds]
-        frr_kill cp$node $d
+        lab_wait_exit [dict get $inst spawn $d] 5000
         lappend steps $d [expr {[clock milliseconds] - $t0}]
+        file delete -force /var/tmp/frr/$d.[dict get $inst pid $d]
     }
     set ::bgpn::kill_steps $steps
     return $t
