@@ -143,6 +143,10 @@ bgpn_nodes {
                   transmit [dict get $p transmit-interval] ms; remote tx\
                   [dict get $p remote-transmit-interval] ms, remote multiplier\
                   [dict get $p remote-detect-multiplier]"
+            # zebra's FPM connection comes 3 s after its start, then the route
+            wait_for_condition 600 50 {[bgpn_route $node 10.9.0.0/24] ne ""} else {
+                fail "node $node: rtr's 10.9.0.0/24 not in vbrd's routes: [bgpn_on $node {vbrctl show fpm}]"
+            }
             set r [bgpn_route $node 10.9.0.0/24]
             assert_equal [dict get $r source] bgp "node $node: rtr's prefix learnt from its FRR"
             set f [bgpn_on $node {vbrctl show fpm}]
