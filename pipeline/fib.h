@@ -304,6 +304,12 @@ struct fib_overlay {
 	uint32_t (*rows)(void);
 	/** Route at row @p row into @p r, or false for an empty row. */
 	bool (*row)(uint32_t row, struct fib_overlay_route *r);
+	/**
+	 * The route for exactly (@p family, @p addr, @p len) into @p r
+	 * (`show fib`), or false. @p addr: a uint32_t in host order, or 16
+	 * bytes.
+	 */
+	bool (*route)(int family, const void *addr, uint8_t len, struct fib_overlay_route *r);
 };
 
 /**

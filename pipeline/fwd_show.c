@@ -320,8 +320,8 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	bool found = false;
 	const struct fib_overlay *ov = fib_overlay_get();
 	const char *source = "";
-	uint32_t ovv;
-	char buf[80] = "";
+	struct fib_overlay_route ovr;
+	char buf[80] = "", pb[24];
 
 	(void)argc;
 	if (config_parse_addr(argv[0], &a) != 0) {
@@ -334,11 +334,12 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 		for (int len = 32; len >= 0 && !found; len--) {
 			uint32_t net = len ? a.v4 & ~0u << (32 - len) : 0;
 			const struct fib_route4 *r = fib_table_find4(&st->routes, net, (uint8_t)len);
-			if (r != NULL || (ov != NULL && ov->find4(net, (uint8_t)len, &ovv))) {
+			if (r != NULL ||
+			    (ov != NULL && ov->route(AF_INET, &net, (uint8_t)len, &ovr) && ovr.active)) {
 				p.addr.v4 = net;
 				p.len = (uint8_t)len;
 				found = true;
-				source = r == NULL                     ? ov->name
+				source = r == NULL ? protocol_name(ovr.protocol, pb, sizeof(pb))
 					 : r->flags & FIB_ROUTE_STATIC ? "config"
 									: "interface";
 			}
@@ -354,11 +355,12 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 			memcpy(net, a.v6, 16);
 			for (int b = len; b < 128; b++)
 				net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
-			if (r != NULL || (ov != NULL && ov->find6(net, (uint8_t)len, &ovv))) {
+			if (r != NULL ||
+			    (ov != NULL && ov->route(AF_INET6, net, (uint8_t)len, &ovr) && ovr.active)) {
 				memcpy(p.addr.v6, net, 16);
 				p.len = (uint8_t)len;
 				found = true;
-				source = r == NULL                     ? ov->name
+				source = r == NULL ? protocol_name(ovr.protocol, pb, sizeof(pb))
 					 : r->flags & FIB_ROUTE_STATIC ? "config"
 									: "interface";
 			}

@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -1035,7 +1037,17 @@ static bool ov_row(uint32_t row, struct fib_overlay_route *r)
 	return true;
 }
 
+static bool ov_route(int family, const void *addr, uint8_t len, struct fib_overlay_route *r)
+{
+	struct rkey k = { .family = (uint8_t)family, .len = len };
+
+	memcpy(k.addr, addr, family == AF_INET ? 4 : 16);
+	int id = idtab_find(&fpm.routes, &k);
+	return id >= 0 && ov_row((uint32_t)id, r);
+}
+
 static const struct fib_overlay fpm_overlay = {
+	.route = ov_route,
 	.name = "fpm",
 	.find4 = ov_find4,
 	.find6 = ov_find6,
@@ -1052,6 +1064,24 @@ struct listen_arg {
 	size_t errlen;
 };
 
+/* `lo` up in the calling thread's namespace (a new one's is down, and
+ * zebra connects to 127.0.0.1 there). */
+static void loopback_up(void)
+{
+	struct ifreq ifr = { 0 };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) == 0)
+			LOG(INFO, "set lo up in the control namespace");
+	}
+	close(s);
+}
+
 static int open_listener(void *arg)
 {
 	const struct listen_arg *la = arg;
@@ -1059,6 +1089,8 @@ static int open_listener(void *arg)
 	struct sockaddr_storage sa = { 0 };
 	socklen_t sl;
 	int one = 1, fd;
+
+	loopback_up();
 
 	if (f->address.family == AF_INET) {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&sa;

@@ -180,7 +180,7 @@ fpm = { };
         foreach {a nh} [list 10.2.0.1 {172.16.1.2 line1} 10.3.0.1 {172.16.2.2 line2} \
                             2001:db8:99::1 [list $ll line1]] {
             set f [vbrctl show fib $a]
-            assert_equal [dict get $f source] fpm "show fib $a: $f"
+            assert_equal [dict get $f source] bgp "show fib $a: $f"
             assert_equal [dict get $f type] next_hop "show fib $a: $f"
             assert_equal [row_nexthop $f] $nh "show fib $a"
         }

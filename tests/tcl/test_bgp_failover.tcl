@@ -42,7 +42,7 @@ start_vbrd [list conf [fob_conf mult $mult]] {
         assert_equal [dict get [lindex [dict get $r next_hops] 0] interface] uplink
         set f [vbrctl show fib 10.2.0.1]
         assert_equal [dict get $f type] failover_group "what the data path's lookup gives"
-        assert_equal [dict get $f source] fpm
+        assert_equal [dict get $f source] bgp "show fib: the same source as show routes"
         foreach l {line1 line2} {
             set t [fob_tap $l]
             assert_equal [dict get $t carrier] up "$l's TAP"

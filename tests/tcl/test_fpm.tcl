@@ -130,7 +130,7 @@ start_vbrd [list conf [fpm_conf]] {
             assert_equal [dict get [route_row $p] source] bgp "$p's source"
             assert_equal [row_nexthop [route_row $p]] {172.16.1.2 line1} "$p's next hop"
         }
-        assert_equal [dict get [vbrctl show fib 10.2.1.1] source] fpm
+        assert_equal [dict get [vbrctl show fib 10.2.1.1] source] bgp
         set f [vbrctl show fpm]
         assert_equal [dict get $f state] connected
         assert_equal [dict get $f routes4] 3 "IPv4 routes from zebra: $f"
@@ -226,7 +226,7 @@ start_vbrd [list conf [fpm_conf]] {
         assert_equal [route_row 10.2.2.0/24 config] "" "the config's route is gone"
         assert_equal [dict get [route_row 10.2.2.0/24] source] bgp
         set fib [vbrctl show fib 10.2.2.1]
-        assert_equal [dict get $fib source] fpm "show fib 10.2.2.1: $fib"
+        assert_equal [dict get $fib source] bgp "show fib 10.2.2.1: $fib"
         assert_equal [row_nexthop $fib] {172.16.1.2 line1} "show fib 10.2.2.1"
 
         foreach pid [list $p0 $p2] {
@@ -270,7 +270,7 @@ start_vbrd [list conf [fpm_conf]] {
         }
         set fib [vbrctl show fib 10.2.0.1]
         assert_equal [dict get $fib prefix] 10.2.0.0/24
-        assert_equal [dict get $fib source] fpm
+        assert_equal [dict get $fib source] bgp
         assert_equal [row_nexthop $fib] {172.16.1.2 line1} "show fib 10.2.0.1"
         set nhs {}
         foreach n [dict get [vbrctl show fpm nexthops] nexthops] {

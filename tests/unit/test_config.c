@@ -261,6 +261,7 @@ static void shipped_configs(void **state)
 		"../../conf/examples/qos-roce-tcp.conf",
 		"../../conf/examples/failover-two-lines.conf",
 		"../../conf/examples/pathsel.conf",
+		"../../conf/examples/bgp-frr.conf",
 	};
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;
