@@ -148,6 +148,29 @@ proc ping_lines {dest count} {
                  [expr {[iface_stat line2 tx_packets] - $tx2}]]
 }
 
+# The TUN/TAP links of the control namespace: dict name -> {ifindex
+# flags addresses}, from the kernel (ip -d -j link, ip -j addr).
+proc cp_taps {} {
+    set script {
+import json, sys
+links, addrs = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+by = {a["ifname"]: [i["local"] + "/" + str(i["prefixlen"]) for i in a.get("addr_info", [])
+                    if i.get("scope") != "link"] for a in addrs}
+for l in links:
+    if l.get("linkinfo", {}).get("info_kind") == "tun":
+        print(l["ifname"], l["ifindex"], ",".join(l["flags"]), ",".join(sorted(by.get(l["ifname"], []))) or "-")
+}
+    set out [exec python3 -c $script [lab_exec cp ip -d -j link show] [lab_exec cp ip -j addr show]]
+    set taps [dict create]
+    foreach line [split [string trim $out] "\n"] {
+        if {$line eq ""} { continue }
+        lassign [split $line " "] name ifindex flags addrs
+        dict set taps $name [dict create ifindex $ifindex flags [split $flags ,] \
+            addresses [expr {$addrs eq "-" ? {} : [split $addrs ,]}]]
+    }
+    return $taps
+}
+
 # Ping DEST from idc COUNT times, none answered, and check that vbrd's
 # no_route drop counter grew by COUNT (waiting up to 5 s); return it.
 proc ping_no_route {dest count} {
@@ -190,6 +213,26 @@ fpm = { };
         frr_bgp_wait_state rtr 2001:db8:1::1 Established 10000
         bird_wait_state brd vbrd4 Established 10000
         note "IPv4 session to rtr Established after $ms ms of waiting"
+    }
+
+    test {a TAP per interface in the control namespace: vb-NAME, NOARP, vbrd's addresses, the ifindex show cplane names} {
+        set taps [cp_taps]
+        assert_equal [lsort [dict keys $taps]] {vb-lan vb-line1 vb-line2} "TAPs in $cpns"
+        foreach {name addrs} {
+            vb-lan   {10.1.0.1/24 2001:db8:10::1/64}
+            vb-line1 {172.16.1.1/30 2001:db8:1::1/64}
+            vb-line2 {172.16.2.1/30}
+        } {
+            set t [dict get $taps $name]
+            assert_equal [dict get $t addresses] [lsort $addrs] "$name's addresses"
+            assert_true {"NOARP" in [dict get $t flags]} "$name is NOARP: [dict get $t flags]"
+            assert_true {"UP" in [dict get $t flags]} "$name is up: [dict get $t flags]"
+        }
+        foreach row [dict get [vbrctl show cplane] taps] {
+            set name [dict get $row tap]
+            assert_equal [dict get $row ifindex] [dict get $taps $name ifindex] "$name's ifindex"
+            assert_equal vb-[dict get $row interface] $name
+        }
     }
 
     test {the IDC's prefixes are in vbrd's routes, source bgp, through the right line} {
@@ -287,4 +330,9 @@ fpm = { };
         assert_equal [dict get $f fib_errors] 0
         assert_equal [dict get $f unknown_route] 0
     }
+}
+
+test {vbrd stopped: its TAPs and its FPM port left the control namespace with it} {
+    assert_equal [dict keys [cp_taps]] {} "TAPs left in $cpns"
+    assert_equal [lab_exec cp ss -Htln sport = :2620] "" "a listener on port 2620 in $cpns"
 }
