@@ -420,7 +420,12 @@ proc frr_kill {host {daemon bfdd} {signal KILL}} {
 # once its pid file and vty socket exist (and, for bfdd and bgpd, once it
 # answers vtysh). The others keep running. What FRR 8.4 does then
 # (test_fpm.tcl): bgpd reconnects to a restarted zebra by itself (its
-# zclient retries) and sends it its routes again; zebra connects to the
+# zclient retries, ~10 s later here) but never sends it its routes again
+# (bgp_zebra_connected() in bgpd/bgp_zebra.c: "TODO - What if we have
+# peers and networks configured, do we have to kick-start them?"), so
+# zebra's RIB, and what it sends an FPM server, has no BGP route: restart
+# bgpd after zebra (frr_kill HOST bgpd TERM, then frr_restart both), as
+# watchfrr restarts every daemon when zebra dies. zebra connects to the
 # FPM server 3 s after reading its config, as at a first start.
 proc frr_restart {host daemon} {
     set inst [_frr_inst $host]
