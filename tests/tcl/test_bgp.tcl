@@ -311,7 +311,7 @@ fpm = { };
         ping_via 10.3.0.1 5
     }
 
-    test {show cplane: BGP punted in class bgp, nothing policed; the FPM had no error} {
+    test {show cplane: BGP punted in class bgp, nothing policed; show fpm: the IDC's 2 IPv4 and 1 IPv6 prefixes, no error} {
         set cp [vbrctl show cplane]
         assert_equal [dict get $cp enabled] true
         assert_equal [dict get $cp netns] $cpns
@@ -326,6 +326,9 @@ fpm = { };
         }
         set f [vbrctl show fpm]
         assert_equal [dict get $f state] connected
+        # the IDC's prefixes only: 10.2.0.0/24, 10.3.0.0/24, 2001:db8:99::/48
+        # (zebra's connected routes of the TAPs are vbrd's own already)
+        assert_equal [list [dict get $f routes4] [dict get $f routes6]] {2 1} "routes4, routes6: $f"
         assert_equal [dict get $f resets] 0 "FPM resets: [dict get $f last_error]"
         assert_equal [dict get $f fib_errors] 0
         assert_equal [dict get $f unknown_route] 0
