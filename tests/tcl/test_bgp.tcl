@@ -297,6 +297,21 @@ fpm = { };
         ping_via 10.2.0.1 5
     }
 
+    test {an IPv6 prefix FRR withdraws leaves vbrd's FIB, traffic to it is dropped as no_route; announced again, it is back} {
+        set t0 [clock milliseconds]
+        frr_bgp_withdraw rtr 2001:db8:99::/48
+        set ms [wait_route_gone 2001:db8:99::/48 $t0]
+        assert_not_stuck $ms 1000 10000 "withdrawn at rtr to gone from vbrd's routes (polled)"
+        assert_equal [dict get [vbrctl show fib 2001:db8:99::1] prefix] "" "show fib 2001:db8:99::1"
+        note "no_route grew by [ping_no_route 2001:db8:99::1 5] for 5 pings to 2001:db8:99::1"
+        frr_bgp_announce rtr 2001:db8:99::/48
+        wait_for_condition 500 20 {[route_row 2001:db8:99::/48] ne ""} else {
+            fail "2001:db8:99::/48 not back 10 s after it was announced again"
+        }
+        assert_equal [row_nexthop [route_row 2001:db8:99::/48]] [list [link_local rtr] line1]
+        ping_via 2001:db8:99::1 5
+    }
+
     test {a prefix BIRD withdraws leaves vbrd's FIB, traffic to it is dropped as no_route; announced again, it is back} {
         set t0 [clock milliseconds]
         bird_withdraw brd 10.3.0.0/24

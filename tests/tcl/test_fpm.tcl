@@ -290,6 +290,10 @@ start_vbrd [list conf [fpm_conf]] {
         assert_equal [dict get $f resets] 0 "resets: [dict get $f last_error]"
         assert_equal [dict get $f routes4] 2
         assert_equal [dict get $f nexthops] 2
+        # what the fake sent, counted: 1 connection, 4 frames, 2 + 2 messages
+        foreach {k n} [list connections 1 frames 4 bytes [dict get $r bytes] route_adds 2 nh_adds 2] {
+            assert_equal [dict get $f $k] $n "show fpm $k"
+        }
         foreach p {10.2.0.0/24 10.2.2.0/24} {
             set row [route_row $p]
             assert_equal [dict get $row source] bgp "$p"
@@ -309,6 +313,16 @@ start_vbrd [list conf [fpm_conf]] {
         # the fake closed: routes stay
         assert_equal [fpm state] listening
         ping_via 10.2.0.1 5
+    }
+
+    test {a delete of a prefix vbrd does not hold is counted as unknown_route, and changes nothing} {
+        set f0 [vbrctl show fpm]
+        set r [fpm_fake --hold-ms 300 {*}$replay delroute:10.7.0.0/24]
+        assert_equal [dict get $r closed_by_peer] false "vbrd closed the connection: [vbrctl show fpm]"
+        set f [vbrctl show fpm]
+        assert_equal [expr {[dict get $f unknown_route] - [dict get $f0 unknown_route]}] 1 "unknown_route"
+        assert_equal [dict get $f routes4] [dict get $f0 routes4] "routes4"
+        assert_equal [dict get $f resets] 0 "resets: [dict get $f last_error]"
     }
 
     test {a route's delete and add in one frame replace it: its FIB value and next hop change, no unknown_route} {
