@@ -109,17 +109,17 @@ proc wait_route_gone {prefix t0} {
     return [expr {[clock milliseconds] - $t0}]
 }
 
-# Ping DEST from idc COUNT times, INTERVAL s apart, and fail unless every
-# echo got its reply (within 5 s: a loaded machine may stall a moment);
-# the failure says what vbrd and the peers saw meanwhile (vbrd's drops
-# that grew, rtr's and brd's eth0 counters, the FIB's answer, the
-# neighbors).
+# Ping DEST from idc COUNT times, INTERVAL s apart, and fail unless each
+# request got its reply (ping -w 20: a late reply is waited for, a lost one
+# is a missing icmp_seq, ping_missing); the failure says what vbrd and the
+# peers saw meanwhile (vbrd's drops that grew, rtr's and brd's eth0
+# counters, the FIB's answer, the neighbors).
 proc ping_via {dest count {interval 0.1}} {
     set s0 [vbrctl show stats]
     foreach h {rtr brd} { set l0($h) [lab_link_stats $h] }
-    lassign [ping_from idc $dest -c $count -i $interval -W 5] rc out
-    set st [ping_stats $out]
-    if {[dict get $st received] == $count} { return $st }
+    lassign [ping_from idc $dest -c $count -i $interval -w 20] rc out
+    set missing [ping_missing $out $count]
+    if {$missing eq ""} { return }
     set s1 [vbrctl show stats]
     set grew {}
     dict for {k v} [dict get $s1 drops] {
@@ -132,7 +132,7 @@ proc ping_via {dest count {interval 0.1}} {
         lappend peers "$h rx +[expr {[dict get $l1 rx_packets] - [dict get $l0($h) rx_packets]}]\
                        tx +[expr {[dict get $l1 tx_packets] - [dict get $l0($h) tx_packets]}]"
     }
-    fail "ping $dest from idc: [dict get $st received]/$count replies; meanwhile vbrd's drops\
+    fail "ping $dest from idc: no reply to icmp_seq $missing of 1..$count; meanwhile vbrd's drops\
           [join $grew {, }], forwarded +[expr {[dict get $s1 forwarded] - [dict get $s0 forwarded]}];\
           eth0 of [join $peers {, }]; show fib: [vbrctl show fib $dest];\
           neighbors: [dict get [vbrctl show neighbors] neighbors]\n$out"

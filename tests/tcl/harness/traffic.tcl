@@ -32,6 +32,26 @@ proc assert_ping {host dest {count 3} args} {
     return $st
 }
 
+# The icmp_seq numbers 1..COUNT that got no echo reply in ping's OUTPUT
+# (its "bytes from ... icmp_seq=N" lines), for `ping -c COUNT -w
+# DEADLINE`. Without -w, iputils' ping waits only max(2 RTTs, interval)
+# for the last replies once one reply has come (schedule_exit(); -W counts
+# only while none has), so a reply a loaded machine delays by 100 ms counts
+# as lost. With -w it waits for COUNT replies until DEADLINE, sending more
+# requests while some are missing: a request that was lost for good is a
+# missing number here. (-w stops at the first ICMP error too.)
+proc ping_missing {out count} {
+    set got {}
+    foreach {- seq} [regexp -all -inline {bytes from [^\n]*icmp_seq=(\d+) } $out] {
+        lappend got $seq
+    }
+    set missing {}
+    for {set i 1} {$i <= $count} {incr i} {
+        if {$i ni $got} { lappend missing $i }
+    }
+    return $missing
+}
+
 # Start `iperf3 -s` in HOST and wait until it listens on PORT (default 5201);
 # return its pid.
 proc iperf_server {host {port 5201}} {
