@@ -181,6 +181,10 @@ for f in "${files[@]}"; do
 		find "$rundir" -maxdepth 1 -type f -newer "$rundir/.started" \
 			\( -name '*.log' -o -name '*.conf' -o -name '*.txt' -o -name '*.json' \) \
 			-exec cp -p {} "$rundir/$area.files/" \;
+		# FRR's and BIRD's instances (configs, logs), named by host
+		find "$rundir" -maxdepth 1 -type d -newer "$rundir/.started" \
+			\( -name 'frr-*' -o -name 'bird-*' \) \
+			-exec cp -rp {} "$rundir/$area.files/" \; 2>/dev/null
 		echo "    $area's logs and configs: $rundir/$area.files"
 	fi
 	cleanup
