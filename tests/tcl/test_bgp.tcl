@@ -135,7 +135,21 @@ proc ping_via {dest count {interval 0.1}} {
     fail "ping $dest from idc: no reply to icmp_seq $missing of 1..$count; meanwhile vbrd's drops\
           [join $grew {, }], forwarded +[expr {[dict get $s1 forwarded] - [dict get $s0 forwarded]}];\
           eth0 of [join $peers {, }]; show fib: [vbrctl show fib $dest];\
-          neighbors: [dict get [vbrctl show neighbors] neighbors]\n$out"
+          neighbors: [dict get [vbrctl show neighbors] neighbors]; [bgp_sessions]\n$out"
+}
+
+# vbrd's FRR's sessions and rtr's: state and how many times each came up.
+proc bgp_sessions {} {
+    set out {}
+    foreach {h peer} {cp 172.16.1.2 cp 2001:db8:1::2 cp 172.16.2.2 rtr 172.16.1.1} {
+        set n ?
+        catch {
+            set j [_frr_vtysh_daemon $h bgpd "show bgp neighbors $peer json"]
+            regexp {"connectionsEstablished":\s*([0-9]+)} $j -> n
+        }
+        lappend out "$h->$peer [frr_bgp_neighbor_state $h $peer] (up $n times)"
+    }
+    return "BGP: [join $out {, }]"
 }
 
 # Ping DEST from idc COUNT times (0.05 s apart, every reply); return the
