@@ -48,7 +48,9 @@ lab_exec rtr ip addr add 10.2.0.1/32 dev lo
 lab_exec rtr ip addr add 2001:db8:99::1/128 dev lo
 lab_exec brd ip addr add 172.16.2.2/30 dev eth0
 lab_exec brd ip addr add 10.3.0.1/32 dev lo
-set bridge [lab_spawn sw python3 -u $vlan_bridge eth0 100:v100 200:v200]
+# off the CPU of vbrd's worker, like FRR and BIRD (frr.tcl)
+set bridge [lab_spawn sw {*}[expr {[exec nproc] > 1 ? {taskset -c 0} : {}}] \
+                python3 -u $vlan_bridge eth0 100:v100 200:v200]
 wait_for_condition 100 50 {[string match "ready*" [lab_spawn_output $bridge]]} else {
     fail "vlan_bridge.py did not start: [lab_spawn_output $bridge]"
 }
