@@ -10,7 +10,7 @@
 # FRR being restarted here). fpm.stale_ms is 500: after zebra reconnects,
 # what it has not sent again once it has been quiet that long is swept.
 #
-# Part 1, real zebra: killed, forwarding goes on on the routes vbrd holds;
+# Part 1, real zebra: killed, vbrd forwards on the routes it holds;
 # started again with bgpd (FRR 8.4's bgpd does not send its routes again
 # to a zebra that restarted: bgp_zebra_connected() in bgpd/bgp_zebra.c
 # says "TODO - What if we have peers and networks configured, do we have
@@ -22,7 +22,12 @@
 # static goes.
 #
 # Part 2, tools/fpm_fake.py: a fake zebra's next-hop objects and routes by
-# hand, a route's delete and add in one frame, and malformed frames.
+# hand (and show fpm's counters of them), a delete of a route vbrd does
+# not hold, a route's delete and add in one frame, a replay that leaves a
+# route out (and sends its next-hop object again: the sweep must still
+# find the route stale), and malformed frames, each on its own connection.
+# One connection at a time: zebra is stopped before part 2, or it would
+# take the connection back 3 s after the fake took it.
 
 source [file join [file dirname [info script]] harness frr.tcl]
 
