@@ -27,6 +27,12 @@ source [file join [file dirname [info script]] harness bird.tcl]
 
 set vlan_bridge [file join [file dirname [file normalize [info script]]] tools vlan_bridge.py]
 
+# BGP keepalive and hold time, s: 30 s rides through a daemon's stall
+# (BIRD's log once had "I/O loop cycle took 28113.758 ms" on a machine
+# running two suites at once; with 9 s its sessions went down). Nothing
+# here is about detecting a dead peer.
+set bgp_timers {10 30}
+
 # --- the lab ---
 
 lab_host idc 10.1.0.2/24 10.1.0.1
@@ -64,13 +70,13 @@ lab_exec cp sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.di
 frr_start rtr [frr_bgp_conf 65001 172.16.1.2 -neighbors {
     {172.16.1.1 65000}
     {2001:db8:1::1 65000}
-} -networks {10.2.0.0/24 2001:db8:99::/48}] -daemons {zebra bgpd}
+} -networks {10.2.0.0/24 2001:db8:99::/48} -timers $bgp_timers] -daemons {zebra bgpd}
 
 # brd: BIRD announcing 10.3.0.0/24, and installing what it learns in its
 # kernel (the way back to idc)
 bird_start brd [bird_conf 65002 172.16.2.2 -neighbors {
     {vbrd4 172.16.2.1 65000 local 172.16.2.2}
-} -routes {10.3.0.0/24} -extra {
+} -routes {10.3.0.0/24} -timers $bgp_timers -extra {
 protocol kernel {
 	ipv4 { import none; export where source = RTS_BGP; };
 }
@@ -219,7 +225,8 @@ fpm = { };
         {172.16.1.2 65001}
         {2001:db8:1::2 65001}
         {172.16.2.2 65002}
-    } -networks {10.1.0.0/24 2001:db8:10::/64}] -daemons {zebra bgpd} -fpm 127.0.0.1:2620
+    } -networks {10.1.0.0/24 2001:db8:10::/64} -timers $bgp_timers] -daemons {zebra bgpd} \
+        -fpm 127.0.0.1:2620
 
     test {sessions Established over the VLANs: IPv4 to FRR and to BIRD, IPv6 to FRR} {
         set ms [frr_bgp_wait_state cp 172.16.1.2 Established 60000]

@@ -33,6 +33,11 @@ source [file join [file dirname [info script]] harness frr.tcl]
 
 set fpm_fake [file join [file dirname [file normalize [info script]]] tools fpm_fake.py]
 
+# BGP keepalive and hold time, s: 30 s rides through a daemon's stall on
+# a busy machine; nothing here is about detecting a dead peer (bgpd is
+# stopped with a Cease)
+set bgp_timers {10 30}
+
 lab_host idc 10.1.0.2/24 10.1.0.1
 lab_host rtr 172.16.1.2/24 ""
 lab_exec rtr ip addr add 172.16.1.3/24 dev eth0
@@ -47,7 +52,7 @@ lab_exec cp sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.di
 
 frr_start rtr [frr_bgp_conf 65001 172.16.1.2 -neighbors {
     {172.16.1.1 65000}
-} -networks {10.2.0.0/24 10.2.1.0/24 10.2.2.0/24}] -daemons {zebra bgpd}
+} -networks {10.2.0.0/24 10.2.1.0/24 10.2.2.0/24} -timers $bgp_timers] -daemons {zebra bgpd}
 
 # vbrd's config; ROUTES: the text of a `routes` list's entries.
 proc fpm_conf {{routes ""}} {
@@ -154,7 +159,7 @@ proc fpm_fake {args} {
 start_vbrd [list conf [fpm_conf]] {
     frr_start cp [frr_bgp_conf 65000 172.16.1.1 -neighbors {
         {172.16.1.2 65001}
-    }] -daemons {zebra bgpd} -fpm 127.0.0.1:2620
+    } -timers $bgp_timers] -daemons {zebra bgpd} -fpm 127.0.0.1:2620
 
     test {zebra's BGP routes reach vbrd's FIB over FPM; idc reaches the region through them} {
         frr_bgp_wait_state cp 172.16.1.2 Established 60000
