@@ -120,7 +120,8 @@ bool idtab_put(struct idtab *t, uint32_t id)
 			j = (j + 1) & t->mask;
 			if (t->slots[j] == 0)
 				goto done;
-			uint32_t k = hash_bytes(idtab_key(t, t->slots[j] - 1), t->key_size) & t->mask;
+			uint32_t k = hash_bytes(idtab_key(t, t->slots[j] - 1), t->key_size) &
+				     t->mask;
 			/* move j back to i unless its home k lies cyclically in (i, j] */
 			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 				continue;

@@ -402,7 +402,6 @@ bool fib_capacity_fits(const struct fib_capacity *need, const struct fib_capacit
 
 /* ---- stable ids ----------------------------------------------------------- */
 
-
 /* An ECMP set's content: its members in order (no padding: compared as bytes). */
 struct ecmp_key {
 	uint16_t nb;
@@ -505,8 +504,8 @@ void fib_value_hold(uint32_t value)
 {
 	uint32_t idx = FIB_NH_INDEX(value);
 	struct idtab *t = FIB_NH_KIND(value) == FIB_KIND_NEXTHOP ? &nh_ids
-			     : FIB_NH_KIND(value) == FIB_KIND_ECMP  ? &ecmp_ids
-								    : NULL;
+			  : FIB_NH_KIND(value) == FIB_KIND_ECMP  ? &ecmp_ids
+								 : NULL;
 
 	if (t != NULL && idx < t->high && t->refs[idx] > 0)
 		t->refs[idx]++;

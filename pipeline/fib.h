@@ -290,6 +290,7 @@ struct fib_overlay_route {
 	uint8_t protocol; /* the routing protocol's number (rtm_protocol: 186 BGP) */
 	bool active;      /* in the FIB (false: a route table entry has the prefix, or pending) */
 	bool pending;     /* waits for a usable next hop (not in the FIB) */
+	bool full;        /* the FIB refused it (full: size it with the fib section) */
 };
 
 struct fib_overlay {

@@ -177,8 +177,7 @@ static json_t *static_route_json(const struct fwd_state *st, uint32_t r)
 		p.addr.v4 = r4->addr;
 	else
 		memcpy(p.addr.v6, r6->addr, 16);
-	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
-			 "type",
+	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)), "type",
 			 fwd_nh_kinds[FIB_NH_KIND(value)] ? fwd_nh_kinds[FIB_NH_KIND(value)]->name
 							  : "static",
 			 "source", "config", "next_hops", value_json(st, value));
@@ -223,11 +222,14 @@ static json_t *overlay_route_json(const struct fwd_state *st, const struct fib_o
 	else
 		memcpy(p.addr.v6, r.addr, 16);
 	snprintf(src, sizeof(src), "%s%s", protocol_name(r.protocol, pb, sizeof(pb)),
-		 r.pending ? " (no usable next hop)" : r.active ? "" : " (config wins)");
+		 r.pending  ? " (no usable next hop)"
+		 : r.full   ? " (not in the FIB: full)"
+		 : r.active ? ""
+			    : " (config wins)");
 	uint32_t kind = FIB_NH_KIND(r.value);
-	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)),
-			 "type",
-			 fwd_nh_kinds[kind]       ? fwd_nh_kinds[kind]->name
+	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)), "type",
+			 r.pending               ? "pending"
+			 : fwd_nh_kinds[kind]    ? fwd_nh_kinds[kind]->name
 			 : kind == FIB_KIND_NONE ? "blackhole"
 						 : "route",
 			 "source", src, "next_hops",
@@ -333,15 +335,17 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 		rte_fib_lookup_bulk(st->fib, &a.v4, &value, 1);
 		for (int len = 32; len >= 0 && !found; len--) {
 			uint32_t net = len ? a.v4 & ~0u << (32 - len) : 0;
-			const struct fib_route4 *r = fib_table_find4(&st->routes, net, (uint8_t)len);
+			const struct fib_route4 *r = fib_table_find4(&st->routes, net,
+								     (uint8_t)len);
 			if (r != NULL ||
-			    (ov != NULL && ov->route(AF_INET, &net, (uint8_t)len, &ovr) && ovr.active)) {
+			    (ov != NULL && ov->route(AF_INET, &net, (uint8_t)len, &ovr) &&
+			     ovr.active)) {
 				p.addr.v4 = net;
 				p.len = (uint8_t)len;
 				found = true;
 				source = r == NULL ? protocol_name(ovr.protocol, pb, sizeof(pb))
 					 : r->flags & FIB_ROUTE_STATIC ? "config"
-									: "interface";
+								       : "interface";
 			}
 		}
 	} else {
@@ -356,13 +360,14 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 			for (int b = len; b < 128; b++)
 				net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 			if (r != NULL ||
-			    (ov != NULL && ov->route(AF_INET6, net, (uint8_t)len, &ovr) && ovr.active)) {
+			    (ov != NULL && ov->route(AF_INET6, net, (uint8_t)len, &ovr) &&
+			     ovr.active)) {
 				memcpy(p.addr.v6, net, 16);
 				p.len = (uint8_t)len;
 				found = true;
 				source = r == NULL ? protocol_name(ovr.protocol, pb, sizeof(pb))
 					 : r->flags & FIB_ROUTE_STATIC ? "config"
-									: "interface";
+								       : "interface";
 			}
 		}
 	}

@@ -126,8 +126,7 @@ static bool value_is(const struct fwd_state *st, uint32_t v, const struct fib_nh
 
 /* A route through a member line's gateway follows the group: its first
  * group with that member (BGP over a group's line, frr/fpm). */
-static bool fg_covers_nexthop(const struct fwd_state *st, const struct fib_nh_key *k,
-			      uint32_t *idx)
+static bool fg_covers_nexthop(const struct fwd_state *st, const struct fib_nh_key *k, uint32_t *idx)
 {
 	const struct bfd_gen *fo = bfd_gen_of(st);
 

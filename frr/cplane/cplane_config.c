@@ -8,13 +8,13 @@
 #include "core/config_read.h"
 #include "frr/cplane/cplane_config.h"
 
-#define CPLANE_DEFAULTS                                                                  \
-	{                                                                                \
-		.tap_prefix = "vb-",                                                     \
-		.police = { [CPLANE_BGP] = { 20000, 4000 },                              \
-			    [CPLANE_TCP] = { 2000, 400 },                                \
-			    [CPLANE_ICMP] = { 1000, 200 },                               \
-			    [CPLANE_OTHER] = { 1000, 200 } },                            \
+#define CPLANE_DEFAULTS                                       \
+	{                                                     \
+		.tap_prefix = "vb-",                          \
+		.police = { [CPLANE_BGP] = { 20000, 4000 },   \
+			    [CPLANE_TCP] = { 2000, 400 },     \
+			    [CPLANE_ICMP] = { 1000, 200 },    \
+			    [CPLANE_OTHER] = { 1000, 200 } }, \
 	}
 
 static const char *const class_names[CPLANE_CLASSES] = { "bgp", "tcp", "icmp", "other" };
@@ -64,7 +64,8 @@ static void load_police(struct cfg_reader *ld, const config_setting_t *grp, stru
 
 	cfg_check_members(ld, grp, keys);
 	for (int k = 0; k < CPLANE_CLASSES; k++) {
-		const config_setting_t *p = cfg_get_typed(ld, grp, class_names[k], CONFIG_TYPE_GROUP);
+		const config_setting_t *p = cfg_get_typed(ld, grp, class_names[k],
+							  CONFIG_TYPE_GROUP);
 		static const char *const pkeys[] = { "rate", "burst", NULL };
 		if (p == NULL)
 			continue;
@@ -97,8 +98,7 @@ static void load_peers(struct cfg_reader *ld, const config_setting_t *list, stru
 	}
 }
 
-static int cplane_load(struct cfg_reader *ld, const config_setting_t *root,
-		       struct vbrd_config *cfg)
+static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
 {
 	static const char *const keys[] = { "netns", "tap_prefix", "bgp_peers", "police", NULL };
 	static const struct cfg_cplane defaults = CPLANE_DEFAULTS;

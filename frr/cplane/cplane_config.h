@@ -45,10 +45,10 @@ struct cfg_cplane_police {
 };
 
 struct cfg_cplane {
-	bool enabled;                  /* the section is present */
-	char netns[CPLANE_NETNS_MAX];  /* "" = vbrd's own namespace */
+	bool enabled;                 /* the section is present */
+	char netns[CPLANE_NETNS_MAX]; /* "" = vbrd's own namespace */
 	char tap_prefix[CPLANE_PREFIX_MAX];
-	int nb_peers;                  /* 0: BGP from any address on a connected subnet */
+	int nb_peers; /* 0: BGP from any address on a connected subnet */
 	struct cfg_addr peers[CPLANE_MAX_PEERS];
 	struct cfg_cplane_police police[CPLANE_CLASSES];
 };

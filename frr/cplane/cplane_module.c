@@ -57,6 +57,7 @@ struct cplane_tap {
 	uint16_t mtu;
 	bool carrier, seen_up;
 	bool watched; /* its fd is in the main loop's epoll set */
+	bool dead;    /* it failed after it was made: a reload makes a new one */
 	uint64_t to_kernel, from_kernel, carrier_changes;
 	char error[160]; /* why it has no TAP, when tap is NULL */
 };
@@ -120,7 +121,7 @@ static void cplane_punt(const struct fwd_state *st, struct rte_mbuf *m)
 	uint32_t iface = pm->nh_ip, l2 = pm->l2_len, len = rte_pktmbuf_pkt_len(m);
 	struct cplane_tap *t = iface < (uint32_t)cp.nb ? cp.by_iface[iface] : NULL;
 
-	if (t == NULL || t->tap == NULL || iface >= (uint32_t)st->nb_ifaces) {
+	if (t == NULL || t->tap == NULL || t->dead || iface >= (uint32_t)st->nb_ifaces) {
 		control_drop(m, &drop_cplane_no_tap);
 		return;
 	}
@@ -137,7 +138,8 @@ static void cplane_punt(const struct fwd_state *st, struct rte_mbuf *m)
 									   : RTE_ETHER_TYPE_IPV4);
 	if (rte_pktmbuf_read(m, l2, len - l2, cp.buf + RTE_ETHER_HDR_LEN) !=
 	    cp.buf + RTE_ETHER_HDR_LEN)
-		memcpy(cp.buf + RTE_ETHER_HDR_LEN, rte_pktmbuf_mtod_offset(m, void *, l2), len - l2);
+		memcpy(cp.buf + RTE_ETHER_HDR_LEN, rte_pktmbuf_mtod_offset(m, void *, l2),
+		       len - l2);
 	ssize_t n = cp_tap_write(t->tap, cp.buf, len - l2 + RTE_ETHER_HDR_LEN);
 	if (n < 0) {
 		control_drop(m, &drop_cplane_tap_full);
@@ -153,11 +155,23 @@ static void tap_readable(struct ev_handler *h, uint32_t events)
 	struct cplane_tap *t = (struct cplane_tap *)h;
 	const struct fwd_state *st = atomic_load(&fwd_current);
 
-	(void)events;
 	for (int k = 0; k < 64; k++) {
 		ssize_t n = cp_tap_read(t->tap, cp.buf, sizeof(cp.buf));
-		if (n < 0)
+		if (n == -EAGAIN || n == -EINTR)
 			return;
+		if (n < 0 || (k == 0 && (events & (EPOLLHUP | EPOLLERR)))) {
+			/* the TAP is gone (deleted from outside): stop watching it
+			 * (a HUP fires on and on); a reload makes it again */
+			snprintf(t->error, sizeof(t->error),
+				 "the TAP failed (%s): a reload makes it again",
+				 n < 0 ? strerror((int)-n) : "hang-up");
+			LOG(ERR, "interface %s: %s", t->iface, t->error);
+			if (t->watched)
+				ev_del(&t->ev);
+			t->watched = false;
+			t->dead = true;
+			return;
+		}
 		t->from_kernel++;
 		struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
 		if (m == NULL) {
@@ -265,19 +279,24 @@ static void cplane_state_published(const struct fwd_state *st)
 		const struct fwd_iface *fi = &st->ifaces[i];
 		struct cplane_tap *t = NULL;
 		for (int k = 0; k < cp.nb; k++)
-			if (cp.by_iface[k] != NULL && strcmp(cp.by_iface[k]->iface, fi->name) == 0) {
+			if (cp.by_iface[k] != NULL &&
+			    strcmp(cp.by_iface[k]->iface, fi->name) == 0) {
 				t = cp.by_iface[k];
 				cp.by_iface[k] = NULL;
 				break;
 			}
-		if (t != NULL && memcmp(t->mac, fi->mac.addr_bytes, 6) != 0) {
-			tap_free(t); /* a new MAC: a new TAP (the kernel's link-local follows) */
+		if (t != NULL &&
+		    (memcmp(t->mac, fi->mac.addr_bytes, 6) != 0 || t->tap == NULL || t->dead)) {
+			/* a new MAC (the kernel's link-local follows), or a TAP that
+			 * could not be made or failed since: a new one */
+			tap_free(t);
 			t = NULL;
 		}
 		if (t == NULL) {
 			t = tap_make(c, fi);
 		} else if (t->tap != NULL) {
-			if (t->mtu != fi->mtu && cp_tap_set_mtu(t->tap, fi->mtu, err, sizeof(err)) < 0)
+			if (t->mtu != fi->mtu &&
+			    cp_tap_set_mtu(t->tap, fi->mtu, err, sizeof(err)) < 0)
 				LOG(ERR, "%s: %s", fi->name, err);
 			t->mtu = fi->mtu;
 			tap_sync_addrs(t, fi);
@@ -304,22 +323,28 @@ static void cplane_timer(uint64_t now_ms)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct bfd_gen *b = st != NULL ? bfd_gen_of(st) : NULL;
+	/* per interface: has a single-hop session (1), has one not Up (2):
+	 * one pass over the sessions, one over the TAPs */
+	static uint8_t line[CFG_MAX_IFACES];
 	char err[256];
 
 	(void)now_ms;
-	for (int i = 0; b != NULL && i < cp.nb; i++) {
-		struct cplane_tap *t = cp.by_iface[i];
-		bool any = false, all_up = true;
-		if (t == NULL || t->tap == NULL)
+	if (b == NULL || cp.nb == 0)
+		return;
+	memset(line, 0, (size_t)cp.nb);
+	for (int s = 0; s < b->nb_sess; s++) {
+		const struct bfd_sess *bs = &b->sess[s];
+		if (bs->kind != CFG_BFD_SINGLE_HOP || bs->iface >= cp.nb)
 			continue;
-		for (int s = 0; s < b->nb_sess; s++) {
-			const struct bfd_sess *bs = &b->sess[s];
-			if (bs->kind != CFG_BFD_SINGLE_HOP || bs->iface != i)
-				continue;
-			any = true;
-			if (__atomic_load_n(&bs->rt->s.state, __ATOMIC_RELAXED) != BFD_STATE_UP)
-				all_up = false;
-		}
+		line[bs->iface] |= 1;
+		if (__atomic_load_n(&bs->rt->s.state, __ATOMIC_RELAXED) != BFD_STATE_UP)
+			line[bs->iface] |= 2;
+	}
+	for (int i = 0; i < cp.nb; i++) {
+		struct cplane_tap *t = cp.by_iface[i];
+		bool any = line[i] & 1, all_up = !(line[i] & 2);
+		if (t == NULL || t->tap == NULL || t->dead)
+			continue;
 		if (any && all_up)
 			t->seen_up = true;
 		bool carrier = !(t->seen_up && any && !all_up);
@@ -331,7 +356,8 @@ static void cplane_timer(uint64_t now_ms)
 		}
 		t->carrier = carrier;
 		t->carrier_changes++;
-		LOG(NOTICE, "interface %s: TAP carrier %s (BFD)", t->iface, carrier ? "up" : "down");
+		LOG(NOTICE, "interface %s: TAP carrier %s (BFD)", t->iface,
+		    carrier ? "up" : "down");
 	}
 }
 
@@ -391,8 +417,7 @@ static void cplane_state_free(struct fwd_state *st)
 
 /* ---- show cplane ----------------------------------------------------------- */
 
-static int show_cplane(int argc, const char *const *argv, json_t **data, char *err,
-		       size_t errlen)
+static int show_cplane(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct cfg_cplane *c = cfg_cplane_get(&st->cfg);
@@ -411,22 +436,24 @@ static int show_cplane(int argc, const char *const *argv, json_t **data, char *e
 			taps, json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:s}", "interface",
 					t->iface, "tap", t->tap ? cp_tap_ifname(t->tap) : "",
 					"ifindex", t->tap ? cp_tap_ifindex(t->tap) : 0, "carrier",
-					t->tap == NULL ? "none" : t->carrier ? "up" : "down",
+					t->tap == NULL || t->dead ? "none"
+					: t->carrier              ? "up"
+								  : "down",
 					"to_kernel", (json_int_t)t->to_kernel, "from_kernel",
 					(json_int_t)t->from_kernel, "carrier_changes",
 					(json_int_t)t->carrier_changes, "error",
-					t->tap ? "" : t->error));
+					t->tap && !t->dead ? "" : t->error));
 	}
 	for (int k = 0; k < CPLANE_CLASSES; k++) {
 		char name[48];
 		snprintf(name, sizeof(name), "police_%s", cplane_class_name(k));
 		const struct drop_reason *d = drop_reason_find(name);
-		json_array_append_new(
-			classes,
-			json_pack("{s:s, s:I, s:I, s:I, s:I}", "class", cplane_class_name(k),
-				  "rate_pps", (json_int_t)c->police[k].rate, "burst",
-				  (json_int_t)c->police[k].burst, "punted", (json_int_t)punted[k],
-				  "policed", (json_int_t)(d ? ws.drops[d->id] : 0)));
+		json_array_append_new(classes, json_pack("{s:s, s:I, s:I, s:I, s:I}", "class",
+							 cplane_class_name(k), "rate_pps",
+							 (json_int_t)c->police[k].rate, "burst",
+							 (json_int_t)c->police[k].burst, "punted",
+							 (json_int_t)punted[k], "policed",
+							 (json_int_t)(d ? ws.drops[d->id] : 0)));
 	}
 	*data = json_pack("{s:b, s:s, s:o, s:o}", "enabled", c->enabled, "netns",
 			  c->netns[0] ? c->netns : "", "taps", taps, "classes", classes);
@@ -439,7 +466,8 @@ static int cplane_start(void)
 		if (cp.by_iface[i] != NULL)
 			tap_watch(cp.by_iface[i]);
 	int ret = ctl_register("show cplane",
-			       "show cplane: the control plane's TAPs and punt policers", show_cplane);
+			       "show cplane: the control plane's TAPs and punt policers",
+			       show_cplane);
 	if (ret == 0)
 		ret = ctl_export("show cplane", "/vbrd/cplane", "control-plane TAPs and policers");
 	return ret;

@@ -33,10 +33,10 @@ DROP_REASON(drop_cplane_police_icmp, "cplane", "police_icmp",
 DROP_REASON(drop_cplane_police_other, "cplane", "police_other",
 	    "other traffic to vbrd over the cplane.police.other rate (not punted)");
 
-static const struct drop_reason *const police_drop[CPLANE_CLASSES] = {
-	&drop_cplane_police_bgp, &drop_cplane_police_tcp, &drop_cplane_police_icmp,
-	&drop_cplane_police_other
-};
+static const struct drop_reason *const police_drop[CPLANE_CLASSES] = { &drop_cplane_police_bgp,
+								       &drop_cplane_police_tcp,
+								       &drop_cplane_police_icmp,
+								       &drop_cplane_police_other };
 
 #define BGP_PORT 179
 

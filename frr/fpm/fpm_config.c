@@ -72,6 +72,8 @@ static int fpm_load(struct cfg_reader *ld, const config_setting_t *root, struct 
 	cfg_restart(ld, config_setting_get_member(grp, "address"), "fpm.address", "%s",
 		    config_format_addr(&f->address, a, sizeof(a)));
 	cfg_restart(ld, config_setting_get_member(grp, "port"), "fpm.port", "%u", f->port);
+	/* zebra does not send again what it sent for the old table */
+	cfg_restart(ld, config_setting_get_member(grp, "table"), "fpm.table", "%u", f->table);
 	return 0;
 }
 
@@ -86,6 +88,6 @@ static void fpm_summary(const struct vbrd_config *cfg, char *buf, size_t len)
 	char a[64];
 
 	if (f->enabled)
-		snprintf(buf, len, "FPM server on %s port %u", config_format_addr(&f->address, a, sizeof(a)),
-			 f->port);
+		snprintf(buf, len, "FPM server on %s port %u",
+			 config_format_addr(&f->address, a, sizeof(a)), f->port);
 }

@@ -61,11 +61,11 @@
 
 VBRD_LOG_TYPE(fpm);
 
-#define FPM_BUF        (1u << 20) /* bytes read ahead of parsing */
-#define FPM_FRAME_MSGS 16         /* messages a frame may hold (zebra: 1 or 2) */
-#define FPM_TURN_NS    2000000u   /* frames applied per main-loop turn: at most 2 ms */
-#define FPM_MAX_ROUTES (1u << 24) /* prefixes held, both families */
-#define FPM_MAX_NHS    (1u << 20) /* zebra's next-hop objects */
+#define FPM_BUF         (1u << 20) /* bytes read ahead of parsing */
+#define FPM_FRAME_MSGS  16         /* messages a frame may hold (zebra: 1 or 2) */
+#define FPM_TURN_NS     2000000u   /* frames applied per main-loop turn: at most 2 ms */
+#define FPM_MAX_ROUTES  (1u << 24) /* prefixes held, both families */
+#define FPM_MAX_NHS     (1u << 20) /* zebra's next-hop objects */
 #define FPM_RESERVE_MAX (1u << 22) /* routes the tables make room for at start */
 
 /* A route's key: family, length, address (IPv4: 4 bytes host order). */
@@ -76,12 +76,13 @@ struct rkey {
 
 /* What a route id holds (by idtab id of its prefix). */
 struct rent {
-	uint32_t value;  /* FIB value; one reference held (fib_value_hold) */
-	uint32_t nh_id;  /* zebra's next-hop object, 0: its own next hops */
-	uint32_t gen;    /* connection that sent it last */
-	uint8_t proto;   /* rtm_protocol */
-	bool shadowed;   /* the configuration has the prefix: not in the FIB */
-	bool pending;    /* its next-hop object is unknown or unusable: not in the FIB */
+	uint32_t value; /* FIB value; one reference held (fib_value_hold) */
+	uint32_t nh_id; /* zebra's next-hop object, 0: its own next hops */
+	uint32_t gen;   /* connection that sent it last */
+	uint8_t proto;  /* rtm_protocol */
+	bool shadowed;  /* the configuration has the prefix: not in the FIB */
+	bool pending;   /* its next-hop object is unknown or unusable: not in the FIB */
+	bool full;      /* the FIB refused it (full) */
 };
 
 /* A zebra next-hop object (by idtab id of its zebra id). */
@@ -91,7 +92,8 @@ struct nent {
 	uint32_t gen;
 	bool usable;
 	struct fib_nh_key key; /* one next hop: its vbrd key (iface index, gateway) */
-	bool retry;       /* unusable for want of a free next-hop slot: a reload makes room */
+	bool retry;            /* unusable for want of a free next-hop slot: a reload makes room */
+	int family;            /* of its next hop(s): AF_INET, AF_INET6; 0 (blackhole): any */
 	uint16_t nb_group;
 	uint32_t group[FPM_MAX_PATHS]; /* members' zebra ids (ECMP takes the first
 	                                * CFG_MAX_ECMP usable ones) */
@@ -102,7 +104,7 @@ struct fpm_counters {
 	uint64_t msgs[FPM_KIND_MAX];
 	uint64_t route_adds, route_dels, replaces, nh_adds, nh_dels;
 	uint64_t unknown_nexthop, unusable, other_table, fib_errors, unknown_route, connected;
-	uint64_t swept_routes, swept_nhs, flushed, paused_turns;
+	uint64_t swept_routes, swept_nhs, flushed, paused_turns, refused;
 	uint64_t apply_ns; /* time spent applying frames (the FIB share of a load) */
 };
 
@@ -111,13 +113,14 @@ static struct {
 	struct ev_handler listen, conn;
 	uint8_t *buf;
 	size_t used;
-	uint32_t gen;          /* connection generation */
-	bool sweep_pending;    /* a replay runs: sweep once quiet */
-	bool retry_pending;    /* a reload made room: resolve what wanted a slot */
-	bool sweeping;         /* the sweep runs, a slice a turn */
+	uint32_t gen;                     /* connection generation */
+	bool sweep_pending;               /* a replay runs: sweep once quiet */
+	bool retry_pending;               /* a reload made room: resolve what wanted a slot */
+	bool eof;                         /* zebra closed: apply what is buffered, then close */
+	bool sweeping;                    /* the sweep runs, a slice a turn */
 	uint32_t sweep_pos, sweep_nh_pos; /* where it is: route id, next-hop object id */
-	uint64_t sweep_from;   /* swept_routes when it began */
-	uint64_t last_msg_ms;  /* of the current connection */
+	uint64_t sweep_from;              /* swept_routes when it began */
+	uint64_t last_msg_ms;             /* of the current connection */
 	uint64_t connected_ms;
 	char peer[64];
 	char last_error[256];
@@ -133,7 +136,7 @@ static struct {
 	struct defer {
 		uint32_t value;
 		uint64_t token;
-	} *defer;
+	} * defer;
 	uint32_t nb_defer, cap_defer, defer_head;
 	struct fpm_counters c;
 	struct fpm_msg msgs[FPM_FRAME_MSGS];
@@ -164,8 +167,9 @@ static void defer_put(uint32_t value)
 		return;
 	if (fpm.nb_defer == fpm.cap_defer) {
 		/* compact, then grow */
-		memmove(fpm.defer, fpm.defer + fpm.defer_head,
-			(fpm.nb_defer - fpm.defer_head) * sizeof(*fpm.defer));
+		if (fpm.defer != NULL)
+			memmove(fpm.defer, fpm.defer + fpm.defer_head,
+				(fpm.nb_defer - fpm.defer_head) * sizeof(*fpm.defer));
 		fpm.nb_defer -= fpm.defer_head;
 		fpm.defer_head = 0;
 		if (fpm.nb_defer == fpm.cap_defer) {
@@ -369,6 +373,7 @@ static void nent_resolve(struct fwd_state *st, struct nent *n, const struct fpm_
 
 	n->usable = false;
 	n->retry = false;
+	n->family = 0;
 	n->value = (uint32_t)FIB_NH(FIB_KIND_NONE, 0);
 	if (nh->blackhole) {
 		n->usable = true;
@@ -383,11 +388,14 @@ static void nent_resolve(struct fwd_state *st, struct nent *n, const struct fpm_
 			    FIB_NH_KIND(m->value) != FIB_KIND_NONE)
 				keys[k++] = m->key;
 		}
+		if (k > 0)
+			n->family = (int)keys[0].family;
 		if (k > 0 && (ret = value_of_set(st, keys, k, &n->value)) == 0)
 			n->usable = true;
 	} else {
 		n->nb_group = 0;
 		const char *why = nh_key(nh->family, &nh->gw, nh->ifindex, &n->key);
+		n->family = nh->family;
 		if (why == NULL && (ret = value_of_key(st, &n->key, &n->value)) == 0)
 			n->usable = true;
 	}
@@ -422,6 +430,8 @@ static void count_family(uint8_t family, int delta)
 		fpm.nb6 += (uint32_t)delta;
 }
 
+static void fib_failed(int ret);
+
 /*
  * Hold @p value (one reference, ours now) for @p k and put it in the FIB;
  * @p pending: the route waits for its next-hop object (not in the FIB).
@@ -448,17 +458,37 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 	} else {
 		count_family(k->family, 1);
 	}
-	*r = (struct rent){ .value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto,
-			    .pending = pending };
+	*r = (struct rent){
+		.value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto, .pending = pending
+	};
 	uses(nh_id, 1);
 	r->shadowed = shadowed_by_config(st, k);
 	if (r->shadowed)
 		return;
 	if (!pending) {
-		if (fib_set(st, k, value) < 0)
-			fpm.c.fib_errors++;
+		int ret = fib_set(st, k, value);
+		if (ret < 0) {
+			fib_failed(ret);
+			r->full = true; /* not in the FIB: show routes says so */
+		}
 	} else if (was_in && fib_unset(st, k) < 0) {
 		fpm.c.fib_errors++;
+	}
+}
+
+/* A FIB change refused (-ENOSPC: the FIB is full): counted, logged once a minute. */
+static void fib_failed(int ret)
+{
+	static uint64_t last_ms;
+	uint64_t now = now_ms();
+
+	fpm.c.fib_errors++;
+	if (last_ms == 0 || now - last_ms >= 60000) {
+		last_ms = now;
+		LOG(WARNING,
+		    "a route from zebra does not fit the FIB (%s, %" PRIu64
+		    " so far): size it for FRR's routes with the fib section",
+		    strerror(-ret), fpm.c.fib_errors);
 	}
 }
 
@@ -471,7 +501,7 @@ static void route_unset(struct fwd_state *st, const struct rkey *k)
 		return;
 	}
 	struct rent *r = &fpm.rents[id];
-	if (!r->shadowed && !r->pending && fib_unset(st, k) < 0)
+	if (!r->shadowed && !r->pending && !r->full && fib_unset(st, k) < 0)
 		fpm.c.fib_errors++;
 	defer_put(r->value);
 	uses(r->nh_id, -1);
@@ -486,9 +516,8 @@ static bool link_scope(const struct cfg_prefix *p)
 {
 	if (p->addr.family == AF_INET)
 		return p->len >= 4 && (p->addr.v4 >> 28) == 0xe;
-	return p->len >= 8 && (p->addr.v6[0] == 0xff ||
-			       (p->len >= 10 && p->addr.v6[0] == 0xfe &&
-				(p->addr.v6[1] & 0xc0) == 0x80));
+	return p->len >= 8 && (p->addr.v6[0] == 0xff || (p->len >= 10 && p->addr.v6[0] == 0xfe &&
+							 (p->addr.v6[1] & 0xc0) == 0x80));
 }
 
 static void route_add(struct fwd_state *st, const struct fpm_route *rt)
@@ -505,8 +534,11 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 	}
 	if (rt->protocol == RTPROT_KERNEL_NUM || link_scope(&rt->dst)) {
 		/* the kernel's connected routes of the TAPs' addresses, and
-		 * link-local prefixes: vbrd has its own */
+		 * link-local prefixes: vbrd has its own. zebra now selects
+		 * this one for the prefix: a route of ours for it goes */
 		fpm.c.connected++;
+		if (idtab_find(&fpm.routes, &k) >= 0)
+			route_unset(st, &k);
 		return;
 	}
 	fpm.c.route_adds++;
@@ -519,8 +551,15 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 			 * members may come after it */
 			if (n == NULL)
 				fpm.c.unknown_nexthop++;
-			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), rt->nh_id, rt->protocol,
-				  true);
+			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), rt->nh_id,
+				  rt->protocol, true);
+			return;
+		}
+		if (n->family != 0 && n->family != rt->dst.addr.family) {
+			/* an IPv4 route over an IPv6 next hop (RFC 5549): not taken */
+			fpm.c.unusable++;
+			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), rt->nh_id,
+				  rt->protocol, true);
 			return;
 		}
 		value = n->value;
@@ -572,7 +611,7 @@ static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 		/* the route was not sent again: it keeps its connection, or a
 		 * replay's sweep would never find it stale */
 		uint32_t gen = r->gen;
-		if (n == NULL || !n->usable) {
+		if (n == NULL || !n->usable || (n->family != 0 && n->family != k.family)) {
 			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), zid, r->proto, true);
 		} else {
 			fib_value_hold(n->value);
@@ -709,10 +748,12 @@ static void conn_close(const char *why)
 {
 	if (fpm.conn.fd < 0)
 		return;
-	ev_del(&fpm.conn);
+	if (!fpm.eof)
+		ev_del(&fpm.conn);
 	close(fpm.conn.fd);
 	fpm.conn.fd = -1;
 	fpm.used = 0;
+	fpm.eof = false;
 	if (why != NULL) {
 		fpm.c.resets++;
 		snprintf(fpm.last_error, sizeof(fpm.last_error), "%s", why);
@@ -765,18 +806,33 @@ static unsigned drain(void)
 	return frames;
 }
 
+/*
+ * zebra closed the connection: what it sent is still applied (a stop of
+ * FRR sends its deletes, then closes), a slice a turn (fpm_poll), before
+ * the connection is closed.
+ */
+static void conn_eof(void)
+{
+	if (fpm.eof)
+		return;
+	fpm.eof = true;
+	ev_del(&fpm.conn); /* nothing more to read; a HUP would fire on and on */
+}
+
 static void conn_readable(struct ev_handler *h, uint32_t events)
 {
 	(void)h;
+	if (fpm.eof)
+		return;
 	if (events & (EPOLLERR | EPOLLHUP) && !(events & EPOLLIN)) {
-		conn_close(NULL);
+		conn_eof();
 		return;
 	}
 	if (fpm.used < FPM_BUF) {
 		ssize_t n = read(fpm.conn.fd, fpm.buf + fpm.used, FPM_BUF - fpm.used);
 		if (n == 0) {
+			conn_eof();
 			drain();
-			conn_close(NULL);
 			return;
 		}
 		if (n < 0) {
@@ -789,7 +845,8 @@ static void conn_readable(struct ev_handler *h, uint32_t events)
 	}
 	drain();
 	/* a full buffer: stop reading until drain makes room (TCP pushes back) */
-	ev_mod(&fpm.conn, fpm.used < FPM_BUF ? EPOLLIN : 0);
+	if (fpm.conn.fd >= 0 && !fpm.eof)
+		ev_mod(&fpm.conn, fpm.used < FPM_BUF ? EPOLLIN : 0);
 }
 
 static void listen_readable(struct ev_handler *h, uint32_t events)
@@ -801,8 +858,16 @@ static void listen_readable(struct ev_handler *h, uint32_t events)
 	(void)events;
 	if (fd < 0)
 		return;
+	if (fpm.conn.fd >= 0 && !fpm.eof) {
+		/* one zebra at a time: a second client (a port check, a second
+		 * zebra) must not replace it and sweep its routes */
+		close(fd);
+		fpm.c.refused++;
+		return;
+	}
 	if (fpm.conn.fd >= 0) {
-		drain();
+		while (fpm.used > 0 && !atomic_load(&fib_reload_running) && drain() > 0)
+			;
 		conn_close(NULL);
 	}
 	fpm.conn.fd = fd;
@@ -823,8 +888,9 @@ static void listen_readable(struct ev_handler *h, uint32_t events)
 	else
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, fpm.peer,
 			  sizeof(fpm.peer));
-	LOG(NOTICE, "zebra connected from %s (connection %u): routes it does not send again "
-		    "go once it is quiet for %u ms",
+	LOG(NOTICE,
+	    "zebra connected from %s (connection %u): routes it does not send again "
+	    "go once it is quiet for %u ms",
 	    fpm.peer, fpm.gen, cfg_fpm_get(&atomic_load(&fwd_current)->cfg)->stale_ms);
 }
 
@@ -878,6 +944,14 @@ static void retry_unusable(struct fwd_state *st)
 
 static unsigned sweep_poll(void);
 
+/* A partial frame left at EOF: it will never be whole. */
+static bool drain_stuck(void)
+{
+	char err[8];
+	return !atomic_load(&fib_reload_running) &&
+	       fpm_frame_len(fpm.buf, fpm.used, err, sizeof(err)) == 0;
+}
+
 static unsigned fpm_poll(void)
 {
 	unsigned work = 0;
@@ -890,11 +964,14 @@ static unsigned fpm_poll(void)
 	}
 	if (fpm.conn.fd >= 0 && fpm.used > 0) {
 		work = drain();
-		if (fpm.conn.fd >= 0 && fpm.used < FPM_BUF)
+		if (fpm.conn.fd >= 0 && !fpm.eof && fpm.used < FPM_BUF)
 			ev_mod(&fpm.conn, EPOLLIN);
 	}
+	if (fpm.conn.fd >= 0 && fpm.eof && (fpm.used == 0 || drain_stuck()))
+		conn_close(NULL);
 	work += sweep_poll();
-	if (fpm.nb_defer > fpm.defer_head)
+	/* fib.c's ids are the reload's while it runs (one writer at a time) */
+	if (fpm.nb_defer > fpm.defer_head && !atomic_load(&fib_reload_running))
 		defer_run();
 	return work;
 }
@@ -933,8 +1010,7 @@ static void fpm_timer(uint64_t now)
 {
 	struct fwd_state *st = cur();
 
-	if (!fpm.enabled || !fpm.sweep_pending || fpm.sweeping ||
-	    atomic_load(&fib_reload_running))
+	if (!fpm.enabled || !fpm.sweep_pending || fpm.sweeping || atomic_load(&fib_reload_running))
 		return;
 	if (fpm.conn.fd >= 0 && fpm.used == 0 &&
 	    now - fpm.last_msg_ms >= cfg_fpm_get(&st->cfg)->stale_ms) {
@@ -954,8 +1030,9 @@ static unsigned sweep_poll(void)
 		return 1;
 	fpm.sweeping = false;
 	fpm.sweep_pending = false;
-	LOG(NOTICE, "replay of connection %u done: %" PRIu64 " stale routes swept, %u "
-		    "IPv4 and %u IPv6 routes held",
+	LOG(NOTICE,
+	    "replay of connection %u done: %" PRIu64 " stale routes swept, %u "
+	    "IPv4 and %u IPv6 routes held",
 	    fpm.gen, fpm.c.swept_routes - fpm.sweep_from, fpm.nb4, fpm.nb6);
 	return 1;
 }
@@ -978,8 +1055,7 @@ static void fpm_state_published(const struct fwd_state *st)
 	/* the configuration's prefixes may have changed: what they hide */
 	for (uint32_t id = 0; id < fpm.routes.high; id++)
 		if (fpm.routes.refs[id] != 0)
-			fpm.rents[id].shadowed =
-				shadowed_by_config(st, idtab_key(&fpm.routes, id));
+			fpm.rents[id].shadowed = shadowed_by_config(st, idtab_key(&fpm.routes, id));
 }
 
 /* ---- the overlay: what a dropped config prefix falls back to ----------------- */
@@ -988,7 +1064,7 @@ static bool ov_find(const struct rkey *k, uint32_t *value)
 {
 	int id = idtab_find(&fpm.routes, k);
 
-	if (id < 0 || fpm.rents[id].pending)
+	if (id < 0 || fpm.rents[id].pending || fpm.rents[id].full)
 		return false;
 	*value = fpm.rents[id].value;
 	return true;
@@ -1032,8 +1108,9 @@ static bool ov_row(uint32_t row, struct fib_overlay_route *r)
 	memcpy(r->addr, k->addr, 16);
 	r->value = e->value;
 	r->protocol = e->proto;
-	r->active = !e->shadowed && !e->pending;
+	r->active = !e->shadowed && !e->pending && !e->full;
 	r->pending = e->pending;
+	r->full = e->full;
 	return true;
 }
 
@@ -1164,7 +1241,8 @@ static int show_fpm(int argc, const char *const *argv, json_t **data, char *err,
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	for (int k = 0; k < FPM_KIND_MAX; k++)
-		json_object_set_new(msgs, fpm_msg_kind_name(k), json_integer((json_int_t)c->msgs[k]));
+		json_object_set_new(msgs, fpm_msg_kind_name(k),
+				    json_integer((json_int_t)c->msgs[k]));
 	json_t *o = json_object();
 #define SET(k, v) json_object_set_new(o, k, v)
 #define CNT(k, v) SET(k, json_integer((json_int_t)(v)))
@@ -1177,6 +1255,7 @@ static int show_fpm(int argc, const char *const *argv, json_t **data, char *err,
 	CNT("routes6", fpm.nb6);
 	CNT("nexthops", fpm.nhs.live);
 	CNT("connections", c->connections);
+	CNT("refused", c->refused);
 	CNT("resets", c->resets);
 	CNT("frames", c->frames);
 	CNT("bytes", c->bytes);
@@ -1228,22 +1307,21 @@ static int show_fpm_nexthops(int argc, const char *const *argv, json_t **data, c
 			memcpy(a.v6, n->key.gw6, 16);
 		bool one = n->nb_group == 0 && n->usable && kind != FIB_KIND_NONE;
 		json_array_append_new(
-			rows,
-			json_pack("{s:I, s:b, s:s, s:s, s:s, s:o, s:I}", "id", (json_int_t)n->zid,
-				  "usable", n->usable, "type",
-				  fwd_nh_kinds[kind]       ? fwd_nh_kinds[kind]->name
-				  : kind == FIB_KIND_ECMP ? "ecmp"
-				  : kind == FIB_KIND_NONE ? (n->usable ? "blackhole" : "-")
-							  : "next_hop",
-				  "interface",
-				  one && n->key.iface < (uint32_t)st->nb_ifaces
-					  ? st->ifaces[n->key.iface].name
-					  : "",
-				  "via",
-				  one && (a.family == AF_INET ? a.v4 != 0 : true)
-					  ? config_format_addr(&a, gw, sizeof(gw))
-					  : "",
-				  "members", members, "routes", (json_int_t)uses_of(n->zid)));
+			rows, json_pack("{s:I, s:b, s:s, s:s, s:s, s:o, s:I}", "id",
+					(json_int_t)n->zid, "usable", n->usable, "type",
+					fwd_nh_kinds[kind]      ? fwd_nh_kinds[kind]->name
+					: kind == FIB_KIND_ECMP ? "ecmp"
+					: kind == FIB_KIND_NONE ? (n->usable ? "blackhole" : "-")
+								: "next_hop",
+					"interface",
+					one && n->key.iface < (uint32_t)st->nb_ifaces
+						? st->ifaces[n->key.iface].name
+						: "",
+					"via",
+					one && (a.family == AF_INET ? a.v4 != 0 : true)
+						? config_format_addr(&a, gw, sizeof(gw))
+						: "",
+					"members", members, "routes", (json_int_t)uses_of(n->zid)));
 	}
 	*data = json_pack("{s:o}", "nexthops", rows);
 	return 0;
@@ -1251,12 +1329,13 @@ static int show_fpm_nexthops(int argc, const char *const *argv, json_t **data, c
 
 static int fpm_module_start(void)
 {
-	int ret = ctl_register("show fpm", "show fpm: the FPM server's connection, routes and counters",
-			       show_fpm);
+	int ret = ctl_register(
+		"show fpm", "show fpm: the FPM server's connection, routes and counters", show_fpm);
 	if (ret == 0)
-		ret = ctl_register("show fpm nexthops",
-				   "show fpm nexthops: zebra's next-hop objects and what vbrd made of each",
-				   show_fpm_nexthops);
+		ret = ctl_register(
+			"show fpm nexthops",
+			"show fpm nexthops: zebra's next-hop objects and what vbrd made of each",
+			show_fpm_nexthops);
 	if (ret == 0)
 		ret = ctl_export("show fpm", "/vbrd/fpm", "routes from FRR over FPM");
 	if (ret == 0)

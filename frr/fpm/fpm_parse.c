@@ -33,8 +33,8 @@ struct parse_ctx {
 	/* what an error line names besides the message's type (built only for
 	 * an error: formatting every message's prefix cost ~8 % of vbrd's main
 	 * thread loading a million routes, bench-bgp) */
-	bool named_dst;     /* the route's prefix is read */
-	bool named_id;      /* the next hop's id is read */
+	bool named_dst; /* the route's prefix is read */
+	bool named_id;  /* the next hop's id is read */
 	bool unsupported;
 	char *err;
 	size_t errlen;

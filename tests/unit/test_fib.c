@@ -482,7 +482,10 @@ static void ov_count(uint32_t *n4, uint32_t *n6)
 }
 
 static const struct fib_overlay test_overlay = {
-	.name = "test", .find4 = ov_find4, .find6 = ov_find6, .count = ov_count,
+	.name = "test",
+	.find4 = ov_find4,
+	.find6 = ov_find6,
+	.count = ov_count,
 };
 
 /*

@@ -79,7 +79,8 @@ static void every_setting(void **state)
 			  "  bgp_peers = [ \"172.16.1.2\", \"2001:db8::2\" ];\n"
 			  "  police = { bgp = { rate = 5000; burst = 100; }; other = { rate = 1; "
 			  "burst = 1; }; };\n};\n"
-			  "fpm = { address = \"::1\"; port = 2621; stale_ms = 100; table = 1000; };\n",
+			  "fpm = { address = \"::1\"; port = 2621; stale_ms = 100; table = 1000; "
+			  "};\n",
 			  &cfg, &errs),
 		0);
 	const struct cfg_cplane *c = cfg_cplane_get(&cfg);
@@ -108,7 +109,8 @@ struct err_case {
 
 static const struct err_case errors[] = {
 	{ "fpm = { };\n", 1,
-	  "fpm: needs the cplane section: zebra names next hops by vbrd's TAPs, which cplane makes" },
+	  "fpm: needs the cplane section: zebra names next hops by vbrd's TAPs, which cplane "
+	  "makes" },
 	{ "cplane = { netns = \"a/b\"; };\n", 1,
 	  "cplane.netns: 'a/b' is no network namespace name ([A-Za-z0-9_.-])" },
 	{ "cplane = { netns = \"..\"; };\n", 1,
@@ -143,8 +145,10 @@ static void restart_settings(void **state)
 		const char *changed; /* NULL: a reload may apply it */
 	} reloads[] = {
 		{ "cplane = { netns = \"cp\"; police = { bgp = { rate = 1; }; }; bgp_peers = [ "
-		  "\"172.16.1.2\" ]; };\nfpm = { stale_ms = 500; table = 7; };\n",
+		  "\"172.16.1.2\" ]; };\nfpm = { stale_ms = 500; };\n",
 		  NULL },
+		{ "cplane = { netns = \"cp\"; };\nfpm = { table = 7; };\n",
+		  "fpm.table: changed from '254' to '7'" },
 		{ "cplane = { netns = \"cp2\"; };\nfpm = { };\n",
 		  "cplane.netns: changed from 'cp' to 'cp2'" },
 		{ "cplane = { netns = \"cp\"; tap_prefix = \"t-\"; };\nfpm = { };\n",
