@@ -217,6 +217,7 @@ static int nexthops_fill(struct fwd_state *st)
 	if (st->nexthops == NULL || st->ecmp == NULL)
 		return -ENOMEM;
 	st->nb_nexthops = (int)cap_nh;
+	st->nexthops_used = (int)nb_nh;
 	st->nb_ecmp = (int)cap_ecmp;
 	for (uint32_t id = 0; id < nb_nh; id++) {
 		struct fib_nh_key k;
@@ -295,6 +296,8 @@ int fwd_dyn_nexthop(struct fwd_state *st, const struct fib_nh_key *k, uint32_t *
 		return -ENOSPC;
 	}
 	dyn_slot_fill(st, (uint32_t)id, k);
+	if (id >= st->nexthops_used)
+		st->nexthops_used = id + 1;
 	*value = FIB_NH(FIB_KIND_NEXTHOP, (uint32_t)id);
 	return 0;
 }
@@ -725,7 +728,9 @@ void fwd_neigh_changed(struct fwd_state *st, uint16_t port, uint16_t vlan, int f
 {
 	if (st == NULL)
 		return;
-	for (int i = 0; i < st->nb_nexthops; i++) {
+	/* the slots in use, not the free ones after them (a neighbor flood
+	 * calls this for every entry it learns) */
+	for (int i = 0; i < st->nexthops_used; i++) {
 		struct fwd_nexthop *nh = &st->nexthops[i];
 		const struct fwd_iface *fi = &st->ifaces[nh->iface];
 		int fam = nh->family ? nh->family : AF_INET;
@@ -788,7 +793,7 @@ uint64_t fwd_neigh_mac(const struct fwd_state *st, uint16_t port, uint16_t vlan,
 
 void fwd_neigh_fill(struct fwd_state *st)
 {
-	for (int i = 0; i < st->nb_nexthops; i++) {
+	for (int i = 0; i < st->nexthops_used; i++) {
 		struct fwd_nexthop *nh = &st->nexthops[i];
 		const struct fwd_iface *fi = &st->ifaces[nh->iface];
 		uint64_t mac = 0;
