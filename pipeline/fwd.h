@@ -233,9 +233,9 @@ struct fwd_state {
 	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
 	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
 	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */
-	bool fib_pending; /* fibs still hold the previous generation's table: fwd_state_commit() */
-	int nb_nexthops;              /* slots, the free ones for fwd_dyn_nexthop() included */
-	int nexthops_used;            /* ids below it may be in use (control side's loops) */
+	bool fib_pending;  /* fibs still hold the previous generation's table: fwd_state_commit() */
+	int nb_nexthops;   /* slots, the free ones for fwd_dyn_nexthop() included */
+	int nexthops_used; /* ids below it may be in use (control side's loops) */
 	struct fwd_nexthop *nexthops; /* by next-hop id; a free id is all zero */
 	int nb_ecmp;
 	struct fwd_ecmp *ecmp; /* by ECMP id; a free id has nb = 0 */
