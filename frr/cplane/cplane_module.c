@@ -372,6 +372,13 @@ static int cplane_state_build(struct fwd_state *st, const struct fwd_state *prev
 	(void)prev;
 	if (!c->enabled)
 		return 0;
+	/* two interfaces whose TAP names collide (shortened names, tap.h) */
+	const char *names[CFG_MAX_IFACES];
+	for (int i = 0; i < st->nb_ifaces; i++)
+		names[i] = st->ifaces[i].name;
+	int rc = cp_tap_names_check(c->tap_prefix, names, (unsigned)st->nb_ifaces, err, errlen);
+	if (rc < 0)
+		return rc;
 	struct cplane_gen *g = calloc(1, sizeof(*g));
 	if (g != NULL)
 		g->prof = calloc(CPLANE_CLASSES, sizeof(*g->prof));

@@ -54,6 +54,7 @@
 #include "frr/cplane/cplane.h"
 #include "frr/fpm/fpm_config.h"
 #include "frr/fpm/fpm_parse.h"
+#include "pipeline/control.h"
 #include "pipeline/fib.h"
 #include "pipeline/fwd.h"
 #include "pipeline/nh_kind.h"
@@ -141,14 +142,6 @@ static struct {
 	struct fpm_counters c;
 	struct fpm_msg msgs[FPM_FRAME_MSGS];
 } fpm = { .listen = { .fd = -1 }, .conn = { .fd = -1 } };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static struct fwd_state *cur(void)
 {
@@ -480,7 +473,7 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 static void fib_failed(int ret)
 {
 	static uint64_t last_ms;
-	uint64_t now = now_ms();
+	uint64_t now = control_now_ms();
 
 	fpm.c.fib_errors++;
 	if (last_ms == 0 || now - last_ms >= 60000) {
@@ -800,7 +793,7 @@ static unsigned drain(void)
 	if (off > 0) {
 		memmove(fpm.buf, fpm.buf + off, fpm.used - off);
 		fpm.used -= off;
-		fpm.last_msg_ms = now_ms();
+		fpm.last_msg_ms = control_now_ms();
 	}
 	fpm.c.apply_ns += tsc_now_ns() - t0;
 	return frames;
@@ -881,7 +874,7 @@ static void listen_readable(struct ev_handler *h, uint32_t events)
 	fpm.sweep_pending = true;
 	fpm.sweeping = false; /* a sweep of the older connection: this one's replay decides */
 	fpm.c.connections++;
-	fpm.connected_ms = fpm.last_msg_ms = now_ms();
+	fpm.connected_ms = fpm.last_msg_ms = control_now_ms();
 	if (sa.ss_family == AF_INET)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, fpm.peer,
 			  sizeof(fpm.peer));
