@@ -75,6 +75,8 @@ struct cfg_vrf {
 	char name[CFG_NAME_MAX];
 	uint32_t table;          /* FRR / Linux table id: what FPM routes carry */
 	struct cfg_fib_size fib; /* the size its FIB is created with */
+	char netns[64];          /* its control plane's namespace (its TAPs, its zebra's FPM
+	                          * connection); "": cplane.netns */
 	int line;                /* 0 for the implicit default VRF */
 };
 

@@ -5,6 +5,7 @@
  * as vrfs[0]; interfaces, tunnels and routes name theirs with `vrf`.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,51 @@ static void load_vrf_fib(struct cfg_reader *ld, const config_setting_t *s, struc
 	cfg_get_u32(ld, g, "ipv6_tbl8", 1, VRF_FIB_MAX, &f->ipv6_tbl8);
 }
 
+/* A namespace name as `ip netns` takes it: [A-Za-z0-9_.-], not "." or "..". */
+static bool netns_name_ok(const char *s)
+{
+	if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+			return false;
+	return true;
+}
+
+/*
+ * `netns`: the namespace of the VRF's control plane (its TAPs, the zebra
+ * whose FPM connection is the VRF's). One VRF a namespace: the connection
+ * names the VRF.
+ */
+static void load_vrf_netns(struct cfg_reader *ld, const config_setting_t *s, int i)
+{
+	struct vbrd_config *cfg = ld->cfg;
+	struct cfg_vrf *v = &cfg->vrfs[i + 1];
+	const config_setting_t *ns = config_setting_get_member(s, "netns");
+
+	if (cfg_get_text(ld, s, "netns", v->netns, sizeof(v->netns)) != CFG_VAL_OK)
+		return;
+	if (v->netns[0] == '\0' || !netns_name_ok(v->netns)) {
+		cfg_err(ld, ns, "'%s' is no network namespace name ([A-Za-z0-9_.-])", v->netns);
+		v->netns[0] = '\0';
+		return;
+	}
+	for (int j = 1; j <= i; j++)
+		if (strcmp(cfg->vrfs[j].netns, v->netns) == 0) {
+			cfg_err(ld, ns,
+				"namespace '%s' already belongs to VRF '%s' (line %d): one VRF a "
+				"namespace",
+				v->netns, cfg->vrfs[j].name, cfg->vrfs[j].line);
+			v->netns[0] = '\0';
+			return;
+		}
+}
+
 /* Element @p i of the list: vrfs[i + 1] (0 is "default"). */
 static void load_vrf(struct cfg_reader *ld, const config_setting_t *s, int i)
 {
-	static const char *const keys[] = { "name", "table", "fib", NULL };
+	static const char *const keys[] = { "name", "table", "fib", "netns", NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_vrf *v = &cfg->vrfs[i + 1];
 	int name_line = 0;
@@ -46,8 +88,9 @@ static void load_vrf(struct cfg_reader *ld, const config_setting_t *s, int i)
 	for (int j = 0; v->name[0] && j <= i; j++)
 		if (strcmp(cfg->vrfs[j].name, v->name) == 0) {
 			if (j == 0)
-				cfg_err(ld, ns, "'default' is the VRF of everything that names none: "
-						"it is not listed");
+				cfg_err(ld, ns,
+					"'default' is the VRF of everything that names none: "
+					"it is not listed");
 			else
 				cfg_err(ld, ns, "duplicate VRF name '%s' (first at line %d)",
 					v->name, cfg->vrfs[j].line);
@@ -74,6 +117,7 @@ static void load_vrf(struct cfg_reader *ld, const config_setting_t *s, int i)
 			}
 	}
 	load_vrf_fib(ld, s, &v->fib);
+	load_vrf_netns(ld, s, i);
 }
 
 static int vrfs_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
@@ -109,7 +153,7 @@ static void vrfs_free(struct vbrd_config *cfg)
 
 static struct config_section vrfs_section = {
 	.name = "vrfs",
-	.before = (const char *const[]){ "interfaces", "tunnels", "routes", NULL },
+	.before = (const char *const[]){ "interfaces", "tunnels", "routes", "cplane", NULL },
 	.load = vrfs_load,
 	.free = vrfs_free,
 };

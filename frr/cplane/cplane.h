@@ -34,6 +34,23 @@ struct cplane_gen {
 int cplane_iface_by_ifindex(uint32_t ifindex);
 
 /**
+ * The interface whose TAP has kernel ifindex @p ifindex in namespace
+ * @p netns ("": vbrd's own; a VRF's `netns`, or cplane.netns), or -1.
+ * Main lcore.
+ */
+int cplane_iface_by_ifindex_in(const char *netns, uint32_t ifindex);
+
+/** The control namespace's name (cplane.netns; "": vbrd's own). Main lcore. */
+const char *cplane_netns(void);
+
+/**
+ * Run @p fn(@p arg) in namespace @p netns (/run/netns/NAME; NULL or "":
+ * the calling thread's), as cplane_in_netns() does. Main lcore.
+ * @return fn's return, or a negative errno when the namespace cannot be entered
+ */
+int cplane_in_named_netns(const char *netns, int (*fn)(void *arg), void *arg);
+
+/**
  * Run @p fn(@p arg) in the control namespace (cplane.netns): the calling
  * thread enters it and returns to its own (a listening socket made there
  * stays there: frr/fpm's). Main lcore.

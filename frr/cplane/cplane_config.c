@@ -123,6 +123,12 @@ static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, stru
 	    !netns_name_ok(c->netns))
 		cfg_err(ld, s, "'%s' is no network namespace name ([A-Za-z0-9_.-])", c->netns);
 	cfg_restart(ld, s, "cplane.netns", "%s", c->netns);
+	for (int v = 1; c->netns[0] && v < cfg->nb_vrfs; v++)
+		if (strcmp(cfg->vrfs[v].netns, c->netns) == 0)
+			cfg_err(ld, s,
+				"namespace '%s' belongs to VRF '%s' (line %d): the control "
+				"namespace serves the VRFs without one",
+				c->netns, cfg->vrfs[v].name, cfg->vrfs[v].line);
 	s = config_setting_get_member(grp, "tap_prefix");
 	if (cfg_get_text(ld, grp, "tap_prefix", c->tap_prefix, sizeof(c->tap_prefix)) ==
 		    CFG_VAL_OK &&

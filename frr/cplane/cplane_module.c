@@ -51,6 +51,7 @@ void cplane_worker_counts(uint64_t punted[CPLANE_CLASSES]);
 struct cplane_tap {
 	struct ev_handler ev; /* first: the callback gets it */
 	char iface[CFG_NAME_MAX];
+	char netns[CPLANE_NETNS_MAX]; /* where it is: its VRF's netns, or cplane.netns */
 	struct cp_tap *tap;
 	uint16_t idx; /* the interface's index in the current state */
 	uint8_t mac[6];
@@ -75,12 +76,22 @@ static struct {
 
 int cplane_in_netns(int (*fn)(void *arg), void *arg)
 {
+	return cplane_in_named_netns(cp.netns, fn, arg);
+}
+
+const char *cplane_netns(void)
+{
+	return cp.netns;
+}
+
+int cplane_in_named_netns(const char *netns, int (*fn)(void *arg), void *arg)
+{
 	char path[128];
 	int self, target, ret;
 
-	if (cp.netns[0] == '\0')
+	if (netns == NULL || netns[0] == '\0')
 		return fn(arg);
-	snprintf(path, sizeof(path), "/run/netns/%s", cp.netns);
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
 	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	target = open(path, O_RDONLY | O_CLOEXEC);
 	if (self < 0 || target < 0) {
@@ -105,11 +116,25 @@ out:
 
 int cplane_iface_by_ifindex(uint32_t ifindex)
 {
+	return cplane_iface_by_ifindex_in(cp.netns, ifindex);
+}
+
+int cplane_iface_by_ifindex_in(const char *netns, uint32_t ifindex)
+{
 	for (int i = 0; i < cp.nb; i++)
 		if (cp.by_iface[i] != NULL && cp.by_iface[i]->tap != NULL &&
+		    strcmp(cp.by_iface[i]->netns, netns) == 0 &&
 		    (uint32_t)cp_tap_ifindex(cp.by_iface[i]->tap) == ifindex)
 			return i;
 	return -1;
+}
+
+/* The namespace of @p fi's TAP: its VRF's (vrfs[].netns), else cplane.netns. */
+static const char *tap_netns(const struct fwd_state *st, const struct fwd_iface *fi)
+{
+	if (fi->vrf < st->cfg.nb_vrfs && st->cfg.vrfs[fi->vrf].netns[0] != '\0')
+		return st->cfg.vrfs[fi->vrf].netns;
+	return cp.netns;
 }
 
 /* ---- frames both ways ----------------------------------------------------- */
@@ -231,7 +256,8 @@ static void tap_watch(struct cplane_tap *t)
 		t->watched = ev_add(&t->ev, EPOLLIN) == 0;
 }
 
-static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_iface *fi)
+static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_iface *fi,
+				   const char *netns)
 {
 	struct cplane_tap *t = calloc(1, sizeof(*t));
 	struct cp_tap_cfg tc = { .carrier = true };
@@ -240,12 +266,13 @@ static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_
 	if (t == NULL)
 		return NULL;
 	snprintf(t->iface, sizeof(t->iface), "%s", fi->name);
+	snprintf(t->netns, sizeof(t->netns), "%s", netns);
 	memcpy(t->mac, fi->mac.addr_bytes, 6);
 	t->mtu = fi->mtu;
 	t->carrier = true;
 	ret = cp_tap_name(c->tap_prefix, fi->name, tc.name);
 	if (ret == 0) {
-		snprintf(tc.netns, sizeof(tc.netns), "%s", c->netns);
+		snprintf(tc.netns, sizeof(tc.netns), "%s", netns);
 		memcpy(tc.mac, fi->mac.addr_bytes, 6);
 		tc.mtu = fi->mtu;
 		ret = cp_tap_open(&tc, &t->tap, t->error, sizeof(t->error));
@@ -262,7 +289,7 @@ static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_
 	tap_watch(t);
 	tap_sync_addrs(t, fi);
 	LOG(INFO, "interface %s: TAP %s (ifindex %d)%s%s", fi->name, cp_tap_ifname(t->tap),
-	    cp_tap_ifindex(t->tap), c->netns[0] ? " in namespace " : "", c->netns);
+	    cp_tap_ifindex(t->tap), netns[0] ? " in namespace " : "", netns);
 	return t;
 }
 
@@ -285,15 +312,17 @@ static void cplane_state_published(const struct fwd_state *st)
 				cp.by_iface[k] = NULL;
 				break;
 			}
-		if (t != NULL &&
-		    (memcmp(t->mac, fi->mac.addr_bytes, 6) != 0 || t->tap == NULL || t->dead)) {
-			/* a new MAC (the kernel's link-local follows), or a TAP that
-			 * could not be made or failed since: a new one */
+		const char *ns = tap_netns(st, fi);
+		if (t != NULL && (memcmp(t->mac, fi->mac.addr_bytes, 6) != 0 || t->tap == NULL ||
+				  t->dead || strcmp(t->netns, ns) != 0)) {
+			/* a new MAC (the kernel's link-local follows), a TAP that
+			 * could not be made or failed since, or one in another
+			 * namespace (its VRF's changed): a new one */
 			tap_free(t);
 			t = NULL;
 		}
 		if (t == NULL) {
-			t = tap_make(c, fi);
+			t = tap_make(c, fi, ns);
 		} else if (t->tap != NULL) {
 			if (t->mtu != fi->mtu &&
 			    cp_tap_set_mtu(t->tap, fi->mtu, err, sizeof(err)) < 0)
@@ -439,17 +468,18 @@ static int show_cplane(int argc, const char *const *argv, json_t **data, char *e
 		const struct cplane_tap *t = cp.by_iface[i];
 		if (t == NULL)
 			continue;
-		json_array_append_new(
-			taps, json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:s}", "interface",
-					t->iface, "tap", t->tap ? cp_tap_ifname(t->tap) : "",
-					"ifindex", t->tap ? cp_tap_ifindex(t->tap) : 0, "carrier",
-					t->tap == NULL || t->dead ? "none"
-					: t->carrier              ? "up"
-								  : "down",
-					"to_kernel", (json_int_t)t->to_kernel, "from_kernel",
-					(json_int_t)t->from_kernel, "carrier_changes",
-					(json_int_t)t->carrier_changes, "error",
-					t->tap && !t->dead ? "" : t->error));
+		json_array_append_new(taps,
+				      json_pack("{s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:s}",
+						"interface", t->iface, "netns", t->netns, "tap",
+						t->tap ? cp_tap_ifname(t->tap) : "", "ifindex",
+						t->tap ? cp_tap_ifindex(t->tap) : 0, "carrier",
+						t->tap == NULL || t->dead ? "none"
+						: t->carrier              ? "up"
+									  : "down",
+						"to_kernel", (json_int_t)t->to_kernel,
+						"from_kernel", (json_int_t)t->from_kernel,
+						"carrier_changes", (json_int_t)t->carrier_changes,
+						"error", t->tap && !t->dead ? "" : t->error));
 	}
 	for (int k = 0; k < CPLANE_CLASSES; k++) {
 		char name[48];

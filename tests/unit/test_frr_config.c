@@ -101,6 +101,24 @@ static void every_setting(void **state)
 	config_free(&cfg);
 }
 
+static void vrf_netns(void **state)
+{
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+
+	(void)state;
+	assert_int_equal(load_text("vrfs = ( { name = \"a\"; table = 100; netns = \"va\"; },\n"
+				   "  { name = \"b\"; table = 200; } );\n"
+				   "cplane = { netns = \"cp\"; };\nfpm = { };\n",
+				   &cfg, &errs),
+			 0);
+	assert_int_equal(cfg.nb_vrfs, 3);
+	assert_string_equal(cfg.vrfs[0].netns, "");
+	assert_string_equal(cfg.vrfs[1].netns, "va");
+	assert_string_equal(cfg.vrfs[2].netns, "");
+	config_free(&cfg);
+}
+
 struct err_case {
 	const char *text;
 	int line; /* of the error, within text (1 = its first line) */
@@ -126,6 +144,19 @@ static const struct err_case errors[] = {
 	{ "cplane = { };\nfpm = { stale_ms = 10; };\n", 2,
 	  "fpm.stale_ms: 10 is out of range 100..600000" },
 	{ "cplane = 3;\n", 1, "cplane: must be a group: cplane = { ... }" },
+	/* a VRF's control namespace (vrfs[].netns) */
+	{ "vrfs = ( { name = \"a\"; table = 100; netns = \"a/b\"; } );\n", 1,
+	  "vrfs[0].netns: 'a/b' is no network namespace name ([A-Za-z0-9_.-])" },
+	{ "vrfs = ( { name = \"a\"; table = 100; netns = \"\"; } );\n", 1,
+	  "vrfs[0].netns: length 0 is out of range 1..63" },
+	{ "vrfs = ( { name = \"a\"; table = 100; netns = \"va\"; },\n"
+	  "  { name = \"b\"; table = 200; netns = \"va\"; } );\n",
+	  2, "vrfs[1].netns: namespace 'va' already belongs to VRF 'a' (line 3): one VRF a namespace" },
+	{ "vrfs = ( { name = \"a\"; table = 100; netns = \"cp\"; } );\n"
+	  "cplane = { netns = \"cp\"; };\n",
+	  2,
+	  "cplane.netns: namespace 'cp' belongs to VRF 'a' (line 3): the control namespace serves "
+	  "the VRFs without one" },
 };
 
 static void one_error(void **state)
@@ -185,9 +216,8 @@ static void restart_settings(void **state)
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(absent_sections),
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(every_setting),
+		cmocka_unit_test(absent_sections),  cmocka_unit_test(defaults),
+		cmocka_unit_test(every_setting),    cmocka_unit_test(vrf_netns),
 		cmocka_unit_test(restart_settings),
 	};
 	static const struct cfx_table tables[] = {
