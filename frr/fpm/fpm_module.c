@@ -3,11 +3,17 @@
  * The FPM server (fpm_config.h): zebra's routes and next-hop objects into
  * vbrd's FIB, in place, beside the configuration's routes.
  *
- * - One connection at a time, on the main lcore's event loop, in the
- *   control namespace. A new connection replaces the old one: zebra
- *   replays everything on each (dplane_fpm_nl has no end marker), and
- *   once the new connection has been quiet for fpm.stale_ms, the routes
- *   and next hops it did not send again are swept.
+ * - One listener in the control namespace (cplane.netns), and one in each
+ *   VRF's own namespace (vrfs[].netns: one FRR instance per VRF, on a
+ *   kernel without VRF devices); one connection at a time on each, on the
+ *   main lcore's event loop. A route from a VRF namespace's connection is
+ *   that VRF's whatever its table id (zebra there says 254); one from the
+ *   control namespace's goes by its table id. Next-hop objects and
+ *   ifindexes are the connection's (its zebra's, its namespace's).
+ *   zebra replays everything on each connection (dplane_fpm_nl has no end
+ *   marker), and once a new connection has been quiet for fpm.stale_ms,
+ *   the routes and next hops that connection did not send again are
+ *   swept.
  * - Frames are applied whole (fpm_parse.h): zebra sends a route's change as
  *   RTM_DELROUTE then RTM_NEWROUTE in one frame, applied as one rte_fib_add
  *   over the prefix, so no packet sees it missing.
@@ -76,11 +82,17 @@ struct rkey {
 	uint8_t addr[16];
 };
 
+/* A zebra next-hop object's key: its connection's slot and zebra's id. */
+struct nkey {
+	uint32_t conn, zid;
+};
+
 /* What a route id holds (by idtab id of its prefix). */
 struct rent {
 	uint32_t value; /* FIB value; one reference held (fib_value_hold) */
 	uint32_t nh_id; /* zebra's next-hop object, 0: its own next hops */
-	uint32_t gen;   /* connection that sent it last */
+	uint32_t gen;   /* connection that sent it last (of its slot) */
+	uint16_t conn;  /* the slot (listener) it came from */
 	uint8_t proto;  /* rtm_protocol */
 	bool shadowed;  /* the configuration has the prefix: not in the FIB */
 	bool pending;   /* its next-hop object is unknown or unusable: not in the FIB */
@@ -90,6 +102,7 @@ struct rent {
 /* A zebra next-hop object (by idtab id of its zebra id). */
 struct nent {
 	uint32_t zid;
+	uint16_t conn;  /* the slot (listener) whose zebra it is */
 	uint32_t value; /* FIB value; one reference; FIB_KIND_NONE when unusable */
 	uint32_t gen;
 	bool usable;
@@ -110,22 +123,38 @@ struct fpm_counters {
 	uint64_t apply_ns; /* time spent applying frames (the FIB share of a load) */
 };
 
-static struct {
-	bool enabled;
+#define FPM_CONNS CFG_MAX_VRFS /* listeners: the control namespace's, one a VRF namespace */
+
+/* A listener and its one connection (a slot): one zebra's stream. */
+struct fpm_conn {
 	struct ev_handler listen, conn;
+	uint16_t idx;                 /* its slot */
+	bool in_use;                  /* the slot is taken */
+	char netns[CPLANE_NETNS_MAX]; /* where it listens: zebra's namespace */
+	char vrf[CFG_NAME_MAX];       /* "": the control namespace's, routes by table id */
 	uint8_t *buf;
 	size_t used;
 	uint32_t gen;                     /* connection generation */
 	bool sweep_pending;               /* a replay runs: sweep once quiet */
-	bool retry_pending;               /* a reload made room: resolve what wanted a slot */
 	bool eof;                         /* zebra closed: apply what is buffered, then close */
 	bool sweeping;                    /* the sweep runs, a slice a turn */
 	uint32_t sweep_pos, sweep_nh_pos; /* where it is: route id, next-hop object id */
 	uint64_t sweep_from;              /* swept_routes when it began */
 	uint64_t last_msg_ms;             /* of the current connection */
 	uint64_t connected_ms;
+	uint64_t retry_ms;         /* listener not open: when to try again */
+	bool forget;               /* its VRF lost its namespace: drop its routes, free */
+	uint32_t nb4, nb6, nb_nhs; /* routes and next-hop objects it holds */
 	char peer[64];
 	char last_error[256];
+	struct fpm_counters c;
+};
+
+static struct {
+	bool enabled;
+	bool retry_pending;               /* a reload made room: resolve what wanted a slot */
+	struct fpm_conn conns[FPM_CONNS]; /* [0]: the control namespace's */
+	struct fpm_counters retired;      /* of slots closed by reloads */
 	struct idtab routes, nhs;
 	struct idtab uses; /* zebra next-hop id → routes that name it (its refs) */
 	struct rent *rents;
@@ -148,9 +177,11 @@ static struct {
 		uint64_t token;
 	} * defer;
 	uint32_t nb_defer, cap_defer, defer_head;
-	struct fpm_counters c;
 	struct fpm_msg msgs[FPM_FRAME_MSGS];
-} fpm = { .listen = { .fd = -1 }, .conn = { .fd = -1 } };
+} fpm;
+
+/* The connection being applied or swept (its counters, namespace, objects). */
+static struct fpm_conn *cc = &fpm.conns[0];
 
 static struct fwd_state *cur(void)
 {
@@ -279,6 +310,12 @@ static int fib_unset(struct fwd_state *st, const struct rkey *k)
 
 /* ---- next hops ------------------------------------------------------------------ */
 
+/* The interface of TAP ifindex @p ifindex in the current connection's namespace. */
+static int iface_of(uint32_t ifindex)
+{
+	return cplane_iface_by_ifindex_in(cc->netns, ifindex);
+}
+
 /* A kind whose object has @p k as a member (a failover group's line). */
 static bool covered(const struct fwd_state *st, const struct fib_nh_key *k, uint32_t *value)
 {
@@ -297,7 +334,7 @@ static bool covered(const struct fwd_state *st, const struct fib_nh_key *k, uint
 static const char *nh_key(int family, const struct cfg_addr *gw, uint32_t ifindex,
 			  struct fib_nh_key *k)
 {
-	int iface = cplane_iface_by_ifindex(ifindex);
+	int iface = iface_of(ifindex);
 
 	if (iface < 0)
 		return "its interface is not one of vbrd's TAPs";
@@ -357,31 +394,35 @@ static int value_of_set(struct fwd_state *st, const struct fib_nh_key *keys, int
 	return ret;
 }
 
-static struct nent *nent_find(uint32_t zid)
+/* Next-hop object @p zid of slot @p conn's zebra, or NULL. */
+static struct nent *nent_find(uint32_t conn, uint32_t zid)
 {
-	int id = zid != 0 ? idtab_find(&fpm.nhs, &zid) : -ENOENT;
+	struct nkey k = { conn, zid };
+	int id = zid != 0 ? idtab_find(&fpm.nhs, &k) : -ENOENT;
 	return id >= 0 ? &fpm.nents[id] : NULL;
 }
 
-/* Routes that name zebra next-hop object @p zid (RTA_NH_ID), whether it exists or not. */
-static uint32_t uses_of(uint32_t zid)
+/* Routes that name zebra next-hop object @p zid of slot @p conn (RTA_NH_ID), whether it exists or not. */
+static uint32_t uses_of(uint32_t conn, uint32_t zid)
 {
-	int id = zid != 0 ? idtab_find(&fpm.uses, &zid) : -ENOENT;
+	struct nkey k = { conn, zid };
+	int id = zid != 0 ? idtab_find(&fpm.uses, &k) : -ENOENT;
 	return id >= 0 ? fpm.uses.refs[id] : 0;
 }
 
-/* A route starts (+1) or stops (-1) naming @p zid. */
-static void uses(uint32_t zid, int delta)
+/* A route of slot @p conn starts (+1) or stops (-1) naming @p zid. */
+static void uses(uint32_t conn, uint32_t zid, int delta)
 {
+	struct nkey k = { conn, zid };
 	bool created;
 	int id;
 
 	if (zid == 0)
 		return;
 	if (delta > 0) {
-		if (idtab_get(&fpm.uses, &zid, &created) < 0)
+		if (idtab_get(&fpm.uses, &k, &created) < 0)
 			rte_panic("fpm: out of memory counting next-hop uses\n");
-	} else if ((id = idtab_find(&fpm.uses, &zid)) >= 0) {
+	} else if ((id = idtab_find(&fpm.uses, &k)) >= 0) {
 		idtab_put(&fpm.uses, (uint32_t)id);
 	}
 }
@@ -405,7 +446,7 @@ static void nent_resolve(struct fwd_state *st, struct nent *n, const struct fpm_
 		int k = 0;
 		n->nb_group = 0;
 		for (int i = 0; i < nh->nb_group && i < FPM_MAX_PATHS; i++) {
-			const struct nent *m = nent_find(nh->group[i].id);
+			const struct nent *m = nent_find(n->conn, nh->group[i].id);
 			n->group[n->nb_group++] = nh->group[i].id;
 			if (k < CFG_MAX_ECMP && m != NULL && m->usable && m->nb_group == 0 &&
 			    FIB_NH_KIND(m->value) != FIB_KIND_NONE)
@@ -424,7 +465,7 @@ static void nent_resolve(struct fwd_state *st, struct nent *n, const struct fpm_
 	}
 	n->retry = ret == -ENOSPC;
 	if (!n->usable)
-		fpm.c.unusable++;
+		cc->c.unusable++;
 	if (was)
 		defer_put(old);
 }
@@ -457,16 +498,18 @@ static struct tcount *tcount_of(uint32_t table, bool create)
 	return &fpm.tcount[fpm.nb_tcount++];
 }
 
-static void count_family(const struct rkey *k, int delta)
+/* Routes held: per table, per slot @p conn. */
+static void count_family(const struct rkey *k, uint32_t conn, int delta)
 {
 	struct tcount *t = tcount_of(k->table, true);
+	struct fpm_conn *c = &fpm.conns[conn];
 
 	if (k->family == AF_INET) {
-		fpm.nb4 += (uint32_t)delta;
+		c->nb4 += (uint32_t)delta;
 		if (t != NULL)
 			t->n4 += (uint32_t)delta;
 	} else {
-		fpm.nb6 += (uint32_t)delta;
+		c->nb6 += (uint32_t)delta;
 		if (t != NULL)
 			t->n6 += (uint32_t)delta;
 	}
@@ -485,7 +528,7 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 	int id = idtab_get(&fpm.routes, k, &created);
 
 	if (id < 0) {
-		fpm.c.fib_errors++;
+		cc->c.fib_errors++;
 		defer_put(value);
 		return;
 	}
@@ -495,15 +538,23 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 		idtab_put(&fpm.routes, (uint32_t)id); /* one reference a prefix */
 		was_in = !r->pending && !r->shadowed;
 		defer_put(r->value);
-		uses(r->nh_id, -1);
-		fpm.c.replaces++;
+		uses(r->conn, r->nh_id, -1);
+		cc->c.replaces++;
+		if (r->conn != cc->idx) {
+			/* another zebra's route for the same table and prefix: ours now */
+			count_family(k, r->conn, -1);
+			count_family(k, cc->idx, 1);
+		}
 	} else {
-		count_family(k, 1);
+		count_family(k, cc->idx, 1);
 	}
-	*r = (struct rent){
-		.value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto, .pending = pending
-	};
-	uses(nh_id, 1);
+	*r = (struct rent){ .value = value,
+			    .nh_id = nh_id,
+			    .gen = cc->gen,
+			    .conn = cc->idx,
+			    .proto = proto,
+			    .pending = pending };
+	uses(cc->idx, nh_id, 1);
 	r->shadowed = shadowed_by_config(st, k);
 	if (r->shadowed)
 		return;
@@ -514,7 +565,7 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 			r->full = true; /* not in the FIB: show routes says so */
 		}
 	} else if (was_in && fib_unset(st, k) < 0) {
-		fpm.c.fib_errors++;
+		cc->c.fib_errors++;
 	}
 }
 
@@ -524,13 +575,13 @@ static void fib_failed(int ret)
 	static uint64_t last_ms;
 	uint64_t now = control_now_ms();
 
-	fpm.c.fib_errors++;
+	cc->c.fib_errors++;
 	if (last_ms == 0 || now - last_ms >= 60000) {
 		last_ms = now;
 		LOG(WARNING,
 		    "a route from zebra does not fit the FIB (%s, %" PRIu64
 		    " so far): size it for FRR's routes with the fib section",
-		    strerror(-ret), fpm.c.fib_errors);
+		    strerror(-ret), cc->c.fib_errors);
 	}
 }
 
@@ -539,15 +590,15 @@ static void route_unset(struct fwd_state *st, const struct rkey *k)
 	int id = idtab_find(&fpm.routes, k);
 
 	if (id < 0) {
-		fpm.c.unknown_route++;
+		cc->c.unknown_route++;
 		return;
 	}
 	struct rent *r = &fpm.rents[id];
 	if (!r->shadowed && !r->pending && !r->full && fib_unset(st, k) < 0)
-		fpm.c.fib_errors++;
+		cc->c.fib_errors++;
 	defer_put(r->value);
-	uses(r->nh_id, -1);
-	count_family(k, -1);
+	uses(r->conn, r->nh_id, -1);
+	count_family(k, r->conn, -1);
 	idtab_put(&fpm.routes, (uint32_t)id);
 }
 
@@ -562,45 +613,65 @@ static bool link_scope(const struct cfg_prefix *p)
 							 (p->addr.v6[1] & 0xc0) == 0x80));
 }
 
+/*
+ * The table id a route of the current connection is held under: its VRF's
+ * for a VRF namespace's connection (zebra there says 254), else its own;
+ * 0 when no VRF takes it (none has the table, or the VRF has a namespace
+ * of its own whose zebra sends its routes).
+ */
+static uint32_t table_of(const struct fwd_state *st, uint32_t table)
+{
+	if (cc->vrf[0] != '\0') {
+		int v = fwd_vrf_find(st, cc->vrf);
+		return v >= 0 ? st->vrfs[v].table : 0;
+	}
+	const struct fwd_vrf *v = vrf_of(st, table);
+	if (v == NULL)
+		return 0;
+	int i = (int)(v - st->vrfs);
+	if (i < st->cfg.nb_vrfs && st->cfg.vrfs[i].netns[0] != '\0')
+		return 0;
+	return table;
+}
+
 static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 {
-	const struct cfg_fpm *f = cfg_fpm_get(&st->cfg);
 	struct rkey k;
 	uint32_t value = (uint32_t)FIB_NH(FIB_KIND_NONE, 0);
+	uint32_t table = table_of(st, rt->table);
 	int ret = 0;
 
-	rkey_of(&rt->dst, rt->table, &k);
-	(void)f;
-	if (vrf_of(st, rt->table) == NULL) {
-		fpm.c.other_table++; /* no VRF has the table */
+	rkey_of(&rt->dst, table, &k);
+	if (table == 0) {
+		cc->c.other_table++; /* no VRF has the table */
 		return;
 	}
 	if (rt->protocol == RTPROT_KERNEL_NUM || link_scope(&rt->dst)) {
 		/* the kernel's connected routes of the TAPs' addresses, and
 		 * link-local prefixes: vbrd has its own. zebra now selects
 		 * this one for the prefix: a route of ours for it goes */
-		fpm.c.connected++;
+		cc->c.connected++;
 		if (idtab_find(&fpm.routes, &k) >= 0)
 			route_unset(st, &k);
 		return;
 	}
-	fpm.c.route_adds++;
+	cc->c.route_adds++;
 	if (rt->blackhole) {
 		/* FIB_KIND_NONE: dropped as no_route */
 	} else if (rt->nh_id != 0) {
-		const struct nent *n = nent_find(rt->nh_id);
+		const struct nent *n = nent_find(cc->idx, rt->nh_id);
 		if (n == NULL || !n->usable) {
 			/* held until zebra's next-hop object is (usable): its
 			 * members may come after it */
 			if (n == NULL)
-				fpm.c.unknown_nexthop++;
+				cc->c.unknown_nexthop++;
 			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), rt->nh_id,
 				  rt->protocol, true);
 			return;
 		}
 		if (n->family != 0 && n->family != rt->dst.addr.family) {
 			/* an IPv4 route over an IPv6 next hop (RFC 5549): not taken */
-			fpm.c.unusable++;
+			cc->c.unusable++;
 			route_set(st, &k, (uint32_t)FIB_NH(FIB_KIND_NONE, 0), rt->nh_id,
 				  rt->protocol, true);
 			return;
@@ -616,7 +687,7 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 				n++;
 		ret = n > 0 ? value_of_set(st, keys, n, &value) : -ENOENT;
 		if (ret < 0) {
-			fpm.c.unusable++;
+			cc->c.unusable++;
 			route_unset(st, &k);
 			return;
 		}
@@ -627,29 +698,33 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 static void route_del(struct fwd_state *st, const struct fpm_route *rt)
 {
 	struct rkey k;
+	uint32_t table = table_of(st, rt->table);
 
-	if (vrf_of(st, rt->table) == NULL) {
-		fpm.c.other_table++;
+	if (table == 0) {
+		cc->c.other_table++;
 		return;
 	}
 	if (rt->protocol == RTPROT_KERNEL_NUM || link_scope(&rt->dst))
 		return;
-	fpm.c.route_dels++;
-	rkey_of(&rt->dst, rt->table, &k);
+	cc->c.route_dels++;
+	rkey_of(&rt->dst, table, &k);
 	route_unset(st, &k);
 }
 
-/* Next-hop object @p zid is new or changed: its routes and the groups it is in follow. */
+/*
+ * Next-hop object @p zid of the current connection (cc) is new or changed:
+ * its routes and the groups it is in follow.
+ */
 static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 {
-	uint32_t left = uses_of(zid);
+	uint32_t left = uses_of(cc->idx, zid);
 
 	for (uint32_t id = 0; left > 0 && id < fpm.routes.high; id++) {
 		const struct rent *r = &fpm.rents[id];
-		if (fpm.routes.refs[id] == 0 || r->nh_id != zid)
+		if (fpm.routes.refs[id] == 0 || r->nh_id != zid || r->conn != cc->idx)
 			continue;
 		left--;
-		const struct nent *n = nent_find(zid);
+		const struct nent *n = nent_find(cc->idx, zid);
 		struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
 		/* the route was not sent again: it keeps its connection, or a
 		 * replay's sweep would never find it stale */
@@ -666,7 +741,7 @@ static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 		return;
 	for (uint32_t id = 0; id < fpm.nhs.high; id++) {
 		struct nent *g = &fpm.nents[id];
-		if (fpm.nhs.refs[id] == 0 || g->nb_group == 0)
+		if (fpm.nhs.refs[id] == 0 || g->nb_group == 0 || g->conn != cc->idx)
 			continue;
 		for (int i = 0; i < g->nb_group; i++)
 			if (g->group[i] == zid) {
@@ -682,12 +757,13 @@ static void nh_changed(struct fwd_state *st, uint32_t zid, int depth)
 
 static void nh_add(struct fwd_state *st, const struct fpm_nexthop *nh)
 {
+	struct nkey key = { cc->idx, nh->id };
 	bool created;
-	int id = idtab_get(&fpm.nhs, &nh->id, &created);
+	int id = idtab_get(&fpm.nhs, &key, &created);
 
-	fpm.c.nh_adds++;
+	cc->c.nh_adds++;
 	if (id < 0) {
-		fpm.c.fib_errors++;
+		cc->c.fib_errors++;
 		return;
 	}
 	if ((uint32_t)id >= fpm.ncap) {
@@ -704,13 +780,14 @@ static void nh_add(struct fwd_state *st, const struct fpm_nexthop *nh)
 	bool was_usable = false;
 	uint32_t was_value = 0;
 	if (created) {
-		*n = (struct nent){ .zid = nh->id };
+		*n = (struct nent){ .zid = nh->id, .conn = cc->idx };
+		cc->nb_nhs++;
 	} else {
 		idtab_put(&fpm.nhs, (uint32_t)id);
 		was_usable = n->usable;
 		was_value = n->value;
 	}
-	n->gen = fpm.gen;
+	n->gen = cc->gen;
 	nent_resolve(st, n, nh);
 	/* the same object again (zebra's replay after a reconnection sends
 	 * every one first): its routes and groups stay as they are, and a
@@ -721,18 +798,21 @@ static void nh_add(struct fwd_state *st, const struct fpm_nexthop *nh)
 	nh_changed(st, nh->id, 0);
 }
 
-static void nh_del(struct fwd_state *st, uint32_t zid)
+/* Next-hop object @p zid of slot @p conn goes. */
+static void nh_del(struct fwd_state *st, uint32_t conn, uint32_t zid)
 {
-	int id = idtab_find(&fpm.nhs, &zid);
+	struct nkey key = { conn, zid };
+	int id = idtab_find(&fpm.nhs, &key);
 
 	(void)st;
-	fpm.c.nh_dels++;
+	cc->c.nh_dels++;
 	if (id < 0)
 		return;
 	struct nent *n = &fpm.nents[id];
 	if (n->usable)
 		defer_put(n->value);
 	idtab_put(&fpm.nhs, (uint32_t)id);
+	fpm.conns[conn].nb_nhs--;
 	/* routes that still name it keep their own reference until zebra
 	 * changes them (it deletes the routes first) */
 }
@@ -748,7 +828,7 @@ static bool same_prefix(const struct fpm_route *a, const struct fpm_route *b)
 static void apply(struct fwd_state *st, const struct fpm_msg *m, unsigned nb)
 {
 	for (unsigned i = 0; i < nb; i++) {
-		fpm.c.msgs[m[i].kind]++;
+		cc->c.msgs[m[i].kind]++;
 		switch (m[i].kind) {
 		case FPM_ROUTE_DEL: {
 			/* a delete and an add of one prefix in one frame: the add
@@ -768,7 +848,7 @@ static void apply(struct fwd_state *st, const struct fpm_msg *m, unsigned nb)
 			nh_add(st, &m[i].nh);
 			break;
 		case FPM_NH_DEL:
-			nh_del(st, m[i].nh.id);
+			nh_del(st, cc->idx, m[i].nh.id);
 			break;
 		case FPM_UNSUPPORTED:
 			/* what we held for it no longer holds */
@@ -777,7 +857,7 @@ static void apply(struct fwd_state *st, const struct fpm_msg *m, unsigned nb)
 				    m[i].route.dst.addr.family == AF_INET6)
 					route_del(st, &m[i].route);
 			} else if (m[i].op == FPM_NH_ADD || m[i].op == FPM_NH_DEL) {
-				nh_del(st, m[i].nh.id);
+				nh_del(st, cc->idx, m[i].nh.id);
 			}
 			LOG(DEBUG, "unsupported: %s", m[i].why);
 			break;
@@ -787,27 +867,29 @@ static void apply(struct fwd_state *st, const struct fpm_msg *m, unsigned nb)
 	}
 }
 
-static void conn_close(const char *why)
+static void conn_close(struct fpm_conn *c, const char *why)
 {
-	if (fpm.conn.fd < 0)
+	if (c->conn.fd < 0)
 		return;
-	if (!fpm.eof)
-		ev_del(&fpm.conn);
-	close(fpm.conn.fd);
-	fpm.conn.fd = -1;
-	fpm.used = 0;
-	fpm.eof = false;
+	if (!c->eof)
+		ev_del(&c->conn);
+	close(c->conn.fd);
+	c->conn.fd = -1;
+	c->used = 0;
+	c->eof = false;
 	if (why != NULL) {
-		fpm.c.resets++;
-		snprintf(fpm.last_error, sizeof(fpm.last_error), "%s", why);
-		LOG(WARNING, "connection from zebra reset: %s", why);
+		c->c.resets++;
+		snprintf(c->last_error, sizeof(c->last_error), "%s", why);
+		LOG(WARNING, "connection from zebra%s%s reset: %s", c->vrf[0] ? " of VRF " : "",
+		    c->vrf, why);
 	} else {
-		LOG(NOTICE, "zebra closed the FPM connection; its routes stay until it is back");
+		LOG(NOTICE, "zebra%s%s closed the FPM connection; its routes stay until it is back",
+		    c->vrf[0] ? " of VRF " : "", c->vrf);
 	}
 }
 
-/* Apply the whole frames in the buffer, for at most FPM_TURN_NS. @return frames applied. */
-static unsigned drain(void)
+/* Apply the whole frames in @p c's buffer, for at most FPM_TURN_NS. @return frames applied. */
+static unsigned drain(struct fpm_conn *c)
 {
 	struct fwd_state *st = cur();
 	uint64_t t0 = tsc_now_ns();
@@ -815,37 +897,38 @@ static unsigned drain(void)
 	unsigned frames = 0;
 	char err[256];
 
+	cc = c;
 	if (atomic_load(&fib_reload_running)) {
-		fpm.c.paused_turns++;
+		c->c.paused_turns++;
 		return 0;
 	}
-	while (off < fpm.used) {
-		long len = fpm_frame_len(fpm.buf + off, fpm.used - off, err, sizeof(err));
+	while (off < c->used) {
+		long len = fpm_frame_len(c->buf + off, c->used - off, err, sizeof(err));
 		if (len == 0)
 			break;
 		if (len < 0) {
-			conn_close(err);
+			conn_close(c, err);
 			return frames;
 		}
 		unsigned nb;
-		if (fpm_frame_parse(fpm.buf + off, (size_t)len, fpm.msgs, FPM_FRAME_MSGS, &nb, err,
+		if (fpm_frame_parse(c->buf + off, (size_t)len, fpm.msgs, FPM_FRAME_MSGS, &nb, err,
 				    sizeof(err)) < 0) {
-			conn_close(err);
+			conn_close(c, err);
 			return frames;
 		}
 		apply(st, fpm.msgs, nb);
-		fpm.c.frames++;
+		c->c.frames++;
 		off += (size_t)len;
 		frames++;
 		if ((frames & 63) == 0 && tsc_now_ns() - t0 > FPM_TURN_NS)
 			break;
 	}
 	if (off > 0) {
-		memmove(fpm.buf, fpm.buf + off, fpm.used - off);
-		fpm.used -= off;
-		fpm.last_msg_ms = control_now_ms();
+		memmove(c->buf, c->buf + off, c->used - off);
+		c->used -= off;
+		c->last_msg_ms = control_now_ms();
 	}
-	fpm.c.apply_ns += tsc_now_ns() - t0;
+	c->c.apply_ns += tsc_now_ns() - t0;
 	return frames;
 }
 
@@ -854,46 +937,50 @@ static unsigned drain(void)
  * FRR sends its deletes, then closes), a slice a turn (fpm_poll), before
  * the connection is closed.
  */
-static void conn_eof(void)
+static void conn_eof(struct fpm_conn *c)
 {
-	if (fpm.eof)
+	if (c->eof)
 		return;
-	fpm.eof = true;
-	ev_del(&fpm.conn); /* nothing more to read; a HUP would fire on and on */
+	c->eof = true;
+	ev_del(&c->conn); /* nothing more to read; a HUP would fire on and on */
 }
 
 static void conn_readable(struct ev_handler *h, uint32_t events)
 {
-	(void)h;
-	if (fpm.eof)
+	struct fpm_conn *c = (struct fpm_conn *)(void *)((char *)h -
+							 offsetof(struct fpm_conn, conn));
+
+	if (c->eof)
 		return;
 	if (events & (EPOLLERR | EPOLLHUP) && !(events & EPOLLIN)) {
-		conn_eof();
+		conn_eof(c);
 		return;
 	}
-	if (fpm.used < FPM_BUF) {
-		ssize_t n = read(fpm.conn.fd, fpm.buf + fpm.used, FPM_BUF - fpm.used);
+	if (c->used < FPM_BUF) {
+		ssize_t n = read(c->conn.fd, c->buf + c->used, FPM_BUF - c->used);
 		if (n == 0) {
-			conn_eof();
-			drain();
+			conn_eof(c);
+			drain(c);
 			return;
 		}
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				conn_close(strerror(errno));
+				conn_close(c, strerror(errno));
 			return;
 		}
-		fpm.used += (size_t)n;
-		fpm.c.bytes += (uint64_t)n;
+		c->used += (size_t)n;
+		c->c.bytes += (uint64_t)n;
 	}
-	drain();
+	drain(c);
 	/* a full buffer: stop reading until drain makes room (TCP pushes back) */
-	if (fpm.conn.fd >= 0 && !fpm.eof)
-		ev_mod(&fpm.conn, fpm.used < FPM_BUF ? EPOLLIN : 0);
+	if (c->conn.fd >= 0 && !c->eof)
+		ev_mod(&c->conn, c->used < FPM_BUF ? EPOLLIN : 0);
 }
 
 static void listen_readable(struct ev_handler *h, uint32_t events)
 {
+	struct fpm_conn *c = (struct fpm_conn *)(void *)((char *)h -
+							 offsetof(struct fpm_conn, listen));
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof(sa);
 	int fd = accept4(h->fd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -901,63 +988,77 @@ static void listen_readable(struct ev_handler *h, uint32_t events)
 	(void)events;
 	if (fd < 0)
 		return;
-	if (fpm.conn.fd >= 0 && !fpm.eof) {
+	if (c->conn.fd >= 0 && !c->eof) {
 		/* one zebra at a time: a second client (a port check, a second
 		 * zebra) must not replace it and sweep its routes */
 		close(fd);
-		fpm.c.refused++;
+		c->c.refused++;
 		return;
 	}
-	if (fpm.conn.fd >= 0) {
-		while (fpm.used > 0 && !atomic_load(&fib_reload_running) && drain() > 0)
+	if (c->conn.fd >= 0) {
+		while (c->used > 0 && !atomic_load(&fib_reload_running) && drain(c) > 0)
 			;
-		conn_close(NULL);
+		conn_close(c, NULL);
 	}
-	fpm.conn.fd = fd;
-	fpm.conn.cb = conn_readable;
-	if (ev_add(&fpm.conn, EPOLLIN) < 0) {
+	c->conn.fd = fd;
+	c->conn.cb = conn_readable;
+	if (ev_add(&c->conn, EPOLLIN) < 0) {
 		close(fd);
-		fpm.conn.fd = -1;
+		c->conn.fd = -1;
 		return;
 	}
-	fpm.gen++;
-	fpm.sweep_pending = true;
-	fpm.sweeping = false; /* a sweep of the older connection: this one's replay decides */
-	fpm.c.connections++;
-	fpm.connected_ms = fpm.last_msg_ms = control_now_ms();
+	c->gen++;
+	c->sweep_pending = true;
+	c->sweeping = false; /* a sweep of the older connection: this one's replay decides */
+	c->c.connections++;
+	c->connected_ms = c->last_msg_ms = control_now_ms();
 	if (sa.ss_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, fpm.peer,
-			  sizeof(fpm.peer));
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, c->peer,
+			  sizeof(c->peer));
 	else
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, fpm.peer,
-			  sizeof(fpm.peer));
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, c->peer,
+			  sizeof(c->peer));
 	LOG(NOTICE,
-	    "zebra connected from %s (connection %u): routes it does not send again "
+	    "zebra%s%s connected from %s (connection %u): routes it does not send again "
 	    "go once it is quiet for %u ms",
-	    fpm.peer, fpm.gen, cfg_fpm_get(&atomic_load(&fwd_current)->cfg)->stale_ms);
+	    c->vrf[0] ? " of VRF " : "", c->vrf, c->peer, c->gen,
+	    cfg_fpm_get(&atomic_load(&fwd_current)->cfg)->stale_ms);
 }
 
 /* ---- sweeping, flushing ------------------------------------------------------ */
 
 /*
- * Drop the routes of older connections (@p all: every route, and without
- * touching the FIB: a fresh FIB that never held them).
+ * Drop every route and next-hop object (without touching the FIB: a fresh
+ * FIB that never held them), of every connection.
  */
-static void sweep(struct fwd_state *st, bool all)
+static void sweep_all(struct fwd_state *st)
 {
 	for (uint32_t id = 0; id < fpm.routes.high; id++)
-		if (fpm.routes.refs[id] != 0 && (all || fpm.rents[id].gen != fpm.gen)) {
+		if (fpm.routes.refs[id] != 0) {
 			struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
-			if (all)
-				fpm.rents[id].pending = true; /* not in this FIB */
+			cc = &fpm.conns[fpm.rents[id].conn];
+			fpm.rents[id].pending = true; /* not in this FIB */
 			route_unset(st, &k);
-			fpm.c.swept_routes += !all;
 		}
 	for (uint32_t id = 0; id < fpm.nhs.high; id++)
-		if (fpm.nhs.refs[id] != 0 && (all || fpm.nents[id].gen != fpm.gen)) {
-			nh_del(st, fpm.nents[id].zid);
-			fpm.c.swept_nhs += !all;
+		if (fpm.nhs.refs[id] != 0) {
+			cc = &fpm.conns[fpm.nents[id].conn];
+			nh_del(st, fpm.nents[id].conn, fpm.nents[id].zid);
 		}
+}
+
+/* Drop what slot @p c's zebra sent (its listener goes: a VRF's namespace no longer). */
+static void forget_conn(struct fwd_state *st, struct fpm_conn *c)
+{
+	cc = c;
+	for (uint32_t id = 0; id < fpm.routes.high; id++)
+		if (fpm.routes.refs[id] != 0 && fpm.rents[id].conn == c->idx) {
+			struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
+			route_unset(st, &k);
+		}
+	for (uint32_t id = 0; id < fpm.nhs.high; id++)
+		if (fpm.nhs.refs[id] != 0 && fpm.nents[id].conn == c->idx)
+			nh_del(st, c->idx, fpm.nents[id].zid);
 }
 
 /* Next-hop objects that wanted a free slot, after a reload made room. */
@@ -967,6 +1068,7 @@ static void retry_unusable(struct fwd_state *st)
 		struct nent *n = &fpm.nents[id];
 		if (fpm.nhs.refs[id] == 0 || !n->retry)
 			continue;
+		cc = &fpm.conns[n->conn];
 		if (n->nb_group == 0) {
 			/* its key is known: resolve it as nent_resolve() would */
 			if (value_of_key(st, &n->key, &n->value) == 0) {
@@ -985,14 +1087,15 @@ static void retry_unusable(struct fwd_state *st)
 	}
 }
 
-static unsigned sweep_poll(void);
+static unsigned sweep_poll(struct fpm_conn *c);
+static void slot_release(struct fpm_conn *c);
 
 /* A partial frame left at EOF: it will never be whole. */
-static bool drain_stuck(void)
+static bool drain_stuck(const struct fpm_conn *c)
 {
 	char err[8];
 	return !atomic_load(&fib_reload_running) &&
-	       fpm_frame_len(fpm.buf, fpm.used, err, sizeof(err)) == 0;
+	       fpm_frame_len(c->buf, c->used, err, sizeof(err)) == 0;
 }
 
 static unsigned fpm_poll(void)
@@ -1005,14 +1108,27 @@ static unsigned fpm_poll(void)
 		fpm.retry_pending = false;
 		retry_unusable(cur());
 	}
-	if (fpm.conn.fd >= 0 && fpm.used > 0) {
-		work = drain();
-		if (fpm.conn.fd >= 0 && !fpm.eof && fpm.used < FPM_BUF)
-			ev_mod(&fpm.conn, EPOLLIN);
+	for (int i = 0; i < FPM_CONNS; i++) {
+		struct fpm_conn *c = &fpm.conns[i];
+		if (!c->in_use)
+			continue;
+		if (c->forget) {
+			if (!atomic_load(&fib_reload_running)) {
+				forget_conn(cur(), c);
+				slot_release(c);
+				work++;
+			}
+			continue;
+		}
+		if (c->conn.fd >= 0 && c->used > 0) {
+			work += drain(c);
+			if (c->conn.fd >= 0 && !c->eof && c->used < FPM_BUF)
+				ev_mod(&c->conn, EPOLLIN);
+		}
+		if (c->conn.fd >= 0 && c->eof && (c->used == 0 || drain_stuck(c)))
+			conn_close(c, NULL);
+		work += sweep_poll(c);
 	}
-	if (fpm.conn.fd >= 0 && fpm.eof && (fpm.used == 0 || drain_stuck()))
-		conn_close(NULL);
-	work += sweep_poll();
 	/* fib.c's ids are the reload's while it runs (one writer at a time) */
 	if (fpm.nb_defer > fpm.defer_head && !atomic_load(&fib_reload_running))
 		defer_run();
@@ -1020,63 +1136,81 @@ static unsigned fpm_poll(void)
 }
 
 /*
- * One slice of the replay's sweep: the routes, then the next-hop objects,
- * of older connections, for at most FPM_TURN_NS (120 000 stale routes in
- * one go held the main loop 0.6 s, bench-bgp). @return true once done.
+ * One slice of the replay's sweep of @p c: its routes, then its next-hop
+ * objects, of older connections, for at most FPM_TURN_NS (120 000 stale
+ * routes in one go held the main loop 0.6 s, bench-bgp). @return true once done.
  */
-static bool sweep_slice(struct fwd_state *st)
+static bool sweep_slice(struct fwd_state *st, struct fpm_conn *c)
 {
 	uint64_t t0 = tsc_now_ns();
 	unsigned n = 0;
 
-	for (; fpm.sweep_pos < fpm.routes.high; fpm.sweep_pos++) {
-		uint32_t id = fpm.sweep_pos;
+	cc = c;
+	for (; c->sweep_pos < fpm.routes.high; c->sweep_pos++) {
+		uint32_t id = c->sweep_pos;
 		if ((++n & 255) == 0 && tsc_now_ns() - t0 > FPM_TURN_NS)
 			return false;
-		if (fpm.routes.refs[id] == 0 || fpm.rents[id].gen == fpm.gen)
+		if (fpm.routes.refs[id] == 0 || fpm.rents[id].conn != c->idx ||
+		    fpm.rents[id].gen == c->gen)
 			continue;
 		struct rkey k = *(const struct rkey *)idtab_key(&fpm.routes, id);
 		route_unset(st, &k);
-		fpm.c.swept_routes++;
+		c->c.swept_routes++;
 	}
-	for (; fpm.sweep_nh_pos < fpm.nhs.high; fpm.sweep_nh_pos++) {
-		uint32_t id = fpm.sweep_nh_pos;
-		if (fpm.nhs.refs[id] != 0 && fpm.nents[id].gen != fpm.gen) {
-			nh_del(st, fpm.nents[id].zid);
-			fpm.c.swept_nhs++;
+	for (; c->sweep_nh_pos < fpm.nhs.high; c->sweep_nh_pos++) {
+		uint32_t id = c->sweep_nh_pos;
+		if (fpm.nhs.refs[id] != 0 && fpm.nents[id].conn == c->idx &&
+		    fpm.nents[id].gen != c->gen) {
+			nh_del(st, c->idx, fpm.nents[id].zid);
+			c->c.swept_nhs++;
 		}
 	}
 	return true;
 }
 
+static int listener_open(struct fpm_conn *c, const struct cfg_fpm *f);
+
 static void fpm_timer(uint64_t now)
 {
 	struct fwd_state *st = cur();
+	const struct cfg_fpm *f = cfg_fpm_get(&st->cfg);
 
-	if (!fpm.enabled || !fpm.sweep_pending || fpm.sweeping || atomic_load(&fib_reload_running))
+	if (!fpm.enabled)
 		return;
-	if (fpm.conn.fd >= 0 && fpm.used == 0 &&
-	    now - fpm.last_msg_ms >= cfg_fpm_get(&st->cfg)->stale_ms) {
-		/* quiet: sweep, a slice a turn (fpm_poll) */
-		fpm.sweeping = true;
-		fpm.sweep_pos = fpm.sweep_nh_pos = 0;
-		fpm.sweep_from = fpm.c.swept_routes;
+	for (int i = 0; i < FPM_CONNS; i++) {
+		struct fpm_conn *c = &fpm.conns[i];
+		if (!c->in_use || c->forget)
+			continue;
+		if (c->listen.fd < 0 && now >= c->retry_ms) {
+			/* its namespace was not there yet: try again each second */
+			c->retry_ms = now + 1000;
+			listener_open(c, f);
+		}
+		if (!c->sweep_pending || c->sweeping || atomic_load(&fib_reload_running))
+			continue;
+		if (c->conn.fd >= 0 && c->used == 0 && now - c->last_msg_ms >= f->stale_ms) {
+			/* quiet: sweep, a slice a turn (fpm_poll) */
+			c->sweeping = true;
+			c->sweep_pos = c->sweep_nh_pos = 0;
+			c->sweep_from = c->c.swept_routes;
+		}
 	}
 }
 
-/* A slice of the sweep, when one runs; its end logged. @return work done. */
-static unsigned sweep_poll(void)
+/* A slice of @p c's sweep, when one runs; its end logged. @return work done. */
+static unsigned sweep_poll(struct fpm_conn *c)
 {
-	if (!fpm.sweeping || atomic_load(&fib_reload_running))
+	if (!c->sweeping || atomic_load(&fib_reload_running))
 		return 0;
-	if (!sweep_slice(cur()))
+	if (!sweep_slice(cur(), c))
 		return 1;
-	fpm.sweeping = false;
-	fpm.sweep_pending = false;
+	c->sweeping = false;
+	c->sweep_pending = false;
 	LOG(NOTICE,
-	    "replay of connection %u done: %" PRIu64 " stale routes swept, %u "
+	    "replay of connection %u%s%s done: %" PRIu64 " stale routes swept, %u "
 	    "IPv4 and %u IPv6 routes held",
-	    fpm.gen, fpm.c.swept_routes - fpm.sweep_from, fpm.nb4, fpm.nb6);
+	    c->gen, c->vrf[0] ? " of VRF " : "", c->vrf, c->c.swept_routes - c->sweep_from, c->nb4,
+	    c->nb6);
 	return 1;
 }
 
@@ -1090,6 +1224,8 @@ static void fpm_vrfs_keep(const struct fwd_state *st)
 	}
 }
 
+static void listeners_sync(const struct fwd_state *st);
+
 static void fpm_state_published(const struct fwd_state *st)
 {
 	if (!fpm.enabled)
@@ -1102,12 +1238,15 @@ static void fpm_state_published(const struct fwd_state *st)
 	for (int v = 0; !fresh && v < st->nb_vrfs; v++)
 		fresh = fpm.tables[v] != st->vrfs[v].table || fpm.fibs[v] != st->vrfs[v].fibs;
 	if (fresh && fpm.nb_vrfs > 0 && fpm.routes.live + fpm.nhs.live > 0) {
-		sweep((struct fwd_state *)(uintptr_t)st, true);
-		fpm.c.flushed++;
-		conn_close("the reload built a fresh FIB or changed the VRFs: zebra sends its "
-			   "routes again");
+		sweep_all((struct fwd_state *)(uintptr_t)st);
+		fpm.conns[0].c.flushed++;
+		for (int i = 0; i < FPM_CONNS; i++)
+			conn_close(&fpm.conns[i],
+				   "the reload built a fresh FIB or changed the VRFs: "
+				   "zebra sends its routes again");
 	}
 	fpm_vrfs_keep(st);
+	listeners_sync(st);
 	/* next-hop objects that wanted a free slot: the new state has room,
 	 * once the reload has finished with the FIB (fpm_poll) */
 	fpm.retry_pending = true;
@@ -1257,21 +1396,133 @@ static int open_listener(void *arg)
 	return fd;
 }
 
+/* Open @p c's listener in its namespace, into the main loop. @return 0 or -errno (logged). */
+static int listener_open(struct fpm_conn *c, const struct cfg_fpm *f)
+{
+	struct listen_arg la = { f, NULL, 0 };
+	char a[64];
+	int fd = cplane_in_named_netns(c->netns, open_listener, &la);
+
+	if (fd < 0) {
+		snprintf(c->last_error, sizeof(c->last_error),
+			 "cannot listen on %s port %u in namespace '%s': %s",
+			 config_format_addr(&f->address, a, sizeof(a)), f->port, c->netns,
+			 strerror(-fd));
+		LOG(ERR, "%s%s%s for zebra", c->last_error, c->vrf[0] ? " of VRF " : "", c->vrf);
+		return fd;
+	}
+	c->listen.fd = fd;
+	c->listen.cb = listen_readable;
+	if (ev_add(&c->listen, EPOLLIN) < 0) {
+		close(fd);
+		c->listen.fd = -1;
+		return -EIO;
+	}
+	c->last_error[0] = '\0';
+	LOG(INFO, "FPM server on %s port %u%s%s%s%s", config_format_addr(&f->address, a, sizeof(a)),
+	    f->port, c->netns[0] ? " in namespace " : "", c->netns, c->vrf[0] ? " for VRF " : "",
+	    c->vrf);
+	return 0;
+}
+
+/* Take slot @p i for a listener in @p netns for VRF @p vrf ("": control). */
+static int slot_take(int i, const char *netns, const char *vrf)
+{
+	struct fpm_conn *c = &fpm.conns[i];
+
+	if (c->buf == NULL && (c->buf = aligned_alloc(64, FPM_BUF)) == NULL)
+		return -ENOMEM;
+	uint8_t *buf = c->buf;
+	struct fpm_counters keep = c->c;
+	*c = (struct fpm_conn){ .idx = (uint16_t)i, .in_use = true, .buf = buf, .c = keep };
+	c->listen.fd = c->conn.fd = -1;
+	snprintf(c->netns, sizeof(c->netns), "%s", netns);
+	snprintf(c->vrf, sizeof(c->vrf), "%s", vrf);
+	return 0;
+}
+
+/* A slot done with: its counters kept in `retired`, its listener closed. */
+static void slot_release(struct fpm_conn *c)
+{
+	uint64_t *r = (uint64_t *)&fpm.retired;
+	const uint64_t *v = (const uint64_t *)&c->c;
+
+	conn_close(c, NULL);
+	if (c->listen.fd >= 0) {
+		ev_del(&c->listen);
+		close(c->listen.fd);
+		c->listen.fd = -1;
+	}
+	for (size_t k = 0; k < sizeof(c->c) / sizeof(uint64_t); k++)
+		r[k] += v[k];
+	memset(&c->c, 0, sizeof(c->c));
+	c->in_use = false;
+	c->forget = false;
+}
+
+/*
+ * One listener a VRF with a namespace of its own (vrfs[].netns), beside the
+ * control namespace's (slot 0): new ones opened, those of VRFs that lost
+ * theirs closed (their routes dropped once the FIB is free, fpm_poll).
+ */
+static void listeners_sync(const struct fwd_state *st)
+{
+	const struct cfg_fpm *f = cfg_fpm_get(&st->cfg);
+
+	for (int i = 1; i < FPM_CONNS; i++) {
+		struct fpm_conn *c = &fpm.conns[i];
+		if (!c->in_use || c->forget)
+			continue;
+		int v = fwd_vrf_find(st, c->vrf);
+		if (v < 0 || strcmp(st->cfg.vrfs[v].netns, c->netns) != 0) {
+			conn_close(c, NULL);
+			if (c->listen.fd >= 0) {
+				ev_del(&c->listen);
+				close(c->listen.fd);
+				c->listen.fd = -1;
+			}
+			c->forget = true;
+			LOG(NOTICE, "FPM listener of VRF %s in namespace %s closed: %s", c->vrf,
+			    c->netns, v < 0 ? "the VRF is gone" : "its namespace changed");
+		}
+	}
+	for (int v = 1; v < st->cfg.nb_vrfs; v++) {
+		const struct cfg_vrf *cv = &st->cfg.vrfs[v];
+		int i, free_slot = -1;
+		if (cv->netns[0] == '\0')
+			continue;
+		for (i = 1; i < FPM_CONNS; i++) {
+			const struct fpm_conn *c = &fpm.conns[i];
+			if (c->in_use && !c->forget && strcmp(c->vrf, cv->name) == 0)
+				break;
+			if (!c->in_use && free_slot < 0)
+				free_slot = i;
+		}
+		if (i < FPM_CONNS || free_slot < 0)
+			continue;
+		if (slot_take(free_slot, cv->netns, cv->name) < 0) {
+			LOG(ERR, "no memory for the FPM listener of VRF %s", cv->name);
+			continue;
+		}
+		struct fpm_conn *c = &fpm.conns[free_slot];
+		if (listener_open(c, f) < 0)
+			c->retry_ms = control_now_ms() + 1000;
+	}
+}
+
 static int fpm_start(void)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
 	const struct cfg_fpm *f = cfg_fpm_get(&st->cfg);
-	struct listen_arg la = { f, NULL, 0 };
-	char a[64];
 
 	fpm.enabled = f->enabled;
 	if (!fpm.enabled)
 		return 0;
 	fpm.routes.key_size = sizeof(struct rkey);
 	fpm.routes.max = FPM_MAX_ROUTES;
-	fpm.nhs.key_size = sizeof(uint32_t);
+	fpm.nhs.key_size = sizeof(struct nkey);
 	fpm.nhs.max = FPM_MAX_NHS;
-	fpm.uses.key_size = sizeof(uint32_t);
+	fpm.uses.key_size = sizeof(struct nkey);
 	fpm.uses.max = FPM_MAX_NHS;
 	/* room for as many routes as the FIB holds (up to 4M), so that a full
 	 * table's load never rehashes a million keys in one main-loop turn */
@@ -1282,50 +1533,36 @@ static int fpm_start(void)
 	if (idtab_reserve(&fpm.routes, room) < 0)
 		return -ENOMEM;
 	rent_grow(room > 0 ? room - 1 : 0);
-	fpm.buf = aligned_alloc(64, FPM_BUF);
-	if (fpm.buf == NULL)
-		return -ENOMEM;
-	int fd = cplane_in_netns(open_listener, &la);
-	if (fd < 0) {
-		LOG(ERR, "cannot listen on %s port %u for zebra: %s",
-		    config_format_addr(&f->address, a, sizeof(a)), f->port, strerror(-fd));
-		return fd;
-	}
-	fpm.listen.fd = fd;
-	fpm.listen.cb = listen_readable;
+	for (int i = 0; i < FPM_CONNS; i++)
+		fpm.conns[i].listen.fd = fpm.conns[i].conn.fd = -1;
+	int ret = slot_take(0, cplane_netns(), "");
+	if (ret < 0)
+		return ret;
+	/* the control namespace's listener: vbrd does not start without it */
+	ret = listener_open(&fpm.conns[0], f);
+	if (ret < 0)
+		return ret;
 	fpm_vrfs_keep(st);
+	listeners_sync(st);
 	fib_overlay_set(&fpm_overlay);
-	LOG(INFO, "FPM server on %s port %u", config_format_addr(&f->address, a, sizeof(a)),
-	    f->port);
-	return ev_add(&fpm.listen, EPOLLIN);
+	return 0;
 }
 
-static int show_fpm(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+/* The counters of @p c into @p o (show fpm's names). */
+static void counters_json(json_t *o, const struct fpm_counters *c)
 {
-	const struct fpm_counters *c = &fpm.c;
 	json_t *msgs = json_object();
 
-	(void)argc, (void)argv, (void)err, (void)errlen;
 	for (int k = 0; k < FPM_KIND_MAX; k++)
 		json_object_set_new(msgs, fpm_msg_kind_name(k),
 				    json_integer((json_int_t)c->msgs[k]));
-	json_t *o = json_object();
-#define SET(k, v) json_object_set_new(o, k, v)
-#define CNT(k, v) SET(k, json_integer((json_int_t)(v)))
-	SET("enabled", json_boolean(fpm.enabled));
-	SET("state", json_string(fpm.conn.fd >= 0 ? "connected" : "listening"));
-	SET("peer", json_string(fpm.conn.fd >= 0 ? fpm.peer : ""));
-	CNT("connection", fpm.gen);
-	SET("replaying", json_boolean(fpm.sweep_pending));
-	CNT("routes4", fpm.nb4);
-	CNT("routes6", fpm.nb6);
-	CNT("nexthops", fpm.nhs.live);
+#define CNT(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
 	CNT("connections", c->connections);
 	CNT("refused", c->refused);
 	CNT("resets", c->resets);
 	CNT("frames", c->frames);
 	CNT("bytes", c->bytes);
-	SET("messages", msgs);
+	json_object_set_new(o, "messages", msgs);
 	CNT("route_adds", c->route_adds);
 	CNT("route_dels", c->route_dels);
 	CNT("replaces", c->replaces);
@@ -1342,9 +1579,58 @@ static int show_fpm(int argc, const char *const *argv, json_t **data, char *err,
 	CNT("flushed", c->flushed);
 	CNT("paused_turns", c->paused_turns);
 	CNT("apply_us", c->apply_ns / 1000);
-	SET("last_error", json_string(fpm.last_error));
-#undef SET
 #undef CNT
+}
+
+/*
+ * `show fpm`: the control namespace's connection (state, peer, connection,
+ * replaying, last_error), the counters of all connections together, and
+ * each listener in "sessions" (its VRF, namespace, peer, routes, counters).
+ */
+static int show_fpm(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	const struct fpm_conn *c0 = &fpm.conns[0];
+	struct fpm_counters tot = fpm.retired;
+	uint32_t nb4 = 0, nb6 = 0;
+	json_t *sessions = json_array();
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	for (int i = 0; i < FPM_CONNS; i++) {
+		const struct fpm_conn *c = &fpm.conns[i];
+		uint64_t *t = (uint64_t *)&tot;
+		const uint64_t *v = (const uint64_t *)&c->c;
+		for (size_t k = 0; k < sizeof(tot) / sizeof(uint64_t); k++)
+			t[k] += v[k];
+		if (!c->in_use)
+			continue;
+		nb4 += c->nb4;
+		nb6 += c->nb6;
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:I, s:I, s:I, s:s}", "vrf",
+				      c->vrf[0] ? c->vrf : "", "netns", c->netns, "state",
+				      c->conn.fd >= 0     ? "connected"
+				      : c->listen.fd >= 0 ? "listening"
+							  : "closed",
+				      "peer", c->conn.fd >= 0 ? c->peer : "", "connection",
+				      (json_int_t)c->gen, "replaying", c->sweep_pending, "routes4",
+				      (json_int_t)c->nb4, "routes6", (json_int_t)c->nb6, "nexthops",
+				      (json_int_t)c->nb_nhs, "last_error", c->last_error);
+		counters_json(o, &c->c);
+		json_array_append_new(sessions, o);
+	}
+	json_t *o = json_object();
+#define SET(k, v) json_object_set_new(o, k, v)
+	SET("enabled", json_boolean(fpm.enabled));
+	SET("state", json_string(c0->conn.fd >= 0 ? "connected" : "listening"));
+	SET("peer", json_string(c0->conn.fd >= 0 ? c0->peer : ""));
+	SET("connection", json_integer((json_int_t)c0->gen));
+	SET("replaying", json_boolean(c0->sweep_pending));
+	SET("routes4", json_integer((json_int_t)nb4));
+	SET("routes6", json_integer((json_int_t)nb6));
+	SET("nexthops", json_integer((json_int_t)fpm.nhs.live));
+	counters_json(o, &tot);
+	SET("last_error", json_string(c0->last_error));
+	SET("sessions", sessions);
+#undef SET
 	*data = o;
 	return 0;
 }
@@ -1373,8 +1659,9 @@ static int show_fpm_nexthops(int argc, const char *const *argv, json_t **data, c
 			memcpy(a.v6, n->key.gw6, 16);
 		bool one = n->nb_group == 0 && n->usable && kind != FIB_KIND_NONE;
 		json_array_append_new(
-			rows, json_pack("{s:I, s:b, s:s, s:s, s:s, s:o, s:I}", "id",
-					(json_int_t)n->zid, "usable", n->usable, "type",
+			rows, json_pack("{s:I, s:s, s:b, s:s, s:s, s:s, s:o, s:I}", "id",
+					(json_int_t)n->zid, "vrf", fpm.conns[n->conn].vrf, "usable",
+					n->usable, "type",
 					fwd_nh_kinds[kind]      ? fwd_nh_kinds[kind]->name
 					: kind == FIB_KIND_ECMP ? "ecmp"
 					: kind == FIB_KIND_NONE ? (n->usable ? "blackhole" : "-")
@@ -1387,7 +1674,8 @@ static int show_fpm_nexthops(int argc, const char *const *argv, json_t **data, c
 					one && (a.family == AF_INET ? a.v4 != 0 : true)
 						? config_format_addr(&a, gw, sizeof(gw))
 						: "",
-					"members", members, "routes", (json_int_t)uses_of(n->zid)));
+					"members", members, "routes",
+					(json_int_t)uses_of(n->conn, n->zid)));
 	}
 	*data = json_pack("{s:o}", "nexthops", rows);
 	return 0;
@@ -1412,14 +1700,12 @@ static int fpm_module_start(void)
 static void fpm_fini(void)
 {
 	fib_overlay_set(NULL);
-	conn_close(NULL);
-	if (fpm.listen.fd >= 0) {
-		ev_del(&fpm.listen);
-		close(fpm.listen.fd);
-		fpm.listen.fd = -1;
+	for (int i = 0; i < FPM_CONNS; i++) {
+		if (fpm.conns[i].in_use)
+			slot_release(&fpm.conns[i]);
+		free(fpm.conns[i].buf);
+		fpm.conns[i].buf = NULL;
 	}
-	free(fpm.buf);
-	fpm.buf = NULL;
 	/* the FIB goes with the process: no references to give back one by one */
 	idtab_free(&fpm.routes);
 	idtab_free(&fpm.nhs);
