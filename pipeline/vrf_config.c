@@ -46,8 +46,9 @@ static void load_vrf(struct cfg_reader *ld, const config_setting_t *s, int i)
 	for (int j = 0; v->name[0] && j <= i; j++)
 		if (strcmp(cfg->vrfs[j].name, v->name) == 0) {
 			if (j == 0)
-				cfg_err(ld, ns, "'default' is the VRF of everything that names none: "
-						"it is not listed");
+				cfg_err(ld, ns,
+					"'default' is the VRF of everything that names none: "
+					"it is not listed");
 			else
 				cfg_err(ld, ns, "duplicate VRF name '%s' (first at line %d)",
 					v->name, cfg->vrfs[j].line);
