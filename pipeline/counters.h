@@ -21,6 +21,9 @@
 struct iface_counters {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t tx_packets, tx_bytes;
+	/* received by it and dropped for no route in its VRF (drop no_route):
+	 * what `show vrfs` sums per VRF */
+	uint64_t no_route;
 };
 
 /** One worker's counters. Written only by that worker. */

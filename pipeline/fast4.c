@@ -109,8 +109,9 @@ static unsigned fast4_other(struct worker *w, const struct fwd_state *st, uint32
 		 * tunnel's are never decapsulated twice) */
 		if (kind == FIB_KIND_LOCAL && !decapped) {
 			const struct local_service *svc = fast4_udp_service(st, pkts[a]);
-			unsigned t = svc != NULL ? svc->input_fast(w, st, pkts + a, v + a, e - a)
-						 : 0;
+			unsigned t = svc != NULL
+					     ? svc->input_fast(w, st, pkts + a, v + a, e - a, iface)
+					     : 0;
 			if (t != 0) {
 				a += t;
 				continue;

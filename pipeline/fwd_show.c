@@ -446,28 +446,29 @@ static int show_vrfs(int argc, const char *const *argv, json_t **data, char *err
 		const struct fwd_vrf *fv = &st->vrfs[v];
 		const struct fib_capacity *cap = &fv->fibs->cap;
 		uint32_t o4 = 0, o6 = 0;
-		uint64_t rx = 0, tx = 0;
+		uint64_t rx = 0, tx = 0, no_route = 0;
 		if (ov != NULL)
 			ov->count(fv->table, &o4, &o6);
 		for (int i = 0; i < st->nb_ifaces; i++)
 			if (st->ifaces[i].vrf == v) {
 				rx += s.iface[st->ifaces[i].slot].rx_packets;
 				tx += s.iface[st->ifaces[i].slot].tx_packets;
+				no_route += s.iface[st->ifaces[i].slot].no_route;
 			}
 		json_array_append_new(
 			arr,
 			json_pack("{s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-				  "s:{s:I, s:I, s:I, s:I}, s:I, s:I}",
+				  "s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				  "name", fv->name, "table", (json_int_t)fv->table, "interfaces",
 				  (int)fv->nb_ifaces, "routes4", (json_int_t)fv->routes.nb4,
 				  "routes6", (json_int_t)fv->routes.nb6, "static4",
 				  (json_int_t)fv->nb_routes4, "static6", (json_int_t)fv->nb_routes6,
 				  "frr4", (json_int_t)o4, "frr6", (json_int_t)o6, "fib_bytes",
-				  (json_int_t)fib_pair_memsize(cap, 0), "capacity", "routes4",
-				  (json_int_t)cap->routes4, "tbl8_4", (json_int_t)cap->tbl8_4,
-				  "routes6", (json_int_t)cap->routes6, "tbl8_6",
+				  (json_int_t)fib_pair_memsize(cap, 0), "fib_routes4",
+				  (json_int_t)cap->routes4, "fib_tbl8_4", (json_int_t)cap->tbl8_4,
+				  "fib_routes6", (json_int_t)cap->routes6, "fib_tbl8_6",
 				  (json_int_t)cap->tbl8_6, "rx_packets", (json_int_t)rx,
-				  "tx_packets", (json_int_t)tx));
+				  "tx_packets", (json_int_t)tx, "no_route", (json_int_t)no_route));
 	}
 	*data = json_pack("{s:o}", "vrfs", arr);
 	return 0;

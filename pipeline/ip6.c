@@ -172,6 +172,7 @@ void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	}
 	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && fwd_nh_kinds[kind] == NULL) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
+		w->stats.iface[in->slot].no_route++;
 		worker_drop(w, m, &drop_no_route);
 		return;
 	}

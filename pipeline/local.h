@@ -72,10 +72,11 @@ struct local_service {
 	 * service tests both on every packet. It returns how many it
 	 * took; the one it stopped at is untouched (anything unusual, or
 	 * another service's port) and takes input() through the general path,
-	 * which checks everything again and names the drop reason.
+	 * which checks everything again and names the drop reason. @p iface:
+	 * the interface all of them came in by.
 	 */
 	unsigned (*input_fast)(struct worker *w, const struct fwd_state *st, struct rte_mbuf **pkts,
-			       const uint64_t *fibnh, unsigned n);
+			       const uint64_t *fibnh, unsigned n, uint16_t iface);
 };
 
 /**

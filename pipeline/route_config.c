@@ -214,9 +214,11 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 	for (unsigned i = 0; i < nb_targets; i++)
 		keys[6 + i] = targets[i].key;
 	cfg_check_members(ld, s, keys);
-	cfg_get_vrf(ld, s, "vrf", &r->vrf);
-	if (cfg_get_vrf(ld, s, "nexthop_vrf", &r->nh_vrf) != CFG_VAL_OK)
+	bool vrf_bad = cfg_get_vrf(ld, s, "vrf", &r->vrf) == CFG_VAL_BAD;
+	int rc = cfg_get_vrf(ld, s, "nexthop_vrf", &r->nh_vrf);
+	if (rc != CFG_VAL_OK)
 		r->nh_vrf = r->vrf;
+	vrf_bad |= rc == CFG_VAL_BAD;
 
 	if (ps == NULL) {
 		cfg_err_missing(ld, s, "prefix");
@@ -236,6 +238,10 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 			pfx = &r->prefix;
 		}
 	}
+	/* next hops resolve in a VRF: with its name wrong, every check would be
+	 * about the wrong one */
+	if (vrf_bad)
+		return;
 	if (load_target(ld, s, r, pg != NULL || via != NULL || nhs != NULL))
 		return;
 	if (pg != NULL && (via != NULL || nhs != NULL))

@@ -117,7 +117,8 @@ extern const struct local_service tunnel_service;
  * protocol 0x6558 (tunnel_bad_header); GENEVE C bit clear
  * (tunnel_critical_option, RFC 8926 §3.4, §3.5: vbrd knows no option);
  * a tunnel with this remote (tunnel_unknown_remote) and VNI
- * (tunnel_bad_vni); over IPv6, a zero checksum only on a tunnel with
+ * (tunnel_bad_vni); the tunnel's underlay_vrf the ingress VRF
+ * (tunnel_wrong_vrf); over IPv6, a zero checksum only on a tunnel with
  * udp_zero_checksum6 (tunnel_zero_checksum6, RFC 6935 §5, RFC 6936 §5);
  * RFC 6040 §4.2 ECN (ecn_not_ect).
  *
@@ -129,11 +130,12 @@ extern const struct local_service tunnel_service;
  *                   leaves for it
  * @param dport      UDP destination port, host order
  * @param outer_ecn  ECN bits of the outer header (RFC 3168)
+ * @param in_vrf     the VRF the outer packet came in by (its ingress interface's)
  * @return           true when consumed; false when no tunnel uses @p dport
  */
 bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m, int family,
 		  const void *src, const void *dst, uint32_t l4_off, uint32_t l4_len,
-		  uint16_t dport, uint8_t outer_ecn);
+		  uint16_t dport, uint8_t outer_ecn, uint16_t in_vrf);
 
 /**
  * Outer UDP source port (RFC 7348 §5: 49152..65535) of a flow on a path

@@ -38,6 +38,9 @@ DROP_REASON(drop_tunnel_bad_vni, "tunnel", "tunnel_bad_vni",
 DROP_REASON(drop_ecn_not_ect, "tunnel", "ecn_not_ect",
 	    "outer CE over a not-ECT inner packet (RFC 6040 §4.2)");
 DROP_REASON(drop_no_path, "tunnel", "no_path", "path group has no usable path");
+DROP_REASON(
+	drop_tunnel_wrong_vrf, "tunnel", "tunnel_wrong_vrf",
+	"the outer packet came in by an interface of another VRF than the tunnel's underlay_vrf");
 DROP_REASON(drop_tunnel_inner_vlan, "tunnel", "tunnel_inner_vlan",
 	    "decapsulated frame with an 802.1Q tag (RFC 7348 §6.1: discarded)");
 
@@ -95,7 +98,7 @@ static bool udp_checksum_ok(int family, const void *src, const void *dst, const 
 
 bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf *m, int family,
 		  const void *src, const void *dst, uint32_t l4_off, uint32_t l4_len,
-		  uint16_t dport, uint8_t outer_ecn)
+		  uint16_t dport, uint8_t outer_ecn, uint16_t in_vrf)
 {
 	const struct fwd_tunnel *port_match = tunnel_on_port(st, dport);
 
@@ -158,6 +161,12 @@ bool tunnel_decap(struct worker *w, const struct fwd_state *st, struct rte_mbuf 
 			    known_remote ? &drop_tunnel_bad_vni : &drop_tunnel_unknown_remote);
 		return true;
 	}
+	/* the outer packet came in by another VRF than the tunnel's underlay
+	 * (an address both VRFs have): never into the tunnel's VRF */
+	if (unlikely(t->underlay_vrf != in_vrf)) {
+		worker_drop(w, m, &drop_tunnel_wrong_vrf);
+		return true;
+	}
 	/* RFC 8200 §8.1: over IPv6 a zero UDP checksum is not allowed, but
 	 * for tunnels configured to accept it (RFC 6935 §5, RFC 6936 §5). */
 	if (csum == 0 && family == AF_INET6 && !t->udp_zero_checksum6) {
@@ -196,8 +205,9 @@ static void tunnel_local_input(struct worker *w, const struct fwd_state *st, str
 			       const struct local_pkt *lp)
 {
 	/* never decapsulated twice: a tunnel inside a tunnel is not served */
-	if (lp->decapped || !tunnel_decap(w, st, m, lp->family, lp->src, lp->dst, lp->l4_off,
-					  lp->l4_len, lp->dport, lp->ecn))
+	if (lp->decapped ||
+	    !tunnel_decap(w, st, m, lp->family, lp->src, lp->dst, lp->l4_off, lp->l4_len, lp->dport,
+			  lp->ecn, st->ifaces[lp->iface].vrf))
 		worker_drop(w, m, &drop_unsupported_local);
 }
 
@@ -222,8 +232,10 @@ static inline void tunnel_rx_count(struct worker *w, const struct fwd_state *st,
  * checks.
  */
 static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
-				  struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n)
+				  struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n,
+				  uint16_t iface)
 {
+	uint16_t vrf = st->ifaces[iface].vrf;
 	const struct fwd_tunnel *t = NULL;
 	uint64_t rx_pkts = 0, rx_bytes = 0; /* queued of tunnel t, not yet counted */
 	uint32_t t_src = 0, t_vni = 0;
@@ -249,7 +261,8 @@ static unsigned tunnel_input_fast(struct worker *w, const struct fwd_state *st,
 			if (t != NULL)
 				tunnel_rx_count(w, st, t, &rx_pkts, &rx_bytes);
 			t = tunnel_lookup(st, dport, AF_INET, &src, vni, NULL);
-			if (t == NULL || t->type != CFG_TUNNEL_VXLAN)
+			/* another VRF's tunnel: the general path drops it */
+			if (t == NULL || t->type != CFG_TUNNEL_VXLAN || t->underlay_vrf != vrf)
 				break;
 			t_src = src;
 			t_vni = vni;

@@ -109,6 +109,18 @@ static void field_range16(struct rte_acl_field *f, uint16_t lo, uint16_t hi)
 	f->mask_range.u16 = hi;
 }
 
+/* Rules a class's match makes per family: one, or one per interface of its VRF (matching a VRF). */
+static size_t vrf_rules(const struct vbrd_config *cfg, const struct qos_match *mt)
+{
+	size_t n = 0;
+
+	if (mt->vrf < 0 || mt->ingress >= 0)
+		return 1;
+	for (int k = 0; k < cfg->nb_ifaces; k++)
+		n += cfg->ifaces[k].vrf == mt->vrf;
+	return n;
+}
+
 /* The fields both families share; @p iface: the ingress (port << 16 | VLAN). */
 static void rule_head(struct rte_acl_field *f, const struct qos_match *mt, uint32_t iface)
 {
@@ -286,10 +298,15 @@ struct qos_classifier *qos_classifier_build(const struct vbrd_config *cfg,
 			 QOS_MAX_CLASSES);
 		return NULL;
 	}
+	/* a class matching a VRF is one rule per interface of it (the ingress
+	 * field): no field of its own in the key */
+	size_t nrules = 1;
+	for (int i = 0; i < n; i++)
+		nrules += vrf_rules(cfg, &pol->classes[i].match);
 	c = calloc(1, sizeof(*c));
 	rank = calloc((size_t)n + 1, sizeof(*rank));
-	r4 = calloc((size_t)n + 1, sizeof(*r4));
-	r6 = calloc((size_t)n + 1, sizeof(*r6));
+	r4 = calloc(nrules, sizeof(*r4));
+	r6 = calloc(nrules, sizeof(*r6));
 	if (c == NULL || rank == NULL || r4 == NULL || r6 == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -322,13 +339,28 @@ struct qos_classifier *qos_classifier_build(const struct vbrd_config *cfg,
 			iface = (uint32_t)port_ids[ifc->port] << 16 |
 				(ifc->vlan & RTE_VLAN_ID_MASK);
 		}
-		if (fam != AF_INET6) {
-			r4[nb4].data = data;
-			rule4(&r4[nb4++], mt, iface);
-		}
-		if (fam != AF_INET) {
-			r6[nb6].data = data;
-			rule6(&r6[nb6++], mt, iface);
+		for (int k = 0; k < cfg->nb_ifaces || k == 0; k++) {
+			struct qos_match one = *mt;
+			if (mt->vrf >= 0 && mt->ingress < 0) {
+				/* VRF: the rule once per interface of it */
+				const struct cfg_iface *ifc = &cfg->ifaces[k];
+				if (k >= cfg->nb_ifaces || ifc->vrf != mt->vrf || ifc->port < 0 ||
+				    ifc->port >= cfg->nb_ports || port_ids == NULL)
+					continue;
+				iface = (uint32_t)port_ids[ifc->port] << 16 |
+					(ifc->vlan & RTE_VLAN_ID_MASK);
+				one.ingress = k;
+			}
+			if (fam != AF_INET6) {
+				r4[nb4].data = data;
+				rule4(&r4[nb4++], &one, iface);
+			}
+			if (fam != AF_INET) {
+				r6[nb6].data = data;
+				rule6(&r6[nb6++], &one, iface);
+			}
+			if (!(mt->vrf >= 0 && mt->ingress < 0))
+				break;
 		}
 	}
 

@@ -809,6 +809,14 @@ static void load_match(struct cfg_reader *ld, const config_setting_t *s, struct 
 	if (cfg_get_string(ld, s, "ingress", &v) == CFG_VAL_OK &&
 	    (m->ingress = config_iface_index(ld->cfg, v)) < 0)
 		cfg_err(ld, config_setting_get_member(s, "ingress"), "unknown interface '%s'", v);
+	m->vrf = -1;
+	if (config_setting_get_member(s, "vrf") != NULL &&
+	    cfg_get_vrf(ld, s, "vrf", &m->vrf) != CFG_VAL_OK)
+		m->vrf = -1;
+	else if (m->vrf >= 0 && m->ingress >= 0 && ld->cfg->ifaces[m->ingress].vrf != m->vrf)
+		cfg_err(ld, config_setting_get_member(s, "vrf"),
+			"interface '%s' (ingress) is not in VRF '%s'", v,
+			config_vrf_name(ld->cfg, m->vrf));
 	m->pcp = -1;
 	if (cfg_get_u32(ld, s, "pcp", 0, 7, &pcp) == CFG_VAL_OK)
 		m->pcp = (int)pcp;
@@ -855,7 +863,8 @@ static bool load_class(struct cfg_reader *ld, const config_setting_t *s,
 	static const char *const keys[] = { "name",        "priority", "protocol", "source",
 					    "destination", "src_port", "dst_port", "dscp",
 					    "ingress",     "pcp",      "business", "queue",
-					    "set_dscp",    "tier",     "policer",  NULL };
+					    "set_dscp",    "tier",     "policer",  "vrf",
+					    NULL };
 	struct qos_class_conf *c = &pol->classes[k];
 	uint32_t set_dscp;
 	const char *v;

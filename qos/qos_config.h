@@ -127,6 +127,8 @@ struct qos_match {
 	uint16_t dport_lo, dport_hi;
 	int dscp_lo, dscp_hi; /* 0..63 inclusive; -1 when absent */
 	int ingress;          /* index into vbrd_config.ifaces, -1 any */
+	int vrf;              /* index into vbrd_config.vrfs: received by one of its
+	                       * interfaces (tunnels excepted); -1 any */
 	int pcp;              /* ingress 802.1p priority 0..7, -1 any (untagged is 0) */
 };
 

@@ -311,8 +311,22 @@ static void check_config(const struct vbrd_config *c)
 		CHECK(p->mtu >= CFG_MTU_MIN && p->mtu <= CFG_MTU_MAX);
 		CHECK(p->rx_queues <= CFG_MAX_WORKERS);
 	}
+	/* the VRF default first; names and tables unique */
+	CHECK(c->nb_vrfs >= 1 && c->nb_vrfs <= CFG_MAX_VRFS);
+	CHECK(strcmp(c->vrfs[0].name, "default") == 0 && c->vrfs[0].table == CFG_TABLE_DEFAULT);
+	for (int v = 1; v < c->nb_vrfs; v++) {
+		CHECK(c->vrfs[v].name[0] && memchr(c->vrfs[v].name, 0, sizeof(c->vrfs[v].name)));
+		CHECK(c->vrfs[v].table != 0 && (c->vrfs[v].table < 253 || c->vrfs[v].table > 255));
+		for (int u = 0; u < v; u++)
+			CHECK(strcmp(c->vrfs[u].name, c->vrfs[v].name) != 0 &&
+			      c->vrfs[u].table != c->vrfs[v].table);
+	}
+	for (int t = 0; t < c->nb_tunnels; t++)
+		CHECK(c->tunnels[t].vrf >= 0 && c->tunnels[t].vrf < c->nb_vrfs &&
+		      c->tunnels[t].underlay_vrf >= 0 && c->tunnels[t].underlay_vrf < c->nb_vrfs);
 	for (int i = 0; i < c->nb_ifaces; i++) {
 		const struct cfg_iface *f = &c->ifaces[i];
+		CHECK(f->vrf >= 0 && f->vrf < c->nb_vrfs);
 		CHECK(f->name[0] && memchr(f->name, 0, sizeof(f->name)));
 		CHECK(f->port >= 0 && f->port < c->nb_ports);
 		CHECK(f->vlan <= 4094);
@@ -327,6 +341,8 @@ static void check_config(const struct vbrd_config *c)
 	for (int r = 0; r < c->nb_routes; r++) {
 		const struct cfg_route *rt = &c->routes[r];
 		check_prefix(&rt->prefix);
+		CHECK(rt->vrf >= 0 && rt->vrf < c->nb_vrfs && rt->nh_vrf >= 0 &&
+		      rt->nh_vrf < c->nb_vrfs);
 		if (rt->prefix.addr.family == AF_INET && rt->prefix.len < 32)
 			CHECK((rt->prefix.addr.v4 & (0xffffffffu >> rt->prefix.len)) == 0);
 		if (rt->target_kind != NULL) { /* a feature's next hop: a failover group */
@@ -339,6 +355,8 @@ static void check_config(const struct vbrd_config *c)
 			CHECK(rt->nb_nexthops >= 1 && rt->nb_nexthops <= CFG_MAX_ECMP);
 		for (int k = 0; k < rt->nb_nexthops; k++) {
 			CHECK(rt->nexthops[k].iface >= 0 && rt->nexthops[k].iface < c->nb_ifaces);
+			/* next hops are of the route's nexthop_vrf, never another */
+			CHECK(c->ifaces[rt->nexthops[k].iface].vrf == rt->nh_vrf);
 			CHECK(rt->nexthops[k].via.family == rt->prefix.addr.family);
 		}
 	}

@@ -6,27 +6,7 @@ lab_host h1 10.0.1.2/24 10.0.1.1
 lab_host h2 10.0.2.2/24 10.0.2.1
 lab_exec h2 ip addr add 10.20.0.1/32 dev lo
 
-# Line numbers of the lines of TEXT that hold MARK (a comment).
-proc lines_marked {text mark} {
-    set out {}
-    set n 0
-    foreach l [split $text "\n"] {
-        incr n
-        if {[string first $mark $l] >= 0} { lappend out $n }
-    }
-    return $out
-}
-
-# {FILE:LINE ...} of the "FILE:LINE: message" lines of OUT, sorted.
-proc error_locations {file out} {
-    set locs {}
-    foreach l [split $out "\n"] {
-        if {[regexp {^(.*?):(\d+): } $l -> f n] && $f eq $file} {
-            lappend locs $n
-        }
-    }
-    return [lsort -integer $locs]
-}
+# lines_marked and error_locations: harness/vbrd.tcl.
 
 set good {
 ports = (

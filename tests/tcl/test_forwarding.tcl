@@ -60,14 +60,7 @@ neighbors = ( { interface = "lan1"; address = "10.0.1.99"; mac = "02:00:00:00:00
     # 2-core VM iperf3 in h2 is descheduled for tens of ms at times, and
     # 50 Mbit/s fills its buffer then.
     proc rcvbuf_errors {host} {
-        set snmp [lab_exec $host cat /proc/net/snmp]
-        set names {}
-        foreach line [split $snmp "\n"] {
-            if {![string match "Udp: *" $line]} continue
-            if {$names eq ""} { set names [lrange $line 1 end]; continue }
-            return [lindex $line [expr {[lsearch -exact $names RcvbufErrors] + 1}]]
-        }
-        error "no Udp line in /proc/net/snmp of $host"
+        return [dict get [lab_snmp $host Udp] RcvbufErrors]
     }
 
     test {UDP at 50 Mbit/s through vbrd loses less than 1% (h2's own socket-buffer drops aside)} {

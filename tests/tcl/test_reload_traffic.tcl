@@ -64,14 +64,6 @@ proc reload_conf {extra h3mac} {
 
 set extra_route {, { prefix = "192.0.2.0/24"; via = "10.1.0.2"; }}
 
-# Rewrite the config file and reload; the reply must name the next generation.
-proc reload_to {text} {
-    set gen [dict get [vbrctl show config] generation]
-    vbrd_rewrite_config $text
-    set got [dict get [vbrctl reload] generation]
-    assert_equal $got [expr {$gen + 1}] "generation after the reload"
-}
-
 # Counting exactly while the replay runs: the worker is stopped (ptrace,
 # one thread; the control thread keeps answering vbrctl) when it enters
 # sendto(2). It makes that call only in rte_eth_tx_burst() of an af_packet
@@ -234,7 +226,7 @@ start_vbrd [list conf [reload_conf "" [host_mac h3]]] {
 
         set mac3 [host_mac h3]
         for {set i 0} {$i < $reloads} {incr i} {
-            reload_to [reload_conf [expr {$i % 2 ? "" : $::extra_route}] $mac3]
+            vbrd_reload [reload_conf [expr {$i % 2 ? "" : $::extra_route}] $mac3]
         }
         set ms [expr {[clock milliseconds] - $t0}]
         # what a reload made vbrd hold is sent or dropped before the count
@@ -288,18 +280,18 @@ start_vbrd [list conf [reload_conf "" [host_mac h3]]] {
     test {a reload applies a static neighbor's new MAC at once, and removes a dropped one} {
         set c0 [stat to_control]
         # a MAC h3 does not own: h3 discards the echoes
-        reload_to [reload_conf "" 02:00:00:00:00:33]
+        vbrd_reload [reload_conf "" 02:00:00:00:00:33]
         assert_equal [dict get [neighbor 10.0.3.2] mac] 02:00:00:00:00:33 "MAC of 10.0.3.2"
         lassign [ping_from h1 10.41.0.1 -c 2 -i 0.2 -W 1] rc out
         assert_true {$rc != 0} "ping to 10.41.0.1 answered with a wrong static MAC: $out"
         # h3's own MAC again: the first echo gets through, without ARP
-        reload_to [reload_conf "" [host_mac h3]]
+        vbrd_reload [reload_conf "" [host_mac h3]]
         assert_ping h1 10.41.0.1 1
         assert_equal [stat to_control] $c0 "packets to the control path"
 
         # No entry in the config: the static one goes; h3 is resolved by ARP.
         set req0 [dict get [vbrctl show arp] requests_tx]
-        reload_to [reload_conf "" ""]
+        vbrd_reload [reload_conf "" ""]
         set n [neighbor 10.0.3.2]
         assert_true {$n eq {} || [dict get $n state] ne "static"} "10.0.3.2 still static: $n"
         assert_ping h1 10.41.0.1 2

@@ -262,6 +262,7 @@ static void shipped_configs(void **state)
 		"../../conf/examples/failover-two-lines.conf",
 		"../../conf/examples/pathsel.conf",
 		"../../conf/examples/bgp-frr.conf",
+		"../../conf/examples/two-vpc.conf",
 	};
 	struct config_errors errs = { 0 };
 	struct vbrd_config cfg;

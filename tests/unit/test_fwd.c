@@ -560,6 +560,128 @@ static void slots_survive_rebuild(void **state)
 	fwd_state_free(b);
 }
 
+/* ---- VRFs ----------------------------------------------------------------- */
+
+/* Two VPCs with the same subnet and prefix on two VLANs of p1, a shared VRF on p0. */
+#define VRF_CONF(C_VRF)                                                                       \
+	PORTS "vrfs = ( { name = \"a\"; table = 100; }, { name = \"b\"; table = 200; }" C_VRF \
+	      " );\n"                                                                         \
+	      "interfaces = (\n"                                                              \
+	      "  { name = \"svc\"; port = \"p0\"; address = \"10.200.0.1/24\"; },\n"          \
+	      "  { name = \"la\"; port = \"p1\"; vlan = 100; vrf = \"a\"; address = "         \
+	      "\"10.1.0.1/16\"; },\n"                                                         \
+	      "  { name = \"lb\"; port = \"p1\"; vlan = 200; vrf = \"b\"; address = "         \
+	      "\"10.1.0.1/16\"; }\n"                                                          \
+	      ");\n"                                                                          \
+	      "routes = (\n"                                                                  \
+	      "  { prefix = \"172.16.0.0/16\"; vrf = \"a\"; via = \"10.1.0.2\"; },\n"         \
+	      "  { prefix = \"172.16.0.0/16\"; vrf = \"b\"; via = \"10.1.0.3\"; },\n"         \
+	      "  { prefix = \"10.200.0.0/24\"; vrf = \"a\"; nexthop_vrf = \"default\"; "      \
+	      "via = \"10.200.0.2\"; }\n"                                                     \
+	      ");\n"
+
+static uint64_t lookup_vrf(const struct fwd_state *st, const char *vrf, uint32_t ip)
+{
+	int v = fwd_vrf_find(st, vrf);
+	uint64_t nh = ~0ull;
+
+	assert_true(v >= 0);
+	assert_int_equal(rte_fib_lookup_bulk(st->vrfs[v].fib, &ip, &nh, 1), 0);
+	return nh;
+}
+
+/* The next hop (interface name, gateway) a VRF's lookup of @p ip gives. */
+static void assert_vrf_route(const struct fwd_state *st, const char *vrf, uint32_t ip,
+			     const char *ifname, uint32_t gw)
+{
+	uint64_t nh = lookup_vrf(st, vrf, ip);
+
+	assert_int_equal(FIB_NH_KIND(nh), FIB_KIND_NEXTHOP);
+	const struct fwd_nexthop *n = &st->nexthops[FIB_NH_INDEX(nh)];
+	assert_string_equal(st->ifaces[n->iface].name, ifname);
+	assert_int_equal(n->gw, gw);
+}
+
+/* Each VRF its own FIB: the same prefix and address resolve per VRF; a leak only where configured. */
+static void vrfs_separate(void **state)
+{
+	(void)state;
+	struct fwd_state *st = build(VRF_CONF(""), NULL);
+
+	assert_int_equal(st->nb_vrfs, 3);
+	assert_string_equal(st->vrfs[0].name, "default");
+	assert_int_equal(st->vrfs[0].table, 254);
+	assert_int_equal(st->vrfs[fwd_vrf_by_table(st, 200)].table, 200);
+	assert_ptr_not_equal(st->vrfs[1].fib, st->vrfs[2].fib);
+	/* every interface carries its VRF's FIBs */
+	int la = iface_index(st, "la"), lb = iface_index(st, "lb");
+	assert_ptr_equal(st->ifaces[la].fib, st->vrfs[st->ifaces[la].vrf].fib);
+	assert_ptr_equal(st->ifaces[lb].fib6, st->vrfs[fwd_vrf_find(st, "b")].fib6);
+	assert_vrf_route(st, "a", IP4(172, 16, 1, 1), "la", IP4(10, 1, 0, 2));
+	assert_vrf_route(st, "b", IP4(172, 16, 1, 1), "lb", IP4(10, 1, 0, 3));
+	assert_int_equal(FIB_NH_KIND(lookup(st, IP4(172, 16, 1, 1))), FIB_KIND_NONE);
+	/* the same own address in two VRFs: each its own interface's */
+	uint64_t nh = lookup_vrf(st, "a", IP4(10, 1, 0, 1));
+	assert_int_equal(FIB_NH_KIND(nh), FIB_KIND_LOCAL);
+	assert_int_equal(FIB_NH_INDEX(nh), la);
+	nh = lookup_vrf(st, "b", IP4(10, 1, 0, 1));
+	assert_int_equal(FIB_NH_INDEX(nh), lb);
+	/* the leak: a's route to the shared subnet is the VRF default's next hop */
+	assert_vrf_route(st, "a", IP4(10, 200, 0, 7), "svc", IP4(10, 200, 0, 2));
+	assert_int_equal(FIB_NH_KIND(lookup_vrf(st, "b", IP4(10, 200, 0, 7))), FIB_KIND_NONE);
+	/* nothing of a's or b's in the VRF default */
+	assert_int_equal(FIB_NH_KIND(lookup(st, IP4(10, 1, 0, 1))), FIB_KIND_NONE);
+	assert_int_equal(fwd_fib_entries(st),
+			 st->vrfs[0].routes.nb4 + st->vrfs[1].routes.nb4 + st->vrfs[2].routes.nb4);
+	fwd_state_free(st);
+}
+
+/*
+ * A reload that adds a VRF keeps the others' FIBs (changed in place, by
+ * their own difference) and creates one for the new VRF only; moving an
+ * interface to it moves its connected routes.
+ */
+static void vrf_reload_in_place(void **state)
+{
+	(void)state;
+	struct fwd_state *a = build(VRF_CONF(""), NULL);
+	/* the same config with a VRF c; then lb moved into c */
+	static const char moved[] = VRF_CONF(", { name = \"c\"; table = 300; }");
+	char text[sizeof(moved) + 64];
+	const char *lb = strstr(moved, "vlan = 200; vrf = \"b\"");
+	assert_non_null(lb);
+	snprintf(text, sizeof(text), "%.*svlan = 200; vrf = \"c\"%s", (int)(lb - moved), moved,
+		 lb + strlen("vlan = 200; vrf = \"b\""));
+	/* b's route via lb's subnet can no longer resolve in b: drop it */
+	char *r = strstr(text, "  { prefix = \"172.16.0.0/16\"; vrf = \"b\"");
+	assert_non_null(r);
+	char *end = strstr(r, "},\n");
+	memmove(r, end + 3, strlen(end + 3) + 1);
+
+	struct fwd_state *b = build(text, a);
+	int vc = fwd_vrf_find(b, "c");
+	assert_true(vc > 0);
+	for (int v = 0; v < a->nb_vrfs; v++) {
+		int w = fwd_vrf_find(b, a->vrfs[v].name);
+		assert_ptr_equal(b->vrfs[w].fibs, a->vrfs[v].fibs);
+		assert_true(b->vrfs[w].fib_pending);
+	}
+	assert_false(b->vrfs[vc].fib_pending); /* new: created and filled */
+	assert_int_equal(b->ifaces[iface_index(b, "lb")].vrf, vc);
+	/* before the commit the shared FIBs still hold a's tables */
+	assert_vrf_route(b, "b", IP4(10, 1, 0, 9), "lb", 0);
+	assert_vrf_route(b, "c", IP4(10, 1, 0, 9), "lb", 0);
+	struct fib_apply_stats stats;
+	assert_int_equal(fwd_state_commit(b, a, &stats), 0); /* frees a */
+	assert_int_equal(FIB_NH_KIND(lookup_vrf(b, "b", IP4(10, 1, 0, 9))), FIB_KIND_NONE);
+	assert_int_equal(FIB_NH_KIND(lookup_vrf(b, "b", IP4(172, 16, 1, 1))), FIB_KIND_NONE);
+	assert_vrf_route(b, "a", IP4(172, 16, 1, 1), "la", IP4(10, 1, 0, 2));
+	assert_vrf_route(b, "c", IP4(10, 1, 0, 9), "lb", 0);
+	assert_true(stats.deleted >= 3);  /* b: 10.1/16, 10.1.0.1, broadcasts, 172.16/16 */
+	assert_int_equal(stats.added, 0); /* the VRF a and default unchanged */
+	fwd_state_free(b);
+}
+
 /*
  * Interfaces keep their slots across a reload that removes one and adds
  * another; the new one gets a slot no interface of the previous state held,
@@ -681,6 +803,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ecmp_two_and_three),
 		cmocka_unit_test(duplicate_gateways_shared),
 		cmocka_unit_test(slots_survive_rebuild),
+		cmocka_unit_test(vrfs_separate),
+		cmocka_unit_test(vrf_reload_in_place),
 		cmocka_unit_test(new_interface_fresh_slot),
 		cmocka_unit_test(nexthop_macs_at_build),
 	};

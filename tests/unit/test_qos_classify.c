@@ -41,11 +41,11 @@ static struct rte_mempool *pool;
  * byte-swapped, so that a key in the wrong byte order cannot match */
 static const uint16_t port_ids[2] = { 3, 7 };
 static struct cfg_port ports[2] = { { .name = "p0" }, { .name = "p1" } };
-/* lan0 untagged on p0, line100 and line200 tagged on p1 */
+/* lan0 untagged on p0, line100 and line200 tagged on p1; line200 in VRF 1 */
 static struct cfg_iface ifaces[3] = {
 	{ .name = "lan0", .port = 0, .vlan = 0 },
 	{ .name = "line100", .port = 1, .vlan = 100 },
-	{ .name = "line200", .port = 1, .vlan = 200 },
+	{ .name = "line200", .port = 1, .vlan = 200, .vrf = 1 },
 };
 static const struct vbrd_config cfg = {
 	.nb_ports = 2,
@@ -66,6 +66,7 @@ static struct qos_class_conf any_class(uint32_t prio)
 			.dport_lo = 0, .dport_hi = 65535,
 			.dscp_lo = -1, .dscp_hi = -1,
 			.ingress = -1,
+			.vrf = -1,
 			.pcp = -1,
 		},
 		.set_dscp = -1,
@@ -511,6 +512,34 @@ static void ingress_interface(void **state)
 	p.family = 6;
 	assert_int_equal(classify(c, p, ON_LINE(100)), 1);
 	assert_int_equal(classify(c, p, ON_LAN), 2);
+	qos_classifier_free(c);
+}
+
+/* A VRF: received by any of its interfaces (one rule each), by no other. */
+static void ingress_vrf(void **state)
+{
+	(void)state;
+	struct qos_class_conf cl[2];
+	struct qos_classifier *c;
+
+	cl[0] = any_class(1);
+	cl[0].match.vrf = 1; /* line200 only */
+	cl[1] = any_class(2);
+	cl[1].match.vrf = 0; /* lan0 and line100 */
+	cl[1].match.protocol = 17;
+	c = build(cl, 2);
+	struct pkt p = { .dst4 = IP4(192, 0, 2, 1) };
+
+	assert_int_equal(classify(c, p, ON_LINE(200)), 1);
+	assert_int_equal(classify(c, p, ON_LINE(100)), 2);
+	assert_int_equal(classify(c, p, ON_LAN), 2);
+	assert_int_equal(classify(c, p, port_ids[0], 200), 0); /* p0 VLAN 200: no interface */
+	p.proto = 6;
+	assert_int_equal(classify(c, p, ON_LINE(100)), 0); /* VRF 0 but not UDP */
+	assert_int_equal(classify(c, p, ON_LINE(200)), 1);
+	p.family = 6;
+	assert_int_equal(classify(c, p, ON_LINE(200)), 1);
+	assert_int_equal(classify(c, p, ON_LAN), 0);
 	qos_classifier_free(c);
 }
 
@@ -1117,25 +1146,16 @@ static int eal_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(key_layout),
-		cmocka_unit_test(priority_order),
-		cmocka_unit_test(protocol_and_ports),
-		cmocka_unit_test(port_range_needs_ports),
-		cmocka_unit_test(prefixes),
-		cmocka_unit_test(families),
-		cmocka_unit_test(dscp_range),
-		cmocka_unit_test(ingress_interface),
-		cmocka_unit_test(ingress_pcp),
-		cmocka_unit_test(tagged_egress),
-		cmocka_unit_test(fragments),
-		cmocka_unit_test(no_class),
-		cmocka_unit_test(truncated),
-		cmocka_unit_test(many_classes),
-		cmocka_unit_test(build_errors),
-		cmocka_unit_test(dscp_ipv4_checksum),
-		cmocka_unit_test(dscp_ipv6),
-		cmocka_unit_test(dscp_not_ip),
-		cmocka_unit_test(pcp_set),
+		cmocka_unit_test(key_layout),         cmocka_unit_test(priority_order),
+		cmocka_unit_test(protocol_and_ports), cmocka_unit_test(port_range_needs_ports),
+		cmocka_unit_test(prefixes),           cmocka_unit_test(families),
+		cmocka_unit_test(dscp_range),         cmocka_unit_test(ingress_interface),
+		cmocka_unit_test(ingress_vrf),        cmocka_unit_test(ingress_pcp),
+		cmocka_unit_test(tagged_egress),      cmocka_unit_test(fragments),
+		cmocka_unit_test(no_class),           cmocka_unit_test(truncated),
+		cmocka_unit_test(many_classes),       cmocka_unit_test(build_errors),
+		cmocka_unit_test(dscp_ipv4_checksum), cmocka_unit_test(dscp_ipv6),
+		cmocka_unit_test(dscp_not_ip),        cmocka_unit_test(pcp_set),
 	};
 
 	return cmocka_run_group_tests_name("qos_classify", tests, eal_setup, eal_teardown);

@@ -247,6 +247,22 @@ proc lab_link_stats {host {ifname eth0}} {
         tx_dropped [dict get $s tx dropped]]
 }
 
+# Counters of HOST's network namespace from /proc/net/snmp for PROTO (Ip,
+# Icmp, Tcp, Udp, ...): a dict NAME -> value, e.g. [dict get [lab_snmp h2
+# Icmp] InEchos]. They are the namespace's own, so they count exactly what
+# reached one host (echo requests, datagrams), frames of other kinds aside.
+proc lab_snmp {host proto} {
+    set names {}
+    foreach line [split [lab_exec $host cat /proc/net/snmp] "\n"] {
+        if {![string match "$proto: *" $line]} continue
+        if {$names eq ""} { set names [lrange $line 1 end]; continue }
+        set d [dict create]
+        foreach n $names v [lrange $line 1 end] { dict set d $n $v }
+        return $d
+    }
+    error "no $proto line in /proc/net/snmp of $host"
+}
+
 # Frames HOST's eth0 received, read without starting a process: for a
 # lab_host, eth0's veth peer in the root namespace sent them (vbrd's port),
 # and its tx_packets in /sys is the count (the two ends agree frame for

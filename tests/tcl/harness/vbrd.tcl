@@ -228,6 +228,17 @@ proc vbrd_rewrite_config {text} {
     vbrd_write_config [vbrd_conf] $text [dict get $::vbrd::cur instance] [vbrd_socket]
 }
 
+# Rewrite the running vbrd's config to TEXT (as vbrd_rewrite_config) and
+# `vbrctl reload` it; fails the test unless the reload answers with the
+# next generation. Returns the reply (a dict).
+proc vbrd_reload {text} {
+    set gen [dict get [vbrctl show config] generation]
+    vbrd_rewrite_config $text
+    set r [vbrctl reload]
+    assert_equal [dict get $r generation] [expr {$gen + 1}] "generation after the reload"
+    return $r
+}
+
 # The last N lines of the running vbrd's log, indented.
 proc vbrd_log_tail {{n 25}} {
     set lines [split [string trimright [_lab_read [dict get $::vbrd::cur log]]] "\n"]
@@ -322,6 +333,32 @@ proc build_tool {name} {
         if {[file executable $f]} { return $f }
     }
     fail "$name is not built (looked in $::vbrd::build and its tests/perf)"
+}
+
+# --- config errors (`FILE:LINE: message`) ---
+
+# Line numbers of the lines of TEXT that hold MARK (e.g. a comment "# ERR"
+# on each line that must draw an error).
+proc lines_marked {text mark} {
+    set out {}
+    set n 0
+    foreach l [split $text "\n"] {
+        incr n
+        if {[string first $mark $l] >= 0} { lappend out $n }
+    }
+    return $out
+}
+
+# Line numbers of the "FILE:LINE: message" lines of OUT that name FILE,
+# sorted (a line with two errors is there twice).
+proc error_locations {file out} {
+    set locs {}
+    foreach l [split $out "\n"] {
+        if {[regexp {^(.*?):(\d+): } $l -> f n] && $f eq $file} {
+            lappend locs $n
+        }
+    }
+    return [lsort -integer $locs]
 }
 
 # Run `vbrd ARGS` in the foreground (for --check-config); return
