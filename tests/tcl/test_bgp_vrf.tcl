@@ -101,11 +101,13 @@ proc fpm_session {vrf} {
     return ""
 }
 
-start_vbrd [list conf [subst {
+# vbrd's config; VBNETNS: vpc-b's netns setting ("" none)
+proc conf {vbnetns} {
+    return [subst {
 ports = ( { name = "trunk"; devargs = "net_af_packet0,iface=@sw@"; } );
 vrfs = (
-  { name = "vpc-a"; table = 100; netns = "$vans"; },
-  { name = "vpc-b"; table = 200; netns = "$vbns"; }
+  { name = "vpc-a"; table = 100; netns = "$::vans"; },
+  { name = "vpc-b"; table = 200; $vbnetns }
 );
 interfaces = (
   { name = "lan-a";  port = "trunk"; vlan = 101; vrf = "vpc-a"; address = "10.1.0.1/24"; },
@@ -113,9 +115,12 @@ interfaces = (
   { name = "lan-b";  port = "trunk"; vlan = 201; vrf = "vpc-b"; address = "10.1.0.1/24"; },
   { name = "line-b"; port = "trunk"; vlan = 200; vrf = "vpc-b"; address = "172.16.0.1/29"; }
 );
-cplane = { netns = "$cpns"; };
+cplane = { netns = "$::cpns"; };
 fpm = { };
-}]] {
+}]
+}
+
+start_vbrd [list conf [conf "netns = \"$vbns\";"]] {
     # each VRF's FRR, in its namespace, to vbrd's FPM listener there
     foreach {h peer as} {va 172.16.0.2 65001 vb 172.16.0.3 65002} {
         frr_start $h [frr_bgp_conf 65000 172.16.0.1 -neighbors [list [list $peer $as]] \
@@ -235,6 +240,31 @@ fpm = { };
             fail "198.51.100.0/24 not back in vpc-a 10 s after it was announced again"
         }
         assert_equal [only_nexthop [vrf_route vpc-a 198.51.100.0/24]] {172.16.0.2 line-a}
+    }
+
+    test {a reload takes vpc-b's namespace away: its listener closes, its routes go, vpc-a's stay; given back, they return} {
+        vbrd_reload [conf ""]
+        wait_for_condition 100 50 {[fpm_session vpc-b] eq ""} else {
+            fail "vpc-b's FPM session still there: [fpm_session vpc-b]"
+        }
+        assert_equal [lab_exec vb ss -Htln sport = :2620] "" "a listener on port 2620 in vb"
+        wait_for_condition 100 50 {[vrf_route vpc-b 198.51.100.0/24] eq ""} else {
+            fail "vpc-b's 198.51.100.0/24 stayed after its namespace went"
+        }
+        assert_equal [vrf_route vpc-b 10.3.0.0/24] "" "vpc-b's 10.3.0.0/24"
+        # vpc-b's TAPs are in the control namespace now
+        assert_match "*vb-line-b*" [lab_exec cp ip -br link] "vb-line-b in cp"
+        assert_equal [only_nexthop [vrf_route vpc-a 198.51.100.0/24]] {172.16.0.2 line-a}
+        set t0 [clock milliseconds]
+        vbrd_reload [conf "netns = \"$::vbns\";"]
+        wait_for_condition 300 100 {[vrf_route vpc-b 10.3.0.0/24] ne ""
+                                    && [vrf_route vpc-b 198.51.100.0/24] ne ""} else {
+            fail "vpc-b's routes not back 30 s after its namespace was: [fpm_session vpc-b];\
+                  [frr_bgp_neighbor_state vb 172.16.0.3]"
+        }
+        note "vpc-b's routes back [expr {[clock milliseconds] - $t0}] ms after the reload"
+        assert_equal [only_nexthop [vrf_route vpc-b 198.51.100.0/24]] {172.16.0.3 line-b}
+        ping_lines hb 198.51.100.1
     }
 
     test {a second client on a VRF's listener is refused, the session stays} {
