@@ -4,7 +4,8 @@
  * `-M dplane_fpm_nl`, `fpm address A port P`) and installs what zebra
  * sends in its FIB, beside the configuration's routes. It needs "cplane":
  * zebra names next hops by the kernel ifindex of vbrd's TAPs, and listens
- * in the control namespace, where zebra runs.
+ * in the control namespace, where zebra runs, and in each VRF's own
+ * namespace (vrfs[].netns: one zebra per VRF), at the same address and port.
  *
  *     fpm = {
  *       address = "127.0.0.1";  # where zebra connects (restart)
