@@ -128,9 +128,12 @@ struct vbrd_config;
  * same name (pipeline/nh_kind.h fwd_nh_kind_register()). Called from a
  * constructor; the feature's config section must load before "routes"
  * (config_section `before`). Aborts when the table (4 keys) is full.
+ * @p vrf_of (may be NULL) gives the VRF object @p idx routes in (-1:
+ * unknown): a route to it must have its next hops in that VRF.
  */
 void route_target_register(const char *key,
-			   int (*resolve)(const struct vbrd_config *cfg, const char *name));
+			   int (*resolve)(const struct vbrd_config *cfg, const char *name),
+			   int (*vrf_of)(const struct vbrd_config *cfg, int idx));
 
 #define CFG_MAX_TUNNELS 4096
 #define CFG_MAX_PATHS   8     /* paths per path group */

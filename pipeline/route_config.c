@@ -152,15 +152,17 @@ static void load_next_hops(struct cfg_reader *ld, struct cfg_route *r, const str
 static struct route_target {
 	const char *key;
 	int (*resolve)(const struct vbrd_config *cfg, const char *name);
+	int (*vrf_of)(const struct vbrd_config *cfg, int idx);
 } targets[ROUTE_TARGETS_MAX];
 static unsigned nb_targets;
 
 void route_target_register(const char *key,
-			   int (*resolve)(const struct vbrd_config *cfg, const char *name))
+			   int (*resolve)(const struct vbrd_config *cfg, const char *name),
+			   int (*vrf_of)(const struct vbrd_config *cfg, int idx))
 {
 	if (nb_targets == ROUTE_TARGETS_MAX)
 		abort();
-	targets[nb_targets++] = (struct route_target){ key, resolve };
+	targets[nb_targets++] = (struct route_target){ key, resolve, vrf_of };
 }
 
 /* A feature's target named in route @p s: resolved into r, or reported. */
@@ -186,6 +188,15 @@ static bool load_target(struct cfg_reader *ld, const config_setting_t *s, struct
 		idx = targets[i].resolve(ld->cfg, v);
 		if (idx < 0) {
 			cfg_err(ld, t, "unknown %s '%s'", targets[i].key, v);
+			return true;
+		}
+		int vrf = targets[i].vrf_of != NULL ? targets[i].vrf_of(ld->cfg, idx) : r->nh_vrf;
+		if (vrf >= 0 && vrf != r->nh_vrf) {
+			cfg_err(ld, t,
+				"%s '%s' is in VRF '%s', the next hops in VRF '%s' (a leak names "
+				"the other VRF in 'nexthop_vrf')",
+				targets[i].key, v, config_vrf_name(ld->cfg, vrf),
+				config_vrf_name(ld->cfg, r->nh_vrf));
 			return true;
 		}
 		r->target_kind = targets[i].key;

@@ -83,10 +83,24 @@ int bfd_session_index(const struct vbrd_config *cfg, const char *name)
 	return -1;
 }
 
+/* The VRF of a member: its line's interface's, or its path group's. */
+static int member_vrf(const struct vbrd_config *cfg, const struct cfg_fgroup_member *m)
+{
+	if (m->kind == CFG_FG_TUNNEL)
+		return m->path_group >= 0 ? cfg->path_groups[m->path_group].vrf : -1;
+	return m->iface >= 0 ? cfg->ifaces[m->iface].vrf : -1;
+}
+
+/* The VRF failover group @p idx routes in (its members'). */
+static int fgroup_vrf(const struct vbrd_config *cfg, int idx)
+{
+	return member_vrf(cfg, &bfd_config_get(cfg)->groups[idx].members[0]);
+}
+
 /* `routes = ( { prefix = ...; failover_group = "NAME"; } )` */
 __attribute__((constructor)) static void fgroup_route_target(void)
 {
-	route_target_register("failover_group", fgroup_index);
+	route_target_register("failover_group", fgroup_index, fgroup_vrf);
 }
 
 const char *cfg_fgroup_mode_name(enum cfg_fgroup_mode m)
@@ -851,6 +865,13 @@ static void load_group(struct cfg_reader *ld, const config_setting_t *s, int idx
 			g->members[1].kind == CFG_FG_TUNNEL ? "path group"
 							    : "interface and gateways",
 			g->members[0].line);
+	else if (ok[0] && ok[1] &&
+		 member_vrf(ld->cfg, &g->members[0]) != member_vrf(ld->cfg, &g->members[1]))
+		cfg_err(ld, config_setting_get_elem(ms, 1),
+			"this member is in VRF '%s', members[0] in VRF '%s': a failover group "
+			"routes in one VRF",
+			config_vrf_name(ld->cfg, member_vrf(ld->cfg, &g->members[1])),
+			config_vrf_name(ld->cfg, member_vrf(ld->cfg, &g->members[0])));
 }
 
 static void bad_group(struct cfg_reader *ld, const config_setting_t *s, int idx)

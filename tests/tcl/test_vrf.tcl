@@ -1,4 +1,4 @@
-# VRFs (issue 23, notes/vrf-spec.md): two VPCs with the same prefix
+# VRFs (issue 23; conf/README.md "VRFs"): two VPCs with the same prefix
 # (10.1.0.0/16) behind two VNIs and two 802.1Q sub-interfaces, each
 # reaching only its own side; a shared-services VRF with one prefix leaked
 # into vpc-a; own addresses (ARP, a tunnel's address) and ICMP errors per
@@ -395,9 +395,9 @@ start_vbrd [list conf [vrf_conf]] {
         ping_unreachable a1 10.1.3.2 3 10.1.1.1 {ra rb b1}
         wait_for_condition 20 100 {[drops no_route] - [dict get $st0 drops no_route] >= 3} else {}
         assert_equal [expr {[drops no_route] - [dict get $st0 drops no_route]}] 3 "drops no_route"
-        # (show vrfs has no drops per VRF yet: notes/vrf-core-ready)
         set v1 [vrf_rows]
-        foreach k {rx_packets tx_packets} {
+        assert_equal [expr {[dict get $v1 vpc-a no_route] - [dict get $v0 vpc-a no_route]}] 3 "vpc-a no_route"
+        foreach k {rx_packets tx_packets no_route} {
             assert_equal [expr {[dict get $v1 vpc-b $k] - [dict get $v0 vpc-b $k]}] 0 "vpc-b $k"
         }
         assert_equal [expr {[tunnel_tx tb] - $tb0}] 0 "tunnel tb tx_packets"
