@@ -21,9 +21,6 @@
 struct iface_counters {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t tx_packets, tx_bytes;
-	/* received by it and dropped for no route in its VRF (drop no_route):
-	 * what `show vrfs` sums per VRF */
-	uint64_t no_route;
 };
 
 /** One worker's counters. Written only by that worker. */
@@ -38,6 +35,10 @@ struct worker_stats {
 	uint64_t fragments;            /* IPv4 fragments generated */
 	uint64_t drops[VBRD_DROP_MAX]; /* by drop_reason.id */
 	struct iface_counters iface[VBRD_MAX_IFACE_SLOTS];
+	/* by slot: received and dropped for no route in the interface's VRF
+	 * (drop no_route), what `show vrfs` sums per VRF; apart from iface[]
+	 * so that those stay 32 bytes (half a cache line) */
+	uint64_t iface_no_route[VBRD_MAX_IFACE_SLOTS];
 	/* ICMP errors not sent: the source was a broadcast address (RFC 1812 §4.3.2.7) */
 	uint64_t icmp_suppressed_broadcast;
 } __rte_cache_aligned;

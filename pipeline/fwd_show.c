@@ -453,7 +453,7 @@ static int show_vrfs(int argc, const char *const *argv, json_t **data, char *err
 			if (st->ifaces[i].vrf == v) {
 				rx += s.iface[st->ifaces[i].slot].rx_packets;
 				tx += s.iface[st->ifaces[i].slot].tx_packets;
-				no_route += s.iface[st->ifaces[i].slot].no_route;
+				no_route += s.iface_no_route[st->ifaces[i].slot];
 			}
 		json_array_append_new(
 			arr,

@@ -129,7 +129,7 @@ void ip4_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	}
 	if (kind == FIB_KIND_NONE) {
 		icmp_error(w, st, m, in, &c->l2, &c->ip, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, 0);
-		w->stats.iface[in->slot].no_route++;
+		w->stats.iface_no_route[in->slot]++;
 		worker_drop(w, m, &drop_no_route);
 		return;
 	}

@@ -172,7 +172,7 @@ void ip6_forward(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	}
 	if (kind != FIB_KIND_NEXTHOP && kind != FIB_KIND_ECMP && fwd_nh_kinds[kind] == NULL) {
 		icmp6_error(w, m, in, &c->l2, ip, ICMP6_DEST_UNREACH, ICMP6_NO_ROUTE, 0);
-		w->stats.iface[in->slot].no_route++;
+		w->stats.iface_no_route[in->slot]++;
 		worker_drop(w, m, &drop_no_route);
 		return;
 	}
@@ -223,12 +223,20 @@ void ip6_route_burst(struct worker *w, const struct fwd_state *st, struct ip6_bu
 {
 	if (b->n == 0)
 		return;
-	/* one lookup per run of packets of one VRF (the ingress interface's FIB) */
-	for (unsigned i = 0, j; i < b->n; i = j) {
-		struct rte_fib6 *fib6 = st->ifaces[b->ctx[i].iface].fib6;
-		for (j = i + 1; j < b->n && st->ifaces[b->ctx[j].iface].fib6 == fib6; j++)
-			;
-		rte_fib6_lookup_bulk(fib6, b->dst + i, b->nh + i, (int)(j - i));
+	if (likely(st->nb_vrfs == 1)) {
+		rte_fib6_lookup_bulk(st->vrfs[0].fib6, b->dst, b->nh, (int)b->n);
+	} else {
+		/* one lookup per run of packets of one VRF (the ingress
+		 * interface's FIB); the same interface as the packet before
+		 * needs no look at its FIB */
+		for (unsigned i = 0, j; i < b->n; i = j) {
+			struct rte_fib6 *fib6 = st->ifaces[b->ctx[i].iface].fib6;
+			for (j = i + 1; j < b->n && (b->ctx[j].iface == b->ctx[j - 1].iface ||
+						     st->ifaces[b->ctx[j].iface].fib6 == fib6);
+			     j++)
+				;
+			rte_fib6_lookup_bulk(fib6, b->dst + i, b->nh + i, (int)(j - i));
+		}
 	}
 	for (unsigned i = 0; i < b->n; i++)
 		ip6_forward(w, st, b->pkts[i], &b->ctx[i], b->nh[i]);

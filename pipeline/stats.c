@@ -40,7 +40,7 @@ void worker_stats_sum(struct worker_stats *s)
 			s->iface[i].rx_bytes += ws->iface[i].rx_bytes;
 			s->iface[i].tx_packets += ws->iface[i].tx_packets;
 			s->iface[i].tx_bytes += ws->iface[i].tx_bytes;
-			s->iface[i].no_route += ws->iface[i].no_route;
+			s->iface_no_route[i] += ws->iface_no_route[i];
 		}
 	}
 }

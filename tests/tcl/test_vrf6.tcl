@@ -120,10 +120,11 @@ proc vbrd_neigh {iface addr} {
 # no_route and the global one grow by COUNT, OTHER's counters not at all.
 proc ping_no_route {src dst count from vrf other} {
     set quiet [lsearch -all -inline -not -exact $::hosts $src]
-    set v0 [vrf_rows]
-    set nr0 [drops no_route]
+    # the wires' counts first and last: they bracket vbrd's
     set w0 [dict create]
     foreach h $::hosts { dict set w0 $h [wire_counts $h] }
+    set v0 [vrf_rows]
+    set nr0 [drops no_route]
     set s0 [icmp6_snap $::hosts]
     lassign [ping_from $src $dst -c $count -i 0.2 -W 1] rc out
     set re "From [string map {. \\.} $from] icmp_seq=\\d+ Destination unreachable: No route"
@@ -144,9 +145,9 @@ proc ping_no_route {src dst count from vrf other} {
     assert_equal [expr {[drops no_route] - $nr0}] $count "drops no_route"
     assert_equal [expr {[dict get $v1 $other no_route] - [dict get $v0 $other no_route]}] 0 "VRF $other no_route"
     # The other VRF's packet counters: at most what its own hosts' wires
-    # carried meanwhile (the wires' counts bracket vbrd's: read before and
-    # after), so none of SRC's packets was counted there. Its hosts are
-    # idle: ND or MLD of their own is all they may send.
+    # carried meanwhile (read before and after vbrd's), so none of SRC's
+    # packets was counted there. Its hosts are idle: ND or MLD of their own
+    # is all they may send.
     set rx 0
     set tx 0
     foreach i [dict get $::vrf_hosts $other] {
