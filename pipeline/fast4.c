@@ -8,6 +8,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+#include "pipeline/vrf_lookup.h"
 #include "pipeline/fast4.h"
 #include "pipeline/ip4.h"
 #include "pipeline/l2.h"
@@ -164,22 +165,12 @@ void fast4_route(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		run_bytes = 0;                                                   \
 	} while (0)
 
-	if (likely(!decapped || st->nb_vrfs == 1)) {
-		/* every packet came in by @p iface, or there is one VRF: its FIB */
-		rte_fib_lookup_bulk(decapped ? st->vrfs[0].fib : st->ifaces[iface].fib,
-				    (uint32_t *)(uintptr_t)dst, nh, n);
-	} else {
-		/* each by its tunnel: one lookup per run of one VRF (a run of
-		 * one tunnel's packets needs no look at its FIB) */
-		for (unsigned i = 0, j; i < n; i = j) {
-			struct rte_fib *fib = st->ifaces[ifaces[i]].fib;
-			for (j = i + 1; j < n && (ifaces[j] == ifaces[j - 1] ||
-						  st->ifaces[ifaces[j]].fib == fib);
-			     j++)
-				;
-			rte_fib_lookup_bulk(fib, (uint32_t *)(uintptr_t)dst + i, nh + i, j - i);
-		}
-	}
+	if (likely(!decapped))
+		/* every packet came in by @p iface: its VRF's FIB */
+		rte_fib_lookup_bulk(st->ifaces[iface].fib, (uint32_t *)(uintptr_t)dst, nh, n);
+	else
+		/* each by its tunnel, in that tunnel's VRF */
+		vrf_lookup4(st, ifaces, sizeof(ifaces[0]), dst, nh, n);
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint64_t v = nh[i];

@@ -7,6 +7,7 @@
 #include <rte_fib6.h>
 #include <rte_ip.h>
 
+#include "pipeline/vrf_lookup.h"
 #include "pipeline/icmp6.h"
 #include "pipeline/ip6.h"
 #include "pipeline/l2.h"
@@ -223,21 +224,8 @@ void ip6_route_burst(struct worker *w, const struct fwd_state *st, struct ip6_bu
 {
 	if (b->n == 0)
 		return;
-	if (likely(st->nb_vrfs == 1)) {
-		rte_fib6_lookup_bulk(st->vrfs[0].fib6, b->dst, b->nh, (int)b->n);
-	} else {
-		/* one lookup per run of packets of one VRF (the ingress
-		 * interface's FIB); the same interface as the packet before
-		 * needs no look at its FIB */
-		for (unsigned i = 0, j; i < b->n; i = j) {
-			struct rte_fib6 *fib6 = st->ifaces[b->ctx[i].iface].fib6;
-			for (j = i + 1; j < b->n && (b->ctx[j].iface == b->ctx[j - 1].iface ||
-						     st->ifaces[b->ctx[j].iface].fib6 == fib6);
-			     j++)
-				;
-			rte_fib6_lookup_bulk(fib6, b->dst + i, b->nh + i, (int)(j - i));
-		}
-	}
+	/* each in its ingress interface's VRF */
+	vrf_lookup6(st, &b->ctx[0].iface, sizeof(b->ctx[0]), b->dst, b->nh, b->n);
 	for (unsigned i = 0; i < b->n; i++)
 		ip6_forward(w, st, b->pkts[i], &b->ctx[i], b->nh[i]);
 	b->n = 0;

@@ -18,6 +18,7 @@
 #include <rte_ip_frag.h>
 
 #include "core/tsc.h"
+#include "pipeline/vrf_lookup.h"
 #include "pipeline/decap_input.h"
 #include "pipeline/icmp.h"
 #include "pipeline/ip6.h"
@@ -122,22 +123,8 @@ static void general_flush(struct worker *w, const struct fwd_state *st, struct g
 	ip6_route_burst(w, st, &g->b6);
 	g->b6.n = 0;
 	if (g->n) {
-		if (likely(st->nb_vrfs == 1)) {
-			rte_fib_lookup_bulk(st->vrfs[0].fib, g->dst, nh, g->n);
-		} else {
-			/* one lookup per run of packets of one VRF (the ingress
-			 * interface's FIB); the same interface as the packet
-			 * before needs no look at its FIB */
-			for (unsigned i = 0, j; i < g->n; i = j) {
-				struct rte_fib *fib = st->ifaces[g->ctx[i].iface].fib;
-				for (j = i + 1;
-				     j < g->n && (g->ctx[j].iface == g->ctx[j - 1].iface ||
-						  st->ifaces[g->ctx[j].iface].fib == fib);
-				     j++)
-					;
-				rte_fib_lookup_bulk(fib, g->dst + i, nh + i, j - i);
-			}
-		}
+		/* each in its ingress interface's VRF */
+		vrf_lookup4(st, &g->ctx[0].iface, sizeof(g->ctx[0]), g->dst, nh, g->n);
 		for (unsigned i = 0; i < g->n; i++)
 			ip4_forward(w, st, g->pkts[i], &g->ctx[i], nh[i]);
 		g->n = 0;
