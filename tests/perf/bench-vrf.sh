@@ -46,6 +46,8 @@
 # BENCH_HUGEPAGES, TSC_HZ, and
 #   BENCH_VRFS=64 BENCH_VRF_ROUTES=10000   VRFs, IPv4 routes per VRF
 #   BENCH_VRF_PACKETS=8192   frames in the pcap (destinations)
+#   BENCH_VRF_RUN=1          frames in a row of one VRF (VLAN) in the pcap;
+#                            32: most bursts are of one VRF
 #   BENCH_VRF_INSTR=1        0: skip the callgrind part (needs valgrind)
 #   BENCH_VRF_INSTR_SECONDS=10  callgrind's counting time per config
 set -euo pipefail
@@ -56,6 +58,7 @@ source "$(dirname "$0")/bench.sh"
 VRFS=${BENCH_VRFS:-64}
 PER_VRF=${BENCH_VRF_ROUTES:-10000}
 VRF_PACKETS=${BENCH_VRF_PACKETS:-8192}
+VRF_RUN=${BENCH_VRF_RUN:-1}
 VRF_INSTR=${BENCH_VRF_INSTR:-1}
 VRF_INSTR_S=${BENCH_VRF_INSTR_SECONDS:-10}
 TOTAL=$((VRFS * PER_VRF))
@@ -86,7 +89,7 @@ log "$NAME: generating $TOTAL IPv4 routes, $VRFS groups of $PER_VRF, $VRF_PACKET
 	>/dev/null 2>"$TMP/fib.err" || { cat "$TMP/fib.err" >&2; die "pcapgen fib failed"; }
 sed -n 's/^pcapgen: [^:]*: \([0-9]* IPv4 routes.*\); IPv6.*/bench:   the table: \1/p' "$TMP/fib.err" >&2
 $PYTHON "$PERF/gen_vrf.py" "$TMP/fib-routes.conf" "$TMP" --vrfs "$VRFS" \
-	--packets "$VRF_PACKETS" --dst-mac "$DUT_MAC" >&2 || die "gen_vrf.py failed"
+	--packets "$VRF_PACKETS" --run "$VRF_RUN" --dst-mac "$DUT_MAC" >&2 || die "gen_vrf.py failed"
 rm -f "$TMP/fib-routes.conf" "$TMP/fib.pcap"
 # the route that the reload changes: its prefix's network address
 CHANGED=$(sed -n 's/{prefix="\([0-9.]*\)\/.*/\1/p' "$TMP/change-vrf.conf")

@@ -3,7 +3,7 @@
 """bench-vrf.sh's inputs: one route table split into V VRFs, or kept whole,
 and one pcap of 802.1Q-tagged frames that both configs route alike.
 
-  gen_vrf.py ROUTES OUTDIR [--vrfs V] [--packets P] [--vlan-base B]
+  gen_vrf.py ROUTES OUTDIR [--vrfs V] [--packets P] [--run R] [--vlan-base B]
              [--dst-mac M] [--src-mac M]
 
 ROUTES is a `pcapgen fib` routes file (IPv4 only: its length mix, /8../32,
@@ -21,8 +21,9 @@ it is and once via 10.2.<V-1>.3 (a second static neighbor of o<V-1>): a
 reload that changes one route.
 
 Frames: P frames of 64 bytes plus the 4-byte tag (68 bytes incl. FCS;
-UDP/IPv4, correct checksums), round-robin over the VRFs (frame q on VLAN
-B + q mod V: a burst of 32 spans 32 VRFs), each to a random host of a route
+UDP/IPv4, correct checksums), round-robin over the VRFs in runs of R
+frames (default 1: frame q on VLAN B + q mod V, a burst of 32 spans 32
+VRFs; R = 32: most bursts are of one VRF), each to a random host of a route
 of its group, the routes evenly over the group. Written to OUTDIR:
 
   net-one.conf, net-vrf.conf         interfaces and neighbors (+ vrfs)
@@ -42,6 +43,7 @@ p.add_argument("routes")
 p.add_argument("outdir")
 p.add_argument("--vrfs", type=int, default=64)
 p.add_argument("--packets", type=int, default=8192)
+p.add_argument("--run", type=int, default=1)
 p.add_argument("--vlan-base", type=int, default=100)
 p.add_argument("--dst-mac", default="02:70:63:61:70:00")
 p.add_argument("--src-mac", default="02:00:00:00:00:01")
@@ -118,14 +120,24 @@ def mac(s):
 
 rng = random.Random(23)
 dst_mac, src_mac = mac(a.dst_mac), mac(a.src_mac)
-rounds = (a.packets + V - 1) // V
+if a.run < 1 or a.packets % (V * a.run):
+    raise SystemExit("gen_vrf.py: --packets must be a multiple of --vrfs x --run")
+rounds = a.packets // V
+# /24s that hold a longer prefix: a destination there is resolved in a tbl8
+# group (DIR-24-8), in the one table or in its VRF's
+t8_all = set(net >> 8 for net, ln in routes if ln > 24)
+t8_vrf = set((k // per, net >> 8) for k, (net, ln) in enumerate(routes) if ln > 24)
+in_t8_all = in_t8_vrf = 0
 with open(os.path.join(a.outdir, "vrf.pcap"), "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))  # DLT_EN10MB
     for q in range(a.packets):
-        i, k = q % V, q // V
+        j = q // a.run  # the run
+        i, k = j % V, (j // V) * a.run + q % a.run
         net, ln = routes[i * per + k * per // rounds]
         host = 0 if ln == 32 else rng.getrandbits(32 - ln)
         dst = net | host
+        in_t8_all += (dst >> 8) in t8_all
+        in_t8_vrf += (i, dst >> 8) in t8_vrf
         src = (10 << 24) | (i << 8) | (2 + k % 250)
         payload = bytes((0x5A + j) & 255 for j in range(18))  # 64-byte frame's UDP payload
         udp_len = 8 + len(payload)
@@ -139,5 +151,8 @@ with open(os.path.join(a.outdir, "vrf.pcap"), "wb") as f:
         frame = dst_mac + src_mac + struct.pack("!HHH", 0x8100, a.vlan_base + i, 0x0800) + iph + udp
         f.write(struct.pack("<IIII", q // 1000000, q % 1000000, len(frame), len(frame)))
         f.write(frame)
-print("gen_vrf.py: %d routes in %d groups of %d; %d frames of %d bytes (+ FCS) round-robin over "
-      "VLANs %d..%d" % (per * V, V, per, a.packets, 64, a.vlan_base, a.vlan_base + V - 1))
+print("gen_vrf.py: %d routes in %d groups of %d; %d frames of 64 bytes + tag (+ FCS) round-robin "
+      "over VLANs %d..%d in runs of %d; destinations resolved in a tbl8 group: %.1f %% in the one "
+      "table, %.1f %% in their VRF's" % (per * V, V, per, a.packets, a.vlan_base, a.vlan_base + V - 1,
+                                         a.run, 100.0 * in_t8_all / a.packets,
+                                         100.0 * in_t8_vrf / a.packets))
