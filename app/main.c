@@ -339,8 +339,8 @@ int main(int argc, char **argv)
 	modules_state_published(st);
 	LOG(NOTICE,
 	    "start-up: config %" PRIu64 " ms, EAL %" PRIu64 " ms, modules %" PRIu64
-	    " ms, forwarding state and FIB (%u entries) %" PRIu64 " ms",
-	    t_config - t_start, t_eal - t_config, t_init - t_eal, st->routes.nb4 + st->routes.nb6,
+	    " ms, forwarding state and FIBs (%u entries, %d VRFs) %" PRIu64 " ms",
+	    t_config - t_start, t_eal - t_config, t_init - t_eal, fwd_fib_entries(st), st->nb_vrfs,
 	    mono_ms() - t_init);
 
 	if (ev_init() < 0) {

@@ -330,9 +330,13 @@ static int show_config(int argc, const char *const *argv, json_t **data, char *e
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&st->loaded_at));
+	/* the VRF default's FIB; `show vrfs` gives every VRF's */
 	struct fib_capacity used;
-	const struct fib_capacity *cap = &st->fibs->cap;
-	fib_table_need(&st->routes, &used);
+	const struct fib_capacity *cap = &st->vrfs[0].fibs->cap;
+	fib_table_need(&st->vrfs[0].routes, &used);
+	uint32_t statics = 0;
+	for (int v = 0; v < st->nb_vrfs; v++)
+		statics += st->vrfs[v].nb_routes4 + st->vrfs[v].nb_routes6;
 	json_t *fib = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "ipv4_routes",
 				(json_int_t)cap->routes4, "ipv4_tbl8", (json_int_t)cap->tbl8_4,
 				"ipv6_routes", (json_int_t)cap->routes6, "ipv6_tbl8",
@@ -345,9 +349,8 @@ static int show_config(int argc, const char *const *argv, json_t **data, char *e
 			  when, "reloads", (json_int_t)app.reloads, "reload_failures",
 			  (json_int_t)app.reload_failures, "last_reload_error",
 			  app.last_reload_error, "reload_running", rl.step != RELOAD_IDLE,
-			  "last_reload_ms", (json_int_t)rl.last_ms, "routes",
-			  (json_int_t)(st->nb_routes4 + st->nb_routes6), "fib_entries",
-			  (json_int_t)(st->routes.nb4 + st->routes.nb6), "fib", fib);
+			  "last_reload_ms", (json_int_t)rl.last_ms, "routes", (json_int_t)statics,
+			  "fib_entries", (json_int_t)fwd_fib_entries(st), "fib", fib);
 	return 0;
 }
 

@@ -55,8 +55,32 @@ struct cfg_port {
 };
 
 /** An interface: a port, or an 802.1Q sub-interface of it, with addresses. */
+/** A FIB's size (the `fib` section, or a VRF's `fib`): 0 = computed from the config. */
+struct cfg_fib_size {
+	uint32_t ipv4_routes; /* IPv4 FIB entries */
+	uint32_t ipv4_tbl8;   /* DIR24_8 tbl8 groups (1 KiB each) */
+	uint32_t ipv6_routes; /* IPv6 FIB entries */
+	uint32_t ipv6_tbl8;   /* trie tbl8 groups (1 KiB each) */
+};
+
+#define CFG_MAX_VRFS      256 /* VRFs, the default one included */
+#define CFG_VRF_DEFAULT   0   /* index of the VRF "default" */
+#define CFG_TABLE_DEFAULT 254 /* its table id (Linux RT_TABLE_MAIN) */
+
+/**
+ * A VRF: a routing table of its own (an IPv4 and an IPv6 FIB). Index 0 is
+ * always "default" (table 254), sized by the top-level `fib` section.
+ */
+struct cfg_vrf {
+	char name[CFG_NAME_MAX];
+	uint32_t table;          /* FRR / Linux table id: what FPM routes carry */
+	struct cfg_fib_size fib; /* the size its FIB is created with */
+	int line;                /* 0 for the implicit default VRF */
+};
+
 struct cfg_iface {
 	char name[CFG_NAME_MAX];
+	int vrf;       /* index into vbrd_config.vrfs; 0 = default */
 	int port;      /* index into vbrd_config.ports */
 	uint16_t vlan; /* 802.1Q VLAN id 1..4094, 0 = untagged */
 	uint16_t mtu;  /* bytes of L3 payload; default: the port's MTU, never above it */
@@ -79,6 +103,9 @@ struct cfg_nexthop {
  *  or a path group (a tunnel to a remote gateway over one of several paths). */
 struct cfg_route {
 	struct cfg_prefix prefix; /* network prefix: host bits are zero */
+	int vrf;                  /* the VRF whose table holds it (index into vbrd_config.vrfs) */
+	int nh_vrf;               /* the VRF its next hops are in: vrf, or another one
+	                           * (`nexthop_vrf`: a leak between VRFs) */
 	int nb_nexthops;          /* 0 when path_group is set */
 	struct cfg_nexthop nexthops[CFG_MAX_ECMP];
 	int path_group; /* index into vbrd_config.path_groups, or -1 */
@@ -122,6 +149,8 @@ enum cfg_tier { CFG_TIER_GOLD, CFG_TIER_SILVER, CFG_TIER_BRONZE };
  */
 struct cfg_tunnel {
 	char name[CFG_NAME_MAX];
+	int vrf;          /* the tunnel interface's VRF: decapsulated packets are routed in it */
+	int underlay_vrf; /* the VRF of the outer packets: its paths' lines, its `local` */
 	enum cfg_tunnel_type type;
 	uint32_t vni;           /* 0..16777215 (24 bits) */
 	struct cfg_addr local;  /* outer source: an own address (an interface's, or
@@ -160,6 +189,7 @@ struct cfg_path {
 /** The paths to one remote gateway; one is active at a time. */
 struct cfg_path_group {
 	char name[CFG_NAME_MAX];
+	int vrf; /* its tunnels' `vrf` (one for all paths): where it routes */
 	int nb_paths;
 	struct cfg_path paths[CFG_MAX_PATHS];
 	int line;
@@ -195,6 +225,8 @@ struct vbrd_config {
 
 	int nb_ports;
 	struct cfg_port *ports;
+	int nb_vrfs; /* at least 1 once loaded: vrfs[0] is "default" */
+	struct cfg_vrf *vrfs;
 	int nb_ifaces;
 	struct cfg_iface *ifaces;
 	int nb_routes;
@@ -241,14 +273,9 @@ struct vbrd_config {
 		int line; /* of `memory_mb` (else of `eal`), 0 when absent */
 	} eal;
 
-	struct {
-		/* FIB capacity at start-up (restart settings); 0 = what the
-		 * start-up config needs plus headroom (pipeline/fib.h) */
-		uint32_t ipv4_routes; /* IPv4 FIB entries */
-		uint32_t ipv4_tbl8;   /* DIR24_8 tbl8 groups (1 KiB each) */
-		uint32_t ipv6_routes; /* IPv6 FIB entries */
-		uint32_t ipv6_tbl8;   /* trie tbl8 groups (1 KiB each) */
-	} fib;
+	/* the default VRF's FIB capacity at start-up (restart settings); 0 =
+	 * what the start-up config needs plus headroom (pipeline/fib.h) */
+	struct cfg_fib_size fib;
 
 	/* what is allowed but unwise ("FILE:LINE: warning: text", heap): vbrd
 	 * --check-config prints them, start-up and reloads log them */
@@ -338,6 +365,15 @@ int config_port_index(const struct vbrd_config *cfg, const char *name);
 
 /** Index of the interface named @p name, or -1. */
 int config_iface_index(const struct vbrd_config *cfg, const char *name);
+
+/**
+ * Index of the VRF named @p name in @p cfg ("default" is 0, also in a
+ * config without a `vrfs` section), or -1.
+ */
+int config_vrf_index(const struct vbrd_config *cfg, const char *name);
+
+/** Name of VRF @p vrf of @p cfg ("default" for 0 when the config lists none). */
+const char *config_vrf_name(const struct vbrd_config *cfg, int vrf);
 
 /** Index of the tunnel named @p name, or -1. */
 int config_tunnel_index(const struct vbrd_config *cfg, const char *name);

@@ -631,7 +631,8 @@ const char *cfg_unusable_addr(const struct cfg_addr *a)
  * interface @only when it is >= 0. Returns the index, or -1; *own is set when
  * @a is one of the interface's own addresses.
  */
-int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only, int *own)
+int cfg_find_connected_vrf(const struct vbrd_config *cfg, const struct cfg_addr *a, int only,
+			   int vrf, int *own)
 {
 	int i, j, best = -1, best_len = -1;
 
@@ -639,7 +640,7 @@ int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, 
 	for (i = 0; i < cfg->nb_ifaces; i++) {
 		const struct cfg_iface *ifc = &cfg->ifaces[i];
 
-		if (only >= 0 && i != only)
+		if ((only >= 0 && i != only) || (vrf >= 0 && ifc->vrf != vrf))
 			continue;
 		for (j = 0; j < ifc->nb_addrs; j++) {
 			if (cfg_addr_equal(&ifc->addrs[j].addr, a))
@@ -652,6 +653,11 @@ int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, 
 		}
 	}
 	return best;
+}
+
+int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only, int *own)
+{
+	return cfg_find_connected_vrf(cfg, a, only, -1, own);
 }
 
 bool cfg_any_iface_bad(const struct cfg_reader *ld)
@@ -712,20 +718,22 @@ int cfg_parse_mac(const char *s, uint8_t mac[6])
 
 /* ---- address lists: interfaces and tunnels alike ----------------------------- */
 
-const char *cfg_address_owner(const struct cfg_reader *ld, const struct cfg_addr *a, char *buf,
-			      size_t len)
+const char *cfg_address_owner(const struct cfg_reader *ld, const struct cfg_addr *a, int vrf,
+			      char *buf, size_t len)
 {
 	const struct vbrd_config *cfg = ld->cfg;
 
 	for (int i = 0; i < cfg->nb_ifaces; i++)
-		for (int j = 0; j < cfg->ifaces[i].nb_addrs; j++)
+		for (int j = 0;
+		     (vrf < 0 || cfg->ifaces[i].vrf == vrf) && j < cfg->ifaces[i].nb_addrs; j++)
 			if (cfg_addr_equal(&cfg->ifaces[i].addrs[j].addr, a)) {
 				snprintf(buf, len, "interface '%s' (line %d)", cfg->ifaces[i].name,
 					 cfg->ifaces[i].line);
 				return buf;
 			}
 	for (int i = 0; i < cfg->nb_tunnels; i++)
-		for (int j = 0; j < cfg->tunnels[i].nb_addrs; j++)
+		for (int j = 0;
+		     (vrf < 0 || cfg->tunnels[i].vrf == vrf) && j < cfg->tunnels[i].nb_addrs; j++)
 			if (cfg_addr_equal(&cfg->tunnels[i].addrs[j].addr, a)) {
 				snprintf(buf, len, "tunnel '%s' (line %d)", cfg->tunnels[i].name,
 					 cfg->tunnels[i].line);
@@ -735,8 +743,8 @@ const char *cfg_address_owner(const struct cfg_reader *ld, const struct cfg_addr
 }
 
 /* One ADDRESS/LENGTH string of an address list. */
-static void load_address(struct cfg_reader *ld, const config_setting_t *s, struct cfg_prefix *out,
-			 int *nb, bool *bad)
+static void load_address(struct cfg_reader *ld, const config_setting_t *s, int vrf,
+			 struct cfg_prefix *out, int *nb, bool *bad)
 {
 	char owner[CFG_NAME_MAX + 32];
 	struct cfg_prefix p;
@@ -752,7 +760,7 @@ static void load_address(struct cfg_reader *ld, const config_setting_t *s, struc
 		cfg_err(ld, s, "%s is %s, not an interface address", v, why);
 		goto bad;
 	}
-	if (cfg_address_owner(ld, &p.addr, owner, sizeof(owner)) != NULL) {
+	if (cfg_address_owner(ld, &p.addr, vrf, owner, sizeof(owner)) != NULL) {
 		char a[INET6_ADDRSTRLEN];
 		cfg_err(ld, s, "address %s is already on %s",
 			config_format_addr(&p.addr, a, sizeof(a)), owner);
@@ -764,8 +772,8 @@ bad:
 	*bad = true;
 }
 
-int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, struct cfg_prefix *out,
-		       int *nb, int max, bool required, bool *bad)
+int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, int vrf,
+		       struct cfg_prefix *out, int *nb, int max, bool required, bool *bad)
 {
 	const config_setting_t *one = config_setting_get_member(s, "address");
 	const config_setting_t *many = config_setting_get_member(s, "addresses");
@@ -779,7 +787,7 @@ int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, struct 
 		return 0;
 	}
 	if (one != NULL) {
-		load_address(ld, one, out, nb, bad);
+		load_address(ld, one, vrf, out, nb, bad);
 		return 0;
 	}
 	if (many == NULL) {
@@ -804,7 +812,7 @@ int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, struct 
 		n = max;
 	}
 	for (int i = 0; i < n; i++)
-		load_address(ld, config_setting_get_elem(many, i), out, nb, bad);
+		load_address(ld, config_setting_get_elem(many, i), vrf, out, nb, bad);
 	return 0;
 }
 
@@ -1172,6 +1180,35 @@ int config_port_index(const struct vbrd_config *cfg, const char *name)
 int config_iface_index(const struct vbrd_config *cfg, const char *name)
 {
 	return index_by_name(cfg->ifaces, cfg->nb_ifaces, sizeof(*cfg->ifaces), name);
+}
+
+int cfg_get_vrf(struct cfg_reader *ld, const config_setting_t *grp, const char *name, int *out)
+{
+	const char *v;
+	int rc = cfg_get_string(ld, grp, name, &v);
+
+	*out = CFG_VRF_DEFAULT;
+	if (rc != CFG_VAL_OK)
+		return rc;
+	int i = config_vrf_index(ld->cfg, v);
+	if (i < 0) {
+		cfg_err(ld, config_setting_get_member(grp, name), "unknown VRF '%s'", v);
+		return CFG_VAL_BAD;
+	}
+	*out = i;
+	return CFG_VAL_OK;
+}
+
+int config_vrf_index(const struct vbrd_config *cfg, const char *name)
+{
+	if (cfg->nb_vrfs == 0)
+		return strcmp(name, "default") == 0 ? 0 : -1;
+	return index_by_name(cfg->vrfs, cfg->nb_vrfs, sizeof(*cfg->vrfs), name);
+}
+
+const char *config_vrf_name(const struct vbrd_config *cfg, int vrf)
+{
+	return vrf >= 0 && vrf < cfg->nb_vrfs ? cfg->vrfs[vrf].name : "default";
 }
 
 int config_tunnel_index(const struct vbrd_config *cfg, const char *name)

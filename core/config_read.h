@@ -258,6 +258,17 @@ const char *cfg_unusable_addr(const struct cfg_addr *a);
  */
 int cfg_find_connected(const struct vbrd_config *cfg, const struct cfg_addr *a, int only, int *own);
 
+/** As cfg_find_connected(), among the interfaces of VRF @p vrf only (-1: any VRF). */
+int cfg_find_connected_vrf(const struct vbrd_config *cfg, const struct cfg_addr *a, int only,
+			   int vrf, int *own);
+
+/**
+ * Optional VRF-name setting @p name of @p grp into *@p out (a vbrd_config.vrfs
+ * index; CFG_VRF_DEFAULT when absent or bad). An unknown name is reported.
+ * @return CFG_VAL_OK, CFG_VAL_ABSENT or CFG_VAL_BAD
+ */
+int cfg_get_vrf(struct cfg_reader *ld, const config_setting_t *grp, const char *name, int *out);
+
 /** True when some interface had an address error (routes then skip gateway checks). */
 bool cfg_any_iface_bad(const struct cfg_reader *ld);
 
@@ -265,7 +276,8 @@ bool cfg_any_iface_bad(const struct cfg_reader *ld);
  * Load an address list: member "address" (one string) or "addresses" (an
  * array of 1..@p max strings, mutually exclusive) of group @p s, as
  * ADDRESS/LENGTH, into @p out. Each must be usable (cfg_unusable_addr) and
- * not already an own address of any interface or tunnel loaded so far.
+ * not already an own address of any interface or tunnel of VRF @p vrf
+ * loaded so far (-1: of any VRF).
  *
  * @param nb        addresses in @p out so far (0 on entry); grows as they load,
  *                  so that a list repeating itself is caught
@@ -273,14 +285,15 @@ bool cfg_any_iface_bad(const struct cfg_reader *ld);
  * @param bad       set to true when anything was reported (else untouched)
  * @return 0
  */
-int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, struct cfg_prefix *out,
-		       int *nb, int max, bool required, bool *bad);
+int cfg_load_addresses(struct cfg_reader *ld, const config_setting_t *s, int vrf,
+		       struct cfg_prefix *out, int *nb, int max, bool required, bool *bad);
 
 /**
  * The interface or tunnel that already owns address @p a, as "interface
- * 'lan1' (line 12)" in @p buf, or NULL when none does.
+ * 'lan1' (line 12)" in @p buf, or NULL when none does. Only interfaces
+ * and tunnels of VRF @p vrf count (-1: of any VRF).
  */
-const char *cfg_address_owner(const struct cfg_reader *ld, const struct cfg_addr *a, char *buf,
-			      size_t len);
+const char *cfg_address_owner(const struct cfg_reader *ld, const struct cfg_addr *a, int vrf,
+			      char *buf, size_t len);
 
 #endif

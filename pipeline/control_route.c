@@ -84,7 +84,8 @@ static const struct drop_reason *send_via(const struct fwd_state *st, struct rte
 	return NULL;
 }
 
-static const struct drop_reason *output4(const struct fwd_state *st, struct rte_mbuf *m)
+static const struct drop_reason *output4(const struct fwd_state *st, struct rte_mbuf *m,
+					 uint16_t iface)
 {
 	const struct rte_ipv4_hdr *ip;
 	uint32_t dst, idx;
@@ -96,7 +97,7 @@ static const struct drop_reason *output4(const struct fwd_state *st, struct rte_
 	dst = rte_be_to_cpu_32(ip->dst_addr);
 	if ((dst >> 28) == 0xe || dst == 0xffffffff)
 		return &drop_cplane_not_ip;
-	rte_fib_lookup_bulk(st->fib, &dst, &v, 1);
+	rte_fib_lookup_bulk(st->ifaces[iface].fib, &dst, &v, 1);
 	if (!nexthop_of(st, v, &idx))
 		return &drop_cplane_no_route;
 	const struct fwd_nexthop *nh = &st->nexthops[idx];
@@ -122,7 +123,7 @@ static const struct drop_reason *output6(const struct fwd_state *st, struct rte_
 		return &drop_cplane_not_ip;
 	if (dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80) /* fe80::/10: the TAP's link */
 		return send_via(st, m, &st->ifaces[iface], AF_INET6, dst, len);
-	rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])dst, &v, 1);
+	rte_fib6_lookup_bulk(st->ifaces[iface].fib6, (uint8_t(*)[16])dst, &v, 1);
 	if (!nexthop_of(st, v, &idx))
 		return &drop_cplane_no_route;
 	const struct fwd_nexthop *nh = &st->nexthops[idx];
@@ -141,7 +142,7 @@ const struct drop_reason *control_ip_output(const struct fwd_state *st, struct r
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	switch (rte_be_to_cpu_16(eth->ether_type)) {
 	case RTE_ETHER_TYPE_IPV4:
-		return output4(st, m);
+		return output4(st, m, iface);
 	case RTE_ETHER_TYPE_IPV6:
 		return output6(st, m, iface);
 	default:

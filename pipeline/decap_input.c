@@ -53,7 +53,7 @@ void decap_input(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 	case ETHERTYPE_IPV4:
 		if (!ip4_input_check(w, m, &c))
 			return;
-		rte_fib_lookup_bulk(st->fib, &c.ip.dst, &nh, 1);
+		rte_fib_lookup_bulk(in->fib, &c.ip.dst, &nh, 1);
 		ip4_forward(w, st, m, &c, nh);
 		return;
 	case ETHERTYPE_IPV6: {

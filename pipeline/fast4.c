@@ -163,7 +163,18 @@ void fast4_route(struct worker *w, const struct fwd_state *st, struct rte_mbuf *
 		run_bytes = 0;                                                   \
 	} while (0)
 
-	rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)dst, nh, n);
+	if (likely(!decapped)) {
+		/* every packet came in by @p iface: its VRF's FIB */
+		rte_fib_lookup_bulk(st->ifaces[iface].fib, (uint32_t *)(uintptr_t)dst, nh, n);
+	} else {
+		/* each by its tunnel: one lookup per run of one VRF */
+		for (unsigned i = 0, j; i < n; i = j) {
+			struct rte_fib *fib = st->ifaces[ifaces[i]].fib;
+			for (j = i + 1; j < n && st->ifaces[ifaces[j]].fib == fib; j++)
+				;
+			rte_fib_lookup_bulk(fib, (uint32_t *)(uintptr_t)dst + i, nh + i, j - i);
+		}
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint64_t v = nh[i];

@@ -321,12 +321,15 @@ static void walk6(struct cfg_walk *w, const uint8_t *addr, uint8_t len)
 		w->ret = fib_table_add6(&w->t6, addr, len, FIB_NH(FIB_KIND_NONE, 0), 0);
 }
 
-/* Every FIB entry a config makes, as fwd_state_build() adds them: IPv4
- * only counted (and the /24s that need a tbl8 group), IPv6 in a table. */
-static int config_walk(const struct vbrd_config *cfg, struct cfg_walk *w)
+/* Every FIB entry a config makes in VRF @p vrf, as fwd_state_build() adds
+ * them: IPv4 only counted (and the /24s that need a tbl8 group), IPv6 in a
+ * table. */
+static int config_walk(const struct vbrd_config *cfg, int vrf, struct cfg_walk *w)
 {
 	for (int i = 0; i < cfg->nb_ifaces + cfg->nb_tunnels; i++) {
 		bool tun = i >= cfg->nb_ifaces;
+		if ((tun ? cfg->tunnels[i - cfg->nb_ifaces].vrf : cfg->ifaces[i].vrf) != vrf)
+			continue;
 		const struct cfg_prefix *a = tun ? cfg->tunnels[i - cfg->nb_ifaces].addrs
 						 : cfg->ifaces[i].addrs;
 		int n = tun ? cfg->tunnels[i - cfg->nb_ifaces].nb_addrs : cfg->ifaces[i].nb_addrs;
@@ -348,6 +351,8 @@ static int config_walk(const struct vbrd_config *cfg, struct cfg_walk *w)
 	}
 	for (int i = 0; i < cfg->nb_tunnels; i++) {
 		const struct cfg_addr *l = &cfg->tunnels[i].local;
+		if (cfg->tunnels[i].underlay_vrf != vrf)
+			continue;
 		if (l->family == AF_INET)
 			walk4(w, l->v4, 32);
 		else if (l->family == AF_INET6)
@@ -355,6 +360,8 @@ static int config_walk(const struct vbrd_config *cfg, struct cfg_walk *w)
 	}
 	for (int r = 0; r < cfg->nb_routes; r++) {
 		const struct cfg_prefix *p = &cfg->routes[r].prefix;
+		if (cfg->routes[r].vrf != vrf)
+			continue;
 		if (p->addr.family == AF_INET)
 			walk4(w, p->addr.v4 & (p->len ? ~0u << (32 - p->len) : 0), p->len);
 		else if (p->addr.family == AF_INET6)
@@ -365,11 +372,14 @@ static int config_walk(const struct vbrd_config *cfg, struct cfg_walk *w)
 	return w->ret;
 }
 
-void fib_capacity_for_config(const struct vbrd_config *cfg, struct fib_capacity *cap)
+void fib_capacity_for_vrf(const struct vbrd_config *cfg, int vrf, struct fib_capacity *cap)
 {
 	struct cfg_walk w = { 0 };
+	const struct cfg_fib_size *size = vrf == CFG_VRF_DEFAULT || vrf >= cfg->nb_vrfs
+						  ? &cfg->fib
+						  : &cfg->vrfs[vrf].fib;
 
-	if (config_walk(cfg, &w) == 0) {
+	if (config_walk(cfg, vrf, &w) == 0) {
 		fib_table_need(&w.t6, cap);
 		cap->routes4 = w.nb4;
 		if (w.nb24 > 1)
@@ -385,13 +395,18 @@ void fib_capacity_for_config(const struct vbrd_config *cfg, struct fib_capacity 
 	free(w.g24);
 	fib_table_free(&w.t6);
 	fib_capacity_headroom(cap);
-	cap->routes4 = RTE_MAX(cap->routes4, cfg->fib.ipv4_routes);
-	cap->tbl8_4 = RTE_MAX(cap->tbl8_4, cfg->fib.ipv4_tbl8);
-	cap->routes6 = RTE_MAX(cap->routes6, cfg->fib.ipv6_routes);
-	cap->tbl8_6 = RTE_MAX(cap->tbl8_6, cfg->fib.ipv6_tbl8);
+	cap->routes4 = RTE_MAX(cap->routes4, size->ipv4_routes);
+	cap->tbl8_4 = RTE_MAX(cap->tbl8_4, size->ipv4_tbl8);
+	cap->routes6 = RTE_MAX(cap->routes6, size->ipv6_routes);
+	cap->tbl8_6 = RTE_MAX(cap->tbl8_6, size->ipv6_tbl8);
 	/* DIR24_8 next hops are 4 bytes with one bit of flag: num_tbl8 < 2^31 */
 	cap->tbl8_4 = RTE_MIN(cap->tbl8_4, 1u << 24);
 	cap->tbl8_6 = RTE_MIN(cap->tbl8_6, 1u << 24);
+}
+
+void fib_capacity_for_config(const struct vbrd_config *cfg, struct fib_capacity *cap)
+{
+	fib_capacity_for_vrf(cfg, CFG_VRF_DEFAULT, cap);
 }
 
 bool fib_capacity_fits(const struct fib_capacity *need, const struct fib_capacity *have)
@@ -646,21 +661,23 @@ const struct fib_overlay *fib_overlay_get(void)
 
 /* A prefix the new table drops: the overlay's route takes its place (one
  * store, no gap), or it goes. */
-static void drop4(struct fib_pair *p, const struct fib_route4 *r, struct fib_apply_stats *s)
+static void drop4(struct fib_pair *p, uint32_t table, const struct fib_route4 *r,
+		  struct fib_apply_stats *s)
 {
 	uint32_t v;
 
-	if (overlay != NULL && overlay->find4(r->addr, r->len, &v))
+	if (overlay != NULL && overlay->find4(table, r->addr, r->len, &v))
 		count(s, fib_route_add4(p, r->addr, r->len, v), &s->changed);
 	else
 		count(s, fib_route_del4(p, r->addr, r->len), &s->deleted);
 }
 
-static void drop6(struct fib_pair *p, const struct fib_route6 *r, struct fib_apply_stats *s)
+static void drop6(struct fib_pair *p, uint32_t table, const struct fib_route6 *r,
+		  struct fib_apply_stats *s)
 {
 	uint32_t v;
 
-	if (overlay != NULL && overlay->find6(r->addr, r->len, &v))
+	if (overlay != NULL && overlay->find6(table, r->addr, r->len, &v))
 		count(s, fib_route_add6(p, r->addr, r->len, v), &s->changed);
 	else
 		count(s, fib_route_del6(p, r->addr, r->len), &s->deleted);
@@ -679,14 +696,14 @@ int fib_apply(struct fib_pair *p, const struct fib_table *old, const struct fib_
 			j++;
 		if (j < new->nb4 && key4(&new->v4[j]) == k)
 			continue;
-		drop4(p, &old->v4[i], &s);
+		drop4(p, new->table, &old->v4[i], &s);
 	}
 	for (i = 0, j = 0; i < old->nb6; i++) {
 		while (j < new->nb6 && cmp6_route(&new->v6[j], &old->v6[i]) < 0)
 			j++;
 		if (j < new->nb6 && cmp6_route(&new->v6[j], &old->v6[i]) == 0)
 			continue;
-		drop6(p, &old->v6[i], &s);
+		drop6(p, new->table, &old->v6[i], &s);
 	}
 	/* pass 2: additions and changed values (one store per FIB entry: no gap) */
 	for (i = 0, j = 0; j < new->nb4; j++) {

@@ -52,6 +52,7 @@ struct fib_route6 {
  * with no duplicate prefix (fib_table_sort()). About 12 bytes an IPv4 route.
  */
 struct fib_table {
+	uint32_t table; /* the VRF's table id (what an overlay keys its routes by) */
 	uint32_t nb4, cap4;
 	struct fib_route4 *v4;
 	uint32_t nb6, cap6;
@@ -117,7 +118,14 @@ struct fib_capacity {
 void fib_table_need(const struct fib_table *t, struct fib_capacity *need);
 
 /**
- * The capacity a FIB pair is created with for @p cfg: the `fib` section's
+ * The capacity VRF @p vrf's FIB pair is created with for @p cfg: as
+ * fib_capacity_for_config() with the entries of that VRF only, and the
+ * VRF's own `fib` sizes (the `fib` section's for the VRF "default").
+ */
+void fib_capacity_for_vrf(const struct vbrd_config *cfg, int vrf, struct fib_capacity *cap);
+
+/**
+ * The capacity the default VRF's FIB pair is created with for @p cfg: the `fib` section's
  * sizes where set, else what the config's own routes, connected subnets,
  * broadcast and own addresses need, plus headroom (a quarter more and 1024
  * routes / 256 tbl8 groups), so reloads that grow the table a little change
@@ -283,6 +291,7 @@ int fib_apply(struct fib_pair *p, const struct fib_table *old, const struct fib_
  */
 /** One route of an overlay, for `show routes`. */
 struct fib_overlay_route {
+	uint32_t table;   /* the VRF's table id */
 	uint8_t family;   /* AF_INET or AF_INET6 */
 	uint8_t len;      /* prefix length, bits */
 	uint8_t addr[16]; /* IPv4: a uint32_t in host order in the first 4 bytes; IPv6 */
@@ -295,22 +304,26 @@ struct fib_overlay_route {
 
 struct fib_overlay {
 	const char *name; /* "fpm" */
-	/** The overlay's FIB value for exactly (@p addr host order, @p len), if it has the prefix. */
-	bool (*find4)(uint32_t addr, uint8_t len, uint32_t *value);
+	/**
+	 * The overlay's FIB value for exactly (@p addr host order, @p len) in
+	 * the VRF of table id @p table, if it has the prefix.
+	 */
+	bool (*find4)(uint32_t table, uint32_t addr, uint8_t len, uint32_t *value);
 	/** The same for IPv6 (@p addr 16 bytes, network order). */
-	bool (*find6)(const uint8_t *addr, uint8_t len, uint32_t *value);
-	/** Prefixes it holds, per family (what a FIB pair must find room for). */
-	void (*count)(uint32_t *routes4, uint32_t *routes6);
+	bool (*find6)(uint32_t table, const uint8_t *addr, uint8_t len, uint32_t *value);
+	/** Prefixes it holds for table @p table, per family (what a FIB pair must find room for). */
+	void (*count)(uint32_t table, uint32_t *routes4, uint32_t *routes6);
 	/** Rows to walk for `show routes` (some empty): row() for 0 .. rows()-1. */
 	uint32_t (*rows)(void);
 	/** Route at row @p row into @p r, or false for an empty row. */
 	bool (*row)(uint32_t row, struct fib_overlay_route *r);
 	/**
-	 * The route for exactly (@p family, @p addr, @p len) into @p r
-	 * (`show fib`), or false. @p addr: a uint32_t in host order, or 16
-	 * bytes.
+	 * The route for exactly (@p family, @p addr, @p len) of table @p table
+	 * into @p r (`show fib`), or false. @p addr: a uint32_t in host order,
+	 * or 16 bytes.
 	 */
-	bool (*route)(int family, const void *addr, uint8_t len, struct fib_overlay_route *r);
+	bool (*route)(uint32_t table, int family, const void *addr, uint8_t len,
+		      struct fib_overlay_route *r);
 };
 
 /**

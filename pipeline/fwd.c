@@ -25,10 +25,12 @@ static uint32_t prefix_mask(uint8_t len)
 	return len == 0 ? 0 : ~0u << (32 - len);
 }
 
-int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip)
+int fwd_iface_for_subnet(const struct fwd_state *st, int vrf, uint32_t ip)
 {
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		const struct fwd_iface *fi = &st->ifaces[i];
+		if (vrf >= 0 && fi->vrf != vrf)
+			continue;
 		for (int a = 0; a < fi->nb_addrs; a++) {
 			const struct cfg_prefix *p = &fi->addrs[a];
 			if (p->addr.family == AF_INET &&
@@ -343,9 +345,9 @@ void fwd_local_addrs_register(const struct fwd_local_addrs *la)
 	local_addrs[nb_local_addrs++] = la;
 }
 
-/* The features' own addresses (fwd_local_addrs) as host routes to LOCAL. */
-static int local_addrs_add(const struct fwd_state *st, const struct vbrd_config *cfg,
-			   struct fib_table *t, char *err, size_t errlen)
+/* The features' own addresses (fwd_local_addrs) as host routes to LOCAL, in their interface's VRF. */
+static int local_addrs_add(struct fwd_state *st, const struct vbrd_config *cfg, char *err,
+			   size_t errlen)
 {
 	for (unsigned k = 0; k < nb_local_addrs; k++) {
 		struct cfg_addr addr[8];
@@ -361,6 +363,7 @@ static int local_addrs_add(const struct fwd_state *st, const struct vbrd_config 
 					 iface[a]);
 				return -ENOENT;
 			}
+			struct fib_table *t = &st->vrfs[st->ifaces[i].vrf].routes;
 			ret = addr[a].family == AF_INET
 				      ? fib_table_add4(t, addr[a].v4, 32,
 						       FIB_NH(FIB_KIND_LOCAL, (uint32_t)i), 0)
@@ -376,91 +379,169 @@ static int local_addrs_add(const struct fwd_state *st, const struct vbrd_config 
 	return 0;
 }
 
+/* The VRF of @p prev named @p name, or NULL. */
+static const struct fwd_vrf *prev_vrf(const struct fwd_state *prev, const char *name)
+{
+	int v = prev != NULL ? fwd_vrf_find(prev, name) : -1;
+
+	return v >= 0 ? &prev->vrfs[v] : NULL;
+}
+
+/* The size VRF @p v of @p cfg asks its FIB to be created with. */
+static const struct cfg_fib_size *vrf_fib_size(const struct vbrd_config *cfg, int v)
+{
+	return v == CFG_VRF_DEFAULT || v >= cfg->nb_vrfs ? &cfg->fib : &cfg->vrfs[v].fib;
+}
+
 /*
- * Give @p st its FIB pair: @p prev's, changed in place later, when it can
- * hold both tables at once (fib_apply() deletes first, so the larger of
- * the two) and its values keep their meaning; else a fresh pair, filled now.
+ * Give VRF @p v of @p st its FIB pair: the pair of @p prev's VRF of the
+ * same name, changed in place later, when it can hold both tables at once
+ * (fib_apply() deletes first, so the larger of the two) and its values
+ * keep their meaning; else a fresh pair, filled now.
  */
-static int fib_attach(struct fwd_state *st, const struct vbrd_config *cfg,
-		      const struct fwd_state *prev, char *err, size_t errlen)
+static int fib_attach(struct fwd_state *st, int v, const struct vbrd_config *cfg,
+		      const struct fwd_state *prev, bool kept, char *err, size_t errlen)
 {
 	static const struct fib_table empty;
+	struct fwd_vrf *vrf = &st->vrfs[v];
+	const struct fwd_vrf *pv = prev_vrf(prev, vrf->name);
+	const struct cfg_fib_size *size = vrf_fib_size(cfg, v);
 	struct fib_capacity need, need_old, cap;
 
-	fib_table_need(&st->routes, &need);
+	fib_table_need(&vrf->routes, &need);
 	/* a routing protocol's routes share the FIB (fib_overlay): room for
 	 * them too (their tbl8 groups are not counted: fib.ipv4_tbl8 sizes
 	 * a FIB for a full table) */
 	const struct fib_overlay *ov = fib_overlay_get();
 	if (ov != NULL) {
 		uint32_t n4 = 0, n6 = 0;
-		ov->count(&n4, &n6);
+		ov->count(vrf->table, &n4, &n6);
 		need.routes4 += n4;
 		need.routes6 += n6;
 	}
-	if (prev != NULL && prev->fibs != NULL) {
-		fib_table_need(&prev->routes, &need_old);
+	if (pv != NULL && pv->fibs != NULL) {
+		fib_table_need(&pv->routes, &need_old);
 		struct fib_capacity peak = {
 			RTE_MAX(need.routes4, need_old.routes4),
 			RTE_MAX(need.tbl8_4, need_old.tbl8_4),
 			RTE_MAX(need.routes6, need_old.routes6),
 			RTE_MAX(need.tbl8_6, need_old.tbl8_6),
 		};
-		if (fib_capacity_fits(&peak, &prev->fibs->cap) && indexes_kept(st, cfg, prev)) {
-			st->fibs = prev->fibs;
-			fib_pair_get(st->fibs);
-			st->fib = st->fibs->fib;
-			st->fib6 = st->fibs->fib6;
-			st->fib_pending = true;
+		if (fib_capacity_fits(&peak, &pv->fibs->cap) && kept) {
+			vrf->fibs = pv->fibs;
+			fib_pair_get(vrf->fibs);
+			vrf->fib = vrf->fibs->fib;
+			vrf->fib6 = vrf->fibs->fib6;
+			vrf->fib_pending = true;
 			return 0;
 		}
 	}
-	/* start-up, or a reload the running FIB cannot take in place */
+	/* start-up, a new VRF, or a reload the running FIB cannot take in place */
 	cap = need;
 	fib_capacity_headroom(&cap);
-	cap.routes4 = RTE_MAX(cap.routes4, cfg->fib.ipv4_routes);
-	cap.tbl8_4 = RTE_MAX(cap.tbl8_4, cfg->fib.ipv4_tbl8);
-	cap.routes6 = RTE_MAX(cap.routes6, cfg->fib.ipv6_routes);
-	cap.tbl8_6 = RTE_MAX(cap.tbl8_6, cfg->fib.ipv6_tbl8);
-	if (prev != NULL && prev->fibs != NULL) {
+	cap.routes4 = RTE_MAX(cap.routes4, size->ipv4_routes);
+	cap.tbl8_4 = RTE_MAX(cap.tbl8_4, size->ipv4_tbl8);
+	cap.routes6 = RTE_MAX(cap.routes6, size->ipv6_routes);
+	cap.tbl8_6 = RTE_MAX(cap.tbl8_6, size->ipv6_tbl8);
+	if (pv != NULL && pv->fibs != NULL) {
 		/* never shrink below what the running FIB was created with */
-		const struct fib_capacity *o = &prev->fibs->cap;
+		const struct fib_capacity *o = &pv->fibs->cap;
 		cap.routes4 = RTE_MAX(cap.routes4, o->routes4);
 		cap.tbl8_4 = RTE_MAX(cap.tbl8_4, o->tbl8_4);
 		cap.routes6 = RTE_MAX(cap.routes6, o->routes6);
 		cap.tbl8_6 = RTE_MAX(cap.tbl8_6, o->tbl8_6);
 	}
 	char why[384];
-	st->fibs = fib_pair_create(&cap, why, sizeof(why));
-	if (st->fibs == NULL) {
-		if (prev != NULL && prev->fibs != NULL)
+	vrf->fibs = fib_pair_create(&cap, why, sizeof(why));
+	if (vrf->fibs == NULL) {
+		if (pv != NULL && pv->fibs != NULL)
 			snprintf(err, errlen,
-				 "this config needs %u IPv4 routes / %u tbl8 groups and %u IPv6 "
-				 "routes / %u tbl8 groups; the running FIB holds %u / %u and %u / "
+				 "VRF '%s' needs %u IPv4 routes / %u tbl8 groups and %u IPv6 "
+				 "routes / %u tbl8 groups; its running FIB holds %u / %u and %u / "
 				 "%u "
 				 "(fib.ipv4_routes, fib.ipv4_tbl8, fib.ipv6_routes, fib.ipv6_tbl8 "
-				 "at start-up%s), and a new one cannot be allocated beside it: %s",
-				 need.routes4, need.tbl8_4, need.routes6, need.tbl8_6,
-				 prev->fibs->cap.routes4, prev->fibs->cap.tbl8_4,
-				 prev->fibs->cap.routes6, prev->fibs->cap.tbl8_6,
-				 indexes_kept(st, cfg, prev) ? ""
-							     : "; interfaces or path groups "
-							       "renumbered too",
-				 why);
+				 "at start-up, or the VRF's own fib%s), and a new one cannot be "
+				 "allocated beside it: %s",
+				 vrf->name, need.routes4, need.tbl8_4, need.routes6, need.tbl8_6,
+				 pv->fibs->cap.routes4, pv->fibs->cap.tbl8_4, pv->fibs->cap.routes6,
+				 pv->fibs->cap.tbl8_6,
+				 kept ? "" : "; interfaces or path groups renumbered too", why);
 		else
-			snprintf(err, errlen, "%s", why);
+			snprintf(err, errlen, "VRF '%s': %s", vrf->name, why);
 		return -ENOSPC;
 	}
-	st->fib = st->fibs->fib;
-	st->fib6 = st->fibs->fib6;
+	vrf->fib = vrf->fibs->fib;
+	vrf->fib6 = vrf->fibs->fib6;
 	struct fib_apply_stats stats;
-	int ret = fib_apply(st->fibs, &empty, &st->routes, &stats);
+	int ret = fib_apply(vrf->fibs, &empty, &vrf->routes, &stats);
 	if (ret < 0) {
-		snprintf(err, errlen, "FIB add failed for %u entries: %s", stats.failed,
-			 strerror(-ret));
+		snprintf(err, errlen, "VRF '%s': FIB add failed for %u entries: %s", vrf->name,
+			 stats.failed, strerror(-ret));
 		return ret;
 	}
 	return 0;
+}
+
+/* Every VRF's FIB pair (fib_attach()), then each interface's FIB pointers. */
+static int fibs_attach(struct fwd_state *st, const struct vbrd_config *cfg,
+		       const struct fwd_state *prev, char *err, size_t errlen)
+{
+	bool kept = prev != NULL && indexes_kept(st, cfg, prev);
+
+	for (int v = 0; v < st->nb_vrfs; v++) {
+		int ret = fib_attach(st, v, cfg, prev, kept, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	st->default_iface = 0;
+	for (int i = st->nb_ifaces - 1; i >= 0; i--) {
+		struct fwd_iface *fi = &st->ifaces[i];
+		fi->fib = st->vrfs[fi->vrf].fib;
+		fi->fib6 = st->vrfs[fi->vrf].fib6;
+		if (fi->vrf == CFG_VRF_DEFAULT)
+			st->default_iface = (uint16_t)i;
+	}
+	return 0;
+}
+
+/* st->vrfs from @p cfg: vrfs[0] is "default" (also for a config without `vrfs`). */
+static int vrfs_init(struct fwd_state *st, const struct vbrd_config *cfg)
+{
+	st->nb_vrfs = cfg->nb_vrfs > 0 ? cfg->nb_vrfs : 1;
+	st->vrfs = calloc((size_t)st->nb_vrfs, sizeof(*st->vrfs));
+	if (st->vrfs == NULL)
+		return -ENOMEM;
+	for (int v = 0; v < st->nb_vrfs; v++) {
+		snprintf(st->vrfs[v].name, sizeof(st->vrfs[v].name), "%s", config_vrf_name(cfg, v));
+		st->vrfs[v].table = v < cfg->nb_vrfs ? cfg->vrfs[v].table : CFG_TABLE_DEFAULT;
+		st->vrfs[v].routes.table = st->vrfs[v].table;
+	}
+	return 0;
+}
+
+uint32_t fwd_fib_entries(const struct fwd_state *st)
+{
+	uint32_t n = 0;
+
+	for (int v = 0; v < st->nb_vrfs; v++)
+		n += st->vrfs[v].routes.nb4 + st->vrfs[v].routes.nb6;
+	return n;
+}
+
+int fwd_vrf_find(const struct fwd_state *st, const char *name)
+{
+	for (int v = 0; v < st->nb_vrfs; v++)
+		if (strcmp(st->vrfs[v].name, name) == 0)
+			return v;
+	return -1;
+}
+
+int fwd_vrf_by_table(const struct fwd_state *st, uint32_t table)
+{
+	for (int v = 0; v < st->nb_vrfs; v++)
+		if (st->vrfs[v].table == table)
+			return v;
+	return -1;
 }
 
 int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const struct fwd_state *prev,
@@ -475,6 +556,8 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 		goto fail_msg;
 	st->generation = ++generation;
 	local_state_init(st);
+	if (vrfs_init(st, cfg) < 0)
+		goto fail_msg;
 	st->loaded_at = time(NULL);
 
 	st->nb_ifaces = cfg->nb_ifaces;
@@ -497,6 +580,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 		struct fwd_iface *fi = &st->ifaces[i];
 
 		snprintf(fi->name, sizeof(fi->name), "%s", ci->name);
+		fi->vrf = (uint16_t)ci->vrf;
 		fi->port = port_ids[ci->port];
 		fi->vlan = ci->vlan;
 		fi->mtu = ci->mtu;
@@ -524,11 +608,13 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	if (ret < 0)
 		goto fail_msg;
 
-	/* Every FIB entry of this generation, each holding its next hop's id:
-	 * connected subnets, then own addresses as /32 (RFC 1812 §5.2.4.3). */
-	struct fib_table *t = &st->routes;
+	/* Every FIB entry of this generation, each holding its next hop's id,
+	 * in the table of its VRF: connected subnets, then own addresses as /32
+	 * (RFC 1812 §5.2.4.3). */
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		const struct fwd_iface *fi = &st->ifaces[i];
+		struct fib_table *t = &st->vrfs[fi->vrf].routes;
+		st->vrfs[fi->vrf].nb_ifaces++;
 		for (int a = 0; a < fi->nb_addrs; a++) {
 			const struct cfg_prefix *p = &fi->addrs[a];
 			uint32_t value;
@@ -564,6 +650,7 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 		const struct fwd_tunnel *tu = &st->tunnels[i];
 		if (tu->local.family != AF_INET)
 			continue;
+		struct fib_table *t = &st->vrfs[tu->underlay_vrf].routes;
 		ret = fib_table_add4(t, tu->local.v4, 32, FIB_NH(FIB_KIND_LOCAL, tu->iface), 0);
 		if (ret < 0)
 			goto fail_ids;
@@ -606,24 +693,24 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 			if (ret < 0)
 				goto fail_ids;
 		}
-		ret = fib_table_add4(t, cr->prefix.addr.v4, cr->prefix.len, value,
-				     FIB_ROUTE_STATIC);
+		ret = fib_table_add4(&st->vrfs[cr->vrf].routes, cr->prefix.addr.v4, cr->prefix.len,
+				     value, FIB_ROUTE_STATIC);
 		if (ret < 0) {
 			fib_value_put(value);
 			goto fail_ids;
 		}
-		st->nb_routes4++;
+		st->vrfs[cr->vrf].nb_routes4++;
 	}
 
 	ret = fwd6_build(st, cfg, err, errlen);
 	if (ret < 0)
 		goto fail;
-	ret = local_addrs_add(st, cfg, t, err, errlen);
+	ret = local_addrs_add(st, cfg, err, errlen);
 	if (ret < 0)
 		goto fail;
-	ret = fib_table_sort(t);
-	if (ret < 0)
-		goto fail_msg;
+	for (int v = 0; v < st->nb_vrfs; v++)
+		if ((ret = fib_table_sort(&st->vrfs[v].routes)) < 0)
+			goto fail_msg;
 	/* features take the ids of their own next hops before the fill */
 	ret = modules_state_prepare(st, cfg, prev, err, errlen);
 	if (ret < 0)
@@ -631,11 +718,11 @@ int fwd_state_build(struct vbrd_config *cfg, const uint16_t *port_ids, const str
 	ret = nexthops_fill(st);
 	if (ret < 0)
 		goto fail_msg;
-	ret = fib_attach(st, cfg, prev, err, errlen);
+	ret = fibs_attach(st, cfg, prev, err, errlen);
 	if (ret < 0)
 		goto fail;
 
-	/* the routes are in st->routes now: the parsed array goes */
+	/* the routes are in the VRFs' tables now: the parsed array goes */
 	free(cfg->routes);
 	cfg->routes = NULL;
 	cfg->nb_routes = 0;
@@ -671,8 +758,11 @@ void fwd_state_free(struct fwd_state *st)
 	if (st == NULL)
 		return;
 	modules_state_free(st);
-	fib_table_free(&st->routes);
-	fib_pair_put(st->fibs);
+	for (int v = 0; st->vrfs != NULL && v < st->nb_vrfs; v++) {
+		fib_table_free(&st->vrfs[v].routes);
+		fib_pair_put(st->vrfs[v].fibs);
+	}
+	free(st->vrfs);
 	free(st->ifaces);
 	free(st->iface_by_vlan);
 	free(st->nexthops);
@@ -701,9 +791,25 @@ int fwd_state_commit(struct fwd_state *st, struct fwd_state *old, struct fib_app
 
 	if (stats != NULL)
 		memset(stats, 0, sizeof(*stats));
-	if (st->fib_pending) {
-		ret = fib_apply(st->fibs, old ? &old->routes : &empty, &st->routes, stats);
-		st->fib_pending = false;
+	for (int v = 0; v < st->nb_vrfs; v++) {
+		struct fwd_vrf *vrf = &st->vrfs[v];
+		if (!vrf->fib_pending)
+			continue;
+		/* the pair is the old VRF's of the same name (fib_attach()) */
+		const struct fwd_vrf *ov = prev_vrf(old, vrf->name);
+		struct fib_apply_stats one;
+		int r = fib_apply(vrf->fibs, ov ? &ov->routes : &empty, &vrf->routes, &one);
+		if (r < 0 && ret == 0)
+			ret = r;
+		if (stats != NULL) {
+			stats->added += one.added;
+			stats->changed += one.changed;
+			stats->deleted += one.deleted;
+			stats->failed += one.failed;
+			if (stats->first_error == 0)
+				stats->first_error = one.first_error;
+		}
+		vrf->fib_pending = false;
 	}
 	fwd_state_free(old);
 	return ret;

@@ -64,7 +64,12 @@ struct fwd_iface {
 	uint16_t vlan;   /* 0 = untagged */
 	uint16_t mtu;    /* bytes of L3 payload */
 	uint16_t slot;   /* stable counter slot (survives reloads) */
+	uint16_t vrf;    /* index into fwd_state.vrfs: where what it receives is routed */
 	struct rte_ether_addr mac;
+	/* its VRF's FIBs (fwd_state.vrfs[vrf].fib, .fib6): a received packet's
+	 * lookup costs one load more than a single FIB's */
+	struct rte_fib *fib;
+	struct rte_fib6 *fib6;
 	/* What follows the destination MAC in an IPv4 frame leaving by this
 	 * interface, as the bytes go on the wire (l2_prepare(), pipeline/l2.h):
 	 * bytes 6..13 (source MAC, then the ethertype 0x0800, or 0x8100 when
@@ -153,8 +158,9 @@ struct fwd_tunnel {
 	char name[CFG_NAME_MAX];
 	enum cfg_tunnel_type type;
 	uint32_t vni;
-	uint16_t udp_port; /* outer destination port */
-	uint16_t iface;    /* its interface in fwd_state.ifaces */
+	uint16_t udp_port;     /* outer destination port */
+	uint16_t iface;        /* its interface in fwd_state.ifaces (its VRF: the inner packets') */
+	uint16_t underlay_vrf; /* the outer packets' VRF: only they decapsulate */
 	struct cfg_addr local, remote;
 	uint8_t inner_mac[6];
 	bool udp_zero_checksum6; /* accept a zero outer UDP checksum over IPv6 (RFC 6935 §5) */
@@ -213,6 +219,25 @@ struct fwd_path_group {
 	void *choose_ctx; /* the feature's, for choose() */
 };
 
+/**
+ * A VRF: one routing table (an IPv4 and an IPv6 FIB) of its own. Its FIB
+ * pair lives across reloads as the single FIB did (pipeline/fib.h): a
+ * reload that keeps the VRF (by name) changes it in place, one that adds
+ * one creates its pair, one that removes one frees it with the old state.
+ */
+struct fwd_vrf {
+	char name[CFG_NAME_MAX];
+	uint32_t table; /* FRR / Linux table id (254: the VRF "default") */
+	struct rte_fib *fib;
+	struct rte_fib6 *fib6;   /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
+	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
+	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
+	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */
+	uint32_t nb_ifaces;              /* interfaces in it (tunnels included) */
+	/* fibs still hold the previous generation's table: fwd_state_commit() */
+	bool fib_pending;
+};
+
 /** One generation of forwarding state. Immutable once published. */
 struct fwd_state {
 	uint64_t generation;
@@ -224,18 +249,20 @@ struct fwd_state {
 	/* (port, VLAN) → interface index, FWD_NO_IFACE when none */
 	uint16_t (*iface_by_vlan)[4096]; /* [port id < nb_port_ids][VLAN id] */
 	uint16_t nb_port_ids;
-	/* The persistent FIBs (fibs->fib, fibs->fib6), shared with the states
-	 * before and after it: values name next hops and ECMP sets by stable
-	 * id (pipeline/fib.h), so nexthops[] / ecmp[] cover every live id,
-	 * including ids only the previous generation's routes still use. */
-	struct rte_fib *fib;
-	struct rte_fib6 *fib6;   /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
-	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
-	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
-	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */
-	bool fib_pending;  /* fibs still hold the previous generation's table: fwd_state_commit() */
-	int nb_nexthops;   /* slots, the free ones for fwd_dyn_nexthop() included */
-	int nexthops_used; /* ids below it may be in use (control side's loops) */
+	/* The VRFs, vrfs[0] the VRF "default": each with its persistent FIBs,
+	 * shared with the states before and after it. Values name next hops and
+	 * ECMP sets by stable id (pipeline/fib.h), one id space for all VRFs,
+	 * so nexthops[] / ecmp[] cover every live id, including ids only the
+	 * previous generation's routes still use. A next hop's interface may be
+	 * of another VRF than the route (a leak, `nexthop_vrf`). */
+	int nb_vrfs;
+	struct fwd_vrf *vrfs;
+	/* the first interface of the VRF "default" (0 when it has none): what
+	 * vbrd's own packets with no interface of their own (multihop BFD) are
+	 * routed as received by */
+	uint16_t default_iface;
+	int nb_nexthops;              /* slots, the free ones for fwd_dyn_nexthop() included */
+	int nexthops_used;            /* ids below it may be in use (control side's loops) */
 	struct fwd_nexthop *nexthops; /* by next-hop id; a free id is all zero */
 	int nb_ecmp;
 	struct fwd_ecmp *ecmp; /* by ECMP id; a free id has nb = 0 */
@@ -428,6 +455,15 @@ static inline uint32_t fwd_nexthop_select(const struct fwd_state *st, uint64_t f
  */
 void fwd_path_group_switch(struct fwd_path_group *g, struct fwd_path *path);
 
+/** Entries of every VRF's route table (interface, config and own addresses; not FRR's). */
+uint32_t fwd_fib_entries(const struct fwd_state *st);
+
+/** Index of the VRF named @p name in @p st, or -1. */
+int fwd_vrf_find(const struct fwd_state *st, const char *name);
+
+/** Index of the VRF of table id @p table in @p st, or -1. */
+int fwd_vrf_by_table(const struct fwd_state *st, uint32_t table);
+
 /** Path group by name, or NULL. */
 struct fwd_path_group *fwd_path_group_find(const struct fwd_state *st, const char *name);
 
@@ -473,8 +509,11 @@ uint64_t fwd_neigh_mac(const struct fwd_state *st, uint16_t port, uint16_t vlan,
  */
 void fwd_neigh_fill(struct fwd_state *st);
 
-/** Interface index owning address @p ip (host order) as connected subnet, or -1. */
-int fwd_iface_for_subnet(const struct fwd_state *st, uint32_t ip);
+/**
+ * Interface index of VRF @p vrf (-1: any VRF) owning address @p ip (host
+ * order) as connected subnet, or -1.
+ */
+int fwd_iface_for_subnet(const struct fwd_state *st, int vrf, uint32_t ip);
 
 /**
  * Whether IPv4 address @p ip lies in prefix @p p, which may be of either

@@ -134,10 +134,11 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 		}
 	}
 
-	/* Connected subnets, then own addresses as /128 (RFC 4291 §2.5.4). */
-	struct fib_table *t = &st->routes;
+	/* Connected subnets, then own addresses as /128 (RFC 4291 §2.5.4),
+	 * in the interface's VRF. */
 	for (int i = 0; i < st->nb_ifaces; i++) {
 		const struct fwd_iface *fi = &st->ifaces[i];
+		struct fib_table *t = &st->vrfs[fi->vrf].routes;
 		for (int a = 0; a < fi->nb_addrs; a++) {
 			const struct cfg_prefix *p = &fi->addrs[a];
 			uint8_t net[16];
@@ -166,6 +167,7 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 		struct fwd_tunnel *tu = &st->tunnels[i];
 		if (tu->local.family != AF_INET6)
 			continue;
+		struct fib_table *t = &st->vrfs[tu->underlay_vrf].routes;
 		ret = fib_table_add6(t, tu->local.v6, 128, FIB_NH(FIB_KIND_LOCAL, tu->iface), 0);
 		if (ret < 0)
 			goto fail;
@@ -196,13 +198,13 @@ int fwd6_build(struct fwd_state *st, const struct vbrd_config *cfg, char *err, s
 			if (ret < 0)
 				goto fail;
 		}
-		ret = fib_table_add6(t, cr->prefix.addr.v6, cr->prefix.len, value,
-				     FIB_ROUTE_STATIC);
+		ret = fib_table_add6(&st->vrfs[cr->vrf].routes, cr->prefix.addr.v6, cr->prefix.len,
+				     value, FIB_ROUTE_STATIC);
 		if (ret < 0) {
 			fib_value_put(value);
 			goto fail;
 		}
-		st->nb_routes6++;
+		st->vrfs[cr->vrf].nb_routes6++;
 	}
 	return 0;
 fail:

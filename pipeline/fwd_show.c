@@ -48,8 +48,8 @@ static int show_interfaces(int argc, const char *const *argv, json_t **data, cha
 				addrs, json_string(fmt_prefix(&fi->addrs[a], buf, sizeof(buf))));
 		json_array_append_new(
 			arr,
-			json_pack("{s:s, s:s, s:i, s:s, s:i, s:o, s:I, s:I, s:I, s:I}", "name",
-				  fi->name, "port",
+			json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:I, s:I, s:I, s:I}", "name",
+				  fi->name, "vrf", st->vrfs[fi->vrf].name, "port",
 				  fi->port == FWD_NO_PORT
 					  ? ""
 					  : st->cfg.ports[st->cfg.ifaces[i].port].name,
@@ -130,13 +130,15 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 #define ROUTES_PAGE_NS  1000000u /* 1 ms: as long again to serialise it */
 #define ROUTES_PAGE_MAX 8192u
 
-/* The connected and local routes of every interface address: rows 0..2n-1. */
-static json_t *iface_route_json(const struct fwd_state *st, uint32_t row)
+/* The connected and local routes of every address of VRF @p vrf's interfaces: rows 0..2n-1. */
+static json_t *iface_route_json(const struct fwd_state *st, int vrf, uint32_t row)
 {
 	char buf[80];
 
 	for (int i = 0; i < st->cfg.nb_ifaces; i++) {
 		const struct cfg_iface *ci = &st->cfg.ifaces[i];
+		if (ci->vrf != vrf)
+			continue;
 		if (row >= 2u * (uint32_t)ci->nb_addrs) {
 			row -= 2u * (uint32_t)ci->nb_addrs;
 			continue;
@@ -159,12 +161,13 @@ static json_t *iface_route_json(const struct fwd_state *st, uint32_t row)
 	return NULL;
 }
 
-/* Static route @p r of the state's route table (sorted, IPv4 first), or NULL if not static. */
-static json_t *static_route_json(const struct fwd_state *st, uint32_t r)
+/* Static route @p r of VRF @p vrf's route table (sorted, IPv4 first), or NULL if not static. */
+static json_t *static_route_json(const struct fwd_state *st, int vrf, uint32_t r)
 {
-	bool v4 = r < st->routes.nb4;
-	const struct fib_route4 *r4 = v4 ? &st->routes.v4[r] : NULL;
-	const struct fib_route6 *r6 = v4 ? NULL : &st->routes.v6[r - st->routes.nb4];
+	const struct fib_table *t = &st->vrfs[vrf].routes;
+	bool v4 = r < t->nb4;
+	const struct fib_route4 *r4 = v4 ? &t->v4[r] : NULL;
+	const struct fib_route6 *r6 = v4 ? NULL : &t->v6[r - t->nb4];
 	uint8_t flags = v4 ? r4->flags : r6->flags;
 	uint32_t value = v4 ? r4->value : r6->value;
 	struct cfg_prefix p = { .len = v4 ? r4->len : r6->len };
@@ -205,15 +208,15 @@ static const char *protocol_name(uint8_t p, char *buf, size_t len)
 	}
 }
 
-/* Row @p row of the overlay (routes from FRR), or NULL for an empty row. */
-static json_t *overlay_route_json(const struct fwd_state *st, const struct fib_overlay *ov,
+/* Row @p row of the overlay (routes from FRR) if of VRF @p vrf, or NULL. */
+static json_t *overlay_route_json(const struct fwd_state *st, int vrf, const struct fib_overlay *ov,
 				  uint32_t row)
 {
 	struct fib_overlay_route r;
 	struct cfg_prefix p = { 0 };
 	char buf[80], pb[24], src[48];
 
-	if (!ov->row(row, &r))
+	if (!ov->row(row, &r) || r.table != st->vrfs[vrf].table)
 		return NULL;
 	p.len = r.len;
 	p.addr.family = r.family;
@@ -261,11 +264,23 @@ static int parse_cursor(const char *s, uint64_t *gen, uint64_t *row)
 	return m < 0 || s[n + 1 + m] != '\0' ? -EINVAL : 0;
 }
 
-static int show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+/* The VRF named @p name of @p st, or -1 with a message in @p err. */
+static int vrf_arg(const struct fwd_state *st, const char *name, char *err, size_t errlen)
 {
-	const struct fwd_state *st = atomic_load(&fwd_current);
+	int v = fwd_vrf_find(st, name);
+
+	if (v < 0)
+		snprintf(err, errlen, "no VRF '%.40s' (show vrfs lists them)", name);
+	return v;
+}
+
+/* One page of VRF @p vrf's routes; @p argc 0 or 1 (the cursor). */
+static int routes_page(const struct fwd_state *st, int vrf, int argc, const char *const *argv,
+		       json_t **data, char *err, size_t errlen)
+{
 	uint64_t gen = st->generation, t0 = tsc_now_ns();
 	uint32_t row = 0, nif = 0, total, n = 0;
+	const struct fib_table *t = &st->vrfs[vrf].routes;
 
 	if (argc == 1) {
 		uint64_t g, r;
@@ -284,8 +299,9 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 		row = (uint32_t)r;
 	}
 	for (int i = 0; i < st->cfg.nb_ifaces; i++)
-		nif += 2u * (uint32_t)st->cfg.ifaces[i].nb_addrs;
-	total = nif + st->routes.nb4 + st->routes.nb6;
+		if (st->cfg.ifaces[i].vrf == vrf)
+			nif += 2u * (uint32_t)st->cfg.ifaces[i].nb_addrs;
+	total = nif + t->nb4 + t->nb6;
 	const struct fib_overlay *ov = fib_overlay_get();
 	uint32_t cfg_rows = total;
 	if (ov != NULL)
@@ -295,10 +311,11 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 	for (; row < total; row++) {
 		if (n == ROUTES_PAGE_MAX || (n % 64 == 63 && tsc_now_ns() - t0 > ROUTES_PAGE_NS))
 			break;
-		json_t *o = row < nif        ? iface_route_json(st, row)
-			    : row < cfg_rows ? static_route_json(st, row - nif)
-					     : overlay_route_json(st, ov, row - cfg_rows);
+		json_t *o = row < nif        ? iface_route_json(st, vrf, row)
+			    : row < cfg_rows ? static_route_json(st, vrf, row - nif)
+					     : overlay_route_json(st, vrf, ov, row - cfg_rows);
 		if (o != NULL) {
+			json_object_set_new(o, "vrf", json_string(st->vrfs[vrf].name));
 			json_array_append_new(arr, o);
 			n++;
 		}
@@ -312,10 +329,26 @@ static int show_routes(int argc, const char *const *argv, json_t **data, char *e
 	return 0;
 }
 
-/* `show fib ADDRESS`: what the data path's FIB lookup gives, and the route it comes from. */
-static int show_fib(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+static int show_routes(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	return routes_page(atomic_load(&fwd_current), CFG_VRF_DEFAULT, argc, argv, data, err,
+			   errlen);
+}
+
+static int show_routes_vrf(int argc, const char *const *argv, json_t **data, char *err,
+			   size_t errlen)
 {
 	const struct fwd_state *st = atomic_load(&fwd_current);
+	int v = vrf_arg(st, argv[0], err, errlen);
+
+	return v < 0 ? -ENOENT : routes_page(st, v, argc - 1, argv + 1, data, err, errlen);
+}
+
+/* The FIB lookup of ADDRESS (@p addr) in VRF @p vrf, and the route it comes from. */
+static int fib_lookup_show(const struct fwd_state *st, int vrf, const char *addr, json_t **data,
+			   char *err, size_t errlen)
+{
+	const struct fwd_vrf *fv = &st->vrfs[vrf];
 	struct cfg_addr a;
 	struct cfg_prefix p = { 0 };
 	uint64_t value = FIB_NH(FIB_KIND_NONE, 0);
@@ -325,21 +358,20 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	struct fib_overlay_route ovr;
 	char buf[80] = "", pb[24];
 
-	(void)argc;
-	if (config_parse_addr(argv[0], &a) != 0) {
-		snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", argv[0]);
+	if (config_parse_addr(addr, &a) != 0) {
+		snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", addr);
 		return -EINVAL;
 	}
 	p.addr = a;
 	if (a.family == AF_INET) {
-		rte_fib_lookup_bulk(st->fib, &a.v4, &value, 1);
+		rte_fib_lookup_bulk(fv->fib, &a.v4, &value, 1);
 		for (int len = 32; len >= 0 && !found; len--) {
 			uint32_t net = len ? a.v4 & ~0u << (32 - len) : 0;
-			const struct fib_route4 *r = fib_table_find4(&st->routes, net,
+			const struct fib_route4 *r = fib_table_find4(&fv->routes, net,
 								     (uint8_t)len);
-			if (r != NULL ||
-			    (ov != NULL && ov->route(AF_INET, &net, (uint8_t)len, &ovr) &&
-			     ovr.active)) {
+			if (r != NULL || (ov != NULL &&
+					  ov->route(fv->table, AF_INET, &net, (uint8_t)len, &ovr) &&
+					  ovr.active)) {
 				p.addr.v4 = net;
 				p.len = (uint8_t)len;
 				found = true;
@@ -351,17 +383,17 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	} else {
 		uint8_t ip[16];
 		memcpy(ip, a.v6, 16);
-		rte_fib6_lookup_bulk(st->fib6, &ip, &value, 1);
+		rte_fib6_lookup_bulk(fv->fib6, &ip, &value, 1);
 		for (int len = 128; len >= 0 && !found; len--) {
-			const struct fib_route6 *r = fib_table_find6(&st->routes, a.v6,
+			const struct fib_route6 *r = fib_table_find6(&fv->routes, a.v6,
 								     (uint8_t)len);
 			uint8_t net[16];
 			memcpy(net, a.v6, 16);
 			for (int b = len; b < 128; b++)
 				net[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
-			if (r != NULL ||
-			    (ov != NULL && ov->route(AF_INET6, net, (uint8_t)len, &ovr) &&
-			     ovr.active)) {
+			if (r != NULL || (ov != NULL &&
+					  ov->route(fv->table, AF_INET6, net, (uint8_t)len, &ovr) &&
+					  ovr.active)) {
 				memcpy(p.addr.v6, net, 16);
 				p.len = (uint8_t)len;
 				found = true;
@@ -377,10 +409,67 @@ static int show_fib(int argc, const char *const *argv, json_t **data, char *err,
 	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || fwd_nh_kinds[kind]
 			      ? value_json(st, (uint32_t)value)
 			      : json_array();
-	*data = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "address", argv[0], "prefix",
-			  found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "source", source, "type",
-			  fwd_nh_kinds[kind] ? fwd_nh_kinds[kind]->name : kinds[kind & 7], "value",
-			  (json_int_t)value, "next_hops", nhs);
+	*data = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "address", addr, "vrf", fv->name,
+			  "prefix", found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "source", source,
+			  "type", fwd_nh_kinds[kind] ? fwd_nh_kinds[kind]->name : kinds[kind & 7],
+			  "value", (json_int_t)value, "next_hops", nhs);
+	return 0;
+}
+
+static int show_fib(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	(void)argc;
+	return fib_lookup_show(atomic_load(&fwd_current), CFG_VRF_DEFAULT, argv[0], data, err,
+			       errlen);
+}
+
+static int show_fib_vrf(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	int v = vrf_arg(st, argv[0], err, errlen);
+
+	(void)argc;
+	return v < 0 ? -ENOENT : fib_lookup_show(st, v, argv[1], data, err, errlen);
+}
+
+/* `show vrfs`: each VRF's table id, interfaces, routes, FIB size and memory, traffic. */
+static int show_vrfs(int argc, const char *const *argv, json_t **data, char *err, size_t errlen)
+{
+	const struct fwd_state *st = atomic_load(&fwd_current);
+	const struct fib_overlay *ov = fib_overlay_get();
+	static struct worker_stats s;
+	json_t *arr = json_array();
+
+	(void)argc, (void)argv, (void)err, (void)errlen;
+	worker_stats_sum(&s);
+	for (int v = 0; v < st->nb_vrfs; v++) {
+		const struct fwd_vrf *fv = &st->vrfs[v];
+		const struct fib_capacity *cap = &fv->fibs->cap;
+		uint32_t o4 = 0, o6 = 0;
+		uint64_t rx = 0, tx = 0;
+		if (ov != NULL)
+			ov->count(fv->table, &o4, &o6);
+		for (int i = 0; i < st->nb_ifaces; i++)
+			if (st->ifaces[i].vrf == v) {
+				rx += s.iface[st->ifaces[i].slot].rx_packets;
+				tx += s.iface[st->ifaces[i].slot].tx_packets;
+			}
+		json_array_append_new(
+			arr,
+			json_pack("{s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+				  "s:{s:I, s:I, s:I, s:I}, s:I, s:I}",
+				  "name", fv->name, "table", (json_int_t)fv->table, "interfaces",
+				  (int)fv->nb_ifaces, "routes4", (json_int_t)fv->routes.nb4,
+				  "routes6", (json_int_t)fv->routes.nb6, "static4",
+				  (json_int_t)fv->nb_routes4, "static6", (json_int_t)fv->nb_routes6,
+				  "frr4", (json_int_t)o4, "frr6", (json_int_t)o6, "fib_bytes",
+				  (json_int_t)fib_pair_memsize(cap, 0), "capacity", "routes4",
+				  (json_int_t)cap->routes4, "tbl8_4", (json_int_t)cap->tbl8_4,
+				  "routes6", (json_int_t)cap->routes6, "tbl8_6",
+				  (json_int_t)cap->tbl8_6, "rx_packets", (json_int_t)rx,
+				  "tx_packets", (json_int_t)tx));
+	}
+	*data = json_pack("{s:o}", "vrfs", arr);
 	return 0;
 }
 
@@ -392,10 +481,21 @@ static int fwd_show_start(void)
 		     "(source), in pages: "
 		     "a page's `cursor` is the CURSOR of the next (vbrctl reads them all)",
 		     show_routes);
+	ctl_register("show routes vrf", "show routes vrf NAME [CURSOR]: show routes, of VRF NAME",
+		     show_routes_vrf);
 	ctl_register("show fib",
-		     "show fib ADDRESS: the FIB lookup of ADDRESS, as the data path does it",
+		     "show fib ADDRESS: the FIB lookup of ADDRESS in the VRF default, as the data "
+		     "path does it",
 		     show_fib);
+	ctl_register("show fib vrf",
+		     "show fib vrf NAME ADDRESS: the FIB lookup of ADDRESS in VRF NAME",
+		     show_fib_vrf);
+	ctl_register("show vrfs",
+		     "VRFs: table id, interfaces, routes (interface and config, FRR's), FIB "
+		     "capacity and memory, packets",
+		     show_vrfs);
 	ctl_export("show interfaces", "/vbrd/interfaces", "vbrd interfaces");
+	ctl_export("show vrfs", "/vbrd/vrfs", "vbrd VRFs");
 	return 0;
 }
 

@@ -17,14 +17,14 @@ static void load_iface_addrs(struct cfg_reader *ld, const config_setting_t *s, i
 {
 	struct cfg_iface *ifc = &ld->cfg->ifaces[idx];
 
-	cfg_load_addresses(ld, s, ifc->addrs, &ifc->nb_addrs, CFG_MAX_ADDRS, true,
+	cfg_load_addresses(ld, s, ifc->vrf, ifc->addrs, &ifc->nb_addrs, CFG_MAX_ADDRS, true,
 			   &ld->iface_bad[idx]);
 }
 
 static void load_iface(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
 	static const char *const keys[] = { "name",    "port",      "vlan", "mtu",
-					    "address", "addresses", NULL };
+					    "address", "addresses", "vrf",  NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_iface *ifc = &cfg->ifaces[idx];
 	const config_setting_t *ps, *ms;
@@ -88,6 +88,7 @@ static void load_iface(struct cfg_reader *ld, const config_setting_t *s, int idx
 		else if (mtu_rc != CFG_VAL_OK)
 			ifc->mtu = p->mtu;
 	}
+	cfg_get_vrf(ld, s, "vrf", &ifc->vrf);
 	load_iface_addrs(ld, s, idx);
 }
 
@@ -121,7 +122,7 @@ static void interfaces_free(struct vbrd_config *cfg)
 
 static struct config_section interfaces_section = {
 	.name = "interfaces",
-	.after = (const char *const[]){ "ports", NULL },
+	.after = (const char *const[]){ "ports", "vrfs", NULL },
 	.load = interfaces_load,
 	.free = interfaces_free,
 };

@@ -211,6 +211,6 @@ void ip4_output_local(struct worker *w, const struct fwd_state *st, struct rte_m
 	}
 	/* Routed like a received packet: it leaves with TTL 63, one hop
 	 * spent on the way out of vbrd, which traceroute does not mind. */
-	rte_fib_lookup_bulk(st->fib, &c.ip.dst, &nh, 1);
+	rte_fib_lookup_bulk(st->ifaces[iface].fib, &c.ip.dst, &nh, 1);
 	ip4_forward(w, st, m, &c, nh);
 }

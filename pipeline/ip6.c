@@ -222,7 +222,13 @@ void ip6_route_burst(struct worker *w, const struct fwd_state *st, struct ip6_bu
 {
 	if (b->n == 0)
 		return;
-	rte_fib6_lookup_bulk(st->fib6, b->dst, b->nh, (int)b->n);
+	/* one lookup per run of packets of one VRF (the ingress interface's FIB) */
+	for (unsigned i = 0, j; i < b->n; i = j) {
+		struct rte_fib6 *fib6 = st->ifaces[b->ctx[i].iface].fib6;
+		for (j = i + 1; j < b->n && st->ifaces[b->ctx[j].iface].fib6 == fib6; j++)
+			;
+		rte_fib6_lookup_bulk(fib6, b->dst + i, b->nh + i, (int)(j - i));
+	}
 	for (unsigned i = 0; i < b->n; i++)
 		ip6_forward(w, st, b->pkts[i], &b->ctx[i], b->nh[i]);
 	b->n = 0;

@@ -161,11 +161,11 @@ bool fwd_route_via_iface(const struct fwd_state *st, int family, const void *add
 	if (family == AF_INET) {
 		uint32_t a;
 		memcpy(&a, addr, 4);
-		rte_fib_lookup_bulk(st->fib, &a, &value, 1);
+		rte_fib_lookup_bulk(st->ifaces[iface].fib, &a, &value, 1);
 	} else {
 		uint8_t a[1][16];
 		memcpy(a[0], addr, 16);
-		rte_fib6_lookup_bulk(st->fib6, a, &value, 1);
+		rte_fib6_lookup_bulk(st->ifaces[iface].fib6, a, &value, 1);
 	}
 	return fwd_value_via_iface(st, value, iface);
 }

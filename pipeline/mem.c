@@ -97,9 +97,12 @@ void mem_need(const struct vbrd_config *cfg, size_t page_size, struct mem_need *
 		      rte_rcu_qsbr_get_memsize(nbw + DP_RCU_CONTROL_READERS) + ELEM_BYTES;
 	need->neighbors = (uint64_t)NEIGH_MAX * (sizeof(struct neigh) + sizeof(uint32_t)) +
 			  2 * ELEM_BYTES;
-	/* one FIB pair: a reload changes it in place (pipeline/fib.h) */
-	fib_capacity_for_config(cfg, &cap);
-	need->fib = fib_pair_memsize(&cap, page_size);
+	/* one FIB pair per VRF: a reload changes them in place (pipeline/fib.h) */
+	need->fib = 0;
+	for (int v = 0; v < (cfg->nb_vrfs > 0 ? cfg->nb_vrfs : 1); v++) {
+		fib_capacity_for_vrf(cfg, v, &cap);
+		need->fib += fib_pair_memsize(&cap, page_size);
+	}
 	need->eal = MEM_EAL_BASE_BYTES + (uint64_t)cfg->nb_ports * MEM_PORT_BYTES + MEM_SLACK_BYTES;
 	/* the tunnels' decapsulation table (rte_hash, 3 keys a tunnel), the
 	 * running state's and a reload's: ~128 bytes a key with its buckets */

@@ -35,6 +35,14 @@ static void load_nexthop(struct cfg_reader *ld, struct cfg_route *r, const struc
 			cfg_err(ld, is, "unknown interface '%s'", ifname);
 			return;
 		}
+		if (cfg->ifaces[nh.iface].vrf != r->nh_vrf) {
+			cfg_err(ld, is,
+				"interface '%s' is in VRF '%s', the next hops in VRF '%s' (a leak "
+				"names the other VRF in 'nexthop_vrf')",
+				ifname, config_vrf_name(cfg, cfg->ifaces[nh.iface].vrf),
+				config_vrf_name(cfg, r->nh_vrf));
+			return;
+		}
 	}
 	if (config_parse_addr(v, &nh.via) != 0) {
 		cfg_err(ld, s, "'%s' is not a valid IPv4 or IPv6 address", v);
@@ -52,7 +60,7 @@ static void load_nexthop(struct cfg_reader *ld, struct cfg_route *r, const struc
 			return;
 		}
 
-	found = cfg_find_connected(cfg, &nh.via, nh.iface, &own);
+	found = cfg_find_connected_vrf(cfg, &nh.via, nh.iface, r->nh_vrf, &own);
 	if (own >= 0) {
 		cfg_err(ld, s, "%s is an address of interface '%s' itself", v,
 			cfg->ifaces[own].name);
@@ -72,8 +80,9 @@ static void load_nexthop(struct cfg_reader *ld, struct cfg_route *r, const struc
 			cfg_err(ld, s, "%s is not in a connected subnet of interface '%s'",
 				config_format_addr(&nh.via, a, sizeof(a)), ifname);
 		else
-			cfg_err(ld, s, "%s is not in a connected subnet",
-				config_format_addr(&nh.via, a, sizeof(a)));
+			cfg_err(ld, s, "%s is not in a connected subnet of VRF '%s'",
+				config_format_addr(&nh.via, a, sizeof(a)),
+				config_vrf_name(cfg, r->nh_vrf));
 		return;
 	}
 	nh.iface = found;
@@ -188,7 +197,8 @@ static bool load_target(struct cfg_reader *ld, const config_setting_t *s, struct
 
 static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
-	const char *keys[5 + ROUTE_TARGETS_MAX] = { "prefix", "via", "next_hops", "path_group" };
+	const char *keys[7 + ROUTE_TARGETS_MAX] = { "prefix",     "via", "next_hops",
+						    "path_group", "vrf", "nexthop_vrf" };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_route *r = &cfg->routes[idx];
 	const config_setting_t *pg = config_setting_get_member(s, "path_group");
@@ -202,8 +212,11 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 	r->line = cfg_line(s);
 	r->path_group = -1;
 	for (unsigned i = 0; i < nb_targets; i++)
-		keys[4 + i] = targets[i].key;
+		keys[6 + i] = targets[i].key;
 	cfg_check_members(ld, s, keys);
+	cfg_get_vrf(ld, s, "vrf", &r->vrf);
+	if (cfg_get_vrf(ld, s, "nexthop_vrf", &r->nh_vrf) != CFG_VAL_OK)
+		r->nh_vrf = r->vrf;
 
 	if (ps == NULL) {
 		cfg_err_missing(ld, s, "prefix");
@@ -232,6 +245,12 @@ static void load_route(struct cfg_reader *ld, const config_setting_t *s, int idx
 		if (cfg_string_value(ld, pg, &v) == CFG_VAL_OK &&
 		    (r->path_group = config_path_group_index(cfg, v)) < 0)
 			cfg_err(ld, pg, "unknown path group '%s'", v);
+		else if (r->path_group >= 0 && cfg->path_groups[r->path_group].vrf != r->nh_vrf)
+			cfg_err(ld, pg,
+				"path group '%s' is in VRF '%s', the next hops in VRF '%s' (a leak "
+				"names the other VRF in 'nexthop_vrf')",
+				v, config_vrf_name(cfg, cfg->path_groups[r->path_group].vrf),
+				config_vrf_name(cfg, r->nh_vrf));
 	} else if (via != NULL && nhs != NULL)
 		cfg_err_at(ld, nhs, "%s: 'via' and 'next_hops' are mutually exclusive",
 			   cfg_path(s, path, sizeof(path)));
@@ -255,21 +274,23 @@ static int route6_cmp(const void *a, const void *b)
 {
 	const struct cfg_route *x = *(const struct cfg_route *const *)a;
 	const struct cfg_route *y = *(const struct cfg_route *const *)b;
-	int c = memcmp(x->prefix.addr.v6, y->prefix.addr.v6, 16);
+	int c = x->vrf - y->vrf;
 
+	if (c == 0)
+		c = memcmp(x->prefix.addr.v6, y->prefix.addr.v6, 16);
 	if (c == 0)
 		c = (int)x->prefix.len - (int)y->prefix.len;
 	return c != 0 ? c : x->line - y->line;
 }
 
-/* An IPv4 route's sort key: prefix and length (38 bits); its index below. */
+/* An IPv4 route's sort key: VRF, prefix and length (46 bits); its index below. */
 struct route_key {
 	uint64_t key;
 	uint32_t idx;
 };
 
 /*
- * LSD radix sort of @p n keys on their 38 key bits, four 10-bit digits:
+ * LSD radix sort of @p n keys on their 46 key bits, five 10-bit digits:
  * O(n), and stable, so routes of one prefix stay in file order (qsort with
  * a comparator was a tenth of loading a million routes).
  */
@@ -281,7 +302,7 @@ static int radix_sort(struct route_key *v, uint32_t n)
 
 	if (tmp == NULL)
 		return -ENOMEM;
-	for (int shift = 0; shift < 40; shift += BITS) {
+	for (int shift = 0; shift < 50; shift += BITS) {
 		memset(count, 0, sizeof(count));
 		for (uint32_t i = 0; i < n; i++)
 			count[(src[i].key >> shift) & (BUCKETS - 1)]++;
@@ -296,7 +317,8 @@ static int radix_sort(struct route_key *v, uint32_t n)
 		src = dst;
 		dst = x;
 	}
-	/* an even number of passes: the result is back in v */
+	/* an odd number of passes: the result is in tmp */
+	memcpy(v, src, sizeof(*v) * n);
 	free(tmp);
 	return 0;
 }
@@ -334,9 +356,10 @@ static int check_duplicate_routes(struct cfg_reader *ld)
 	for (int i = 0; i < cfg->nb_routes; i++) {
 		const struct cfg_route *r = &cfg->routes[i];
 		if (r->prefix.addr.family == AF_INET)
-			k4[n4++] = (struct route_key){
-				(uint64_t)r->prefix.addr.v4 << 6 | r->prefix.len, (uint32_t)i
-			};
+			k4[n4++] = (struct route_key){ (uint64_t)r->vrf << 38 |
+							       (uint64_t)r->prefix.addr.v4 << 6 |
+							       r->prefix.len,
+						       (uint32_t)i };
 		else if (r->prefix.addr.family == AF_INET6)
 			v6[n6++] = r;
 	}
@@ -353,7 +376,7 @@ static int check_duplicate_routes(struct cfg_reader *ld)
 	}
 	qsort(v6, n6, sizeof(*v6), route6_cmp);
 	for (uint32_t i = 1, first = 0; i < n6; i++) {
-		if (v6[i]->prefix.len == v6[first]->prefix.len &&
+		if (v6[i]->vrf == v6[first]->vrf && v6[i]->prefix.len == v6[first]->prefix.len &&
 		    memcmp(v6[i]->prefix.addr.v6, v6[first]->prefix.addr.v6, 16) == 0)
 			report_duplicate(ld, v6[i], v6[first]);
 		else
@@ -393,7 +416,7 @@ static void routes_free(struct vbrd_config *cfg)
 
 static struct config_section routes_section = {
 	.name = "routes",
-	.after = (const char *const[]){ "interfaces", "tunnels", NULL },
+	.after = (const char *const[]){ "interfaces", "tunnels", "vrfs", NULL },
 	.load = routes_load,
 	.free = routes_free,
 };

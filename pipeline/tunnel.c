@@ -151,11 +151,13 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		memcpy(t->inner_mac, ct->inner_mac, 6);
 		t->udp_zero_checksum6 = ct->udp_zero_checksum6;
 		t->iface = (uint16_t)(cfg->nb_ifaces + i);
+		t->underlay_vrf = (uint16_t)ct->underlay_vrf;
 		int ret = local_udp_bind(st, t->udp_port, &tunnel_service, err, errlen);
 		if (ret < 0)
 			return ret;
 
 		snprintf(fi->name, sizeof(fi->name), "%s", ct->name);
+		fi->vrf = (uint16_t)ct->vrf;
 		fi->port = FWD_NO_PORT;
 		fi->tunnel = (uint16_t)i;
 		fi->mtu = ct->mtu ? ct->mtu : CFG_MTU_MAX; /* lowered below to its paths' */

@@ -35,6 +35,8 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 					    "addresses",
 					    "inner_mac",
 					    "udp_zero_checksum6",
+					    "vrf",
+					    "underlay_vrf",
 					    NULL };
 	struct vbrd_config *cfg = ld->cfg;
 	struct cfg_tunnel *t = &cfg->tunnels[idx];
@@ -56,6 +58,8 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 			cfg_err_at(ld, config_setting_get_member(s, "name"),
 				   "tunnel name '%s' is already an interface name", t->name);
 	}
+	cfg_get_vrf(ld, s, "vrf", &t->vrf);
+	cfg_get_vrf(ld, s, "underlay_vrf", &t->underlay_vrf);
 	rc = cfg_get_string(ld, s, "type", &v);
 	if (rc == CFG_VAL_ABSENT)
 		cfg_err_missing(ld, s, "type");
@@ -103,7 +107,7 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 		/* vbrd answers on `local` (a /32 or /128 of its own): inside a
 		 * connected subnet that would take a neighbor's address, unless it is
 		 * the interface's own address. */
-		int own, in = cfg_find_connected(cfg, &t->local, -1, &own);
+		int own, in = cfg_find_connected_vrf(cfg, &t->local, -1, t->underlay_vrf, &own);
 		if (in >= 0 && own < 0)
 			cfg_err(ld, config_setting_get_member(s, "local"),
 				"%s lies in the subnet of interface '%s' but is not its address: "
@@ -126,7 +130,7 @@ static void load_tunnel(struct cfg_reader *ld, const config_setting_t *s, int id
 	/* Inner addresses, checked as an interface's: usable, and no other
 	 * interface's or tunnel's. */
 	bool bad = false;
-	cfg_load_addresses(ld, s, t->addrs, &t->nb_addrs, CFG_MAX_ADDRS, false, &bad);
+	cfg_load_addresses(ld, s, t->vrf, t->addrs, &t->nb_addrs, CFG_MAX_ADDRS, false, &bad);
 }
 
 /*
@@ -193,6 +197,26 @@ static void load_path(struct cfg_reader *ld, const config_setting_t *s, struct c
 		cfg_err_missing(ld, s, "interface");
 	else if (rc == CFG_VAL_OK && (p->iface = config_iface_index(cfg, v)) < 0)
 		cfg_err(ld, config_setting_get_member(s, "interface"), "unknown interface '%s'", v);
+	if (p->tunnel >= 0 && p->iface >= 0 &&
+	    cfg->ifaces[p->iface].vrf != cfg->tunnels[p->tunnel].underlay_vrf)
+		cfg_err(ld, config_setting_get_member(s, "interface"),
+			"interface '%s' is in VRF '%s' but tunnel '%s' runs over VRF '%s' (its "
+			"underlay_vrf)",
+			cfg->ifaces[p->iface].name, config_vrf_name(cfg, cfg->ifaces[p->iface].vrf),
+			cfg->tunnels[p->tunnel].name,
+			config_vrf_name(cfg, cfg->tunnels[p->tunnel].underlay_vrf));
+	if (p->tunnel >= 0) {
+		int tv = cfg->tunnels[p->tunnel].vrf;
+		if (k == 0)
+			g->vrf = tv;
+		else if (g->vrf != tv)
+			cfg_err(ld, config_setting_get_member(s, "tunnel"),
+				"tunnel '%s' is in VRF '%s' but group '%s' is in VRF '%s' (its "
+				"first "
+				"path's tunnel): a path group routes in one VRF",
+				cfg->tunnels[p->tunnel].name, config_vrf_name(cfg, tv), g->name,
+				config_vrf_name(cfg, g->vrf));
+	}
 	load_planes(ld, s, p);
 	cfg_get_u32(ld, s, "cost", 0, 65535, &p->cost);
 	if (cfg_get_string(ld, s, "tier", &v) == CFG_VAL_OK) {

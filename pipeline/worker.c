@@ -122,7 +122,14 @@ static void general_flush(struct worker *w, const struct fwd_state *st, struct g
 	ip6_route_burst(w, st, &g->b6);
 	g->b6.n = 0;
 	if (g->n) {
-		rte_fib_lookup_bulk(st->fib, g->dst, nh, g->n);
+		/* one lookup per run of packets of one VRF (the ingress
+		 * interface's FIB): one run in the common burst */
+		for (unsigned i = 0, j; i < g->n; i = j) {
+			struct rte_fib *fib = st->ifaces[g->ctx[i].iface].fib;
+			for (j = i + 1; j < g->n && st->ifaces[g->ctx[j].iface].fib == fib; j++)
+				;
+			rte_fib_lookup_bulk(fib, g->dst + i, nh + i, j - i);
+		}
 		for (unsigned i = 0; i < g->n; i++)
 			ip4_forward(w, st, g->pkts[i], &g->ctx[i], nh[i]);
 		g->n = 0;

@@ -505,7 +505,7 @@ static void load_session(struct cfg_reader *ld, const config_setting_t *s, int i
 			config_format_addr(&b->peer, a, sizeof(a)), why);
 		peer_ok = false;
 	}
-	if (peer_ok && cfg_address_owner(ld, &b->peer, owner, sizeof(owner)) != NULL) {
+	if (peer_ok && cfg_address_owner(ld, &b->peer, -1, owner, sizeof(owner)) != NULL) {
 		cfg_err(ld, config_setting_get_member(s, "peer"), "%s is an address of %s itself",
 			config_format_addr(&b->peer, a, sizeof(a)), owner);
 		peer_ok = false;

@@ -261,9 +261,10 @@ static bool send_nexthop(struct worker *w, const struct fwd_state *st, const str
 	uint64_t v;
 
 	if (v4)
-		rte_fib_lookup_bulk(st->fib, (uint32_t *)(uintptr_t)&s->peer.v4, &v, 1);
+		rte_fib_lookup_bulk(st->vrfs[0].fib, (uint32_t *)(uintptr_t)&s->peer.v4, &v, 1);
 	else
-		rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])(uintptr_t)s->peer.v6, &v, 1);
+		rte_fib6_lookup_bulk(st->vrfs[0].fib6, (uint8_t(*)[16])(uintptr_t)s->peer.v6, &v,
+				     1);
 	if (FIB_NH_KIND(v) != FIB_KIND_NEXTHOP && FIB_NH_KIND(v) != FIB_KIND_ECMP)
 		return false;
 	const struct fwd_nexthop *nh = &st->nexthops[fwd_nexthop_select(st, v, 0)];
@@ -284,7 +285,8 @@ static bool send_nexthop(struct worker *w, const struct fwd_state *st, const str
 static void send_routed6(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
 			 struct bfd_session_rt *rt, struct rte_mbuf *m)
 {
-	struct ip6_ctx c = { .iface = s->iface == FWD_NO_IFACE ? 0 : s->iface, .decapped = true };
+	struct ip6_ctx c = { .iface = s->iface == FWD_NO_IFACE ? st->default_iface : s->iface,
+			     .decapped = true };
 	const struct drop_reason *why;
 	uint64_t nh;
 
@@ -300,7 +302,7 @@ static void send_routed6(struct worker *w, const struct fwd_state *st, const str
 		fwd_nh_kinds[FIB_KIND_PATHGRP]->output6(w, st, m, &c, s->path_group);
 		return;
 	}
-	rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])c.ip.dst, &nh, 1);
+	rte_fib6_lookup_bulk(st->ifaces[c.iface].fib6, (uint8_t(*)[16])c.ip.dst, &nh, 1);
 	ip6_forward(w, st, m, &c, nh);
 }
 
@@ -311,7 +313,8 @@ static void send_routed6(struct worker *w, const struct fwd_state *st, const str
 static void send_routed(struct worker *w, const struct fwd_state *st, const struct bfd_sess *s,
 			struct bfd_session_rt *rt, struct rte_mbuf *m)
 {
-	struct pkt_ctx c = { .iface = s->iface == FWD_NO_IFACE ? 0 : s->iface, .decapped = true };
+	struct pkt_ctx c = { .iface = s->iface == FWD_NO_IFACE ? st->default_iface : s->iface,
+			     .decapped = true };
 	const struct drop_reason *why;
 
 	/* both paths take a frame with a 14-byte L2 header in front */

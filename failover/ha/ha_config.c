@@ -496,7 +496,7 @@ static bool load_vip(struct cfg_reader *ld, const config_setting_t *s, int famil
 		cfg_err(ld, s, "%s is %s", a, why);
 		return false;
 	}
-	if (cfg_address_owner(ld, out, owner, sizeof(owner)) != NULL) {
+	if (cfg_address_owner(ld, out, -1, owner, sizeof(owner)) != NULL) {
 		cfg_err(ld, s,
 			"%s is an address of %s: the service address is the pair's, apart "
 			"from each node's own",

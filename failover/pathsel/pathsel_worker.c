@@ -462,7 +462,7 @@ static void reflect(struct worker *w, const struct fwd_state *st, const struct p
 		worker_drop(w, m, dr);
 		return;
 	}
-	rte_fib6_lookup_bulk(st->fib6, (uint8_t(*)[16])c.ip.dst, &nh, 1);
+	rte_fib6_lookup_bulk(st->ifaces[c.iface].fib6, (uint8_t(*)[16])c.ip.dst, &nh, 1);
 	ip6_forward(w, st, m, &c, nh);
 }
 

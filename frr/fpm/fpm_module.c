@@ -69,9 +69,10 @@ VBRD_LOG_TYPE(fpm);
 #define FPM_MAX_NHS     (1u << 20) /* zebra's next-hop objects */
 #define FPM_RESERVE_MAX (1u << 22) /* routes the tables make room for at start */
 
-/* A route's key: family, length, address (IPv4: 4 bytes host order). */
+/* A route's key: family, length, table (its VRF's), address (IPv4: 4 bytes host order). */
 struct rkey {
 	uint8_t family, len, pad[2];
+	uint32_t table;
 	uint8_t addr[16];
 };
 
@@ -132,7 +133,15 @@ static struct {
 	struct nent *nents;
 	uint32_t ncap;
 	uint32_t nb4, nb6;
-	const struct fib_pair *fibs; /* the pair our routes are in */
+	/* routes held per table id (a VRF's), for fib_overlay.count */
+	struct tcount {
+		uint32_t table, n4, n6;
+	} tcount[CFG_MAX_VRFS];
+	uint32_t nb_tcount;
+	/* the VRFs' FIB pairs our routes are in, by table id, as last published */
+	uint32_t nb_vrfs;
+	uint32_t tables[CFG_MAX_VRFS];
+	const struct fib_pair *fibs[CFG_MAX_VRFS];
 	/* references to release after a grace period */
 	struct defer {
 		uint32_t value;
@@ -204,9 +213,10 @@ static void defer_run(void)
 
 /* ---- the FIB ------------------------------------------------------------------ */
 
-static void rkey_of(const struct cfg_prefix *p, struct rkey *k)
+static void rkey_of(const struct cfg_prefix *p, uint32_t table, struct rkey *k)
 {
 	memset(k, 0, sizeof(*k));
+	k->table = table;
 	k->family = (uint8_t)p->addr.family;
 	k->len = p->len;
 	if (p->addr.family == AF_INET)
@@ -215,36 +225,56 @@ static void rkey_of(const struct cfg_prefix *p, struct rkey *k)
 		memcpy(k->addr, p->addr.v6, 16);
 }
 
+/* The VRF of @p st whose table id is @p table, or NULL: zebra's table ids name vbrd's VRFs. */
+static const struct fwd_vrf *vrf_of(const struct fwd_state *st, uint32_t table)
+{
+	int v = fwd_vrf_by_table(st, table);
+
+	if (v < 0 && table == cfg_fpm_get(&st->cfg)->table)
+		v = CFG_VRF_DEFAULT; /* fpm.table: another table id for the VRF default */
+	return v >= 0 ? &st->vrfs[v] : NULL;
+}
+
 static bool shadowed_by_config(const struct fwd_state *st, const struct rkey *k)
 {
+	const struct fwd_vrf *v = vrf_of(st, k->table);
+
+	if (v == NULL)
+		return true; /* its VRF is gone: in no FIB */
 	if (k->family == AF_INET) {
 		uint32_t a;
 		memcpy(&a, k->addr, 4);
-		return fib_table_find4(&st->routes, a, k->len) != NULL;
+		return fib_table_find4(&v->routes, a, k->len) != NULL;
 	}
-	return fib_table_find6(&st->routes, k->addr, k->len) != NULL;
+	return fib_table_find6(&v->routes, k->addr, k->len) != NULL;
 }
 
 static int fib_set(struct fwd_state *st, const struct rkey *k, uint32_t value)
 {
+	const struct fwd_vrf *v = vrf_of(st, k->table);
 	uint32_t a;
 
+	if (v == NULL)
+		return -ENOENT;
 	if (k->family == AF_INET) {
 		memcpy(&a, k->addr, 4);
-		return fib_route_add4(st->fibs, a, k->len, value);
+		return fib_route_add4(v->fibs, a, k->len, value);
 	}
-	return fib_route_add6(st->fibs, k->addr, k->len, value);
+	return fib_route_add6(v->fibs, k->addr, k->len, value);
 }
 
 static int fib_unset(struct fwd_state *st, const struct rkey *k)
 {
+	const struct fwd_vrf *v = vrf_of(st, k->table);
 	uint32_t a;
 
+	if (v == NULL)
+		return -ENOENT;
 	if (k->family == AF_INET) {
 		memcpy(&a, k->addr, 4);
-		return fib_route_del4(st->fibs, a, k->len);
+		return fib_route_del4(v->fibs, a, k->len);
 	}
-	return fib_route_del6(st->fibs, k->addr, k->len);
+	return fib_route_del6(v->fibs, k->addr, k->len);
 }
 
 /* ---- next hops ------------------------------------------------------------------ */
@@ -415,12 +445,31 @@ static void rent_grow(uint32_t id)
 	fpm.rcap = ncap;
 }
 
-static void count_family(uint8_t family, int delta)
+/* The routes-held counters of table @p table (created at 0), or NULL when CFG_MAX_VRFS are in use. */
+static struct tcount *tcount_of(uint32_t table, bool create)
 {
-	if (family == AF_INET)
+	for (uint32_t i = 0; i < fpm.nb_tcount; i++)
+		if (fpm.tcount[i].table == table)
+			return &fpm.tcount[i];
+	if (!create || fpm.nb_tcount == CFG_MAX_VRFS)
+		return NULL;
+	fpm.tcount[fpm.nb_tcount] = (struct tcount){ .table = table };
+	return &fpm.tcount[fpm.nb_tcount++];
+}
+
+static void count_family(const struct rkey *k, int delta)
+{
+	struct tcount *t = tcount_of(k->table, true);
+
+	if (k->family == AF_INET) {
 		fpm.nb4 += (uint32_t)delta;
-	else
+		if (t != NULL)
+			t->n4 += (uint32_t)delta;
+	} else {
 		fpm.nb6 += (uint32_t)delta;
+		if (t != NULL)
+			t->n6 += (uint32_t)delta;
+	}
 }
 
 static void fib_failed(int ret);
@@ -449,7 +498,7 @@ static void route_set(struct fwd_state *st, const struct rkey *k, uint32_t value
 		uses(r->nh_id, -1);
 		fpm.c.replaces++;
 	} else {
-		count_family(k->family, 1);
+		count_family(k, 1);
 	}
 	*r = (struct rent){
 		.value = value, .nh_id = nh_id, .gen = fpm.gen, .proto = proto, .pending = pending
@@ -498,7 +547,7 @@ static void route_unset(struct fwd_state *st, const struct rkey *k)
 		fpm.c.fib_errors++;
 	defer_put(r->value);
 	uses(r->nh_id, -1);
-	count_family(k->family, -1);
+	count_family(k, -1);
 	idtab_put(&fpm.routes, (uint32_t)id);
 }
 
@@ -520,9 +569,10 @@ static void route_add(struct fwd_state *st, const struct fpm_route *rt)
 	uint32_t value = (uint32_t)FIB_NH(FIB_KIND_NONE, 0);
 	int ret = 0;
 
-	rkey_of(&rt->dst, &k);
-	if (rt->table != f->table) {
-		fpm.c.other_table++;
+	rkey_of(&rt->dst, rt->table, &k);
+	(void)f;
+	if (vrf_of(st, rt->table) == NULL) {
+		fpm.c.other_table++; /* no VRF has the table */
 		return;
 	}
 	if (rt->protocol == RTPROT_KERNEL_NUM || link_scope(&rt->dst)) {
@@ -578,14 +628,14 @@ static void route_del(struct fwd_state *st, const struct fpm_route *rt)
 {
 	struct rkey k;
 
-	if (rt->table != cfg_fpm_get(&st->cfg)->table) {
+	if (vrf_of(st, rt->table) == NULL) {
 		fpm.c.other_table++;
 		return;
 	}
 	if (rt->protocol == RTPROT_KERNEL_NUM || link_scope(&rt->dst))
 		return;
 	fpm.c.route_dels++;
-	rkey_of(&rt->dst, &k);
+	rkey_of(&rt->dst, rt->table, &k);
 	route_unset(st, &k);
 }
 
@@ -1030,18 +1080,34 @@ static unsigned sweep_poll(void)
 	return 1;
 }
 
+/* Which FIB pair each VRF of @p st has, for fpm_state_published() to compare. */
+static void fpm_vrfs_keep(const struct fwd_state *st)
+{
+	fpm.nb_vrfs = (uint32_t)st->nb_vrfs;
+	for (int v = 0; v < st->nb_vrfs; v++) {
+		fpm.tables[v] = st->vrfs[v].table;
+		fpm.fibs[v] = st->vrfs[v].fibs;
+	}
+}
+
 static void fpm_state_published(const struct fwd_state *st)
 {
 	if (!fpm.enabled)
 		return;
-	if (fpm.fibs != NULL && st->fibs != fpm.fibs && fpm.routes.live + fpm.nhs.live > 0) {
-		/* a fresh FIB without our routes, perhaps with other indexes:
-		 * forget them, and have zebra send them again */
+	/* A VRF with a fresh FIB (without our routes, perhaps with other
+	 * indexes), or VRFs added or removed (tables zebra's routes were not
+	 * taken for, or whose FIB is gone): forget the routes, and have zebra
+	 * send them again. */
+	bool fresh = fpm.nb_vrfs != (uint32_t)st->nb_vrfs;
+	for (int v = 0; !fresh && v < st->nb_vrfs; v++)
+		fresh = fpm.tables[v] != st->vrfs[v].table || fpm.fibs[v] != st->vrfs[v].fibs;
+	if (fresh && fpm.nb_vrfs > 0 && fpm.routes.live + fpm.nhs.live > 0) {
 		sweep((struct fwd_state *)(uintptr_t)st, true);
 		fpm.c.flushed++;
-		conn_close("the reload built a fresh FIB: zebra sends its routes again");
+		conn_close("the reload built a fresh FIB or changed the VRFs: zebra sends its "
+			   "routes again");
 	}
-	fpm.fibs = st->fibs;
+	fpm_vrfs_keep(st);
 	/* next-hop objects that wanted a free slot: the new state has room,
 	 * once the reload has finished with the FIB (fpm_poll) */
 	fpm.retry_pending = true;
@@ -1063,26 +1129,28 @@ static bool ov_find(const struct rkey *k, uint32_t *value)
 	return true;
 }
 
-static bool ov_find4(uint32_t addr, uint8_t len, uint32_t *value)
+static bool ov_find4(uint32_t table, uint32_t addr, uint8_t len, uint32_t *value)
 {
-	struct rkey k = { .family = AF_INET, .len = len };
+	struct rkey k = { .family = AF_INET, .len = len, .table = table };
 
 	memcpy(k.addr, &addr, 4);
 	return ov_find(&k, value);
 }
 
-static bool ov_find6(const uint8_t *addr, uint8_t len, uint32_t *value)
+static bool ov_find6(uint32_t table, const uint8_t *addr, uint8_t len, uint32_t *value)
 {
-	struct rkey k = { .family = AF_INET6, .len = len };
+	struct rkey k = { .family = AF_INET6, .len = len, .table = table };
 
 	memcpy(k.addr, addr, 16);
 	return ov_find(&k, value);
 }
 
-static void ov_count(uint32_t *n4, uint32_t *n6)
+static void ov_count(uint32_t table, uint32_t *n4, uint32_t *n6)
 {
-	*n4 = fpm.nb4;
-	*n6 = fpm.nb6;
+	const struct tcount *t = tcount_of(table, false);
+
+	*n4 = t != NULL ? t->n4 : 0;
+	*n6 = t != NULL ? t->n6 : 0;
 }
 
 static uint32_t ov_rows(void)
@@ -1096,6 +1164,7 @@ static bool ov_row(uint32_t row, struct fib_overlay_route *r)
 		return false;
 	const struct rkey *k = idtab_key(&fpm.routes, row);
 	const struct rent *e = &fpm.rents[row];
+	r->table = k->table;
 	r->family = k->family;
 	r->len = k->len;
 	memcpy(r->addr, k->addr, 16);
@@ -1107,9 +1176,10 @@ static bool ov_row(uint32_t row, struct fib_overlay_route *r)
 	return true;
 }
 
-static bool ov_route(int family, const void *addr, uint8_t len, struct fib_overlay_route *r)
+static bool ov_route(uint32_t table, int family, const void *addr, uint8_t len,
+		     struct fib_overlay_route *r)
 {
-	struct rkey k = { .family = (uint8_t)family, .len = len };
+	struct rkey k = { .family = (uint8_t)family, .len = len, .table = table };
 
 	memcpy(k.addr, addr, family == AF_INET ? 4 : 16);
 	int id = idtab_find(&fpm.routes, &k);
@@ -1205,7 +1275,10 @@ static int fpm_start(void)
 	fpm.uses.max = FPM_MAX_NHS;
 	/* room for as many routes as the FIB holds (up to 4M), so that a full
 	 * table's load never rehashes a million keys in one main-loop turn */
-	uint32_t room = RTE_MIN(st->fibs->cap.routes4 + st->fibs->cap.routes6, FPM_RESERVE_MAX);
+	uint32_t room = 0;
+	for (int v = 0; v < st->nb_vrfs; v++)
+		room += st->vrfs[v].fibs->cap.routes4 + st->vrfs[v].fibs->cap.routes6;
+	room = RTE_MIN(room, FPM_RESERVE_MAX);
 	if (idtab_reserve(&fpm.routes, room) < 0)
 		return -ENOMEM;
 	rent_grow(room > 0 ? room - 1 : 0);
@@ -1220,7 +1293,7 @@ static int fpm_start(void)
 	}
 	fpm.listen.fd = fd;
 	fpm.listen.cb = listen_readable;
-	fpm.fibs = st->fibs;
+	fpm_vrfs_keep(st);
 	fib_overlay_set(&fpm_overlay);
 	LOG(INFO, "FPM server on %s port %u", config_format_addr(&f->address, a, sizeof(a)),
 	    f->port);

@@ -129,7 +129,7 @@ static uint64_t lookup(const struct fwd_state *st, uint32_t ip)
 {
 	uint64_t nh = ~0ull;
 
-	assert_int_equal(rte_fib_lookup_bulk(st->fib, &ip, &nh, 1), 0);
+	assert_int_equal(rte_fib_lookup_bulk(st->vrfs[0].fib, &ip, &nh, 1), 0);
 	return nh;
 }
 
@@ -299,7 +299,7 @@ static void reload_applies_the_difference(void **state)
 
 	(void)state;
 	struct fwd_state *a = start(conf_a);
-	struct rte_fib *fib = a->fib;
+	struct rte_fib *fib = a->vrfs[0].fib;
 	uint64_t kept = lookup(a, IP4(172, 16, 1, 1));
 	uint32_t ecmp_a = FIB_NH_INDEX(lookup(a, IP4(198, 18, 0, 1)));
 	assert_int_equal(gateway(a, IP4(172, 18, 0, 1)), IP4(10, 0, 2, 2));
@@ -307,7 +307,7 @@ static void reload_applies_the_difference(void **state)
 	struct fwd_state *b = reload(conf_b, &s);
 	/* the same FIB, changed: 172.17 changed, 172.18 deleted, 172.20 added,
 	 * the ECMP route and the IPv6 route changed */
-	assert_ptr_equal(b->fib, fib);
+	assert_ptr_equal(b->vrfs[0].fib, fib);
 	assert_int_equal(s.added, 1);
 	assert_int_equal(s.deleted, 1);
 	assert_int_equal(s.changed, 3);
@@ -344,7 +344,7 @@ static void old_values_covered_by_new_state(void **state)
 	uint64_t olde = lookup(a, IP4(198, 18, 0, 1)); /* replaced by conf_b */
 
 	struct fwd_state *b = build(conf_b, a);
-	assert_true(b->fib_pending);
+	assert_true(b->vrfs[0].fib_pending);
 	assert_true(FIB_NH_INDEX(old) < (uint32_t)b->nb_nexthops);
 	assert_int_equal(b->nexthops[FIB_NH_INDEX(old)].gw, IP4(10, 0, 2, 2));
 	assert_true(FIB_NH_INDEX(olde) < (uint32_t)b->nb_ecmp);
@@ -395,7 +395,7 @@ static void capacity_exceeded_grows(void **state)
 
 	(void)state;
 	struct fwd_state *a = start(conf_a);
-	struct fib_capacity cap = a->fibs->cap;
+	struct fib_capacity cap = a->vrfs[0].fibs->cap;
 	/* more /32s in distinct /24s than the tbl8 headroom */
 	len = (size_t)snprintf(big, sizeof(big), HEAD "routes = (\n");
 	for (uint32_t i = 0; i < cap.tbl8_4 + 10; i++)
@@ -405,9 +405,9 @@ static void capacity_exceeded_grows(void **state)
 	snprintf(big + len, sizeof(big) - len, "\n);\n");
 
 	struct fwd_state *b = build(big, a);
-	assert_false(b->fib_pending);
-	assert_ptr_not_equal(b->fib, a->fib);
-	assert_true(b->fibs->cap.tbl8_4 > cap.tbl8_4);
+	assert_false(b->vrfs[0].fib_pending);
+	assert_ptr_not_equal(b->vrfs[0].fib, a->vrfs[0].fib);
+	assert_true(b->vrfs[0].fibs->cap.tbl8_4 > cap.tbl8_4);
 	assert_int_equal(gateway(b, IP4(100, 0, 5, 1)), IP4(10, 0, 1, 2));
 	assert_int_equal(fwd_state_commit(b, fwd_state_swap(b, qsv), NULL), 0);
 	assert_int_equal(gateway(b, IP4(100, 0, 7, 1)), IP4(10, 0, 1, 2));
@@ -461,22 +461,24 @@ static int eal_teardown(void **state)
 static uint32_t ov_value;
 static bool ov_has;
 
-static bool ov_find4(uint32_t addr, uint8_t len, uint32_t *value)
+static bool ov_find4(uint32_t table, uint32_t addr, uint8_t len, uint32_t *value)
 {
+	(void)table;
 	if (!ov_has || addr != IP4(172, 18, 0, 0) || len != 16)
 		return false;
 	*value = ov_value;
 	return true;
 }
 
-static bool ov_find6(const uint8_t *addr, uint8_t len, uint32_t *value)
+static bool ov_find6(uint32_t table, const uint8_t *addr, uint8_t len, uint32_t *value)
 {
-	(void)addr, (void)len, (void)value;
+	(void)table, (void)addr, (void)len, (void)value;
 	return false;
 }
 
-static void ov_count(uint32_t *n4, uint32_t *n6)
+static void ov_count(uint32_t table, uint32_t *n4, uint32_t *n6)
 {
+	(void)table;
 	*n4 = ov_has;
 	*n6 = 0;
 }
@@ -511,7 +513,7 @@ static void dynamic_nexthops_and_overlay(void **state)
 	assert_int_equal(fib_nexthops_live(), before + 2);
 	/* its slot is filled in the published state: a route can use it now */
 	assert_int_equal(a->nexthops[FIB_NH_INDEX(v1)].gw, IP4(10, 0, 1, 9));
-	assert_int_equal(fib_route_add4(a->fibs, IP4(192, 0, 2, 0), 24, v1), 0);
+	assert_int_equal(fib_route_add4(a->vrfs[0].fibs, IP4(192, 0, 2, 0), 24, v1), 0);
 	assert_int_equal(gateway(a, IP4(192, 0, 2, 77)), IP4(10, 0, 1, 9));
 	/* an ECMP set of both, in a free ECMP slot */
 	uint32_t m[2] = { v1, v2 };
@@ -539,7 +541,7 @@ static void dynamic_nexthops_and_overlay(void **state)
 	/* what a dynamic route held is released by its owner */
 	fib_overlay_set(NULL);
 	ov_has = false;
-	assert_int_equal(fib_route_del4(b->fibs, IP4(192, 0, 2, 0), 24), 0);
+	assert_int_equal(fib_route_del4(b->vrfs[0].fibs, IP4(192, 0, 2, 0), 24), 0);
 	fib_value_put(e);
 	fib_value_put(v1);
 	fib_value_put(v2);

@@ -120,7 +120,7 @@ static uint64_t lookup(const struct fwd_state *st, uint32_t ip)
 {
 	uint64_t nh = ~0ull;
 
-	assert_int_equal(rte_fib_lookup_bulk(st->fib, &ip, &nh, 1), 0);
+	assert_int_equal(rte_fib_lookup_bulk(st->vrfs[0].fib, &ip, &nh, 1), 0);
 	return nh;
 }
 
@@ -257,9 +257,9 @@ static void connected_subnets(void **state)
 	assert_route(st, IP4(10, 0, 1, 1) + 1, "lan0", 0);
 	assert_route(st, IP4(10, 100, 0, 9), "line100", 0);
 	assert_route(st, IP4(10, 200, 0, 254), "line200", 0);
-	assert_int_equal(fwd_iface_for_subnet(st, IP4(10, 200, 0, 254)),
+	assert_int_equal(fwd_iface_for_subnet(st, -1, IP4(10, 200, 0, 254)),
 			 iface_index(st, "line200"));
-	assert_int_equal(fwd_iface_for_subnet(st, IP4(10, 0, 2, 1)), -1);
+	assert_int_equal(fwd_iface_for_subnet(st, -1, IP4(10, 0, 2, 1)), -1);
 	fwd_state_free(st);
 }
 
@@ -554,8 +554,8 @@ static void slots_survive_rebuild(void **state)
 	}
 	/* a new generation that changes the same FIB in place */
 	assert_true(b->generation > a->generation);
-	assert_ptr_equal(b->fib, a->fib);
-	assert_true(b->fib_pending);
+	assert_ptr_equal(b->vrfs[0].fib, a->vrfs[0].fib);
+	assert_true(b->vrfs[0].fib_pending);
 	fwd_state_free(a);
 	fwd_state_free(b);
 }
