@@ -6,7 +6,7 @@
 #   make bench  build, then replay pcaps through vbrd and l3fwd (and qos_sched),
 #               and 64 VRFs against one table (bench-vrf)
 #   make bench-vrf   build, then 64 VRFs of 10 000 routes against one table of
-#               640 000: per-packet cost, start-up, reload, memory (~8.5 GiB
+#               640 000: per-packet cost, start-up, reload, memory (~9 GiB
 #               of hugepages, reserved and given back)
 #   make bench-failover   build, then 20 silent line cuts per failover scenario
 #               (vbrd <-> vbrd, vbrd <-> FRR bfdd, the DR tunnel): outage and
