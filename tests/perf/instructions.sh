@@ -11,7 +11,9 @@
 # own instance and socket. Packets are counted as the calls to
 # rte_pktmbuf_free (net_null frees each one). Under valgrind the CPU shows
 # no AVX-512, so rte_fib takes its scalar lookup. Needs valgrind
-# (apt-get install valgrind).
+# (apt-get install valgrind). INSTR_START_S (60): how long to wait for vbrd's
+# control socket under valgrind (a config of many routes or VRFs takes
+# minutes there).
 set -euo pipefail
 CONF=$1
 S=${2:-10}
@@ -21,12 +23,18 @@ T=$(mktemp -d /tmp/vbrd-instr.XXXXXX)
 trap 'kill -9 $VP 2>/dev/null || true; rm -rf "$T" /var/run/dpdk/vbrdinstr$$' EXIT
 sed -e 's/hugepages = true/hugepages = false/' -e "s/instance = \"[^\"]*\"/instance = \"vbrdinstr$$\"/" \
 	-e "s#socket = \"[^\"]*\"#socket = \"$T/s.sock\"#" "$CONF" > "$T/vbrd.conf"
+# vbrd resolves @include in the top file's directory: copy the included files
+# (those of the top file) next to the copy
+grep -o '^@include "[^"]*"' "$CONF" | sed 's/^@include "\(.*\)"$/\1/' | while read -r inc; do
+	mkdir -p "$T/$(dirname "$inc")"
+	cp "$(dirname "$CONF")/$inc" "$T/$inc"
+done
 grep -q 'instance' "$T/vbrd.conf" || sed -i "1i instance = \"vbrdinstr$$\";" "$T/vbrd.conf"
 grep -q 'socket' "$T/vbrd.conf" || sed -i "1i control = { socket = \"$T/s.sock\"; };" "$T/vbrd.conf"
 valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes \
 	--callgrind-out-file="$T/out.%p" "$BUILD/app/vbrd" -c "$T/vbrd.conf" > "$T/log" 2>&1 &
 VP=$!
-for _ in $(seq 300); do
+for _ in $(seq $((${INSTR_START_S:-60} * 5))); do
 	"$BUILD/app/vbrctl" -s "$T/s.sock" -j show stats >/dev/null 2>&1 && break
 	kill -0 $VP 2>/dev/null || { cat "$T/log" >&2; exit 1; }
 	sleep 0.2
