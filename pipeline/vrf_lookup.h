@@ -34,27 +34,49 @@ static inline uint16_t vrf_lookup_iface(const void *ifc, size_t stride, unsigned
 
 /*
  * Each packet's VRF into @p vrf; @return the number of runs of one VRF
- * (1: all the same). A packet by the same interface as the one before
- * takes its VRF without looking.
+ * (1: all the same), and in *@p distinct how many VRFs there are. A
+ * packet by the same interface as the one before takes its VRF without
+ * looking.
  */
 static inline unsigned vrf_lookup_vrfs(const struct fwd_state *st, const void *ifc, size_t stride,
-				       unsigned n, uint16_t *vrf)
+				       unsigned n, uint16_t *vrf, unsigned *distinct)
 {
 	uint16_t prev = vrf_lookup_iface(ifc, stride, 0), v = st->ifaces[prev].vrf;
+	uint64_t seen[CFG_MAX_VRFS / 64] = { 0 };
 	unsigned runs = 1;
 
 	vrf[0] = v;
+	seen[v / 64] |= 1ull << (v % 64);
 	for (unsigned i = 1; i < n; i++) {
 		uint16_t c = vrf_lookup_iface(ifc, stride, i);
 		if (c != prev) {
 			uint16_t w = st->ifaces[c].vrf;
-			runs += w != v;
+			if (w != v) {
+				runs++;
+				seen[w / 64] |= 1ull << (w % 64);
+			}
 			v = w;
 			prev = c;
 		}
 		vrf[i] = v;
 	}
+	*distinct = 0;
+	if (runs > 1)
+		for (unsigned k = 0; k < CFG_MAX_VRFS / 64; k++)
+			*distinct += (unsigned)__builtin_popcountll(seen[k]);
 	return runs;
+}
+
+/* One bulk lookup per run of one VRF (each VRF one run: the groups already). */
+static inline void vrf_lookup4_runs(const struct fwd_state *st, const uint16_t *vrf,
+				    const uint32_t *dst, uint64_t *nh, unsigned n)
+{
+	for (unsigned i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && vrf[j] == vrf[i]; j++)
+			;
+		rte_fib_lookup_bulk(st->vrfs[vrf[i]].fib, (uint32_t *)(uintptr_t)dst + i, nh + i,
+				    j - i);
+	}
 }
 
 /*
@@ -107,21 +129,18 @@ static inline void vrf_lookup4(const struct fwd_state *st, const void *ifc, size
 		rte_fib_lookup_bulk(st->vrfs[0].fib, (uint32_t *)(uintptr_t)dst, nh, n);
 		return;
 	}
-	unsigned runs = vrf_lookup_vrfs(st, ifc, stride, n, vrf);
+	unsigned distinct, runs = vrf_lookup_vrfs(st, ifc, stride, n, vrf, &distinct);
 	if (likely(runs == 1)) {
 		rte_fib_lookup_bulk(st->vrfs[vrf[0]].fib, (uint32_t *)(uintptr_t)dst, nh, n);
 		return;
 	}
-	uint16_t pos[WORKER_MAX_BURST], first[WORKER_MAX_BURST + 1], gvrf[WORKER_MAX_BURST];
-	unsigned ng = vrf_lookup_group(vrf, n, pos, first, gvrf);
-	if (ng == runs) {
+	if (distinct == runs) {
 		/* no VRF comes back: each run is a group already */
-		for (unsigned g = 0; g < ng; g++)
-			rte_fib_lookup_bulk(st->vrfs[gvrf[g]].fib,
-					    (uint32_t *)(uintptr_t)dst + first[g], nh + first[g],
-					    (unsigned)(first[g + 1] - first[g]));
+		vrf_lookup4_runs(st, vrf, dst, nh, n);
 		return;
 	}
+	uint16_t pos[WORKER_MAX_BURST], first[WORKER_MAX_BURST + 1], gvrf[WORKER_MAX_BURST];
+	unsigned ng = vrf_lookup_group(vrf, n, pos, first, gvrf);
 	uint32_t gdst[WORKER_MAX_BURST];
 	uint64_t gnh[WORKER_MAX_BURST];
 	for (unsigned k = 0; k < n; k++)
@@ -143,19 +162,21 @@ static inline void vrf_lookup6(const struct fwd_state *st, const void *ifc, size
 		rte_fib6_lookup_bulk(st->vrfs[0].fib6, dst, nh, (int)n);
 		return;
 	}
-	unsigned runs = vrf_lookup_vrfs(st, ifc, stride, n, vrf);
+	unsigned distinct, runs = vrf_lookup_vrfs(st, ifc, stride, n, vrf, &distinct);
 	if (likely(runs == 1)) {
 		rte_fib6_lookup_bulk(st->vrfs[vrf[0]].fib6, dst, nh, (int)n);
 		return;
 	}
-	uint16_t pos[WORKER_MAX_BURST], first[WORKER_MAX_BURST + 1], gvrf[WORKER_MAX_BURST];
-	unsigned ng = vrf_lookup_group(vrf, n, pos, first, gvrf);
-	if (ng == runs) {
-		for (unsigned g = 0; g < ng; g++)
-			rte_fib6_lookup_bulk(st->vrfs[gvrf[g]].fib6, dst + first[g], nh + first[g],
-					     (int)(first[g + 1] - first[g]));
+	if (distinct == runs) {
+		for (unsigned i = 0, j; i < n; i = j) {
+			for (j = i + 1; j < n && vrf[j] == vrf[i]; j++)
+				;
+			rte_fib6_lookup_bulk(st->vrfs[vrf[i]].fib6, dst + i, nh + i, (int)(j - i));
+		}
 		return;
 	}
+	uint16_t pos[WORKER_MAX_BURST], first[WORKER_MAX_BURST + 1], gvrf[WORKER_MAX_BURST];
+	unsigned ng = vrf_lookup_group(vrf, n, pos, first, gvrf);
 	uint8_t gdst[WORKER_MAX_BURST][16];
 	uint64_t gnh[WORKER_MAX_BURST];
 	for (unsigned k = 0; k < n; k++)

@@ -20,12 +20,13 @@ S=${2:-10}
 BUILD=${BUILD:-build}
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
 T=$(mktemp -d /tmp/vbrd-instr.XXXXXX)
+VP=
 trap 'kill -9 $VP 2>/dev/null || true; rm -rf "$T" /var/run/dpdk/vbrdinstr$$' EXIT
 sed -e 's/hugepages = true/hugepages = false/' -e "s/instance = \"[^\"]*\"/instance = \"vbrdinstr$$\"/" \
 	-e "s#socket = \"[^\"]*\"#socket = \"$T/s.sock\"#" "$CONF" > "$T/vbrd.conf"
 # vbrd resolves @include in the top file's directory: copy the included files
 # (those of the top file) next to the copy
-grep -o '^@include "[^"]*"' "$CONF" | sed 's/^@include "\(.*\)"$/\1/' | while read -r inc; do
+{ grep -o '^@include "[^"]*"' "$CONF" || true; } | sed 's/^@include "\(.*\)"$/\1/' | while read -r inc; do
 	mkdir -p "$T/$(dirname "$inc")"
 	cp "$(dirname "$CONF")/$inc" "$T/$inc"
 done
