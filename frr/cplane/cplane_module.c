@@ -446,12 +446,12 @@ static void tap_follow_vrf(struct cplane_tap *t, const struct fwd_iface *fi)
 		want = cp_vrf_ifindex(d->dev);
 	if (t->master == want)
 		return;
-	cp.enslaved++;
 	if (cp_tap_set_master(t->tap, want, err, sizeof(err)) < 0) {
 		cp.enslave_errors++;
 		LOG(ERR, "interface %s: %s", t->iface, err);
 		return;
 	}
+	cp.enslaved++;
 	t->master = want;
 	snprintf(t->master_name, sizeof(t->master_name), "%s", want ? d->device : "");
 	LOG(INFO, "interface %s: TAP %s %s%s", t->iface, cp_tap_ifname(t->tap),
