@@ -1203,6 +1203,10 @@ static void test_vrf_kernel(void **state)
 		assert_int_equal(cp_tap_master(t), 0);
 		assert_int_equal(cp_tap_set_master(t, 99999, err, sizeof(err)), -EINVAL);
 		assert_int_equal(cp_tap_set_master(t, 0, err, sizeof(err)), 0);
+		/* a device of that name that is no VRF: found before any creation */
+		assert_int_equal(cp_vrf_open("vb-ut-vrfs", ns, 4243, &v, err, sizeof(err)),
+				 -EEXIST);
+		assert_non_null(strstr(err, "kind 'tun'"));
 		return;
 	}
 	if (rc != 0)
