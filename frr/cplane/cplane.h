@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The control plane's kernel interfaces (frr/cplane): one TAP per vbrd
- * interface in the configured namespace (its VRF's netns when it names one), what vbrd punts to them (policed
+ * interface in the configured namespace (its VRF's netns when it names
+ * one; else enslaved there to its VRF's kernel VRF device, where the
+ * kernel has the driver), what vbrd punts to them (policed
  * per class on the workers), what the kernel sends on them (routed by
  * vbrd, control_ip_output()), their carrier following the line's BFD.
  * What other features ask of it (frr/fpm: next hops by kernel ifindex).

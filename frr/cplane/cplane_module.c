@@ -59,13 +59,44 @@ struct cplane_tap {
 	bool carrier, seen_up;
 	bool watched; /* its fd is in the main loop's epoll set */
 	bool dead;    /* it failed after it was made: a reload makes a new one */
+	int master;   /* ifindex of the VRF device it is enslaved to (cplane.netns); 0: none */
+	char master_name[IFNAMSIZ];
 	uint64_t to_kernel, from_kernel, carrier_changes;
 	char error[160]; /* why it has no TAP, when tap is NULL */
+};
+
+/* What became of a VRF's kernel device (show cplane's "state"). */
+enum vrfdev_state {
+	VRFDEV_NEW,   /* not tried yet */
+	VRFDEV_UP,    /* made (or taken over) and up: its TAPs are enslaved */
+	VRFDEV_NONE,  /* the kernel has no VRF driver: TAPs unenslaved */
+	VRFDEV_ERROR, /* another error (a device of that name that is no VRF, ...) */
+};
+
+/*
+ * The kernel VRF device of a VRF other than "default" without a netns of
+ * its own, in cplane.netns: its interfaces' TAPs are enslaved to it, so
+ * that one FRR serves every VRF (`router bgp ASN vrf NAME`). Lives across
+ * reloads while the VRF does with the same table.
+ */
+struct cplane_vrfdev {
+	char vrf[CFG_NAME_MAX];
+	char device[IFNAMSIZ]; /* cp_vrf_name() */
+	uint32_t table;
+	struct cp_vrf *dev; /* NULL unless VRFDEV_UP */
+	enum vrfdev_state state;
+	char error[192]; /* why not, unless VRFDEV_UP */
 };
 
 static struct {
 	struct cplane_tap *by_iface[CFG_MAX_IFACES]; /* current state's interface index → TAP */
 	int nb;
+	struct cplane_vrfdev *by_vrf[CFG_MAX_VRFS]; /* current state's VRF index → device */
+	int nb_vrfs;
+	uint64_t vrf_no_driver;  /* attempts to make a VRF device the kernel refused: no driver */
+	uint64_t vrf_errors;     /* attempts that failed otherwise */
+	uint64_t enslaved;       /* TAPs enslaved to a VRF device or freed from one */
+	uint64_t enslave_errors; /* ... that the kernel refused */
 	char netns[CPLANE_NETNS_MAX];
 	bool enabled;
 	uint64_t gen;
@@ -293,6 +324,142 @@ static struct cplane_tap *tap_make(const struct cfg_cplane *c, const struct fwd_
 	return t;
 }
 
+/* ---- VRF devices: the TAPs of a VRF without netns enslaved to it ------------ */
+
+#define VRFDEV_NO_DRIVER                                                                 \
+	"the kernel has no VRF driver: its TAPs are not enslaved; give the VRF a netns " \
+	"(conf/README.md FRR per VRF)"
+
+/* VRF @p v of @p st gets a kernel VRF device in cplane.netns. */
+static bool vrf_has_device(const struct fwd_state *st, int v)
+{
+	return v > 0 && v < st->cfg.nb_vrfs && st->cfg.vrfs[v].netns[0] == '\0';
+}
+
+/* Make the device; on failure say why, once per VRF and reason (a reload tries again). */
+static void vrfdev_try(struct cplane_vrfdev *d)
+{
+	char err[sizeof(d->error)];
+	int rc = cp_vrf_open(d->device, cp.netns, d->table, &d->dev, err, sizeof(err));
+
+	if (rc == 0) {
+		d->state = VRFDEV_UP;
+		d->error[0] = '\0';
+		LOG(INFO, "VRF %s: device %s (table %u, ifindex %d)%s%s", d->vrf, d->device,
+		    d->table, cp_vrf_ifindex(d->dev), cp.netns[0] ? " in namespace " : "",
+		    cp.netns);
+		return;
+	}
+	d->dev = NULL;
+	if (rc == -EOPNOTSUPP) {
+		cp.vrf_no_driver++;
+		if (d->state != VRFDEV_NONE)
+			LOG(WARNING, "VRF %s: " VRFDEV_NO_DRIVER, d->vrf);
+		d->state = VRFDEV_NONE;
+		snprintf(d->error, sizeof(d->error), "%s", VRFDEV_NO_DRIVER);
+		return;
+	}
+	cp.vrf_errors++;
+	if (d->state != VRFDEV_ERROR || strcmp(d->error, err) != 0)
+		LOG(ERR, "VRF %s: %s: its TAPs are not enslaved", d->vrf, err);
+	d->state = VRFDEV_ERROR;
+	snprintf(d->error, sizeof(d->error), "%s", err);
+}
+
+/* Delete the device: the kernel frees its TAPs (their IPv6 addresses flushed). */
+static void vrfdev_free(struct cplane_vrfdev *d)
+{
+	if (d == NULL)
+		return;
+	if (d->dev != NULL) {
+		int ifindex = cp_vrf_ifindex(d->dev);
+		for (int i = 0; i < cp.nb; i++)
+			if (cp.by_iface[i] != NULL && cp.by_iface[i]->master == ifindex) {
+				cp.by_iface[i]->master = 0;
+				cp.by_iface[i]->master_name[0] = '\0';
+			}
+		cp_vrf_close(d->dev);
+		LOG(INFO, "VRF %s: device %s deleted", d->vrf, d->device);
+	}
+	free(d);
+}
+
+/* The VRF devices follow the VRFs (added, removed, table changed: remade). */
+static void vrfdevs_follow(const struct fwd_state *st, bool enabled)
+{
+	struct cplane_vrfdev *next[CFG_MAX_VRFS] = { 0 };
+
+	for (int v = 0; enabled && v < st->cfg.nb_vrfs; v++) {
+		const struct cfg_vrf *cv = &st->cfg.vrfs[v];
+		if (!vrf_has_device(st, v))
+			continue;
+		for (int k = 0; k < cp.nb_vrfs; k++)
+			if (cp.by_vrf[k] != NULL && strcmp(cp.by_vrf[k]->vrf, cv->name) == 0) {
+				next[v] = cp.by_vrf[k];
+				cp.by_vrf[k] = NULL;
+				break;
+			}
+		if (next[v] != NULL && next[v]->table != cv->table) {
+			vrfdev_free(next[v]);
+			next[v] = NULL;
+		}
+	}
+	/* removed first: a new VRF may take a removed one's device name */
+	for (int k = 0; k < cp.nb_vrfs; k++)
+		vrfdev_free(cp.by_vrf[k]);
+	for (int v = 0; enabled && v < st->cfg.nb_vrfs; v++) {
+		const struct cfg_vrf *cv = &st->cfg.vrfs[v];
+		struct cplane_vrfdev *d = next[v];
+		if (!vrf_has_device(st, v))
+			continue;
+		if (d == NULL) {
+			d = calloc(1, sizeof(*d));
+			if (d == NULL) {
+				LOG(ERR, "VRF %s: out of memory for its device", cv->name);
+				continue;
+			}
+			snprintf(d->vrf, sizeof(d->vrf), "%s", cv->name);
+			d->table = cv->table;
+			if (cp_vrf_name(cv->name, d->device) < 0) {
+				d->state = VRFDEV_ERROR;
+				snprintf(d->error, sizeof(d->error), "no kernel device name");
+			}
+			next[v] = d;
+		}
+		if (d->dev == NULL && d->device[0] != '\0')
+			vrfdev_try(d);
+	}
+	memcpy(cp.by_vrf, next, sizeof(next));
+	cp.nb_vrfs = enabled ? st->cfg.nb_vrfs : 0;
+}
+
+/* Enslave @p t to its VRF's device, or free it: then its addresses again. */
+static void tap_follow_vrf(struct cplane_tap *t, const struct fwd_iface *fi)
+{
+	const struct cplane_vrfdev *d = fi->vrf < cp.nb_vrfs ? cp.by_vrf[fi->vrf] : NULL;
+	int want = 0;
+	char err[256];
+
+	if (t->tap == NULL || t->dead)
+		return;
+	if (d != NULL && d->dev != NULL && strcmp(t->netns, cp.netns) == 0)
+		want = cp_vrf_ifindex(d->dev);
+	if (t->master == want)
+		return;
+	if (cp_tap_set_master(t->tap, want, err, sizeof(err)) < 0) {
+		cp.enslave_errors++;
+		LOG(ERR, "interface %s: %s", t->iface, err);
+		return;
+	}
+	cp.enslaved++;
+	t->master = want;
+	snprintf(t->master_name, sizeof(t->master_name), "%s", want ? d->device : "");
+	LOG(INFO, "interface %s: TAP %s %s%s", t->iface, cp_tap_ifname(t->tap),
+	    want ? "enslaved to VRF device " : "freed from its VRF device", t->master_name);
+	/* the kernel cycled it down and up: IPv6 addresses flushed */
+	tap_sync_addrs(t, fi);
+}
+
 static void cplane_state_published(const struct fwd_state *st)
 {
 	const struct cfg_cplane *c = cfg_cplane_get(&st->cfg);
@@ -302,6 +469,7 @@ static void cplane_state_published(const struct fwd_state *st)
 	if (c->enabled && strcmp(c->netns, cp.netns) != 0 && cp.nb == 0)
 		snprintf(cp.netns, sizeof(cp.netns), "%s", c->netns);
 	cp.enabled = c->enabled;
+	vrfdevs_follow(st, c->enabled);
 	for (int i = 0; c->enabled && i < st->nb_ifaces; i++) {
 		const struct fwd_iface *fi = &st->ifaces[i];
 		struct cplane_tap *t = NULL;
@@ -330,8 +498,10 @@ static void cplane_state_published(const struct fwd_state *st)
 			t->mtu = fi->mtu;
 			tap_sync_addrs(t, fi);
 		}
-		if (t != NULL)
+		if (t != NULL) {
 			t->idx = (uint16_t)i;
+			tap_follow_vrf(t, fi);
+		}
 		next[i] = t;
 	}
 	for (int k = 0; k < cp.nb; k++)
@@ -408,6 +578,19 @@ static int cplane_state_build(struct fwd_state *st, const struct fwd_state *prev
 	int rc = cp_tap_names_check(c->tap_prefix, names, (unsigned)st->nb_ifaces, err, errlen);
 	if (rc < 0)
 		return rc;
+	/* VRF devices: distinct, and none named like a TAP beside them in cplane.netns */
+	const char *vrfs[CFG_MAX_VRFS];
+	unsigned nv = 0, ni = 0;
+	for (int v = 0; v < st->cfg.nb_vrfs; v++)
+		if (vrf_has_device(st, v))
+			vrfs[nv++] = st->cfg.vrfs[v].name;
+	for (int i = 0; nv > 0 && i < st->nb_ifaces; i++)
+		if (st->ifaces[i].vrf >= st->cfg.nb_vrfs ||
+		    st->cfg.vrfs[st->ifaces[i].vrf].netns[0] == '\0')
+			names[ni++] = st->ifaces[i].name;
+	rc = cp_vrf_names_check(c->tap_prefix, names, ni, vrfs, nv, err, errlen);
+	if (rc < 0)
+		return rc;
 	struct cplane_gen *g = calloc(1, sizeof(*g));
 	if (g != NULL)
 		g->prof = calloc(CPLANE_CLASSES, sizeof(*g->prof));
@@ -459,7 +642,8 @@ static int show_cplane(int argc, const char *const *argv, json_t **data, char *e
 	const struct cfg_cplane *c = cfg_cplane_get(&st->cfg);
 	static struct worker_stats ws;
 	uint64_t punted[CPLANE_CLASSES];
-	json_t *taps = json_array(), *classes = json_array();
+	json_t *taps = json_array(), *classes = json_array(), *vrfs = json_array();
+	static const char *const vstate[] = { "none", "up", "none", "error" };
 
 	(void)argc, (void)argv, (void)err, (void)errlen;
 	worker_stats_sum(&ws);
@@ -480,6 +664,18 @@ static int show_cplane(int argc, const char *const *argv, json_t **data, char *e
 						"from_kernel", (json_int_t)t->from_kernel,
 						"carrier_changes", (json_int_t)t->carrier_changes,
 						"error", t->tap && !t->dead ? "" : t->error));
+		json_object_set_new(json_array_get(taps, json_array_size(taps) - 1), "master",
+				    json_string(t->master_name));
+	}
+	for (int v = 0; v < cp.nb_vrfs; v++) {
+		const struct cplane_vrfdev *d = cp.by_vrf[v];
+		if (d == NULL)
+			continue;
+		json_array_append_new(vrfs,
+				      json_pack("{s:s, s:s, s:I, s:i, s:s, s:s}", "vrf", d->vrf,
+						"device", d->device, "table", (json_int_t)d->table,
+						"ifindex", d->dev ? cp_vrf_ifindex(d->dev) : 0,
+						"state", vstate[d->state], "error", d->error));
 	}
 	for (int k = 0; k < CPLANE_CLASSES; k++) {
 		char name[48];
@@ -492,8 +688,11 @@ static int show_cplane(int argc, const char *const *argv, json_t **data, char *e
 							 (json_int_t)punted[k], "policed",
 							 (json_int_t)(d ? ws.drops[d->id] : 0)));
 	}
-	*data = json_pack("{s:b, s:s, s:o, s:o}", "enabled", c->enabled, "netns",
-			  c->netns[0] ? c->netns : "", "taps", taps, "classes", classes);
+	*data = json_pack("{s:b, s:s, s:o, s:o, s:o, s:I, s:I, s:I, s:I}", "enabled", c->enabled,
+			  "netns", c->netns[0] ? c->netns : "", "taps", taps, "vrfs", vrfs,
+			  "classes", classes, "vrf_no_driver", (json_int_t)cp.vrf_no_driver,
+			  "vrf_errors", (json_int_t)cp.vrf_errors, "enslaved",
+			  (json_int_t)cp.enslaved, "enslave_errors", (json_int_t)cp.enslave_errors);
 	return 0;
 }
 
@@ -516,6 +715,11 @@ static void cplane_fini(void)
 		tap_free(cp.by_iface[i]);
 	memset(cp.by_iface, 0, sizeof(cp.by_iface));
 	cp.nb = 0;
+	/* VRF devices outlive vbrd unless deleted (TAPs do not) */
+	for (int v = 0; v < cp.nb_vrfs; v++)
+		vrfdev_free(cp.by_vrf[v]);
+	memset(cp.by_vrf, 0, sizeof(cp.by_vrf));
+	cp.nb_vrfs = 0;
 }
 
 struct vbrd_module cplane_module = {

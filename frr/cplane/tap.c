@@ -33,7 +33,8 @@
 #define TAP_MTU_IPV6   1280  /* RFC 8200 §5: below it the kernel turns IPv6 off */
 
 struct cp_tap {
-	int fd;                /* /dev/net/tun, attached to the TAP */
+	const char *kind;      /* "tap", or "vrf" for a VRF device (struct cp_vrf) */
+	int fd;                /* /dev/net/tun, attached to the TAP; -1 for a VRF device */
 	struct mnl_socket *nl; /* rtnetlink, in the TAP's namespace */
 	uint32_t portid;
 	uint32_t seq;
@@ -163,9 +164,9 @@ __attribute__((format(printf, 4, 5))) static void fail(const struct cp_tap *t, c
 	if (err == NULL || errlen == 0)
 		return;
 	if (t->netns[0])
-		snprintf(err, errlen, "tap %s (netns %s): %s", t->name, t->netns, what);
+		snprintf(err, errlen, "%s %s (netns %s): %s", t->kind, t->name, t->netns, what);
 	else
-		snprintf(err, errlen, "tap %s: %s", t->name, what);
+		snprintf(err, errlen, "%s %s: %s", t->kind, t->name, what);
 }
 
 static const char *addr_str(const struct cfg_prefix *p, char *buf, size_t len)
@@ -292,16 +293,23 @@ static struct ifinfomsg *nl_link(struct cp_tap *t, uint16_t type, uint16_t flags
 /* What RTM_GETLINK says about a device of a name. */
 struct link_info {
 	int ifindex;
+	int master;       /* IFLA_MASTER: the device it is enslaved to, 0 for none */
 	char kind[16];    /* IFLA_INFO_KIND: "tun", "veth", ...; "" for none */
 	uint8_t tun_type; /* IFF_TUN or IFF_TAP */
+	uint32_t table;   /* IFLA_VRF_TABLE of a "vrf" */
 };
 
-static int tun_data_attr(const struct nlattr *a, void *data)
+/* IFLA_INFO_DATA: the kernel puts IFLA_INFO_KIND before it, so the kind says how to read it. */
+static int info_data_attr(const struct nlattr *a, void *data)
 {
 	struct link_info *li = data;
 
-	if (mnl_attr_get_type(a) == IFLA_TUN_TYPE && mnl_attr_validate(a, MNL_TYPE_U8) == 0)
+	if (strcmp(li->kind, "tun") == 0 && mnl_attr_get_type(a) == IFLA_TUN_TYPE &&
+	    mnl_attr_validate(a, MNL_TYPE_U8) == 0)
 		li->tun_type = mnl_attr_get_u8(a);
+	else if (strcmp(li->kind, "vrf") == 0 && mnl_attr_get_type(a) == IFLA_VRF_TABLE &&
+		 mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		li->table = mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
@@ -314,14 +322,18 @@ static int linkinfo_attr(const struct nlattr *a, void *data)
 			 (const char *)mnl_attr_get_payload(a));
 	else if (mnl_attr_get_type(a) == IFLA_INFO_DATA &&
 		 mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
-		mnl_attr_parse_nested(a, tun_data_attr, li);
+		mnl_attr_parse_nested(a, info_data_attr, li);
 	return MNL_CB_OK;
 }
 
 static int link_attr(const struct nlattr *a, void *data)
 {
+	struct link_info *li = data;
+
 	if (mnl_attr_get_type(a) == IFLA_LINKINFO && mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
 		mnl_attr_parse_nested(a, linkinfo_attr, data);
+	else if (mnl_attr_get_type(a) == IFLA_MASTER && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		li->master = (int)mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
@@ -497,8 +509,9 @@ static int open_fds(struct cp_tap *t, char *err, size_t errlen)
 
 	if (t->netns[0] && (rc = netns_enter(t, &back, err, errlen)) < 0)
 		return rc;
-	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (t->fd < 0) {
+	if (strcmp(t->kind, "tap") == 0)
+		t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (strcmp(t->kind, "tap") == 0 && t->fd < 0) {
 		rc = -errno;
 		fail(t, err, errlen, "open /dev/net/tun: %s%s", strerror(-rc),
 		     rc == -ENOENT ? " (modprobe tun?)" : "");
@@ -622,6 +635,7 @@ int cp_tap_open(const struct cp_tap_cfg *cfg, struct cp_tap **out, char *err, si
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return -ENOMEM;
+	t->kind = "tap";
 	t->fd = -1;
 	snprintf(t->name, sizeof(t->name), "%s", cfg->name);
 	snprintf(t->netns, sizeof(t->netns), "%s", cfg->netns);
@@ -703,15 +717,24 @@ fail:
 	return rc;
 }
 
-void cp_tap_close(struct cp_tap *t)
+/* The fds and the buffer of a TAP or a VRF device (not the struct). */
+static void link_release(struct cp_tap *t)
 {
-	if (t == NULL)
-		return;
 	if (t->fd >= 0)
 		close(t->fd); /* not persistent: the kernel removes the TAP */
 	if (t->nl != NULL)
 		mnl_socket_close(t->nl);
 	free(t->buf);
+	t->fd = -1;
+	t->nl = NULL;
+	t->buf = NULL;
+}
+
+void cp_tap_close(struct cp_tap *t)
+{
+	if (t == NULL)
+		return;
+	link_release(t);
 	free(t);
 }
 
@@ -1037,4 +1060,253 @@ ssize_t cp_tap_read(struct cp_tap *t, void *buf, size_t cap)
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	return n;
+}
+
+/* ---- VRF devices and enslaving ---- */
+
+struct cp_vrf {
+	struct cp_tap link; /* first: kind "vrf", no tun fd; its netlink socket and name */
+	uint32_t table;
+};
+
+int cp_vrf_name(const char *vrf, char out[IFNAMSIZ])
+{
+	return cp_tap_name("", vrf, out);
+}
+
+int cp_vrf_names_check(const char *tap_prefix, const char *const *ifnames, unsigned n,
+		       const char *const *vrfs, unsigned m, char *err, size_t errlen)
+{
+	char a[IFNAMSIZ], b[IFNAMSIZ];
+
+	for (unsigned i = 0; i < m; i++) {
+		if (cp_vrf_name(vrfs[i], a) < 0) {
+			snprintf(err, errlen, "no kernel device name for VRF '%s'", vrfs[i]);
+			return -EINVAL;
+		}
+		for (unsigned j = 0; j < i; j++) {
+			if (cp_vrf_name(vrfs[j], b) < 0 || strcmp(a, b) != 0)
+				continue;
+			snprintf(err, errlen,
+				 "VRFs '%s' and '%s' would both have the kernel device name '%s': "
+				 "rename one (names of up to %d characters are used whole)",
+				 vrfs[j], vrfs[i], a, IFNAMSIZ - 1);
+			return -EEXIST;
+		}
+		for (unsigned j = 0; j < n; j++) {
+			if (cp_tap_name(tap_prefix, ifnames[j], b) < 0 || strcmp(a, b) != 0)
+				continue;
+			snprintf(
+				err, errlen,
+				"VRF '%s' and the TAP of interface '%s' would both have the kernel "
+				"device name '%s': rename one, or change cplane.tap_prefix",
+				vrfs[i], ifnames[j], a);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+struct nlmsghdr *cp_vrf_msg_new(void *buf, const char *name, uint32_t table)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *info, *data;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_flags = IFF_UP; /* `ip link add NAME up type vrf table N` */
+	ifi->ifi_change = IFF_UP;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vrf");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u32(nlh, IFLA_VRF_TABLE, table);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return nlh;
+}
+
+struct nlmsghdr *cp_tap_msg_master(void *buf, int ifindex, int master)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
+	return nlh;
+}
+
+/* RTM_DELLINK of the device t->ifindex. */
+static int link_del(struct cp_tap *t, char *err, size_t errlen)
+{
+	char text[256];
+	int rc;
+
+	nl_link(t, RTM_DELLINK, 0);
+	rc = nl_talk(t, NULL, NULL, text, sizeof(text));
+	if (rc == -ENODEV)
+		rc = 0; /* gone already (someone deleted it) */
+	if (rc < 0)
+		fail(t, err, errlen, "delete: %s%s", strerror(-rc), text);
+	return rc;
+}
+
+int cp_vrf_open(const char *name, const char *netns, uint32_t table, struct cp_vrf **out, char *err,
+		size_t errlen)
+{
+	struct link_info li;
+	struct cp_vrf *v;
+	struct cp_tap *t;
+	char text[256];
+	int rc;
+
+	*out = NULL;
+	v = calloc(1, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	t = &v->link;
+	t->kind = "vrf";
+	t->fd = -1;
+	v->table = table;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->netns, sizeof(t->netns), "%s", netns ? netns : "");
+	if (name[0] == '\0' || strnlen(name, IFNAMSIZ) >= IFNAMSIZ ||
+	    strpbrk(name, "/: \t\n\r\v\f") != NULL || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0 || table == 0) {
+		rc = -EINVAL;
+		fail(t, err, errlen, "not a valid device name, or table 0");
+		goto fail;
+	}
+	if (netns != NULL &&
+	    (strnlen(netns, CP_TAP_NETNS_MAX) >= CP_TAP_NETNS_MAX || strchr(netns, '/') ||
+	     strcmp(netns, ".") == 0 || strcmp(netns, "..") == 0)) {
+		rc = -EINVAL;
+		fail(t, err, errlen, "not a valid namespace name");
+		goto fail;
+	}
+	t->buf = malloc(TAP_NL_BUF);
+	if (t->buf == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = open_fds(t, err, errlen);
+	if (rc < 0)
+		goto fail;
+	/* One left by a vbrd that was killed (a VRF device outlives its
+	 * maker): taken over with its table, made anew with another. */
+	rc = link_get(t, &li);
+	if (rc < 0 && rc != -ENODEV) {
+		fail(t, err, errlen, "look up the device: %s", strerror(-rc));
+		goto fail;
+	}
+	if (rc == 0 && strcmp(li.kind, "vrf") != 0) {
+		rc = -EEXIST;
+		fail(t, err, errlen,
+		     "a device of that name exists and is not a VRF (kind '%s'): vbrd does not "
+		     "replace it; remove it or rename the VRF",
+		     li.kind[0] ? li.kind : "none");
+		goto fail;
+	}
+	if (rc == 0 && li.table != table) {
+		t->ifindex = li.ifindex;
+		rc = link_del(t, err, errlen);
+		if (rc < 0)
+			goto fail;
+	}
+	if (rc == 0 && li.table == table) {
+		t->ifindex = li.ifindex;
+		rc = link_flags(t, IFF_UP, IFF_UP, "set up", err, errlen);
+		if (rc < 0)
+			goto fail;
+		*out = v;
+		return 0;
+	}
+	cp_vrf_msg_new(t->buf, name, table);
+	rc = nl_talk(t, NULL, NULL, text, sizeof(text));
+	if (rc == -EOPNOTSUPP || rc == -ENODEV) {
+		/* rtnl_newlink(): no rtnl_link_ops of kind "vrf", and none to load */
+		fail(t, err, errlen, "the kernel has no VRF driver: %s%s", strerror(-rc), text);
+		rc = -EOPNOTSUPP;
+		goto fail;
+	}
+	if (rc < 0) {
+		fail(t, err, errlen, "create (table %u): %s%s", table, strerror(-rc), text);
+		goto fail;
+	}
+	rc = link_get(t, &li);
+	if (rc < 0) {
+		fail(t, err, errlen, "look up the new device: %s", strerror(-rc));
+		goto fail;
+	}
+	t->ifindex = li.ifindex;
+	*out = v;
+	return 0;
+fail:
+	link_release(t);
+	free(v);
+	return rc;
+}
+
+void cp_vrf_close(struct cp_vrf *v)
+{
+	char err[64];
+
+	if (v == NULL)
+		return;
+	/* Its slaves are freed by the kernel (and cycled down and up). */
+	if (v->link.nl != NULL && v->link.ifindex > 0)
+		link_del(&v->link, err, sizeof(err));
+	link_release(&v->link);
+	free(v);
+}
+
+int cp_vrf_ifindex(const struct cp_vrf *v)
+{
+	return v->link.ifindex;
+}
+
+const char *cp_vrf_ifname(const struct cp_vrf *v)
+{
+	return v->link.name;
+}
+
+uint32_t cp_vrf_table(const struct cp_vrf *v)
+{
+	return v->table;
+}
+
+int cp_tap_set_master(struct cp_tap *t, int master, char *err, size_t errlen)
+{
+	char text[256];
+	int rc;
+
+	if (master < 0) {
+		fail(t, err, errlen, "master ifindex %d", master);
+		return -EINVAL;
+	}
+	cp_tap_msg_master(t->buf, t->ifindex, master);
+	rc = nl_talk(t, NULL, NULL, text, sizeof(text));
+	if (rc < 0) {
+		if (master)
+			fail(t, err, errlen, "enslave to ifindex %d: %s%s", master, strerror(-rc),
+			     text);
+		else
+			fail(t, err, errlen, "free from its master: %s%s", strerror(-rc), text);
+	}
+	return rc;
+}
+
+int cp_tap_master(struct cp_tap *t)
+{
+	struct link_info li;
+	int rc = link_get(t, &li);
+
+	return rc < 0 ? rc : li.master;
 }

@@ -229,4 +229,104 @@ ssize_t cp_tap_write(struct cp_tap *t, const void *frame, size_t len);
  */
 ssize_t cp_tap_read(struct cp_tap *t, void *buf, size_t cap);
 
+/* ---- VRF devices: a kernel VRF per vbrd VRF, its TAPs enslaved ---- */
+
+struct cp_vrf;
+struct nlmsghdr;
+
+/**
+ * The kernel device name of vbrd VRF @p vrf: the rule of cp_tap_name()
+ * with no prefix, so that FRR's VRF name (`router bgp ASN vrf NAME`) is
+ * the vbrd VRF's own when it has up to 15 characters ("vpc-a" = "vpc-a";
+ * longer: 10 characters, '~', 4 hex digits of its FNV-1a hash).
+ *
+ * @return  0, or -EINVAL (not a vbrd name, or "." / "..")
+ */
+int cp_vrf_name(const char *vrf, char out[IFNAMSIZ]);
+
+/**
+ * Check that the VRF devices of @p m VRFs have distinct names, none the
+ * TAP name of one of @p n interfaces (those whose TAPs share the VRF
+ * devices' namespace).
+ *
+ * @param tap_prefix  the TAPs' prefix, as cp_tap_name()
+ * @param err         message on failure (@p errlen bytes): the two names
+ *                    and their common device name
+ * @return            0, -EINVAL (a VRF name with no device name), -EEXIST
+ *                    (a collision)
+ */
+int cp_vrf_names_check(const char *tap_prefix, const char *const *ifnames, unsigned n,
+		       const char *const *vrfs, unsigned m, char *err, size_t errlen);
+
+/**
+ * Build into @p buf the rtnetlink request that makes VRF device @p name
+ * with table @p table, up: RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL,
+ * IFF_UP, IFLA_IFNAME, IFLA_LINKINFO { IFLA_INFO_KIND "vrf",
+ * IFLA_INFO_DATA { IFLA_VRF_TABLE (u32) } } (Linux's
+ * Documentation/networking/vrf.rst; `ip link add NAME up type vrf table N`).
+ *
+ * @param buf  at least 256 bytes, aligned for a struct nlmsghdr
+ * @return     the message (at @p buf), its nlmsg_seq 0 and no NLM_F_ACK
+ */
+struct nlmsghdr *cp_vrf_msg_new(void *buf, const char *name, uint32_t table);
+
+/**
+ * Build into @p buf the request that enslaves device @p ifindex to
+ * @p master: RTM_NEWLINK with IFLA_MASTER (u32); master 0 frees it
+ * (`ip link set dev X nomaster`).
+ *
+ * @param buf  at least 64 bytes, aligned for a struct nlmsghdr
+ * @return     the message (at @p buf)
+ */
+struct nlmsghdr *cp_tap_msg_master(void *buf, int ifindex, int master);
+
+/**
+ * Make the VRF device @p name with table @p table in namespace @p netns
+ * (NULL or "": the calling thread's; entered as cp_tap_open() does), up.
+ * A VRF device of that name already there (left by a killed vbrd: unlike
+ * a TAP, it outlives its maker) is taken over when its table is @p table,
+ * else deleted and made anew.
+ *
+ * @param out  receives the device
+ * @param err  message on failure (@p errlen bytes), naming the device and
+ *             the kernel's extended ACK text
+ * @return     0; -EOPNOTSUPP (the kernel has no VRF driver: it answered
+ *             EOPNOTSUPP "Unknown device type", or ENODEV); -EEXIST (a
+ *             device of that name is not a VRF); -EINVAL (bad name, table
+ *             0); -ENOENT (no such namespace); or the kernel's negative
+ *             errno
+ */
+int cp_vrf_open(const char *name, const char *netns, uint32_t table, struct cp_vrf **out, char *err,
+		size_t errlen);
+
+/**
+ * Delete the VRF device (RTM_DELLINK): the kernel frees its slaves, cycling
+ * each down and up (a TAP loses its IPv6 addresses: set them again). NULL
+ * is ignored.
+ */
+void cp_vrf_close(struct cp_vrf *v);
+
+/** The VRF device's ifindex in its namespace. */
+int cp_vrf_ifindex(const struct cp_vrf *v);
+
+/** The VRF device's kernel name. */
+const char *cp_vrf_ifname(const struct cp_vrf *v);
+
+/** The VRF device's table id. */
+uint32_t cp_vrf_table(const struct cp_vrf *v);
+
+/**
+ * Enslave the TAP to device @p master (a VRF device's ifindex in the same
+ * namespace), or free it from its master (0). The kernel cycles the TAP
+ * down and up (vrf.c moves its routes to the VRF's table), which flushes
+ * its IPv6 addresses (keep_addr_on_down = 0): cp_tap_set_addrs() after.
+ *
+ * @return  0, -EINVAL (@p master negative, or no device of that ifindex),
+ *          or the kernel's negative errno, with a message in @p err
+ */
+int cp_tap_set_master(struct cp_tap *t, int master, char *err, size_t errlen);
+
+/** The ifindex of the TAP's master as the kernel has it (0: none), or a negative errno. */
+int cp_tap_master(struct cp_tap *t);
+
 #endif

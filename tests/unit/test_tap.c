@@ -31,6 +31,9 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 
 #include "frr/cplane/tap.h"
 
@@ -1016,12 +1019,243 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+/* ---- VRF devices ---- */
+
+struct vrf_msg {
+	const char *ifname, *kind;
+	int64_t table;  /* -1: absent */
+	int64_t master; /* -1: absent */
+	int unknown;    /* attributes of no expected type */
+};
+
+static int vrf_data_attr(const struct nlattr *a, void *data)
+{
+	struct vrf_msg *m = data;
+
+	if (mnl_attr_get_type(a) == IFLA_VRF_TABLE && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		m->table = mnl_attr_get_u32(a);
+	else
+		m->unknown++;
+	return MNL_CB_OK;
+}
+
+static int vrf_info_attr(const struct nlattr *a, void *data)
+{
+	struct vrf_msg *m = data;
+
+	if (mnl_attr_get_type(a) == IFLA_INFO_KIND &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+		m->kind = mnl_attr_get_str(a);
+	else if (mnl_attr_get_type(a) == IFLA_INFO_DATA &&
+		 mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
+		mnl_attr_parse_nested(a, vrf_data_attr, m);
+	else
+		m->unknown++;
+	return MNL_CB_OK;
+}
+
+static int vrf_link_attr(const struct nlattr *a, void *data)
+{
+	struct vrf_msg *m = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_IFNAME:
+		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+			m->ifname = mnl_attr_get_str(a);
+		break;
+	case IFLA_LINKINFO:
+		if (mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
+			mnl_attr_parse_nested(a, vrf_info_attr, m);
+		break;
+	case IFLA_MASTER:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			m->master = mnl_attr_get_u32(a);
+		break;
+	default:
+		m->unknown++;
+	}
+	return MNL_CB_OK;
+}
+
+static void parse_link_msg(const struct nlmsghdr *nlh, struct vrf_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->table = m->master = -1;
+	assert_true(mnl_nlmsg_ok(nlh, (int)nlh->nlmsg_len));
+	assert_int_equal(mnl_attr_parse(nlh, sizeof(struct ifinfomsg), vrf_link_attr, m),
+			 MNL_CB_OK);
+}
+
+static void test_vrf_msg(void **state)
+{
+	static uint64_t buf[64]; /* 512 bytes, aligned */
+	const struct nlmsghdr *nlh;
+	const struct ifinfomsg *ifi;
+	struct vrf_msg m;
+
+	(void)state;
+	/* `ip link add vpc-a up type vrf table 100` */
+	nlh = cp_vrf_msg_new(buf, "vpc-a", 100);
+	assert_ptr_equal(nlh, buf);
+	assert_int_equal(nlh->nlmsg_type, RTM_NEWLINK);
+	assert_int_equal(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL);
+	ifi = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(ifi->ifi_family, AF_UNSPEC);
+	assert_int_equal(ifi->ifi_index, 0);
+	assert_int_equal(ifi->ifi_flags, IFF_UP);
+	assert_int_equal(ifi->ifi_change, IFF_UP);
+	parse_link_msg(nlh, &m);
+	assert_non_null(m.ifname);
+	assert_string_equal(m.ifname, "vpc-a");
+	assert_non_null(m.kind);
+	assert_string_equal(m.kind, "vrf");
+	assert_int_equal(m.table, 100);
+	assert_int_equal(m.master, -1);
+	assert_int_equal(m.unknown, 0);
+	/* the largest table id */
+	parse_link_msg(cp_vrf_msg_new(buf, "a23456789012345", 4294967295u), &m);
+	assert_string_equal(m.ifname, "a23456789012345");
+	assert_int_equal(m.table, 4294967295u);
+
+	/* `ip link set dev (ifindex 7) master (ifindex 12)`, and nomaster */
+	nlh = cp_tap_msg_master(buf, 7, 12);
+	assert_int_equal(nlh->nlmsg_type, RTM_NEWLINK);
+	assert_int_equal(nlh->nlmsg_flags, NLM_F_REQUEST);
+	ifi = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(ifi->ifi_index, 7);
+	assert_int_equal(ifi->ifi_change, 0);
+	parse_link_msg(nlh, &m);
+	assert_int_equal(m.master, 12);
+	assert_null(m.ifname);
+	assert_null(m.kind);
+	assert_int_equal(m.unknown, 0);
+	parse_link_msg(cp_tap_msg_master(buf, 7, 0), &m);
+	assert_int_equal(m.master, 0);
+}
+
+static void test_vrf_names(void **state)
+{
+	const char *ifs[] = { "line1", "lan-a" };
+	const char *vrfs[] = { "vpc-a", "vpc-b" };
+	const char *clash_tap[] = { "vpc-a", "vb-line1" };
+	const char *long_vrfs[] = { "tenant-blue-east", "tenant-blue-west" };
+	char n[IFNAMSIZ], err[256] = "";
+
+	(void)state;
+	/* the VRF's own name, whole up to 15 characters (FRR's VRF name) */
+	assert_int_equal(cp_vrf_name("vpc-a", n), 0);
+	assert_string_equal(n, "vpc-a");
+	assert_int_equal(cp_vrf_name("tenant-blue-east", n), 0);
+	assert_int_equal(strlen(n), IFNAMSIZ - 1);
+	assert_memory_equal(n, "tenant-blu~", 11);
+	assert_int_equal(cp_vrf_name("..", n), -EINVAL);
+	assert_int_equal(cp_vrf_names_check(NULL, ifs, 2, vrfs, 2, err, sizeof(err)), 0);
+	assert_int_equal(cp_vrf_names_check(NULL, ifs, 2, long_vrfs, 2, err, sizeof(err)), 0);
+	/* a VRF named like a TAP ("vb-" + "line1") */
+	assert_int_equal(cp_vrf_names_check(NULL, ifs, 2, clash_tap, 2, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "vb-line1"));
+	assert_non_null(strstr(err, "'line1'"));
+	/* with an empty prefix, a VRF and an interface of one name */
+	assert_int_equal(
+		cp_vrf_names_check("", (const char *[]){ "vpc-b" }, 1, vrfs, 2, err, sizeof(err)),
+		-EEXIST);
+	assert_non_null(strstr(err, "VRF 'vpc-b'"));
+	/* two VRFs of one name: impossible in a config, found all the same */
+	assert_int_equal(
+		cp_vrf_names_check(NULL, ifs, 0, (const char *[]){ "x", "x" }, 2, err, sizeof(err)),
+		-EEXIST);
+	print_message("collision: %s\n", err);
+}
+
+/* Whether this kernel makes VRF devices: `ip link add` in the test's namespace. */
+static bool kernel_has_vrf(void)
+{
+	bool ok = sh("ip -n %s link add vb-ut-probe type vrf table 4242 2>/dev/null", ns) == 0;
+
+	if (ok)
+		sh("ip -n %s link del vb-ut-probe", ns);
+	return ok;
+}
+
+static void test_vrf_kernel(void **state)
+{
+	struct cp_tap_cfg c;
+	struct cp_vrf *v = NULL;
+	struct cp_tap *t;
+	char err[512] = "";
+	json_t *l;
+	int rc;
+
+	(void)state;
+	need_kernel();
+	c = cfg_of("vb-ut-vrfs");
+	t = open_ok(&c);
+	rc = cp_vrf_open("ut-vrf", ns, 4243, &v, err, sizeof(err));
+	if (!kernel_has_vrf()) {
+		/* the path a Debian kernel never takes: told apart, and nothing left */
+		print_message("no VRF driver: %s\n", err);
+		assert_int_equal(rc, -EOPNOTSUPP);
+		assert_null(v);
+		assert_non_null(strstr(err, "no VRF driver"));
+		assert_non_null(strstr(err, "vrf ut-vrf"));
+		assert_null(link_json("ut-vrf"));
+		/* the TAP has no master and cannot get one that is not there */
+		assert_int_equal(cp_tap_master(t), 0);
+		assert_int_equal(cp_tap_set_master(t, 99999, err, sizeof(err)), -EINVAL);
+		assert_int_equal(cp_tap_set_master(t, 0, err, sizeof(err)), 0);
+		/* a device of that name that is no VRF: found before any creation */
+		assert_int_equal(cp_vrf_open("vb-ut-vrfs", ns, 4243, &v, err, sizeof(err)),
+				 -EEXIST);
+		assert_non_null(strstr(err, "kind 'tun'"));
+		return;
+	}
+	if (rc != 0)
+		fail_msg("cp_vrf_open: %d %s", rc, err);
+	l = link_json("ut-vrf");
+	assert_non_null(l);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(l, "linkinfo"), "info_kind")),
+		"vrf");
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_object_get(json_object_get(l, "linkinfo"), "info_data"), "table")),
+		4243);
+	assert_true(has_flag(l, "UP"));
+	json_decref(l);
+	assert_int_equal(cp_tap_set_master(t, cp_vrf_ifindex(v), err, sizeof(err)), 0);
+	assert_int_equal(cp_tap_master(t), cp_vrf_ifindex(v));
+	l = link_json("vb-ut-vrfs");
+	assert_string_equal(json_string_value(json_object_get(l, "master")), "ut-vrf");
+	json_decref(l);
+	/* freed, enslaved again; deleting the VRF frees it too */
+	assert_int_equal(cp_tap_set_master(t, 0, err, sizeof(err)), 0);
+	assert_int_equal(cp_tap_master(t), 0);
+	assert_int_equal(cp_tap_set_master(t, cp_vrf_ifindex(v), err, sizeof(err)), 0);
+	cp_vrf_close(v);
+	assert_true(wait_for(link_gone("ut-vrf")));
+	assert_int_equal(cp_tap_master(t), 0);
+	/* one left behind with another table is made anew with ours */
+	assert_int_equal(sh("ip -n %s link add ut-vrf type vrf table 7", ns), 0);
+	assert_int_equal(cp_vrf_open("ut-vrf", ns, 4243, &v, err, sizeof(err)), 0);
+	l = link_json("ut-vrf");
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_object_get(json_object_get(l, "linkinfo"), "info_data"), "table")),
+		4243);
+	json_decref(l);
+	cp_vrf_close(v);
+	/* a device of that name that is no VRF */
+	assert_int_equal(cp_vrf_open("vb-ut-vrfs", ns, 4243, &v, err, sizeof(err)), -EEXIST);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_name_rule, close_held),
 		cmocka_unit_test_teardown(test_name_collision_found, close_held),
 		cmocka_unit_test_teardown(test_link_local6, close_held),
+		cmocka_unit_test_teardown(test_vrf_msg, close_held),
+		cmocka_unit_test_teardown(test_vrf_names, close_held),
 		cmocka_unit_test_teardown(test_open_in_netns, close_held),
 		cmocka_unit_test_teardown(test_addrs_reconcile, close_held),
 		cmocka_unit_test_teardown(test_carrier, close_held),
@@ -1032,6 +1266,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_takeover_persistent, close_held),
 		cmocka_unit_test_teardown(test_own_namespace, close_held),
 		cmocka_unit_test_teardown(test_crash_leaves_nothing, close_held),
+		cmocka_unit_test_teardown(test_vrf_kernel, close_held),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
