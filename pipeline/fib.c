@@ -592,6 +592,57 @@ struct fib_pair *fib_pair_create(const struct fib_capacity *cap, char *err, size
 	return p;
 }
 
+/* What fib_lookup4_one() expects of DPDK 22.11's struct dir24_8_tbl
+ * (lib/fib/dir24_8.h, private): nh_sz at byte 12, def_nh at 16, the tbl8
+ * pointer at 24, tbl24 from the first cache line boundary after. */
+#define DIR24_8_NH_SZ_OFF 12
+#define DIR24_8_DEF_NH_OFF 16
+#define DIR24_8_TBL8_OFF  24
+#define DIR24_8_TBL24_OFF 64
+
+bool fib_pair_verify(struct fib_pair *p, const struct fib_table *t)
+{
+	const uint8_t *dp = rte_fib_get_dp(p->fib);
+	uint32_t nh_sz;
+	uint64_t def_nh;
+	const uint32_t *tbl8;
+
+	p->tbl24 = p->tbl8 = NULL;
+	if (dp == NULL)
+		return false;
+	memcpy(&nh_sz, dp + DIR24_8_NH_SZ_OFF, 4);
+	memcpy(&def_nh, dp + DIR24_8_DEF_NH_OFF, 8);
+	memcpy(&tbl8, dp + DIR24_8_TBL8_OFF, sizeof(tbl8));
+	if (nh_sz != RTE_FIB_DIR24_8_4B || def_nh != FIB_NH(FIB_KIND_NONE, 0) || tbl8 == NULL)
+		return false;
+	const uint32_t *tbl24 = (const uint32_t *)(dp + DIR24_8_TBL24_OFF);
+	/* the addresses to compare: each entry's first and last, and a
+	 * few that no entry may hold */
+	uint32_t step = t->nb4 <= 4096 ? 1 : t->nb4 / 4096;
+	uint32_t ips[64], k = 0;
+	uint64_t want[64];
+	static const uint32_t probes[] = { 0, 0x01020304, 0x7f000001, 0xc0000201, 0xffffffff };
+	for (uint32_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		ips[k++] = probes[i];
+	for (uint32_t i = 0;; i += step) {
+		if (k + 2 > 64 || i >= t->nb4) {
+			rte_fib_lookup_bulk(p->fib, ips, want, k);
+			for (uint32_t j = 0; j < k; j++)
+				if (fib_lookup4_one(tbl24, tbl8, ips[j]) != (uint32_t)want[j])
+					return false;
+			k = 0;
+			if (i >= t->nb4)
+				break;
+		}
+		const struct fib_route4 *r = &t->v4[i];
+		ips[k++] = r->addr;
+		ips[k++] = r->addr | (r->len == 0 ? ~0u : ~(~0u << (32 - r->len)));
+	}
+	p->tbl24 = tbl24;
+	p->tbl8 = tbl8;
+	return true;
+}
+
 void fib_pair_get(struct fib_pair *p)
 {
 	p->refs++;

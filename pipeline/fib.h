@@ -203,7 +203,45 @@ struct fib_pair {
 	struct fib_capacity cap;
 	uint32_t refs;
 	uint64_t id; /* creation counter: names of the DPDK objects */
+	/* The IPv4 FIB's DIR24_8 tables, read by fib_lookup4_one(): set by
+	 * fib_pair_verify() once its lookups agree with rte_fib's; NULL
+	 * until then, or when they did not (rte_fib_lookup_bulk() only). */
+	const uint32_t *tbl24, *tbl8;
 };
+
+/**
+ * One IPv4 lookup without a call, for bursts whose packets are of several
+ * VRFs (pipeline/vrf_lookup.h): rte_fib has only a bulk lookup, whose call
+ * costs more than the lookup itself for one packet. Reads DPDK 22.11's
+ * DIR24_8 with 4-byte entries (lib/fib/dir24_8.h: entry = value << 1 |
+ * extended, an extended tbl24 entry names a tbl8 group of 256); only on
+ * a pair fib_pair_verify() accepted (p->tbl24 set).
+ *
+ * @param ip  IPv4 address, host order
+ * @return    the FIB value, as rte_fib_lookup_bulk() gives it
+ */
+static inline uint32_t fib_lookup4_one(const uint32_t *tbl24, const uint32_t *tbl8, uint32_t ip)
+{
+	uint32_t e = tbl24[ip >> 8];
+
+	if (__builtin_expect(e & 1, 0))
+		e = tbl8[(e >> 1) * 256 + (ip & 0xff)];
+	return e >> 1;
+}
+
+/**
+ * Check that fib_lookup4_one() reads @p p's IPv4 FIB as rte_fib does: the
+ * DIR24_8 layout it expects (4-byte entries, the default value, the
+ * tables where 22.11 keeps them), then the lookups of every entry of
+ * @p t (its first and last address; all of a large table's first 4096
+ * entries and a spread of the rest) compared with rte_fib_lookup_bulk().
+ * Sets p->tbl24 and p->tbl8 when all agree; leaves them NULL otherwise
+ * (the data path then calls rte_fib_lookup_bulk() for each run).
+ *
+ * @param p  a pair holding exactly @p t's IPv4 entries (and an overlay's)
+ * @return   true when accepted
+ */
+bool fib_pair_verify(struct fib_pair *p, const struct fib_table *t);
 
 /**
  * Create an empty FIB pair (default value FIB_KIND_NONE) of capacity @p cap.

@@ -479,6 +479,8 @@ static int fib_attach(struct fwd_state *st, int v, const struct vbrd_config *cfg
 			 stats.failed, strerror(-ret));
 		return ret;
 	}
+	/* filled: may the data path read its DIR24_8 tables itself? */
+	fib_pair_verify(vrf->fibs, &vrf->routes);
 	return 0;
 }
 
@@ -492,6 +494,8 @@ static int fibs_attach(struct fwd_state *st, const struct vbrd_config *cfg,
 		int ret = fib_attach(st, v, cfg, prev, kept, err, errlen);
 		if (ret < 0)
 			return ret;
+		st->vrfs[v].tbl24 = st->vrfs[v].fibs->tbl24;
+		st->vrfs[v].tbl8 = st->vrfs[v].fibs->tbl8;
 	}
 	st->default_iface = 0;
 	for (int i = st->nb_ifaces - 1; i >= 0; i--) {

@@ -226,10 +226,14 @@ struct fwd_path_group {
  * one creates its pair, one that removes one frees it with the old state.
  */
 struct fwd_vrf {
+	/* what the data path reads first: its FIBs, and the IPv4 one's
+	 * DIR24_8 tables for one lookup without a call (fib_lookup4_one(),
+	 * NULL when fib_pair_verify() did not accept them) */
+	struct rte_fib *fib;
+	struct rte_fib6 *fib6; /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
+	const uint32_t *tbl24, *tbl8;
 	char name[CFG_NAME_MAX];
 	uint32_t table; /* FRR / Linux table id (254: the VRF "default") */
-	struct rte_fib *fib;
-	struct rte_fib6 *fib6;   /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
 	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
 	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
 	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */

@@ -110,8 +110,10 @@ static inline unsigned vrf_lookup_group(const uint16_t *vrf, unsigned n, uint16_
 
 /**
  * Look up @p n IPv4 destinations, each in the FIB of its packet's VRF: one
- * bulk lookup for a burst of one VRF, one per run for runs of distinct
- * VRFs, else one per VRF, the destinations gathered by VRF first.
+ * bulk lookup for a burst of one VRF; for a mixed one, each packet in its
+ * VRF's DIR24_8 tables without a call (fib_lookup4_one(): a bulk call a
+ * packet costs more than its lookup), or a bulk lookup of one for a VRF
+ * whose tables were not verified.
  *
  * @param st      the forwarding state
  * @param ifc     the first packet's ingress interface index (uint16_t)
@@ -134,22 +136,13 @@ static inline void vrf_lookup4(const struct fwd_state *st, const void *ifc, size
 		rte_fib_lookup_bulk(st->vrfs[vrf[0]].fib, (uint32_t *)(uintptr_t)dst, nh, n);
 		return;
 	}
-	if (distinct == runs) {
-		/* no VRF comes back: each run is a group already */
-		vrf_lookup4_runs(st, vrf, dst, nh, n);
-		return;
+	for (unsigned i = 0; i < n; i++) {
+		const struct fwd_vrf *fv = &st->vrfs[vrf[i]];
+		if (likely(fv->tbl24 != NULL))
+			nh[i] = fib_lookup4_one(fv->tbl24, fv->tbl8, dst[i]);
+		else
+			rte_fib_lookup_bulk(fv->fib, (uint32_t *)(uintptr_t)dst + i, nh + i, 1);
 	}
-	uint16_t pos[WORKER_MAX_BURST], first[WORKER_MAX_BURST + 1], gvrf[WORKER_MAX_BURST];
-	unsigned ng = vrf_lookup_group(vrf, n, pos, first, gvrf);
-	uint32_t gdst[WORKER_MAX_BURST];
-	uint64_t gnh[WORKER_MAX_BURST];
-	for (unsigned k = 0; k < n; k++)
-		gdst[k] = dst[pos[k]];
-	for (unsigned g = 0; g < ng; g++)
-		rte_fib_lookup_bulk(st->vrfs[gvrf[g]].fib, gdst + first[g], gnh + first[g],
-				    (unsigned)(first[g + 1] - first[g]));
-	for (unsigned k = 0; k < n; k++)
-		nh[pos[k]] = gnh[k];
 }
 
 /** As vrf_lookup4(), IPv6: @p dst 16 bytes each, network order. */

@@ -242,6 +242,11 @@ run_one() {  # run_one TAG RUN
 		    print("bench:   vbrd  (%s) rx_packets per VRF: min %d max %d (%d VRFs)%s"
 		          % (sys.argv[3], min(rx), max(rx), len(rx),
 		             "" if min(rx) > 0 else "; warning: a VRF received nothing"))
+		    # each VRF's packets leave by its own egress interface (its
+		    # routes' only gateway): what a lookup in the wrong VRF breaks
+		    off = [v["name"] for v in vrfs if abs(v["tx_packets"] - v["rx_packets"]) > 256]
+		    print("bench:   vbrd  (%s) tx_packets per VRF = rx_packets within a burst: %s"
+		          % (sys.argv[3], "yes" if not off else "NO, for " + " ".join(off[:8])))
 	EOF
 	# the reload: one route of the last VRF to the other gateway
 	cp "$TMP/change-$tag-b.conf" "$TMP/change-$tag-cur.conf"
