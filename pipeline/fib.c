@@ -595,10 +595,10 @@ struct fib_pair *fib_pair_create(const struct fib_capacity *cap, char *err, size
 /* What fib_lookup4_one() expects of DPDK 22.11's struct dir24_8_tbl
  * (lib/fib/dir24_8.h, private): nh_sz at byte 12, def_nh at 16, the tbl8
  * pointer at 24, tbl24 from the first cache line boundary after. */
-#define DIR24_8_NH_SZ_OFF 12
+#define DIR24_8_NH_SZ_OFF  12
 #define DIR24_8_DEF_NH_OFF 16
-#define DIR24_8_TBL8_OFF  24
-#define DIR24_8_TBL24_OFF 64
+#define DIR24_8_TBL8_OFF   24
+#define DIR24_8_TBL24_OFF  64
 
 bool fib_pair_verify(struct fib_pair *p, const struct fib_table *t)
 {

@@ -233,7 +233,7 @@ struct fwd_vrf {
 	struct rte_fib6 *fib6; /* same next-hop encoding as fib (RTE_FIB6_TRIE_4B) */
 	const uint32_t *tbl24, *tbl8;
 	char name[CFG_NAME_MAX];
-	uint32_t table; /* FRR / Linux table id (254: the VRF "default") */
+	uint32_t table;          /* FRR / Linux table id (254: the VRF "default") */
 	struct fib_pair *fibs;   /* owner of fib and fib6 (one reference) */
 	struct fib_table routes; /* every entry of fib and fib6 for this generation, sorted */
 	uint32_t nb_routes4, nb_routes6; /* of which static (`routes`) */

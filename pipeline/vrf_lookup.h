@@ -2,11 +2,13 @@
 /*
  * The data path's FIB lookup of a burst whose packets may be of several
  * VRFs: each packet in its ingress interface's VRF (fwd_iface.fib, .fib6).
- * A burst of one VRF (the common one) is one rte_fib_lookup_bulk(); a
- * mixed one is one bulk lookup per VRF it holds, its destinations gathered
- * and the values scattered back (when a VRF comes back after another: a
- * trunk carrying a few VPCs interleaved pays a gather per packet, not a
- * lookup call), or one per run when each VRF is one run.
+ * A burst of one VRF (the common one) is one rte_fib_lookup_bulk(). A
+ * mixed IPv4 one (a trunk carrying many VPCs interleaved) is looked up a
+ * packet at a time in each VRF's DIR24_8 tables, without a call
+ * (fib_lookup4_one(): rte_fib has only the bulk lookup, whose call costs
+ * more than one packet's lookup). A mixed IPv6 one is one bulk lookup per
+ * VRF it holds, its destinations gathered by VRF and the values scattered
+ * back when a VRF comes back after another, or one per run.
  */
 #ifndef VBRD_VRF_LOOKUP_H
 #define VBRD_VRF_LOOKUP_H
@@ -34,9 +36,9 @@ static inline uint16_t vrf_lookup_iface(const void *ifc, size_t stride, unsigned
 
 /*
  * Each packet's VRF into @p vrf; @return the number of runs of one VRF
- * (1: all the same), and in *@p distinct how many VRFs there are. A
- * packet by the same interface as the one before takes its VRF without
- * looking.
+ * (1: all the same), and in *@p distinct (when not NULL) how many VRFs
+ * there are. A packet by the same interface as the one before takes its
+ * VRF without looking.
  */
 static inline unsigned vrf_lookup_vrfs(const struct fwd_state *st, const void *ifc, size_t stride,
 				       unsigned n, uint16_t *vrf, unsigned *distinct)
@@ -53,30 +55,20 @@ static inline unsigned vrf_lookup_vrfs(const struct fwd_state *st, const void *i
 			uint16_t w = st->ifaces[c].vrf;
 			if (w != v) {
 				runs++;
-				seen[w / 64] |= 1ull << (w % 64);
+				if (distinct != NULL)
+					seen[w / 64] |= 1ull << (w % 64);
 			}
 			v = w;
 			prev = c;
 		}
 		vrf[i] = v;
 	}
-	*distinct = 0;
-	if (runs > 1)
-		for (unsigned k = 0; k < CFG_MAX_VRFS / 64; k++)
+	if (distinct != NULL) {
+		*distinct = 0;
+		for (unsigned k = 0; runs > 1 && k < CFG_MAX_VRFS / 64; k++)
 			*distinct += (unsigned)__builtin_popcountll(seen[k]);
-	return runs;
-}
-
-/* One bulk lookup per run of one VRF (each VRF one run: the groups already). */
-static inline void vrf_lookup4_runs(const struct fwd_state *st, const uint16_t *vrf,
-				    const uint32_t *dst, uint64_t *nh, unsigned n)
-{
-	for (unsigned i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && vrf[j] == vrf[i]; j++)
-			;
-		rte_fib_lookup_bulk(st->vrfs[vrf[i]].fib, (uint32_t *)(uintptr_t)dst + i, nh + i,
-				    j - i);
 	}
+	return runs;
 }
 
 /*
@@ -131,7 +123,7 @@ static inline void vrf_lookup4(const struct fwd_state *st, const void *ifc, size
 		rte_fib_lookup_bulk(st->vrfs[0].fib, (uint32_t *)(uintptr_t)dst, nh, n);
 		return;
 	}
-	unsigned distinct, runs = vrf_lookup_vrfs(st, ifc, stride, n, vrf, &distinct);
+	unsigned runs = vrf_lookup_vrfs(st, ifc, stride, n, vrf, NULL);
 	if (likely(runs == 1)) {
 		rte_fib_lookup_bulk(st->vrfs[vrf[0]].fib, (uint32_t *)(uintptr_t)dst, nh, n);
 		return;

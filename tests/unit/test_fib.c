@@ -435,7 +435,8 @@ static void direct_lookup_agrees(void **state)
 		seed = seed * 1103515245u + 12345u;
 		uint32_t a = seed ^ (seed << 13);
 		uint8_t len = (uint8_t)(8 + (seed >> 16) % 25); /* 8..32 */
-		assert_int_equal(fib_table_add4(&t, a, len, FIB_NH(FIB_KIND_LOCAL, i % 4096), 0), 0);
+		assert_int_equal(fib_table_add4(&t, a, len, FIB_NH(FIB_KIND_LOCAL, i % 4096), 0),
+				 0);
 	}
 	assert_int_equal(fib_table_sort(&t), 0);
 	fib_table_need(&t, &cap);
@@ -445,7 +446,8 @@ static void direct_lookup_agrees(void **state)
 	assert_int_equal(fib_apply(p, &empty, &t, NULL), 0);
 	assert_true(fib_pair_verify(p, &t));
 	assert_non_null(p->tbl24);
-	assert_int_equal(fib_route_add4(p, IP4(198, 51, 100, 128), 26, FIB_NH(FIB_KIND_LOCAL, 7)), 0);
+	assert_int_equal(fib_route_add4(p, IP4(198, 51, 100, 128), 26, FIB_NH(FIB_KIND_LOCAL, 7)),
+			 0);
 	uint32_t ips[256];
 	uint64_t want[256];
 	unsigned tbl8_hits = 0;
@@ -457,7 +459,8 @@ static void direct_lookup_agrees(void **state)
 		ips[0] = IP4(198, 51, 100, 130);
 		rte_fib_lookup_bulk(p->fib, ips, want, 256);
 		for (int k = 0; k < 256; k++) {
-			assert_int_equal(fib_lookup4_one(p->tbl24, p->tbl8, ips[k]), (uint32_t)want[k]);
+			assert_int_equal(fib_lookup4_one(p->tbl24, p->tbl8, ips[k]),
+					 (uint32_t)want[k]);
 			tbl8_hits += p->tbl24[ips[k] >> 8] & 1;
 		}
 	}
