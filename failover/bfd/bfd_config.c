@@ -298,7 +298,8 @@ static void single_hop(struct cfg_reader *ld, const config_setting_t *s, struct 
 	b->local = ifc->addrs[pick_local(ifc->addrs, ifc->nb_addrs, &b->peer)].addr;
 }
 
-/* Multihop (RFC 5883): @p local an address of some interface, @p peer anywhere. */
+/* Multihop (RFC 5883): @p local an address of some interface of the VRF
+ * default (multihop sessions are routed there), @p peer anywhere. */
 static void multihop(struct cfg_reader *ld, const config_setting_t *s, struct cfg_bfd_session *b,
 		     bool has_local)
 {
@@ -310,10 +311,11 @@ static void multihop(struct cfg_reader *ld, const config_setting_t *s, struct cf
 			cfg_err_missing(ld, s, "local");
 		return;
 	}
-	cfg_find_connected(ld->cfg, &b->local, -1, &own);
+	cfg_find_connected_vrf(ld->cfg, &b->local, -1, CFG_VRF_DEFAULT, &own);
 	if (own < 0 && !cfg_any_iface_bad(ld))
 		cfg_err(ld, config_setting_get_member(s, "local"),
-			"%s is not an address of any interface",
+			"%s is not an address of any interface of the VRF default (multihop "
+			"sessions are routed there)",
 			config_format_addr(&b->local, a, sizeof(a)));
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/config_read.h"
 #include "frr/cplane/cplane_config.h"
+#include "frr/cplane/tap.h"
 
 #define CPLANE_DEFAULTS                                       \
 	{                                                     \
@@ -31,7 +32,7 @@ static void cplane_summary(const struct vbrd_config *cfg, char *buf, size_t len)
 
 static struct config_section cplane_section = {
 	.name = "cplane",
-	.after = (const char *const[]){ "interfaces", NULL },
+	.after = (const char *const[]){ "interfaces", "tunnels", "vrfs", NULL },
 	.load = cplane_load,
 	.free = cplane_free,
 	.summary = cplane_summary,
@@ -98,6 +99,41 @@ static void load_peers(struct cfg_reader *ld, const config_setting_t *list, stru
 	}
 }
 
+/*
+ * The kernel names the TAPs (interfaces and tunnels) and the VRF devices
+ * will have (tap.h): each possible, none shared, as start-up and reloads
+ * check them again (cplane_module.c), so that --check-config says so.
+ */
+static void check_names(struct cfg_reader *ld, const config_setting_t *grp,
+			const struct vbrd_config *cfg, const struct cfg_cplane *c)
+{
+	static const char *names[CFG_MAX_IFACES];
+	const char *vrfs[CFG_MAX_VRFS];
+	unsigned n = 0, ni = 0, nv = 0;
+	char err[256];
+
+	for (int i = 0; i < cfg->nb_ifaces; i++)
+		names[n++] = cfg->ifaces[i].name;
+	for (int t = 0; t < cfg->nb_tunnels && n < CFG_MAX_IFACES; t++)
+		names[n++] = cfg->tunnels[t].name;
+	if (cp_tap_names_check(c->tap_prefix, names, n, err, sizeof(err)) < 0) {
+		cfg_err(ld, grp, "%s", err);
+		return;
+	}
+	/* VRF devices live in cplane.netns beside the TAPs of the VRFs without a netns */
+	for (int v = 1; v < cfg->nb_vrfs; v++)
+		if (cfg->vrfs[v].netns[0] == '\0' && cfg->vrfs[v].name[0])
+			vrfs[nv++] = cfg->vrfs[v].name;
+	for (int i = 0; nv > 0 && i < cfg->nb_ifaces; i++)
+		if (cfg->vrfs == NULL || cfg->vrfs[cfg->ifaces[i].vrf].netns[0] == '\0')
+			names[ni++] = cfg->ifaces[i].name;
+	for (int t = 0; nv > 0 && t < cfg->nb_tunnels; t++)
+		if (cfg->vrfs == NULL || cfg->vrfs[cfg->tunnels[t].vrf].netns[0] == '\0')
+			names[ni++] = cfg->tunnels[t].name;
+	if (cp_vrf_names_check(c->tap_prefix, names, ni, vrfs, nv, err, sizeof(err)) < 0)
+		cfg_err(ld, grp, "%s", err);
+}
+
 static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, struct vbrd_config *cfg)
 {
 	static const char *const keys[] = { "netns", "tap_prefix", "bgp_peers", "police", NULL };
@@ -105,8 +141,16 @@ static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, stru
 	const config_setting_t *grp = config_setting_get_member(root, "cplane");
 	struct cfg_cplane *c;
 
-	if (grp == NULL)
+	if (grp == NULL) {
+		/* a VRF's netns serves its TAPs and zebra: nothing without cplane */
+		for (int v = 1; v < cfg->nb_vrfs; v++)
+			if (cfg->vrfs[v].netns[0])
+				cfg_warn(ld, NULL,
+					 "VRF '%s' (line %d) names netns '%s', but there is no "
+					 "cplane section: no TAP or FPM listener is made there",
+					 cfg->vrfs[v].name, cfg->vrfs[v].line, cfg->vrfs[v].netns);
 		return 0; /* adding the section names its restart settings as new */
+	}
 	c = malloc(sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
@@ -142,6 +186,7 @@ static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, stru
 	s = cfg_get_typed(ld, grp, "police", CONFIG_TYPE_GROUP);
 	if (s != NULL)
 		load_police(ld, s, c);
+	check_names(ld, grp, cfg, c);
 	return 0;
 }
 

@@ -52,7 +52,7 @@ build() { # TARGET
 		# each registers itself, so all of them are linked.
 		# shellcheck disable=SC2046
 		"$CC" "${cflags[@]}" $(pkg-config --cflags libconfig) \
-			"$here/fuzz_config.c" "$src"/core/config_*.c "$src"/*/*_config.c "$src"/failover/*/*_config.c "$src"/frr/*/*_config.c \
+			"$here/fuzz_config.c" "$src"/core/config_*.c "$src"/*/*_config.c "$src"/failover/*/*_config.c "$src"/frr/*/*_config.c "$src"/frr/cplane/tap_name.c \
 			-o "$out/fuzz_config" $(pkg-config --libs libconfig) ;;
 	qos_classify)
 		# qos/classify_frame.h: static inline on DPDK's inline headers

@@ -381,7 +381,8 @@ static const struct err_case cases[] = {
 	  1, "bfd.sessions[0].minimum_ttl: 0 is out of range 1..255" },
 	{ false,
 	  S("{ name = \"a\"; multihop = true; local = \"10.0.0.9\"; peer = \"192.0.2.9\"; }"), 1,
-	  "bfd.sessions[0].local: 10.0.0.9 is not an address of any interface" },
+	  "bfd.sessions[0].local: 10.0.0.9 is not an address of any interface of the VRF default "
+	  "(multihop sessions are routed there)" },
 	{ false, S("{ name = \"a\"; path_group = \"dr\"; peer = \"10.98.0.2\"; }"), 1,
 	  "bfd.sessions[0].peer: 10.98.0.2 is not in the inner subnet of tunnel 'dr-t' "
 	  "(10.99.0.1/30)" },

@@ -157,6 +157,19 @@ static const struct err_case errors[] = {
 	  2,
 	  "cplane.netns: namespace 'cp' belongs to VRF 'a' (line 3): the control namespace serves "
 	  "the VRFs without one" },
+	/* kernel names, as start-up would refuse them (tap.h): --check-config says so;
+	 * FNV-1a of both long names ends in 0xc976 (python3: h ^= c; h *= 16777619) */
+	{ "vrfs = ( { name = \".\"; table = 100; } );\ncplane = { };\n", 2,
+	  "cplane: no kernel device name for VRF '.'" },
+	{ "vrfs = ( { name = \"vb-line1\"; table = 100; } );\ncplane = { };\n", 2,
+	  "cplane: VRF 'vb-line1' and the TAP of interface 'line1' would both have the kernel "
+	  "device name 'vb-line1': rename one, or change cplane.tap_prefix" },
+	{ "vrfs = ( { name = \"tenant-vpc-00408\"; table = 100; },\n"
+	  "  { name = \"tenant-vpc-01704\"; table = 200; } );\ncplane = { };\n",
+	  3,
+	  "cplane: VRFs 'tenant-vpc-00408' and 'tenant-vpc-01704' would both have the kernel "
+	  "device name 'tenant-vpc~c976': rename one (names of up to 15 characters are used "
+	  "whole)" },
 };
 
 static void one_error(void **state)
