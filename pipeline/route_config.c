@@ -345,8 +345,13 @@ static void report_duplicate(struct cfg_reader *ld, const struct cfg_route *r,
 {
 	char p[INET6_ADDRSTRLEN + 4], text[256];
 
-	snprintf(text, sizeof(text), "duplicate route %s (first at line %d)",
-		 config_format_prefix(&r->prefix, p, sizeof(p)), first->line);
+	if (r->vrf == CFG_VRF_DEFAULT)
+		snprintf(text, sizeof(text), "duplicate route %s (first at line %d)",
+			 config_format_prefix(&r->prefix, p, sizeof(p)), first->line);
+	else
+		snprintf(text, sizeof(text), "duplicate route %s in VRF '%s' (first at line %d)",
+			 config_format_prefix(&r->prefix, p, sizeof(p)),
+			 config_vrf_name(ld->cfg, r->vrf), first->line);
 	cfg_msg(ld, ld->file, r->line, text);
 }
 

@@ -151,8 +151,15 @@ static void vrfs_free(struct vbrd_config *cfg)
 	free(cfg->vrfs);
 }
 
+static void vrfs_summary(const struct vbrd_config *cfg, char *buf, size_t len)
+{
+	if (cfg->nb_vrfs > 1)
+		snprintf(buf, len, "%d VRFs besides default", cfg->nb_vrfs - 1);
+}
+
 static struct config_section vrfs_section = {
 	.name = "vrfs",
+	.summary = vrfs_summary,
 	.before = (const char *const[]){ "interfaces", "tunnels", "routes", "cplane", NULL },
 	.load = vrfs_load,
 	.free = vrfs_free,

@@ -139,4 +139,3 @@ int cp_vrf_names_check(const char *tap_prefix, const char *const *ifnames, unsig
 	}
 	return 0;
 }
-
