@@ -42,7 +42,7 @@ static bool is_scalar_object(const json_t *v)
 	return true;
 }
 
-/* A next hop as show routes gives it: {"via": "...", "interface": "..."}. */
+/* A next hop as show routes gives it: {"via": "...", "interface": "..."[, "vrf": "..."]}. */
 static bool is_next_hop(const json_t *v)
 {
 	return json_is_object(v) && json_is_string(json_object_get(v, "via")) &&
@@ -90,10 +90,15 @@ static void put_next_hop(FILE *f, const json_t *v)
 	const char *via = json_string_value(json_object_get(v, "via"));
 	const char *ifname = json_string_value(json_object_get(v, "interface"));
 
+	const char *vrf = json_string_value(json_object_get(v, "vrf"));
+
 	if (via[0] != '\0')
 		fprintf(f, "%s@%s", via, ifname);
 	else
 		fputs(ifname, f);
+	/* of another VRF than the route's (a leak): "10.200.0.2@svc(vrf shared)" */
+	if (vrf != NULL)
+		fprintf(f, "(vrf %s)", vrf);
 }
 
 static void put_value(FILE *f, const json_t *v)

@@ -63,17 +63,25 @@ static int show_interfaces(int argc, const char *const *argv, json_t **data, cha
 	return 0;
 }
 
-static json_t *nexthop_json(const struct fwd_state *st, const struct cfg_nexthop *nh)
+/* A next hop; one of another VRF than @p vrf (a leak, nexthop_vrf) names that VRF too. */
+static json_t *nexthop_json(const struct fwd_state *st, const struct cfg_nexthop *nh, int vrf)
 {
 	char a[64] = "";
 
 	if (nh->via.family)
 		config_format_addr(&nh->via, a, sizeof(a));
-	return json_pack("{s:s, s:s}", "via", a, "interface", st->ifaces[nh->iface].name);
+	json_t *o = json_pack("{s:s, s:s}", "via", a, "interface", st->ifaces[nh->iface].name);
+	int v = st->ifaces[nh->iface].vrf;
+	if (vrf >= 0 && v != vrf && o != NULL)
+		json_object_set_new(o, "vrf", json_string(st->vrfs[v].name));
+	return o;
 }
 
-/* The next hops of FIB value @p value: a next hop, an ECMP set's members, a path group. */
-static json_t *value_json(const struct fwd_state *st, uint32_t value)
+/*
+ * The next hops of FIB value @p value: a next hop, an ECMP set's members, a
+ * path group; those of another VRF than @p vrf (-1: none is) name it.
+ */
+static json_t *value_json(const struct fwd_state *st, uint32_t value, int vrf)
 {
 	uint32_t idx = FIB_NH_INDEX(value);
 	json_t *nhs = json_array();
@@ -113,7 +121,7 @@ static json_t *value_json(const struct fwd_state *st, uint32_t value)
 			c.via.v4 = nh->gw;
 		else
 			memcpy(c.via.v6, nh->gw6, 16);
-		json_array_append_new(nhs, nexthop_json(st, &c));
+		json_array_append_new(nhs, nexthop_json(st, &c, vrf));
 	}
 	return nhs;
 }
@@ -156,7 +164,7 @@ static json_t *iface_route_json(const struct fwd_state *st, int vrf, uint32_t ro
 		return json_pack("{s:s, s:s, s:s, s:[o]}", "prefix",
 				 fmt_prefix(&p, buf, sizeof(buf)), "type",
 				 local ? "local" : "connected", "source", "interface", "next_hops",
-				 nexthop_json(st, &nh));
+				 nexthop_json(st, &nh, -1));
 	}
 	return NULL;
 }
@@ -183,7 +191,7 @@ static json_t *static_route_json(const struct fwd_state *st, int vrf, uint32_t r
 	return json_pack("{s:s, s:s, s:s, s:o}", "prefix", fmt_prefix(&p, buf, sizeof(buf)), "type",
 			 fwd_nh_kinds[FIB_NH_KIND(value)] ? fwd_nh_kinds[FIB_NH_KIND(value)]->name
 							  : "static",
-			 "source", "config", "next_hops", value_json(st, value));
+			 "source", "config", "next_hops", value_json(st, value, vrf));
 }
 
 /* The routing protocol of an overlay route (rtnetlink's RTPROT_* numbers, as zebra sets them). */
@@ -236,7 +244,7 @@ static json_t *overlay_route_json(const struct fwd_state *st, int vrf, const str
 			 : kind == FIB_KIND_NONE ? "blackhole"
 						 : "route",
 			 "source", src, "next_hops",
-			 kind == FIB_KIND_NONE ? json_array() : value_json(st, r.value));
+			 kind == FIB_KIND_NONE ? json_array() : value_json(st, r.value, vrf));
 }
 
 /* Decimal digits into @p v (no sign, no space, no overflow). @return chars read, or -1. */
@@ -410,7 +418,7 @@ static int fib_lookup_show(const struct fwd_state *st, int vrf, const char *addr
 					     "path_group", "broadcast", "kind6", "kind7" };
 	uint32_t kind = FIB_NH_KIND(value);
 	json_t *nhs = kind == FIB_KIND_NEXTHOP || kind == FIB_KIND_ECMP || fwd_nh_kinds[kind]
-			      ? value_json(st, (uint32_t)value)
+			      ? value_json(st, (uint32_t)value, vrf)
 			      : json_array();
 	*data = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o}", "address", addr, "vrf", fv->name,
 			  "prefix", found ? fmt_prefix(&p, buf, sizeof(buf)) : "", "source", source,

@@ -238,6 +238,19 @@ proc vrf_prefixes {vrf} {
     return [lsort $out]
 }
 
+# {PREFIX VRF ...} of VRF's config routes whose next hop names a VRF (a leak's,
+# of another VRF than the route's), sorted.
+proc vrf_leaks {vrf} {
+    set out {}
+    foreach row [dict get [vbrctl show routes vrf $vrf] routes] {
+        if {[dict get $row source] ne "config"} continue
+        foreach nh [dict get $row next_hops] {
+            if {[dict exists $nh vrf]} { lappend out [list [dict get $row prefix] [dict get $nh vrf]] }
+        }
+    }
+    return [concat {*}[lsort -index 0 $out]]
+}
+
 # Whether OUT holds WORD as a word of its own (not inside a longer name or
 # address).
 proc has_word {out word} {
@@ -370,6 +383,10 @@ start_vbrd [list conf [vrf_conf]] {
         assert_equal [vrf_prefixes vpc-a] [lsort {10.1.2.0/24 10.200.0.0/24}] "show routes vrf vpc-a"
         assert_equal [vrf_prefixes vpc-b] [lsort {10.1.2.0/24 10.1.3.0/24}] "show routes vrf vpc-b"
         assert_equal [vrf_prefixes shared] [lsort {10.201.0.0/24 10.1.1.0/24}] "show routes vrf shared"
+        # the leaks, and only they, name the VRF of their next hop
+        assert_equal [vrf_leaks vpc-a] {10.200.0.0/24 shared} "show routes vrf vpc-a: leaked next hops"
+        assert_equal [vrf_leaks vpc-b] {} "show routes vrf vpc-b: leaked next hops"
+        assert_equal [vrf_leaks shared] {10.1.1.0/24 vpc-a} "show routes vrf shared: leaked next hops"
     }
 
     test {each VPC's host reaches 10.1.2.2 on its own side only (VNI 1001 / 1002)} {

@@ -903,11 +903,15 @@ static void test_render_table(void **state)
 		"\"next_hops\":[{\"via\":\"10.0.1.2\",\"interface\":\"lan0\"},"
 		"{\"via\":\"10.0.2.2\",\"interface\":\"lan1\"}],\"tags\":[\"a\",\"b\"]},"
 		"{\"prefix\":\"10.0.1.0/24\",\"type\":\"connected\",\"metric\":0,"
-		"\"next_hops\":[{\"via\":\"\",\"interface\":\"lan0\"}],\"tags\":[]}"
+		"\"next_hops\":[{\"via\":\"\",\"interface\":\"lan0\"}],\"tags\":[]},"
+		"{\"prefix\":\"10.9.0.0/24\",\"type\":\"static\",\"metric\":0,"
+		"\"next_hops\":[{\"via\":\"10.9.0.2\",\"interface\":\"svc\",\"vrf\":\"shared\"}],"
+		"\"tags\":[]}"
 		"]}}\n";
 	const char *want = "PREFIX       TYPE       METRIC  NEXT_HOPS                    TAGS\n"
 			   "10.0.2.0/24  static         10  10.0.1.2@lan0,10.0.2.2@lan1  a,b\n"
-			   "10.0.1.0/24  connected       0  lan0                         -\n";
+			   "10.0.1.0/24  connected       0  lan0                         -\n"
+			   "10.9.0.0/24  static          0  10.9.0.2@svc(vrf shared)     -\n";
 	char *s;
 
 	(void)state;
