@@ -1182,6 +1182,17 @@ int config_iface_index(const struct vbrd_config *cfg, const char *name)
 	return index_by_name(cfg->ifaces, cfg->nb_ifaces, sizeof(*cfg->ifaces), name);
 }
 
+bool cfg_netns_name_ok(const char *s)
+{
+	if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+			return false;
+	return true;
+}
+
 int cfg_get_vrf(struct cfg_reader *ld, const config_setting_t *grp, const char *name, int *out)
 {
 	const char *v;

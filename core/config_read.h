@@ -263,6 +263,13 @@ int cfg_find_connected_vrf(const struct vbrd_config *cfg, const struct cfg_addr 
 			   int vrf, int *own);
 
 /**
+ * Whether @p s is a network namespace name as `ip netns` takes it (a file
+ * in /run/netns): [A-Za-z0-9_.-] only, and not "." or "..". The length is
+ * the caller's to check. Also the rule of cplane.tap_prefix.
+ */
+bool cfg_netns_name_ok(const char *s);
+
+/**
  * Optional VRF-name setting @p name of @p grp into *@p out (a vbrd_config.vrfs
  * index; CFG_VRF_DEFAULT when absent or bad). An unknown name is reported.
  * @return CFG_VAL_OK, CFG_VAL_ABSENT or CFG_VAL_BAD

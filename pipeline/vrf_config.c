@@ -31,18 +31,6 @@ static void load_vrf_fib(struct cfg_reader *ld, const config_setting_t *s, struc
 	cfg_get_u32(ld, g, "ipv6_tbl8", 1, VRF_FIB_MAX, &f->ipv6_tbl8);
 }
 
-/* A namespace name as `ip netns` takes it: [A-Za-z0-9_.-], not "." or "..". */
-static bool netns_name_ok(const char *s)
-{
-	if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
-			return false;
-	return true;
-}
-
 /*
  * `netns`: the namespace of the VRF's control plane (its TAPs, the zebra
  * whose FPM connection is the VRF's). One VRF a namespace: the connection
@@ -56,7 +44,7 @@ static void load_vrf_netns(struct cfg_reader *ld, const config_setting_t *s, int
 
 	if (cfg_get_text(ld, s, "netns", v->netns, sizeof(v->netns)) != CFG_VAL_OK)
 		return;
-	if (v->netns[0] == '\0' || !netns_name_ok(v->netns)) {
+	if (v->netns[0] == '\0' || !cfg_netns_name_ok(v->netns)) {
 		cfg_err(ld, ns, "'%s' is no network namespace name ([A-Za-z0-9_.-])", v->netns);
 		v->netns[0] = '\0';
 		return;

@@ -47,18 +47,6 @@ const struct cfg_cplane *cfg_cplane_get(const struct vbrd_config *cfg)
 	return c != NULL ? c : &empty;
 }
 
-/* A namespace name as `ip netns` takes it: [A-Za-z0-9_.-], not "." or "..". */
-static bool netns_name_ok(const char *s)
-{
-	if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
-			return false;
-	return true;
-}
-
 static void load_police(struct cfg_reader *ld, const config_setting_t *grp, struct cfg_cplane *c)
 {
 	static const char *const keys[] = { "bgp", "tcp", "icmp", "other", NULL };
@@ -164,7 +152,7 @@ static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, stru
 	cfg_check_members(ld, grp, keys);
 	const config_setting_t *s = config_setting_get_member(grp, "netns");
 	if (cfg_get_text(ld, grp, "netns", c->netns, sizeof(c->netns)) == CFG_VAL_OK &&
-	    !netns_name_ok(c->netns))
+	    !cfg_netns_name_ok(c->netns))
 		cfg_err(ld, s, "'%s' is no network namespace name ([A-Za-z0-9_.-])", c->netns);
 	cfg_restart(ld, s, "cplane.netns", "%s", c->netns);
 	for (int v = 1; c->netns[0] && v < cfg->nb_vrfs; v++)
@@ -176,7 +164,7 @@ static int cplane_load(struct cfg_reader *ld, const config_setting_t *root, stru
 	s = config_setting_get_member(grp, "tap_prefix");
 	if (cfg_get_text(ld, grp, "tap_prefix", c->tap_prefix, sizeof(c->tap_prefix)) ==
 		    CFG_VAL_OK &&
-	    !netns_name_ok(c->tap_prefix))
+	    !cfg_netns_name_ok(c->tap_prefix))
 		cfg_err(ld, s, "'%s': a TAP name prefix is [A-Za-z0-9_.-], 1..%d characters",
 			c->tap_prefix, CPLANE_PREFIX_MAX - 1);
 	cfg_restart(ld, s, "cplane.tap_prefix", "%s", c->tap_prefix);
