@@ -9,20 +9,6 @@
 # and h3, and ARP on a dual-stack interface (h4). In a UBSan build
 # (meson -Db_sanitize=undefined) the log of vbrd is checked for reports.
 
-# lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
-# leaves IPv6 off), without duplicate address detection, router
-# solicitations or router advertisements, so its address works at once.
-proc lab_host6 {name addr gw} {
-    set ns [lab_host $name "" ""]
-    lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
-        net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
-        net.ipv6.conf.lo.disable_ipv6=0 \
-        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0 \
-        net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
-    lab_exec $name ip -6 addr add $addr dev eth0 nodad
-    lab_exec $name ip -6 route add default via $gw
-    return $ns
-}
 
 # Wait until HOST's address on eth0 is usable (not tentative).
 proc wait_ipv6_ready {host} {

@@ -15,21 +15,6 @@
 # host is counted in its own namespace (/proc/net/snmp6's Icmp6 counters),
 # so a packet routed in the wrong VRF shows at the wrong host.
 
-# lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
-# leaves IPv6 off), without duplicate address detection, router
-# solicitations or router advertisements, so its address works at once
-# (as test_ipv6.tcl's).
-proc lab_host6 {name addr gw} {
-    set ns [lab_host $name "" ""]
-    lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
-        net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
-        net.ipv6.conf.lo.disable_ipv6=0 \
-        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0 \
-        net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
-    lab_exec $name ip -6 addr add $addr dev eth0 nodad
-    lab_exec $name ip -6 route add default via $gw
-    return $ns
-}
 
 set hosts {hx hy hz hw}
 # The hosts behind each VRF's interfaces (x z; y w).

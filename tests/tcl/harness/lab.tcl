@@ -247,6 +247,21 @@ proc lab_link_stats {host {ifname eth0}} {
         tx_dropped [dict get $s tx dropped]]
 }
 
+# lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
+# leaves IPv6 off), without duplicate address detection, router
+# solicitations or router advertisements, so its address works at once.
+proc lab_host6 {name addr gw} {
+    set ns [lab_host $name "" ""]
+    lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+        net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
+        net.ipv6.conf.lo.disable_ipv6=0 \
+        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0 \
+        net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
+    lab_exec $name ip -6 addr add $addr dev eth0 nodad
+    lab_exec $name ip -6 route add default via $gw
+    return $ns
+}
+
 # Counters of HOST's network namespace from /proc/net/snmp for PROTO (Ip,
 # Icmp, Tcp, Udp, ...): a dict NAME -> value, e.g. [dict get [lab_snmp h2
 # Icmp] InEchos]. They are the namespace's own, so they count exactly what
