@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "app/daemon_config.h"
 #include "core/config.h"
 #include "core/config_read.h"
 
@@ -19,20 +20,51 @@
 
 /* ---- top level: instance, control ---------------------------------------- */
 
+#define CONTROL_RUN_DIR "/run/vbrd" /* the default socket's directory (vbrctl -i) */
+
+/* --instance NAME, or "" (app/daemon_config.h) */
+static char required_instance[CFG_NAME_MAX];
+
+int daemon_config_require_instance(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= sizeof(required_instance) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		return -EINVAL;
+	memcpy(required_instance, name, n + 1);
+	return 0;
+}
+
 static void load_control(struct cfg_reader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "socket", NULL };
 	const config_setting_t *g = cfg_get_typed(ld, root, "control", CONFIG_TYPE_GROUP);
 	struct vbrd_config *cfg = ld->cfg;
+	const char *req = required_instance;
+	char want[CFG_PATH_MAX];
 
-	if (cfg_get_name(ld, root, "instance", cfg->instance, NULL) != CFG_VAL_OK)
-		strcpy(cfg->instance, "vbrd");
+	int got = cfg_get_name(ld, root, "instance", cfg->instance, NULL);
+	if (got != CFG_VAL_OK)
+		strcpy(cfg->instance, req[0] ? req : "vbrd");
+	else if (req[0] && strcmp(cfg->instance, req) != 0)
+		cfg_err(ld, config_setting_get_member(root, "instance"),
+			"\"%s\", but vbrd runs as instance \"%s\" (--instance; the unit "
+			"vbrd@%s): set \"%s\" or remove the setting",
+			cfg->instance, req, req, req);
+	snprintf(want, sizeof(want), CONTROL_RUN_DIR "/%s.sock", cfg->instance);
 	if (g != NULL) {
 		cfg_check_members(ld, g, keys);
-		if (cfg_get_text(ld, g, "socket", cfg->socket, sizeof(cfg->socket)) == CFG_VAL_OK)
+		if (cfg_get_text(ld, g, "socket", cfg->socket, sizeof(cfg->socket)) == CFG_VAL_OK) {
+			if (req[0] && strcmp(cfg->socket, want) != 0)
+				cfg_err(ld, config_setting_get_member(g, "socket"),
+					"\"%s\", but instance \"%s\" (--instance) answers on %s, "
+					"where `vbrctl -i %s` looks: remove the setting",
+					cfg->socket, req, want, req);
 			return;
+		}
 	}
-	snprintf(cfg->socket, sizeof(cfg->socket), "/run/vbrd/%s.sock", cfg->instance);
+	snprintf(cfg->socket, sizeof(cfg->socket), "%s", want);
 }
 
 /* ---- workers, mempool, neighbor, icmp, eal --------------------------------- */

@@ -4,6 +4,7 @@
  *
  *   vbrd -c FILE [-- EAL args]      run
  *   vbrd --check-config FILE        validate FILE and exit (0 ok, 2 errors)
+ *   vbrd --reserve-hugepages FILE   make FILE's eal.memory_mb free as hugepages
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +31,9 @@
 #include "pipeline/control.h"
 #include "app/ctl.h"
 #include "app/ctl_telemetry.h"
+#include "app/daemon_config.h"
+#include "app/hugepages.h"
+#include "app/systemd_notify.h"
 #include "core/evloop.h"
 #include "pipeline/fwd.h"
 #include "core/log.h"
@@ -54,16 +58,24 @@ static volatile bool quit;
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: vbrd -c FILE [-- EAL options]\n"
-		"       vbrd --check-config FILE\n"
+		"usage: vbrd [-i NAME] -c FILE [-- EAL options]\n"
+		"       vbrd [-i NAME] --check-config FILE\n"
+		"       vbrd [-i NAME] --reserve-hugepages FILE\n"
 		"       vbrd --drop-reasons\n"
 		"\n"
 		"  -c, --config FILE        configuration (libconfig), see conf/README.md\n"
+		"  -i, --instance NAME      run as instance NAME: a file without `instance`\n"
+		"                           takes it, one that names another is refused\n"
 		"      --check-config FILE  validate FILE, print FILE:LINE: errors, exit 0 or 2\n"
+		"      --reserve-hugepages FILE\n"
+		"                           raise the hugepage pool until FILE's eal.memory_mb\n"
+		"                           MiB are free (never lower it), exit 0; 1 when the\n"
+		"                           kernel gave fewer, 2 for a bad FILE\n"
 		"      --drop-reasons       print every drop reason as a Markdown table, exit 0\n"
 		"  -h, --help               this text\n"
 		"\n"
-		"Signals: SIGHUP reloads the config file, SIGTERM/SIGINT stop cleanly.\n");
+		"Signals: SIGHUP reloads the config file, SIGTERM/SIGINT stop cleanly.\n"
+		"Under systemd (NOTIFY_SOCKET set) vbrd says READY=1 once its ports forward.\n");
 }
 
 static int check_config(const char *file)
@@ -108,26 +120,28 @@ static int print_drop_reasons(void)
 	return 0;
 }
 
-static bool hugepages_available(void)
+/* --reserve-hugepages FILE: the systemd units' ExecStartPre (app/hugepages.h). */
+static int reserve_hugepages(const char *file)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long free_pages = 0;
-	bool mounted = false;
+	struct vbrd_config cfg;
+	struct config_errors errs = { 0 };
+	char msg[512];
+	int ret;
 
-	if (f == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "HugePages_Free: %ld", &free_pages);
-	fclose(f);
-	f = fopen("/proc/mounts", "r");
-	if (f == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, " hugetlbfs "))
-			mounted = true;
-	fclose(f);
-	return free_pages > 0 && mounted;
+	if (config_load(file, &cfg, &errs) < 0) {
+		config_errors_print(&errs, stderr);
+		config_errors_free(&errs);
+		return 2;
+	}
+	if (!cfg.eal.hugepages) {
+		printf("vbrd: %s: eal.hugepages is false: no hugepages reserved\n", file);
+		config_free(&cfg);
+		return 0;
+	}
+	ret = hugepages_reserve(cfg.eal.memory_mb, msg, sizeof(msg));
+	printf("vbrd: %s: eal.memory_mb %u: %s\n", file, cfg.eal.memory_mb, msg);
+	config_free(&cfg);
+	return ret < 0 ? 1 : 0;
 }
 
 #define EAL_ARGS_MAX 128
@@ -243,23 +257,38 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", required_argument, NULL, 'C' },
+		{ "reserve-hugepages", required_argument, NULL, 'R' },
+		{ "instance", required_argument, NULL, 'i' },
 		{ "drop-reasons", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file = NULL;
+	const char *file = NULL, *check = NULL, *reserve = NULL;
 	struct vbrd_config cfg;
 	struct config_errors errs = { 0 };
 	char err[4096];
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			file = optarg;
 			break;
 		case 'C':
-			return check_config(optarg);
+			check = optarg;
+			break;
+		case 'R':
+			reserve = optarg;
+			break;
+		case 'i':
+			if (daemon_config_require_instance(optarg) < 0) {
+				fprintf(stderr,
+					"vbrd: --instance '%s': 1..%d characters of "
+					"[A-Za-z0-9_.-]\n",
+					optarg, CFG_NAME_MAX - 1);
+				return 2;
+			}
+			break;
 		case 'D':
 			return print_drop_reasons();
 		case 'h':
@@ -270,6 +299,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* after every option: --instance holds for these too */
+	if (check != NULL)
+		return check_config(check);
+	if (reserve != NULL)
+		return reserve_hugepages(reserve);
 	if (file == NULL) {
 		usage(stderr);
 		return 2;
@@ -372,6 +406,12 @@ int main(int argc, char **argv)
 	printf("vbrd: running: %d ports, %d interfaces, %u workers, control socket %s\n",
 	       port_count(), st->nb_ifaces, dp.nb_workers, app.socket);
 	fflush(stdout);
+	/* Ports started, workers polling, the socket answering: ready. */
+	ret = systemd_notify("READY=1\nSTATUS=running: %d ports, %d interfaces, %u workers, "
+			     "generation %" PRIu64,
+			     port_count(), st->nb_ifaces, dp.nb_workers, st->generation);
+	if (ret < 0)
+		LOG(WARNING, "cannot notify systemd ($NOTIFY_SOCKET): %s", strerror(-ret));
 
 	/* The control thread polls what the workers punt (no fd can wake it).
 	 * Busy, it does not wait; idle, its wait grows from 1 ms to
@@ -394,6 +434,7 @@ int main(int argc, char **argv)
 	}
 
 	LOG(NOTICE, "stopping");
+	(void)systemd_notify("STOPPING=1\nSTATUS=stopping");
 	/* Bounded whatever the workers and PMDs do (app/watchdog.h). */
 	if (watchdog_arm(VBRD_STOP_BOUND_MS) < 0)
 		LOG(WARNING, "cannot start the stop watchdog: stopping is not bounded");

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "app/ctl.h"
+#include "app/systemd_notify.h"
 #include "app/vbrd.h"
 #include "core/config_read.h"
 #include "core/evloop.h"
@@ -117,6 +118,38 @@ static int reload_build(struct fwd_state **out, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * systemd's view of a reload (app/systemd_notify.h): RELOADING=1 when it
+ * starts, READY=1 when it ends, applied or rejected (the running config
+ * serves either way). MONOTONIC_USEC is what systemd >= 253 wants with
+ * RELOADING=1 (sd_notify(3)); older versions ignore it.
+ */
+static void notify_reloading(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	(void)systemd_notify("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
+			     (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u,
+			     app.config_file);
+}
+
+static void notify_reloaded(int ret, const char *err)
+{
+	uint64_t gen = atomic_load(&fwd_current)->generation;
+
+	if (ret == 0) {
+		(void)systemd_notify("READY=1\nSTATUS=running: generation %" PRIu64 ", reloaded",
+				     gen);
+		return;
+	}
+	/* the first line of the errors (one FILE:LINE: message each) */
+	int n = (int)strcspn(err != NULL ? err : "", "\n");
+	(void)systemd_notify("READY=1\nSTATUS=running: generation %" PRIu64
+			     ", reload rejected: %.*s",
+			     gen, n > 200 ? 200 : n, err != NULL ? err : "");
+}
+
 static void reload_failed(int ret, const char *err)
 {
 	(void)ret;
@@ -150,15 +183,18 @@ int vbrd_reload(char *err, size_t errlen)
 			 now_ms() - rl.started_ms);
 		return -EBUSY;
 	}
+	notify_reloading();
 	ret = reload_build(&st, err, errlen);
 	if (ret < 0) {
 		reload_failed(ret, err);
+		notify_reloaded(ret, err);
 		return ret;
 	}
 	old = fwd_state_swap(st, dp.rcu);
 	modules_state_published(st);
 	fwd_state_commit(st, old, &stats);
 	reload_applied(st, &stats, now_ms() - t0);
+	notify_reloaded(0, NULL);
 	return 0;
 }
 
@@ -203,6 +239,7 @@ static void reload_finish(int ret, const char *err)
 
 	rl.waiter = NULL;
 	set_step(RELOAD_IDLE);
+	notify_reloaded(ret, err);
 	if (w != NULL)
 		ctl_deferred_reply(
 			w, ret,
@@ -287,10 +324,12 @@ int vbrd_reload_start(struct ctl_deferred *waiter)
 	rl.waiter = waiter;
 	rl.started_ms = now_ms();
 	rl.err[0] = '\0';
+	notify_reloading();
 	int ret = thread_start(RELOAD_BUILD);
 	if (ret < 0) {
 		rl.waiter = NULL;
 		LOG(ERR, "reload: cannot start the reload thread: %s", strerror(-ret));
+		notify_reloaded(0, NULL); /* nothing changed: back to READY */
 	}
 	return ret;
 }
