@@ -25,6 +25,10 @@
 #   make unit-asan   the unit tests only, under the sanitizers
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (default 30)
 #   make format, make format-check   clang-format the tree / fail on a diff
+#   make deb    the Debian package (vbrd, vbrctl, systemd units) into build-deb/,
+#               lintian-checked (debian/make-deb.sh, debian/README.Debian)
+#   make test-deb   build the package, then install, upgrade and purge it in an
+#               mmdebstrap chroot (tests/pkg/test-deb.sh; not part of make test)
 
 BUILD   ?= build
 ASAN_BUILD ?= build-asan
@@ -32,7 +36,7 @@ FUZZ_SECONDS ?= 30
 PACKAGES = $(shell grep -v '^\#' packages.txt)
 
 .PHONY: all deps build build-asan run test unit test-asan unit-asan asan-coverage fuzz bench bench-vrf bench-failover bench-bgp \
-	clean format \
+	clean format deb test-deb \
 	format-check docs
 
 all: build
@@ -109,7 +113,13 @@ fuzz: deps
 	./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-cov
+	rm -rf $(BUILD) $(ASAN_BUILD) build-cov build-deb
+
+deb: deps
+	./debian/make-deb.sh
+
+test-deb: deb
+	./tests/pkg/test-deb.sh
 
 # One .clang-format for the tree; CI runs format-check.
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
