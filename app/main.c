@@ -341,6 +341,12 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* Under systemd stderr is the journal (JOURNAL_STREAM, systemd.exec(5)).
+	 * DPDK 22.11's default log writes each line to stderr and to syslog(),
+	 * which the journal takes too: every line twice. stderr alone, then. */
+	if (getenv("JOURNAL_STREAM") != NULL)
+		rte_openlog_stream(stderr);
+
 	char *eal_argv[EAL_ARGS_MAX];
 	static char eal_buf[8192];
 	int eal_argc = build_eal_args(&cfg, argc - optind, argv + optind, eal_argv, eal_buf,
