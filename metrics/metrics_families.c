@@ -8,8 +8,9 @@
  * Naming (Prometheus "Metric and label naming"): vbrd_ prefix, base units
  * (bytes, seconds, ratios 0..1), _total on counters. Labels are names from
  * the configuration (ports, interfaces, VRFs, sessions, groups, paths,
- * lines, businesses, queues, classes) or fixed sets (drop reasons, states):
- * bounded by the configuration, never an address or a flow.
+ * lines, businesses, queues, classes) or fixed sets (drop reasons, states,
+ * a failover group's member 0 or 1: show fgroup names their lines with
+ * their gateways): bounded by the configuration, never an address.
  *
  * The specs of one command stand together: a command runs once a page.
  */
@@ -281,17 +282,16 @@ const struct metric_spec metric_specs[] = {
 	  "show fgroup", "groups", LB(L("group", "name")), "switches"),
 	M("vbrd_failover_group_member_active", METRIC_GAUGE,
 	  "1 for the member (or both, load-balancing) the group sends on", "show fgroup", "groups",
-	  LB(L("group", "name"), L("member", "member0")), "active", METRIC_IS, "member0|both"),
+	  LB(L("group", "name"), C("member", "0")), "active", METRIC_IS, "member0|both"),
 	M("vbrd_failover_group_member_active", METRIC_GAUGE, NULL, "show fgroup", "groups",
-	  LB(L("group", "name"), L("member", "member1")), "active", .how = METRIC_IS,
+	  LB(L("group", "name"), C("member", "1")), "active", .how = METRIC_IS,
 	  .match = "member1|both"),
 	M("vbrd_failover_group_member_up", METRIC_GAUGE,
 	  "1 when the member is usable: its BFD session Up, or it has none", "show fgroup",
-	  "groups", LB(L("group", "name"), L("member", "member0")), "member0_state", METRIC_IS,
+	  "groups", LB(L("group", "name"), C("member", "0")), "member0_state", METRIC_IS,
 	  "Up|up (no bfd)"),
 	M("vbrd_failover_group_member_up", METRIC_GAUGE, NULL, "show fgroup", "groups",
-	  LB(L("group", "name"), L("member", "member1")), "member1_state", METRIC_IS,
-	  "Up|up (no bfd)"),
+	  LB(L("group", "name"), C("member", "1")), "member1_state", METRIC_IS, "Up|up (no bfd)"),
 
 	/* ---- HA pair ---- */
 	M("vbrd_ha_enabled", METRIC_GAUGE, "1 when the configuration has an HA pair", "show ha",

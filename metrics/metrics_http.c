@@ -196,14 +196,15 @@ int metrics_http_open(int fd, char *err, size_t errlen)
 
 	if (http.d != NULL)
 		metrics_http_close();
+	/* the logger first: MHD logs through its own until it sees it */
 	http.d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-				  NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+				  NULL, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER,
+				  on_mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_CONNECTIONS,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_PER_IP,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_HTTP_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_HTTP_MEMORY,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_END);
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
 	if (http.d == NULL) {
 		close(fd);
 		snprintf(err, errlen, "libmicrohttpd did not start (see the log)");
