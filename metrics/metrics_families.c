@@ -66,8 +66,12 @@ const struct metric_spec metric_specs[] = {
 	  "HTTP requests refused: another path than /metrics, another method than GET or HEAD",
 	  "show metrics", NULL, NONE, "rejected"),
 	M("vbrd_metrics_last_render_seconds", METRIC_GAUGE,
-	  "how long the last page took to render, from the request to the last byte written",
+	  "wall time of the last page, its first command to its last (the loop runs between its "
+	  "steps)",
 	  "show metrics", NULL, NONE, "last_render_ms", .div = MS),
+	M("vbrd_metrics_longest_step_seconds", METRIC_GAUGE,
+	  "the most time one turn of the control loop spent on a page, since start", "show metrics",
+	  NULL, NONE, "longest_step_ms", .div = MS),
 	M("vbrd_metrics_last_render_bytes", METRIC_GAUGE, "size of the last page rendered",
 	  "show metrics", NULL, NONE, "last_render_bytes"),
 
