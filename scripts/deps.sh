@@ -62,7 +62,7 @@ n_new=$(grep -c . <<<"$new" || true)
 say "apt installs $n_new packages: those and $((n_new - ${#missing[@]})) they depend on"
 if [ -n "$upg" ]; then
 	say "and upgrades $(grep -c . <<<"$upg") installed ones that those need newer versions of:"
-	tr '\n' ' ' <<<"$upg" | wrap
+	echo "${upg//$'\n'/, }" | wrap
 fi
 
 # No service starts while apt runs (unless the machine has its own policy).
@@ -76,22 +76,24 @@ leave_disabled() {
 	local after added pkg f unit name disabled=() stopped=()
 	after=$(installed_names)
 	added=$(comm -13 <(echo "$before") <(echo "$after"))
-	local units=() scripts=()
+	local units=() user_units=() scripts=()
 	for pkg in $added; do
 		while read -r f; do
+			# aliases go with their unit
+			if [ ! -f "$f" ] || [ -L "$f" ]; then continue; fi
 			case "$f" in
-			/lib/systemd/system/*@.* | /usr/lib/systemd/system/*@.*) ;; # templates
-			/lib/systemd/system/*.service | /lib/systemd/system/*.socket | \
-			/lib/systemd/system/*.timer | /lib/systemd/system/*.path | \
-			/usr/lib/systemd/system/*.service | /usr/lib/systemd/system/*.socket | \
-			/usr/lib/systemd/system/*.timer | /usr/lib/systemd/system/*.path)
-				[ -f "$f" ] && [ ! -L "$f" ] && units+=("${f##*/}") ;;
+			*@.*) ;; # templates: enabled only per instance
+			/lib/systemd/system/*.* | /usr/lib/systemd/system/*.*)
+				units+=("${f##*/}") ;;
+			/usr/lib/systemd/user/*.*)
+				user_units+=("${f##*/}") ;;
 			/etc/init.d/*)
-				[ -f "$f" ] && scripts+=("${f##*/}") ;;
+				scripts+=("${f##*/}") ;;
 			esac
 		done < <(dpkg-query -L "$pkg" 2>/dev/null)
 	done
 	for unit in "${units[@]}"; do
+		case "$unit" in *.service | *.socket | *.timer | *.path) ;; *) continue ;; esac
 		if [ -d /run/systemd/system ] && systemctl -q is-active "$unit" 2>/dev/null; then
 			systemctl stop "$unit" && stopped+=("$unit")
 		fi
@@ -103,11 +105,23 @@ leave_disabled() {
 			deb-systemd-helper disable "$unit" && disabled+=("$unit")
 		fi
 	done
+	# user units enabled for every user (gpg-agent's sockets, say)
+	for unit in "${user_units[@]}"; do
+		case "$unit" in *.service | *.socket | *.timer | *.path) ;; *) continue ;; esac
+		if command -v systemctl >/dev/null; then
+			if [ "$(systemctl --global is-enabled "$unit" 2>/dev/null)" = enabled ]; then
+				systemctl --global disable -q "$unit" 2>/dev/null && disabled+=("$unit (user)")
+			fi
+		elif deb-systemd-helper --user --quiet is-enabled "$unit" 2>/dev/null; then
+			deb-systemd-helper --user disable "$unit" && disabled+=("$unit (user)")
+		fi
+	done
 	for name in "${scripts[@]}"; do
-		# without systemd as PID 1, a script that runs despite the
-		# policy (a policy-rc.d of the machine's allowed it)
+		# without systemd as PID 1 and with a policy-rc.d of the machine's
+		# that let the install start it: stop it (all it runs was started
+		# by this install; bird2's script has no status to ask first)
 		if [ ! -d /run/systemd/system ] && [ "$policy_ours" = 0 ] &&
-		   "/etc/init.d/$name" status >/dev/null 2>&1; then
+		   ! policy_forbids "$name"; then
 			invoke-rc.d "$name" stop >/dev/null 2>&1 && stopped+=("$name (init script)")
 		fi
 		if compgen -G "/etc/rc[2-5].d/S[0-9][0-9]$name" >/dev/null; then
@@ -122,6 +136,13 @@ leave_disabled() {
 		say "left disabled (the tests start their own):"
 		echo "${disabled[*]}" | wrap
 	fi
+}
+
+policy_forbids() { # NAME: the machine's policy-rc.d forbids starting it
+	[ -x "$policy" ] || return 1
+	local rc=0
+	"$policy" "$1" start >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 101 ]
 }
 
 finish() {
