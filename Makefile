@@ -1,5 +1,6 @@
 # vbrd — thin wrapper: the build is meson's, the tests are meson's and Tcl's.
-#   make deps   install every Debian package vbrd needs (idempotent)
+#   make deps   install the Debian packages vbrd needs that are missing, without
+#               recommends; leave their services disabled (scripts/deps.sh)
 #   make        build into build/
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
