@@ -62,7 +62,7 @@ n_new=$(grep -c . <<<"$new" || true)
 say "apt installs $n_new packages: those and $((n_new - ${#missing[@]})) they depend on"
 if [ -n "$upg" ]; then
 	say "and upgrades $(grep -c . <<<"$upg") installed ones that those need newer versions of:"
-	echo "${upg//$'\n'/, }" | wrap
+	while read -r u; do echo "  $u"; done <<<"$upg"
 fi
 
 # No service starts while apt runs (unless the machine has its own policy).
