@@ -1,5 +1,6 @@
 # vbrd — thin wrapper: the build is meson's, the tests are meson's and Tcl's.
-#   make deps   install every Debian package vbrd needs (idempotent)
+#   make deps   install the Debian packages vbrd needs that are missing, without
+#               recommends; leave their services disabled (scripts/deps.sh)
 #   make        build into build/
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
@@ -33,7 +34,6 @@
 BUILD   ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
-PACKAGES = $(shell grep -v '^\#' packages.txt)
 
 .PHONY: all deps build build-asan run test unit test-asan unit-asan asan-coverage fuzz bench bench-vrf bench-failover bench-bgp \
 	clean format deb test-deb \
@@ -41,26 +41,10 @@ PACKAGES = $(shell grep -v '^\#' packages.txt)
 
 all: build
 
-# Debian enables and starts bird2's service on install; nothing here uses
-# it (the tests run their own bird in namespaces) and its default bird.conf
-# exports every route to the root namespace's kernel table: deps disables
-# it and stops it again, through systemd or through its own control socket
-# (the init script's stop would kill every bird, the tests' too).
+# Installs what is missing, without recommends, and leaves the services of
+# what it installed disabled and stopped (scripts/deps.sh); silent otherwise.
 deps:
-	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "deps: installing $$missing"; \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
-	fi
-	@if command -v systemctl >/dev/null && systemctl -q is-enabled bird 2>/dev/null; then \
-		echo "deps: disabling the bird service"; systemctl disable -q bird; \
-	fi; \
-	if [ -d /run/systemd/system ]; then \
-		if systemctl -q is-active bird; then systemctl stop bird; fi; \
-	elif [ -S /run/bird/bird.ctl ] && birdc -s /run/bird/bird.ctl down >/dev/null 2>&1; then \
-		echo "deps: stopped the bird service"; \
-	fi
+	@./scripts/deps.sh
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD)

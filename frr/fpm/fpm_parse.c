@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -625,7 +626,13 @@ static int parse_group(struct parse_ctx *c, const struct nlattr *a)
 			return bad(c, "group member %zu: id 0", i + 1);
 		if (g[i].id == nh->id)
 			return bad(c, "group member %zu: the group itself", i + 1);
-		if (g[i].resvd1 || g[i].resvd2)
+		/* The byte after weight is resvd1 in linux/nexthop.h up to
+		 * Linux 6.11 and weight_high (a 16-bit weight's high bits) from
+		 * 6.12 on, and in Debian 12's linux-libc-dev 6.1.192: read it
+		 * by offset, so that the code builds with either header. FRR
+		 * 8.4 never sets it. */
+		const uint8_t *raw = (const uint8_t *)&g[i];
+		if (raw[offsetof(struct nexthop_grp, weight) + 1] || g[i].resvd2)
 			return bad(c, "group member %zu: reserved bits set", i + 1);
 		/* the kernel refuses duplicates too; n <= 1023 in a frame */
 		for (j = 0; j < i; j++)

@@ -1487,6 +1487,14 @@ static void test_bad_nexthops(void **state)
 	NH_END();
 	expect_bad(&f, "group member 2: reserved bits set");
 	g[1].resvd2 = 0;
+	/* the byte after weight: resvd1, or weight_high in newer headers */
+	((uint8_t *)&g[1])[offsetof(struct nexthop_grp, weight) + 1] = 1;
+	NH_START(AF_UNSPEC);
+	attr32(&f, NHA_ID, 9);
+	attr(&f, NHA_GROUP, g, sizeof(g));
+	NH_END();
+	expect_bad(&f, "group member 2: reserved bits set");
+	((uint8_t *)&g[1])[offsetof(struct nexthop_grp, weight) + 1] = 0;
 	NH_START(AF_UNSPEC);
 	attr32(&f, NHA_ID, 9);
 	attr(&f, NHA_GROUP, g, sizeof(g));
