@@ -20,6 +20,11 @@ usage() { echo "usage: $0 OUT.qcow2 VBRD.deb" >&2; exit 2; }
 out=$1
 deb=$(readlink -f "$2")
 [ -f "$deb" ] || { echo "$0: $2: no such .deb (make deb builds it)" >&2; exit 2; }
+for t in mmdebstrap mkfs.fat mcopy mkfs.ext4 sfdisk qemu-img; do
+	command -v "$t" >/dev/null ||
+		{ echo "$0: '$t' is missing (make vm-deps installs vm/packages.txt)" >&2; exit 2; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "$0: needs root (mmdebstrap's root mode)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 files=$here/files
 

@@ -29,7 +29,9 @@ ExecStart=
 ExecStart=/lib/systemd/systemd-networkd-wait-online --any --timeout=30
 EOF
 
-in_root systemctl enable -q vbrd-bind.service systemd-networkd.service
+# The package enables no unit (its README.Debian: a host needs its NICs bound
+# and a config first); in the image both come at boot, so vbrd starts.
+in_root systemctl enable -q vbrd-bind.service vbrd.service systemd-networkd.service
 # FRR runs when the operator configures it (seed: runcmd systemctl enable --now frr)
 in_root systemctl disable -q frr.service 2>/dev/null || true
 

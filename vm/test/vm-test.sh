@@ -149,7 +149,18 @@ done
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 ssh_opts=(-i "$work/id" -p "$port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
 	-o LogLevel=ERROR -o ConnectTimeout=10 -o BatchMode=yes)
-vm() { timeout 60 ssh "${ssh_opts[@]}" root@127.0.0.1 "$@"; }
+# vm CMD...: run CMD in the VM over SSH. sshd restarts while cloud-init
+# configures it; a refused or reset connection (ssh's 255) is tried again.
+vm() {
+	local i rc
+	for i in 1 2 3 4 5; do
+		timeout 120 ssh "${ssh_opts[@]}" root@127.0.0.1 "$@"
+		rc=$?
+		[ $rc -eq 255 ] || return $rc
+		sleep 2
+	done
+	return $rc
+}
 
 qemu-img create -q -f qcow2 -F qcow2 -b "$image" "$work/overlay.qcow2" || die "qemu-img create failed"
 cp "$ovmf_vars" "$work/vars.fd"
@@ -161,7 +172,7 @@ qemu-system-x86_64 "${accel[@]}" -machine q35 -smp 2 -m 2048 \
 	-drive if=pflash,format=raw,readonly=on,file="$ovmf_code" \
 	-drive if=pflash,format=raw,file="$work/vars.fd" \
 	-drive if=none,id=disk,file="$work/overlay.qcow2",format=qcow2,discard=unmap \
-	-device virtio-blk-pci,drive=disk,addr=0x6 \
+	-device virtio-blk-pci,drive=disk,addr=0x6,bootindex=0 \
 	-drive if=none,id=seed,file="$work/seed.iso",format=raw,readonly=on,media=cdrom \
 	-device ide-cd,drive=seed,bus=ide.0 \
 	-netdev user,id=mgmt,hostfwd=tcp:127.0.0.1:"$port"-:22 \
@@ -203,6 +214,14 @@ else
 	exit 1
 fi
 
+# cloud-init's later stages (config, final) still run; they restart sshd.
+st=$(vm 'cloud-init status --wait >/dev/null; cloud-init status --long')
+if echo "$st" | grep -q '^status: done'; then
+	ok "cloud-init finished: status done"
+else
+	fail "cloud-init: $(echo "$st" | tr '\n' ' ')"
+fi
+
 # --- binding, service, PMD -------------------------------------------------
 drv=$(vm 'for d in 0000:00:04.0 0000:00:05.0; do basename "$(readlink /sys/bus/pci/devices/$d/driver)"; done | sort -u')
 want=$(vm '. /etc/default/vbrd-bind; echo $VBRD_BIND_DRIVER')
@@ -238,9 +257,12 @@ i = {x["name"]: x for x in json.load(sys.stdin)["interfaces"]}
 print(i["lan1"]["rx_packets"], i["lan2"]["tx_packets"])'
 }
 read -r rx0 tx0 <<<"$(count)"
+rm -f "$work/udp.count.ready"
 ip netns exec "$ns_b" python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("10.0.2.2", 9999)); s.settimeout(15)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+open(sys.argv[1] + ".ready", "w").close()
 n = 0
 try:
     while n < 1000:
@@ -249,7 +271,7 @@ except socket.timeout:
     pass
 open(sys.argv[1], "w").write(str(n))' "$work/udp.count" &
 rx_pid=$!
-sleep 0.5 # the receiver binds (it reads for 15 s after)
+wait_for 20 test -e "$work/udp.count.ready" || fail "the UDP receiver in $ns_b did not start"
 ip netns exec "$ns_a" python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
