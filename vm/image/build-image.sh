@@ -50,7 +50,16 @@ PACKAGES=(
 step() { printf '%s build-image: %s\n' "$(date +%T)" "$*"; }
 
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/vbrd-image.XXXXXX")
-cleanup() { rm -rf "$work"; }
+# mmdebstrap unmounts /proc, /sys and /dev of the tree when it ends, killed
+# or not; should one still be mounted, it is unmounted first, and rm never
+# leaves the work directory's file system (it would empty the host's /dev).
+cleanup() {
+	local m
+	for m in $(awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount -l "$m" || true
+	done
+	rm -rf --one-file-system "$work"
+}
 trap cleanup EXIT
 root=$work/root
 
