@@ -234,6 +234,15 @@ st=$(vm systemctl is-active vbrd-bind vbrd | tr '\n' ' ')
 [ "$st" = "active active " ] && ok "vbrd-bind.service and vbrd.service active" ||
 	fail "vbrd-bind, vbrd: $st"
 
+# hugepages from the kernel command line, and vbrd running on them
+read -r total free cmd <<<"$(vm 'echo $(awk "/HugePages_Total/ {print \$2}" /proc/meminfo) $(awk "/HugePages_Free/ {print \$2}" /proc/meminfo) $(grep -o "hugepages=[0-9]*" /proc/cmdline)')"
+# (vbrd maps its pages and unlinks them: the pool's free count drops)
+if [ -n "$total" ] && [ "$cmd" = "hugepages=$total" ] && [ "$total" -gt 0 ] && [ "$free" -lt "$total" ]; then
+	ok "hugepages: $total x 2 MiB from the kernel command line ($cmd), vbrd uses $((total - free))"
+else
+	fail "hugepages: total '$total', free '$free', command line '$cmd'"
+fi
+
 vm vbrctl -j show ports >"$work/ports.json"
 if python3 - "$work/ports.json" <<'EOF'; then
 import json, sys
