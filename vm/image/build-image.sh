@@ -11,6 +11,7 @@
 # Environment:
 #   VM_HUGEPAGES=512      2 MiB hugepages reserved on the kernel command line
 #   VM_DISK_MB=2048       disk size (the root grows to a larger disk at boot)
+#   VM_CMDLINE_EXTRA=     more kernel parameters (e.g. intel_iommu=on iommu=pt)
 #   VM_MIRROR=http://deb.debian.org/debian   VM_SECURITY=.../debian-security
 #   VM_KEEP_ROOT=DIR      also keep the root tree in DIR (for inspection)
 set -euo pipefail
@@ -71,7 +72,7 @@ fs_uuid=$(cat /proc/sys/kernel/random/uuid)
 esp_serial=$(printf '%08X' $((RANDOM * 65536 + RANDOM)))
 esp_fsid=${esp_serial:0:4}-${esp_serial:4:4}
 
-cmdline="root=PARTUUID=$root_uuid ro rootwait console=tty0 console=ttyS0,115200n8 hugepagesz=2M hugepages=$HUGEPAGES quiet"
+cmdline="root=PARTUUID=$root_uuid ro rootwait console=tty0 console=ttyS0,115200n8 hugepagesz=2M hugepages=$HUGEPAGES quiet${VM_CMDLINE_EXTRA:+ $VM_CMDLINE_EXTRA}"
 
 step "mmdebstrap bookworm (minbase + ${#PACKAGES[@]} packages + $(basename "$deb"))"
 # Hooks: before the packages, initramfs-tools' settings (the initrd is made
