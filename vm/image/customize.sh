@@ -31,6 +31,15 @@ EOF
 
 # The package enables no unit (its README.Debian: a host needs its NICs bound
 # and a config first); in the image both come at boot, so vbrd starts.
+# no default user (root logs in with the seed's keys): Debian's cloud.cfg
+# names one, and a cloud.cfg.d file can only replace the list, with one
+# that cloud-init's schema refuses when empty
+sed -i '/^users:$/{N;/\n *- default$/d}' "$root/etc/cloud/cloud.cfg"
+if grep -q '^users:' "$root/etc/cloud/cloud.cfg"; then
+	echo "customize: /etc/cloud/cloud.cfg still names users; its format changed" >&2
+	exit 1
+fi
+
 in_root systemctl enable -q vbrd-bind.service vbrd.service systemd-networkd.service
 # FRR runs when the operator configures it (seed: runcmd systemctl enable --now frr)
 in_root systemctl disable -q frr.service 2>/dev/null || true
