@@ -171,7 +171,9 @@ vm() {
 	return $rc
 }
 
-qemu-img create -q -f qcow2 -F qcow2 -b "$image" "$work/overlay.qcow2" || die "qemu-img create failed"
+# 1 GiB larger than the image: cloud-init's growpart must grow the root
+disk_mb=$(($(qemu-img info --output=json "$image" | python3 -c 'import json,sys; print(json.load(sys.stdin)["virtual-size"])') / 1048576 + 1024))
+qemu-img create -q -f qcow2 -F qcow2 -b "$image" "$work/overlay.qcow2" "${disk_mb}M" || die "qemu-img create failed"
 cp "$ovmf_vars" "$work/vars.fd"
 
 say "starting the VM (2 vCPUs, 2 GiB; serial console in $work/serial.log)"
@@ -240,10 +242,10 @@ fi
 
 # cloud-init's later stages (config, final) still run; they restart sshd.
 st=$(vm 'cloud-init status --wait >/dev/null; cloud-init status --long')
-if echo "$st" | grep -q '^status: done'; then
-	ok "cloud-init finished: status done"
+if echo "$st" | grep -q '^status: done' && ! vm "grep -q 'Invalid cloud-config' /var/log/cloud-init.log"; then
+	ok "cloud-init finished: status done, no schema warning"
 else
-	fail "cloud-init: $(echo "$st" | tr '\n' ' ')"
+	fail "cloud-init: $(echo "$st" | tr '\n' ' ') $(vm "grep -m1 'Invalid cloud-config' /var/log/cloud-init.log")"
 fi
 
 # --- binding, service, PMD -------------------------------------------------
@@ -257,6 +259,13 @@ fi
 st=$(vm systemctl is-active vbrd-bind vbrd | tr '\n' ' ')
 [ "$st" = "active active " ] && ok "vbrd-bind.service and vbrd.service active" ||
 	fail "vbrd-bind, vbrd: $st"
+
+root_mb=$(vm df -m --output=size / | tail -1 | tr -d ' ')
+if [ -n "$root_mb" ] && [ "$root_mb" -gt $((disk_mb - 1024)) ]; then
+	ok "the root file system grew to the disk: $root_mb MiB of a $disk_mb MiB disk"
+else
+	fail "the root file system did not grow: '$root_mb' MiB of a $disk_mb MiB disk"
+fi
 
 # hugepages from the kernel command line, and vbrd running on them
 read -r total free cmd <<<"$(vm 'echo $(awk "/HugePages_Total/ {print \$2}" /proc/meminfo) $(awk "/HugePages_Free/ {print \$2}" /proc/meminfo) $(grep -o "hugepages=[0-9]*" /proc/cmdline)')"
