@@ -120,3 +120,38 @@ docs: build
 		'/<!-- drop-reasons: begin/ { print; print table; skip = 1; next } \
 		 /<!-- drop-reasons: end/ { skip = 0 } !skip' app/README.md > app/README.md.new && \
 		mv app/README.md.new app/README.md && echo "docs: app/README.md drop reasons updated"
+
+# --- The VM image for IDC edges (vm/README.md) -------------------------------
+#   make vm        a qcow2 image (Debian 12, kernel, vbrd's package, FRR,
+#                  cloud-init, sshd) built with mmdebstrap into $(VM_IMAGE),
+#                  from VBRD_DEB (default: make deb's newest build-deb/*.deb)
+#   make vm-test   boot it under qemu (KVM if usable, else TCG) between two
+#                  network namespaces: forwarding over DPDK's virtio PMD,
+#                  vbrctl over SSH, a reload, the boot time to forwarding
+#                  (~10 min under TCG; not part of make test or CI: its
+#                  files are checked by tests/tcl/test_vm_image.tcl)
+#   make vm-deps   the build machine's packages for both (vm/packages.txt)
+VM_IMAGE ?= build/vm/vbrd.qcow2
+VBRD_DEB ?=
+VM_PACKAGES = $(shell grep -v '^\#' vm/packages.txt)
+
+.PHONY: vm vm-test vm-deps
+
+vm-deps:
+	@missing=$$(for p in $(VM_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "vm-deps: installing $$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+vm: vm-deps $(if $(VBRD_DEB),,deb)
+	@deb='$(VBRD_DEB)'; [ -n "$$deb" ] || deb=$$(ls -t build-deb/vbrd_*_amd64.deb 2>/dev/null | head -1); \
+	[ -n "$$deb" ] || { echo "vm: no vbrd .deb (make deb, or VBRD_DEB=FILE)"; exit 1; }; \
+	start=$$(date +%s); ./vm/image/build-image.sh $(VM_IMAGE) "$$deb" && \
+	echo "vm: $(VM_IMAGE) in $$(( $$(date +%s) - start )) s"
+
+vm-test: vm-deps
+	@[ -f $(VM_IMAGE) ] || $(MAKE) vm
+	@start=$$(date +%s); ./vm/test/vm-test.sh $(VM_IMAGE); rc=$$?; \
+	echo "vm-test: $$(( $$(date +%s) - start )) s"; exit $$rc
