@@ -133,17 +133,11 @@ docs: build
 #   make vm-deps   the build machine's packages for both (vm/packages.txt)
 VM_IMAGE ?= build/vm/vbrd.qcow2
 VBRD_DEB ?=
-VM_PACKAGES = $(shell grep -v '^\#' vm/packages.txt)
 
 .PHONY: vm vm-test vm-deps
 
 vm-deps:
-	@missing=$$(for p in $(VM_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "vm-deps: installing $$missing"; \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	@./scripts/deps.sh vm/packages.txt
 
 vm: vm-deps $(if $(VBRD_DEB),,deb)
 	@deb='$(VBRD_DEB)'; [ -n "$$deb" ] || deb=$$(ls -t build-deb/vbrd_*_amd64.deb 2>/dev/null | head -1); \
