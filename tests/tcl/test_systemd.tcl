@@ -133,6 +133,28 @@ start_vbrd [list name notify2 conf $conf] {
     }
 }
 
+# A NOTIFY_SOCKET whose reader never reads: its queue fills after
+# net.unix.max_dgram_qlen datagrams (10 by default). A blocking send then
+# never returned, on the control loop: vbrctl stopped answering, and SIGTERM
+# did nothing (STOPPING=1 came before the stop watchdog).
+set deaf [file join [lab_rundir] deaf.sock]
+set deaf_pid [exec timeout -k 5 120 python3 -c \
+    "import socket,sys,time; s=socket.socket(socket.AF_UNIX,socket.SOCK_DGRAM); s.bind(sys.argv\[1\]); time.sleep(110)" \
+    $deaf &]
+_lab_track $deaf_pid
+wait_for_condition 50 100 {[file exists $deaf]} else { fail "the deaf listener did not start" }
+set ::env(NOTIFY_SOCKET) $deaf
+start_vbrd [list name notify3 conf $conf] {
+    unset ::env(NOTIFY_SOCKET)
+    test {a NOTIFY_SOCKET that is never read does not stop the control loop} {
+        for {set i 0} {$i < 12} {incr i} {
+            lassign [vbrctl_raw reload] rc out
+            assert_equal $rc 0 "reload $i: $out"
+        }
+        assert_equal [dict get [vbrctl show metrics] state] off "vbrctl still answers"
+    }
+}
+
 # --- the units' command line ------------------------------------------------
 
 test {--instance: a file without `instance` takes the name; one naming another is refused} {
