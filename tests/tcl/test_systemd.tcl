@@ -172,6 +172,16 @@ test {--instance: a file without `instance` takes the name; one naming another i
     assert_match "*$f:1: control.socket: *answers on /run/vbrd/edge1.sock*" $out
     lassign [vbrd_run --instance bad/name --check-config $f] rc out
     assert_equal $rc 2 $out
+    # "." and ".." passed the character rule, and DPDK's runtime directory
+    # /var/run/dpdk/NAME became /var/run/dpdk or /var/run itself
+    foreach name {. .. .hidden} {
+        lassign [vbrd_run --instance $name --check-config $f] rc out
+        assert_equal $rc 2 "--instance $name: $out"
+        _lab_write $f "instance = \"$name\";\nports = ( { name = \"p0\"; devargs = \"net_null0,no-rx=1\"; } );\n"
+        lassign [vbrd_run --check-config $f] rc out
+        assert_equal $rc 2 "instance = \"$name\": $out"
+        assert_match "*$f:1: instance: \"$name\" begins with '.'*" $out
+    }
 }
 
 test {--reserve-hugepages with eal.hugepages = false reserves nothing} {
