@@ -194,6 +194,18 @@ test {--reserve-hugepages with eal.hugepages = false reserves nothing} {
     assert_equal [exec cat /proc/sys/vm/nr_hugepages] $before
 }
 
+# The kernel turns what it can into hugepages and the pool is never lowered:
+# a memory_mb beyond the machine's memory took all of it.
+test {--reserve-hugepages of more than the machine has raises nothing} {
+    set f [file join [lab_rundir] bighuge.conf]
+    _lab_write $f "eal = { hugepages = true; memory_mb = 1048576; };\nports = ( { name = \"p0\"; devargs = \"net_null0,no-rx=1\"; } );\n"
+    set before [exec cat /proc/sys/vm/nr_hugepages]
+    lassign [vbrd_run --reserve-hugepages $f] rc out
+    assert_equal $rc 1 $out
+    assert_match "*MiB of memory available: the pool is not raised*" $out
+    assert_equal [exec cat /proc/sys/vm/nr_hugepages] $before
+}
+
 test {the packaged default config is good and answers nobody} {
     set f [file join $::vbrd::root debian conf vbrd.conf]
     lassign [vbrd_run --instance vbrd --check-config $f] rc out
