@@ -29,7 +29,9 @@ int daemon_config_require_instance(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n >= sizeof(required_instance) ||
+	/* not "." or "..", nor hidden: the name is DPDK's --file-prefix, whose
+	 * runtime directory /var/run/dpdk/NAME would be /var/run/dpdk or /var/run */
+	if (n == 0 || n >= sizeof(required_instance) || name[0] == '.' ||
 	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
 		return -EINVAL;
 	memcpy(required_instance, name, n + 1);
@@ -45,6 +47,13 @@ static void load_control(struct cfg_reader *ld, const config_setting_t *root)
 	char want[CFG_PATH_MAX];
 
 	int got = cfg_get_name(ld, root, "instance", cfg->instance, NULL);
+	if (got == CFG_VAL_OK && cfg->instance[0] == '.') {
+		cfg_err(ld, config_setting_get_member(root, "instance"),
+			"\"%s\" begins with '.': the instance names DPDK's runtime directory "
+			"/var/run/dpdk/NAME and its hugepage files",
+			cfg->instance);
+		got = CFG_VAL_BAD;
+	}
 	if (got != CFG_VAL_OK)
 		strcpy(cfg->instance, req[0] ? req : "vbrd");
 	else if (req[0] && strcmp(cfg->instance, req) != 0)

@@ -16,7 +16,8 @@
 
 struct hp_info {
 	long total, free_pages;
-	long size_kb; /* default page size, KiB */
+	long size_kb;  /* default page size, KiB */
+	long avail_kb; /* MemAvailable */
 };
 
 static int hp_read(struct hp_info *hp)
@@ -31,6 +32,7 @@ static int hp_read(struct hp_info *hp)
 		sscanf(line, "HugePages_Total: %ld", &hp->total);
 		sscanf(line, "HugePages_Free: %ld", &hp->free_pages);
 		sscanf(line, "Hugepagesize: %ld kB", &hp->size_kb);
+		sscanf(line, "MemAvailable: %ld kB", &hp->avail_kb);
 	}
 	fclose(f);
 	return hp->size_kb > 0 ? 0 : -ENOENT;
@@ -71,6 +73,18 @@ int hugepages_reserve(uint32_t mb, char *msg, size_t len)
 		snprintf(msg, len, "%ld of %ld hugepages of %ld kB free, %ld wanted: nothing to do",
 			 hp.free_pages, hp.total, hp.size_kb, want);
 		return 0;
+	}
+	/* The kernel turns whatever it can into hugepages and keeps them (a
+	 * pool is never lowered here): a memory_mb beyond the machine's memory
+	 * would leave it none. Refused when the pages wanted exceed 7/8 of
+	 * MemAvailable. */
+	long more_kb = (want - hp.free_pages) * hp.size_kb;
+	if (hp.avail_kb > 0 && more_kb > hp.avail_kb - hp.avail_kb / 8) {
+		snprintf(msg, len,
+			 "%ld more hugepages of %ld kB wanted (%ld MiB) but %ld MiB of memory "
+			 "available: the pool is not raised",
+			 want - hp.free_pages, hp.size_kb, more_kb / 1024, hp.avail_kb / 1024);
+		return -ENOMEM;
 	}
 	long target = hp.total + (want - hp.free_pages);
 	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%ldkB/nr_hugepages",

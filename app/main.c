@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 			if (daemon_config_require_instance(optarg) < 0) {
 				fprintf(stderr,
 					"vbrd: --instance '%s': 1..%d characters of "
-					"[A-Za-z0-9_.-]\n",
+					"[A-Za-z0-9_.-], not beginning with '.'\n",
 					optarg, CFG_NAME_MAX - 1);
 				return 2;
 			}

@@ -28,8 +28,10 @@
  *             separated by '\n' (READY=1, RELOADING=1, STOPPING=1, STATUS=...)
  * @return     1 sent, 0 NOTIFY_SOCKET unset (nothing to do), or -errno
  *             (-EINVAL: a malformed NOTIFY_SOCKET, -EMSGSIZE: message too long;
- *             the socket's own errors). A failure changes nothing else:
- *             callers log it at most.
+ *             the socket's own errors; -EAGAIN: the receiver's queue stayed
+ *             full for 200 ms: a receiver that does not read never blocks
+ *             the caller longer). A failure changes nothing else: callers
+ *             log it at most.
  */
 int systemd_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

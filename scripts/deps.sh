@@ -155,12 +155,21 @@ finish() {
 	exit "$status"
 }
 
+# Ours is known by its second line: one that a run killed before it could
+# remove it (SIGKILL, a power cut) is removed by the next run, not taken
+# for the machine's own and left to forbid every service start for good.
+policy_mark='# written by vbrd scripts/deps.sh while apt runs; removed after'
+trap finish EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [ ! -e "$policy" ] && [ ! -L "$policy" ]; then
-	printf '#!/bin/sh\n# written by vbrd scripts/deps.sh while apt runs; removed after\nexit 101\n' >"$policy"
+	policy_ours=1
+	printf '#!/bin/sh\n%s\nexit 101\n' "$policy_mark" >"$policy"
 	chmod 755 "$policy"
+elif [ -f "$policy" ] && [ ! -L "$policy" ] && [ "$(sed -n 2p "$policy")" = "$policy_mark" ]; then
+	say "$policy: left by an earlier make deps that was killed; removed after this one"
 	policy_ours=1
 fi
-trap finish EXIT
-trap 'exit 130' INT TERM
 
 apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -133,6 +133,28 @@ start_vbrd [list name notify2 conf $conf] {
     }
 }
 
+# A NOTIFY_SOCKET whose reader never reads: its queue fills after
+# net.unix.max_dgram_qlen datagrams (10 by default). A blocking send then
+# never returned, on the control loop: vbrctl stopped answering, and SIGTERM
+# did nothing (STOPPING=1 came before the stop watchdog).
+set deaf [file join [lab_rundir] deaf.sock]
+set deaf_pid [exec timeout -k 5 120 python3 -c \
+    "import socket,sys,time; s=socket.socket(socket.AF_UNIX,socket.SOCK_DGRAM); s.bind(sys.argv\[1\]); time.sleep(110)" \
+    $deaf &]
+_lab_track $deaf_pid
+wait_for_condition 50 100 {[file exists $deaf]} else { fail "the deaf listener did not start" }
+set ::env(NOTIFY_SOCKET) $deaf
+start_vbrd [list name notify3 conf $conf] {
+    unset ::env(NOTIFY_SOCKET)
+    test {a NOTIFY_SOCKET that is never read does not stop the control loop} {
+        for {set i 0} {$i < 12} {incr i} {
+            lassign [vbrctl_raw reload] rc out
+            assert_equal $rc 0 "reload $i: $out"
+        }
+        assert_equal [dict get [vbrctl show metrics] state] off "vbrctl still answers"
+    }
+}
+
 # --- the units' command line ------------------------------------------------
 
 test {--instance: a file without `instance` takes the name; one naming another is refused} {
@@ -150,6 +172,16 @@ test {--instance: a file without `instance` takes the name; one naming another i
     assert_match "*$f:1: control.socket: *answers on /run/vbrd/edge1.sock*" $out
     lassign [vbrd_run --instance bad/name --check-config $f] rc out
     assert_equal $rc 2 $out
+    # "." and ".." passed the character rule, and DPDK's runtime directory
+    # /var/run/dpdk/NAME became /var/run/dpdk or /var/run itself
+    foreach name {. .. .hidden} {
+        lassign [vbrd_run --instance $name --check-config $f] rc out
+        assert_equal $rc 2 "--instance $name: $out"
+        _lab_write $f "instance = \"$name\";\nports = ( { name = \"p0\"; devargs = \"net_null0,no-rx=1\"; } );\n"
+        lassign [vbrd_run --check-config $f] rc out
+        assert_equal $rc 2 "instance = \"$name\": $out"
+        assert_match "*$f:1: instance: \"$name\" begins with '.'*" $out
+    }
 }
 
 test {--reserve-hugepages with eal.hugepages = false reserves nothing} {
@@ -159,6 +191,18 @@ test {--reserve-hugepages with eal.hugepages = false reserves nothing} {
     lassign [vbrd_run --reserve-hugepages $f] rc out
     assert_equal $rc 0 $out
     assert_match "*eal.hugepages is false: no hugepages reserved*" $out
+    assert_equal [exec cat /proc/sys/vm/nr_hugepages] $before
+}
+
+# The kernel turns what it can into hugepages and the pool is never lowered:
+# a memory_mb beyond the machine's memory took all of it.
+test {--reserve-hugepages of more than the machine has raises nothing} {
+    set f [file join [lab_rundir] bighuge.conf]
+    _lab_write $f "eal = { hugepages = true; memory_mb = 1048576; };\nports = ( { name = \"p0\"; devargs = \"net_null0,no-rx=1\"; } );\n"
+    set before [exec cat /proc/sys/vm/nr_hugepages]
+    lassign [vbrd_run --reserve-hugepages $f] rc out
+    assert_equal $rc 1 $out
+    assert_match "*MiB of memory available: the pool is not raised*" $out
     assert_equal [exec cat /proc/sys/vm/nr_hugepages] $before
 }
 
