@@ -451,7 +451,7 @@ int main(int argc, char **argv)
 	modules_fini();
 	fwd_state_free(atomic_exchange(&fwd_current, NULL));
 	ev_fini();
-	watchdog_phase("in rte_eal_cleanup()");
+	watchdog_service_stopped("in rte_eal_cleanup()");
 	rte_eal_cleanup();
 	watchdog_disarm();
 	return 0;

@@ -16,6 +16,7 @@ static struct {
 	unsigned bound_ms;
 	_Atomic(const char *) phase;
 	_Atomic bool disarmed;
+	_Atomic bool service_stopped; /* watchdog_service_stopped() was called */
 } wd;
 
 static void *watchdog_main(void *arg)
@@ -28,13 +29,15 @@ static void *watchdog_main(void *arg)
 		;
 	if (atomic_load(&wd.disarmed))
 		return NULL;
+	bool stopped = atomic_load(&wd.service_stopped);
 	/* No stdio, no rte_log: the stuck thread may hold their locks. */
 	n = snprintf(msg, sizeof(msg),
-		     "vbrd: stop watchdog: still %s after %u ms: exiting without cleanup\n",
-		     atomic_load(&wd.phase), wd.bound_ms);
+		     "vbrd: stop watchdog: still %s after %u ms: exiting without %s\n",
+		     atomic_load(&wd.phase), wd.bound_ms,
+		     stopped ? "the rest of the cleanup" : "cleanup");
 	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0)
 		n = 0; /* nothing more to do about it */
-	_exit(VBRD_EXIT_STOP_TIMEOUT);
+	_exit(stopped ? 0 : VBRD_EXIT_STOP_TIMEOUT);
 }
 
 int watchdog_arm(unsigned bound_ms)
@@ -46,6 +49,7 @@ int watchdog_arm(unsigned bound_ms)
 
 	atomic_store(&wd.phase, "stopping");
 	atomic_store(&wd.disarmed, false);
+	atomic_store(&wd.service_stopped, false);
 	wd.bound_ms = bound_ms;
 	clock_gettime(CLOCK_MONOTONIC, &wd.deadline);
 	wd.deadline.tv_sec += bound_ms / 1000;
@@ -68,6 +72,12 @@ int watchdog_arm(unsigned bound_ms)
 void watchdog_phase(const char *phase)
 {
 	atomic_store(&wd.phase, phase);
+}
+
+void watchdog_service_stopped(const char *phase)
+{
+	atomic_store(&wd.phase, phase);
+	atomic_store(&wd.service_stopped, true);
 }
 
 void watchdog_disarm(void)

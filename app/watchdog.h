@@ -29,6 +29,17 @@ int watchdog_arm(unsigned bound_ms);
  */
 void watchdog_phase(const char *phase);
 
+/**
+ * Say that the service has stopped (workers, ports, the HA lease given
+ * back, the control socket closed) and only the process's own cleanup is
+ * left (rte_eal_cleanup(), which on a loaded machine can take seconds to
+ * unmap the EAL's memory). A watchdog that fires after this ends the
+ * process with status 0, not VBRD_EXIT_STOP_TIMEOUT: the stop did what it
+ * is for; the message still names the phase.
+ * @param phase  as for watchdog_phase()
+ */
+void watchdog_service_stopped(const char *phase);
+
 /** The shutdown finished: the watchdog will not end the process. */
 void watchdog_disarm(void);
 

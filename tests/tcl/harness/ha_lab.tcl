@@ -675,7 +675,7 @@ proc ha_arpwatch_start {seconds args} {
                  --seconds $seconds --interval-ms $interval]
     if {$ipv6} { lappend cmd --target6 $target6 }
     set pid [lab_spawn h1 -lifetime [expr {int($seconds) + 30}] {*}$::lab_tool_cpu {*}$cmd]
-    wait_for_condition 200 10 {
+    wait_for_condition 1000 10 {
         [string match "*arpwatch: ready*" [lab_spawn_output $pid]] || [lab_exited $pid]
     } else {
         fail "arpwatch did not start:\n[lab_spawn_output $pid]"

@@ -46,7 +46,7 @@ proc stream_recv {host port seconds args} {
     set pid [lab_spawn $host -lifetime [expr {int($seconds) + 30}] \
         {*}$::lab_tool_cpu /usr/bin/python3 $::seqstream_py recv --port $port --seconds $seconds \
         --bind $bind --json]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
         [string match "*seqstream: ready*" [lab_spawn_output $pid]] || [lab_exited $pid]
     } else {
         fail "seqstream receiver in $host did not start:\n[lab_spawn_output $pid]"
