@@ -128,7 +128,7 @@ docs: build
 #   make vm-test   boot it under qemu (KVM if usable, else TCG) between two
 #                  network namespaces: forwarding over DPDK's virtio PMD,
 #                  vbrctl over SSH, a reload, the boot time to forwarding
-#                  (~10 min under TCG; not part of make test or CI: its
+#                  (~4 min under TCG; not part of make test or CI: its
 #                  files are checked by tests/tcl/test_vm_image.tcl)
 #   make vm-deps   the build machine's packages for both (vm/packages.txt)
 VM_IMAGE ?= build/vm/vbrd.qcow2

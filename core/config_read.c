@@ -1093,8 +1093,13 @@ int config_load(const char *path, struct vbrd_config *cfg, struct config_errors 
 			cfg_msg(&ld, ef ? ef : path, 0, "cannot read (an @include is missing?)");
 		else {
 			char text[CFG_MSG_MAX];
+			const char *et = config_error_text(&lc);
 
-			snprintf(text, sizeof(text), "syntax error: %s", config_error_text(&lc));
+			/* libconfig's most common text is "syntax error" itself */
+			if (strncmp(et, "syntax error", 12) == 0)
+				snprintf(text, sizeof(text), "%s", et);
+			else
+				snprintf(text, sizeof(text), "syntax error: %s", et);
 			cfg_msg(&ld, ef ? ef : path, config_error_line(&lc), text);
 		}
 		rc = -EINVAL;
