@@ -645,7 +645,7 @@ static void one_error(void **state)
 }
 
 static const struct err_case cases[] = {
-	{ "syntax.conf", 5, "syntax error: " },
+	{ "syntax.conf", 5, "syntax error" },
 	{ "unknown-top.conf", 3, "unknown setting 'prots'" },
 	{ "unknown-nested.conf", 4, "unknown setting 'interfaces[0].vlna'" },
 	{ "wrong-type.conf", 4, "interfaces[0].vlan: expected an integer, got a string" },
