@@ -44,18 +44,6 @@ proc nd_ns {target sll} {
     return "\x87\x00\x00\x00\x00\x00\x00\x00[ip6 $target]\x01\x01$sll"
 }
 
-# A host with IPv4 (lab_host) and IPv6 as well, without DAD, router
-# solicitations or advertisements.
-proc lab_host46 {name addr gw addr6 gw6} {
-    lab_host $name $addr $gw
-    lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
-        net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
-        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0 \
-        net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
-    lab_exec $name ip -6 addr add $addr6 dev eth0 nodad
-    lab_exec $name ip -6 route add default via $gw6
-}
-
 proc arp_stat {key} { return [dict get [vbrctl show arp] $key] }
 proc nd_stat {key} { return [dict get [vbrctl show nd] $key] }
 proc in_use {} { return [dict get [vbrctl show mempool] in_use] }

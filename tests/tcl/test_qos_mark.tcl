@@ -16,19 +16,6 @@
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 
-# A lab host with IPv4 and IPv6 (lab_host leaves IPv6 off): no duplicate
-# address detection, router solicitations or advertisements.
-proc lab_host46 {name addr4 gw4 addr6 gw6} {
-    lab_host $name $addr4 $gw4
-    lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
-        net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
-        net.ipv6.conf.lo.disable_ipv6=0 \
-        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0 \
-        net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
-    lab_exec $name ip -6 addr add $addr6 dev eth0 nodad
-    lab_exec $name ip -6 route add default via $gw6
-}
-
 lab_host46 h1 10.0.1.2/24 10.0.1.1 2001:db8:1::2/64 2001:db8:1::1
 lab_host46 h2 10.0.2.2/24 10.0.2.1 2001:db8:2::2/64 2001:db8:2::1
 lab_host h3 "" ""

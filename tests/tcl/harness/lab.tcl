@@ -248,10 +248,22 @@ proc lab_link_stats {host {ifname eth0}} {
 }
 
 # lab_host6 NAME ADDR/LEN GW: a lab host that speaks IPv6 only (lab_host
-# leaves IPv6 off), without duplicate address detection, router
-# solicitations or router advertisements, so its address works at once.
+# leaves IPv6 off); lab_host46 NAME ADDR4 GW4 ADDR6 GW6: one with both.
+# IPv6 comes without duplicate address detection, router solicitations or
+# router advertisements, so its address works at once.
 proc lab_host6 {name addr gw} {
     set ns [lab_host $name "" ""]
+    _lab_host_ipv6 $name $addr $gw
+    return $ns
+}
+
+proc lab_host46 {name addr4 gw4 addr6 gw6} {
+    set ns [lab_host $name $addr4 $gw4]
+    _lab_host_ipv6 $name $addr6 $gw6
+    return $ns
+}
+
+proc _lab_host_ipv6 {name addr gw} {
     lab_exec $name sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
         net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.eth0.disable_ipv6=0 \
         net.ipv6.conf.lo.disable_ipv6=0 \
@@ -259,7 +271,6 @@ proc lab_host6 {name addr gw} {
         net.ipv6.conf.eth0.accept_ra=0 net.ipv6.conf.eth0.router_solicitations=0
     lab_exec $name ip -6 addr add $addr dev eth0 nodad
     lab_exec $name ip -6 route add default via $gw
-    return $ns
 }
 
 # Counters of HOST's network namespace from /proc/net/snmp for PROTO (Ip,
