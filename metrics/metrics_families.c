@@ -16,14 +16,8 @@
  */
 #include "metrics/metrics_render.h"
 
-#define L(n, k)                     \
-	{                           \
-		.name = n, .key = k \
-	}
-#define C(n, v)                       \
-	{                             \
-		.name = n, .fixed = v \
-	}
+#define L METRIC_LABEL /* short names: the table is read row by row */
+#define C METRIC_LABEL_FIXED
 
 #define US  1e6 /* µs in a second */
 #define MS  1e3 /* ms in a second */

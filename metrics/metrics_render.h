@@ -64,6 +64,16 @@ struct metric_label {
 	const char *fixed;
 };
 
+/** A label read from the row's member @p k; a label of fixed value @p v. */
+#define METRIC_LABEL(n, k)          \
+	{                           \
+		.name = n, .key = k \
+	}
+#define METRIC_LABEL_FIXED(n, v)      \
+	{                             \
+		.name = n, .fixed = v \
+	}
+
 /**
  * One source of samples of a family. A family may have several specs
  * (one per member it reads: family="ipv4" from routes4, "ipv6" from

@@ -20,6 +20,9 @@
 #include "metrics/metrics_config.h"
 #include "metrics/metrics_render.h"
 
+#define L METRIC_LABEL /* short names: the table is read row by row */
+#define C METRIC_LABEL_FIXED
+
 /* ---- a fake control socket: one JSON reply per command ---- */
 
 static const struct {
@@ -56,15 +59,6 @@ static int fake_call(const char *cmd, json_t **reply)
 		}
 	return -ENOENT;
 }
-
-#define L(n, k)                     \
-	{                           \
-		.name = n, .key = k \
-	}
-#define C(n, v)                       \
-	{                             \
-		.name = n, .fixed = v \
-	}
 
 /* Render @p specs whole; the page's text (free it). */
 static char *render(const struct metric_spec *specs, unsigned nb, struct metrics_page *pg)
