@@ -711,12 +711,13 @@ static const char *protocol_name(int proto)
 	return "";
 }
 
-/* Member "protocol" of class @p s; false when it was reported. */
+/* Member "protocol" of class @p s (-1, any, when absent); false when it was reported. */
 static bool load_protocol(struct cfg_reader *ld, const config_setting_t *s, struct qos_match *m)
 {
 	const config_setting_t *ps = config_setting_get_member(s, "protocol");
 	long long v;
 
+	m->protocol = -1;
 	if (ps == NULL)
 		return true;
 	if (config_setting_type(ps) == CONFIG_TYPE_STRING) {

@@ -389,8 +389,8 @@ static void qos_good_config(void **state)
 	assert_queue(&b->queues[1], "rest", QOS_QUEUE_DEFAULT, 40, QOS_DEFAULT_QUEUE_LIMIT);
 	assert_int_equal(b->queues[1].line, 24);
 
-	/* classes sorted by priority: ssh (5), v6 (10), roce (20) */
-	assert_int_equal(pol->nb_classes, 3);
+	/* classes sorted by priority: ssh (5), v6 (10), roce (20), ef (30) */
+	assert_int_equal(pol->nb_classes, 4);
 	c = &pol->classes[0];
 	assert_string_equal(c->name, "ssh");
 	assert_int_equal(c->priority, 5);
@@ -461,6 +461,18 @@ static void qos_good_config(void **state)
 	assert_int_equal(c->policer.ebs, 32000);
 	assert_int_equal(c->policer.line, 31);
 
+	/* no protocol, no prefix, no port: any protocol (not protocol 0, which
+	 * a zeroed class held until vm/load's latency profile found it) */
+	c = &pol->classes[3];
+	assert_string_equal(c->name, "ef");
+	assert_int_equal(c->match.family, 0);
+	assert_int_equal(c->match.protocol, -1);
+	assert_int_equal(c->match.dscp_lo, 46);
+	assert_int_equal(c->match.dscp_hi, 46);
+	assert_int_equal(c->match.ingress, -1);
+	assert_int_equal(c->match.vrf, -1);
+	assert_int_equal(c->match.pcp, -1);
+
 	/* one business: it is the default; no queues: one default queue of 100% */
 	pol = &q->policies[1];
 	assert_string_equal(pol->name, "simple");
@@ -482,7 +494,7 @@ static void qos_good_config(void **state)
 	assert_int_equal(l->rate_bps, 2500000000ULL);
 	assert_int_equal(l->overhead, 20);
 	assert_int_equal(l->burst, 30000);
-	assert_int_equal(l->line, 42);
+	assert_int_equal(l->line, 43);
 	assert_true(l->has_pcp_map);
 	for (int d = 0; d < 64; d++) {
 		int want = d == 46 ? 5 : d == 8 || d == 16 ? 1 : d >= 32 && d <= 39 ? 4 : -1;
