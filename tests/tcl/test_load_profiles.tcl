@@ -171,3 +171,11 @@ test {the pktgen-dpdk Lua scripts parse and run against a stub of pktgen's API} 
         assert_match "*stub: * calls, ok*" $out "[file tail $f] under the stub"
     }
 }
+
+test {every paired config passes vbrd --check-config as shipped (PCI ports)} {
+    foreach f [lsort [glob [file join $load_dir conf *.conf]]] {
+        lassign [vbrd_run --check-config $f] rc out
+        assert_equal $rc 0 "[file tail $f]: $out"
+    }
+    assert_equal [llength [glob [file join $load_dir conf *.conf]]] [llength $profiles] "one config per profile"
+}
