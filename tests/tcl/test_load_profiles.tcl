@@ -35,7 +35,7 @@ set plan_out [exec $py $tool plan $plandir 200 \
 # NAME.conf with the veths as ports.
 proc load_conf {name} {
     set text [_lab_read [file join $::load_dir conf $name.conf]]
-    if {![regsub {\nports = \(.*?\n\);\n} $text "\nports = (\n  { name = \"p0\"; devargs = \"net_af_packet0,iface=@gen0@\"; },\n  { name = \"p1\"; devargs = \"net_af_packet1,iface=@gen1@\"; }\n);\n" text]} {
+    if {![regsub {\nports = \(.*?\n\);\n} $text "\nports = (\n  { name = \"p0\"; devargs = \"net_af_packet0,iface=@gen0@,framecnt=4096\"; },\n  { name = \"p1\"; devargs = \"net_af_packet1,iface=@gen1@,framecnt=4096\"; }\n);\n" text]} {
         error "$name.conf: no ports section"
     }
     regsub -all -line {^(instance|workers|eal) = .*;$} $text {} text
@@ -178,4 +178,22 @@ test {every paired config passes vbrd --check-config as shipped (PCI ports)} {
         assert_equal $rc 0 "[file tail $f]: $out"
     }
     assert_equal [llength [glob [file join $load_dir conf *.conf]]] [llength $profiles] "one config per profile"
+}
+
+test {the TRex stand-in refuses what it does not implement} {
+    set standin [file join $here tools trex-standin]
+    foreach {code want} {
+        {STLStream(packet=STLPktBuilder(pkt=Ether()/IP()), dummy_stream=True)}
+        {*NotImplementedError: TRex stand-in: STLStream: unsupported argument(s) dummy_stream*}
+        {STLVmFlowVar(name="x", min_value=0, max_value=9, size=2, op="inc", value_list=[1])}
+        {*NotImplementedError: TRex stand-in: STLVmFlowVar: unsupported argument(s) value_list*}
+        {STLVmTupleGen(name="t", ip_min="16.0.0.1", ip_max="16.0.0.9")}
+        {*NameError: name 'STLVmTupleGen' is not defined*}
+        {STLPktBuilder(pkt=Ether()/IP(), vm=[STLVmWrFlowVar(fv_name="x", pkt_offset="IP.src")])}
+        {*STLError: STLVmWrFlowVar: no flow variable 'x'*}
+    } {
+        lassign [lab_run - env PYTHONPATH=$standin $py -c "from trex.stl.api import *\n$code"] rc out
+        assert_equal [expr {$rc != 0}] 1 "exit status of $code"
+        assert_match $want $out
+    }
 }

@@ -24,7 +24,7 @@ import struct
 import sys
 
 from scapy.all import *  # noqa: F401,F403 -- TRex's api exports scapy's layers too
-from scapy.all import Ether, IP, Packet, raw
+from scapy.all import NoPayload, Packet, raw
 
 
 class STLError(Exception):
@@ -67,7 +67,6 @@ def _layer_offset(pkt, spec):
     name, _, idx = spec.partition(":")
     want = int(idx or 0)
     seen = 0
-    off = 0
     layer = pkt
     total = len(raw(pkt))
     while isinstance(layer, Packet) and not isinstance(layer, NoPayload):
@@ -209,6 +208,7 @@ class STLPktBuilder:
         state = {}
         out = []
         vars_ = {c.name: c for c in self.vm if isinstance(c, STLVmFlowVar)}
+        wr_off = {id(w): o for w, o in self._wr}
         for i in range(count):
             for v in vars_.values():
                 if i == 0 or v.op == "random":
@@ -223,7 +223,7 @@ class STLPktBuilder:
             b = bytearray(self.base)
             for c in self.vm:
                 if isinstance(c, STLVmWrFlowVar):
-                    off = dict((id(w), o) for w, o in self._wr)[id(c)]
+                    off = wr_off[id(c)]
                     v = vars_[c.fv_name]
                     val = (state[c.fv_name] + c.add_val) % (1 << (8 * v.size))
                     b[off:off + v.size] = val.to_bytes(v.size, "big")
