@@ -148,7 +148,7 @@ foreach name $profiles {
 }
 
 test {ndr-pdr.py finds the simulated DUT's NDR and PDR within its precision} {
-    set out [exec env TREX_STANDIN_DUT=ndr=1234567,pdr=1300000 \
+    set out [exec env PYTHONDONTWRITEBYTECODE=1 TREX_STANDIN_DUT=ndr=1234567,pdr=1300000 \
         PYTHONPATH=[file join $here tools trex-standin] \
         $py [file join $load_dir ndr-pdr.py] --profile [file join $load_dir trex vbrd_64b.py] \
         --max-rate 10mpps --precision 0.005 --trial-duration 10 --json - 2>@1]
@@ -192,7 +192,7 @@ test {the TRex stand-in refuses what it does not implement} {
         {STLPktBuilder(pkt=Ether()/IP(), vm=[STLVmWrFlowVar(fv_name="x", pkt_offset="IP.src")])}
         {*STLError: STLVmWrFlowVar: no flow variable 'x'*}
     } {
-        lassign [lab_run - env PYTHONPATH=$standin $py -c "from trex.stl.api import *\n$code"] rc out
+        lassign [lab_run - env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$standin $py -c "from trex.stl.api import *\n$code"] rc out
         assert_equal [expr {$rc != 0}] 1 "exit status of $code"
         assert_match $want $out
     }

@@ -28,6 +28,7 @@ import sys
 import time
 
 ETH_P_ALL = 3
+sys.dont_write_bytecode = True  # no __pycache__ in vm/load or the stand-in
 
 
 def frame_key(f):
