@@ -35,7 +35,7 @@ BUILD   ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build build-asan run test unit test-asan unit-asan asan-coverage fuzz bench bench-vrf bench-failover bench-bgp \
+.PHONY: all deps build build-asan run test load-check unit test-asan unit-asan asan-coverage fuzz bench bench-vrf bench-failover bench-bgp \
 	clean format deb test-deb \
 	format-check docs
 
@@ -57,6 +57,10 @@ run: deps build
 
 test: deps build
 	./tests/run-tests.sh
+
+# The load-test profiles of vm/load replayed through vbrd (about 7 s).
+load-check: deps build
+	./tests/run-tests.sh --no-unit load_profiles
 
 unit: build
 	meson test -C $(BUILD) --print-errorlogs

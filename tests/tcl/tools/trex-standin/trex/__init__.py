@@ -1,0 +1,1 @@
+"""Stand-in of TRex's package for the tests only (see stl/api.py)."""

@@ -1,0 +1,1 @@
+"""Stand-in of trex.stl for the tests only (see api.py)."""
