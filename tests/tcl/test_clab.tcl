@@ -232,7 +232,7 @@ test {clab-ns.py up builds twosite.clab.yml: both vbrds forward on ports eth1..e
             assert_equal [dict get $p devargs] "net_af_packet$i,iface=eth$i" "$n: port eth$i"
             assert_equal [dict get $p link] up "$n: port eth$i's link"
         }
-        assert_match "*eal = { hugepages = *; memory_mb = 512; };*" $inc "$n: clab.conf's eal"
+        assert_match "*eal = { hugepages = false; memory_mb = 512; };*" $inc "$n: clab.conf's eal (no hugetlbfs in the node)"
         # the bind: the node's /etc/vbrd/vbrd.conf is the topology's file
         assert_equal [on_node $n cat /etc/vbrd/vbrd.conf] \
             [string trimright [_lab_read [file join $clab_dir $n.conf]] "\n"] "$n: the bound config"

@@ -14,8 +14,8 @@ a container:
 - one namespace PREFIX-NODE per node (PREFIX default clab-NAME, NAME the
   topology's name, as containerlab's container names);
 - each node's process in its namespace, in a private mount namespace with
-  a fresh /run and a writable /etc (an overlay over the host's, upper layer
-  in memory) where the node's `binds` are mounted; a node of the vbrd image
+  a fresh /run, no hugetlbfs and a writable /etc (an overlay over the
+  host's, upper layer in memory) where the node's `binds` are mounted; a node of the vbrd image
   runs the image's ENTRYPOINT, which the Containerfile beside this file
   copies from vm/clab/entrypoint.sh (that file is run), with the node's
   `env`, CLAB_INTFS (its number of links) and VBRD_BIN (this tool's own
@@ -243,12 +243,15 @@ class Lab:
 
     def _setup_script(self, node):
         """Shell text run in the node's private mount namespace before its
-        entrypoint: /run fresh, /etc an overlay, the binds, the hostname."""
+        entrypoint: /run fresh, hugetlbfs unmounted, /etc an overlay, the
+        binds, the hostname."""
         nd = self.t["nodes"][node]
         mnt = os.path.join(self.state, f"{node}.mnt")
         q = shlex.quote
         s = ["set -eu",
              "mount -t tmpfs -o mode=0755 clab-run /run",
+             # no hugetlbfs, as in a container without a hugepages bind
+             "for m in $(awk '$3 == \"hugetlbfs\" { print $2 }' /proc/mounts); do umount -l \"$m\"; done",
              f"mount -t tmpfs clab-etc {q(mnt)}",
              f"mkdir {q(mnt + '/upper')} {q(mnt + '/work')}",
              f"mount -t overlay clab-etc -o lowerdir=/etc,upperdir={q(mnt + '/upper')},"
