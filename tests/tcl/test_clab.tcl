@@ -176,6 +176,39 @@ test {clab-ns.py refuses what it does not implement, creating nothing} {
     assert_equal $left {} "namespaces left by the refused topologies"
 }
 
+test {clab-ns.py refuses a bind target that a symlink of the host's /etc leads out of /etc} {
+    # Debian's /etc/os-release is a symlink to ../usr/lib/os-release: the
+    # mount point would be made (or mounted over) outside the node's /etc
+    if {[file type /etc/os-release] ne "link"} { skip "/etc/os-release is not a symlink here" }
+    set dir [file join [lab_rundir] topo-variants]
+    file mkdir $dir
+    foreach f {edge.conf region.conf} { file copy -force [file join $clab_dir $f] $dir }
+    set f [file join $dir symlink.clab.yml]
+    _lab_write $f [string map {edge.conf:/etc/vbrd/vbrd.conf:ro edge.conf:/etc/os-release:ro} [_lab_read $clab_topo]]
+    lassign [clab_tool check -t $f] rc out
+    assert_equal $rc 1 "check's exit status ($out)"
+    assert_match {*node edge: bind 'edge.conf:/etc/os-release:ro': /etc/os-release leads to /usr/lib/os-release through a symlink*} $out "the message"
+}
+
+test {clab-ns.py gives env values to the node as written, as containerlab's string map} {
+    set dir [file join [lab_rundir] topo-variants]
+    file mkdir $dir
+    foreach f {edge.conf region.conf} { file copy -force [file join $clab_dir $f] $dir }
+    set f [file join $dir env.clab.yml]
+    _lab_write $f [string map {"VBRD_HUGEPAGES: auto" "VBRD_HUGEPAGES: no\n        X_HEX: 0x10\n        X_DEC: 1.10\n        X_EMPTY:"} [_lab_read $clab_topo]]
+    set code "import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location('clab_ns', sys.argv\[1\])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+print(json.dumps(m.Lab(sys.argv\[2\], 'x', '/nonexistent').env('edge')))"
+    lassign [lab_run - env PYTHONDONTWRITEBYTECODE=1 python3 -c $code $clab_tool $f] rc out
+    assert_equal $rc 0 "the node's environment: $out"
+    set e [json::json2dict $out]
+    foreach {k v} {VBRD_HUGEPAGES no X_HEX 0x10 X_DEC 1.10 X_EMPTY "" CLAB_INTFS 3} {
+        assert_equal [dict get $e $k] $v "edge's $k"
+    }
+}
+
 test {the entrypoint says in one line what is missing} {
     lab_netns ep
     set conf [file join [lab_rundir] ep.conf]

@@ -104,6 +104,30 @@ def _str_list(where, v):
     return v
 
 
+def _env_texts(where, text, node):
+    """NODE's env as containerlab reads it: each value the scalar's text.
+
+    containerlab's env is a map of strings, so `no`, `0x10`, `1.10` and an
+    empty value reach the node as written ("no", "0x10", "1.10", ""), not
+    as YAML 1.1 reads them (False, 16, 1.1, None)."""
+    def get(mapping, key):
+        for k, v in mapping.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return v
+        raise TopoError(f"{where}: env: not found in the YAML tree")
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    env = get(get(get(root, "topology"), "nodes"), node)
+    env = get(env, "env")
+    out = {}
+    for k, v in env.value:
+        if k.value == "<<":
+            raise TopoError(f"{where}: env: merge keys (<<) are not implemented")
+        if not isinstance(v, yaml.ScalarNode):
+            raise TopoError(f"{where}: env {k.value}: want a scalar")
+        out[k.value] = "" if v.tag == "tag:yaml.org,2002:null" else v.value
+    return out
+
+
 def load(topo_path):
     """Read and check a topology; return a dict name, dir, nodes, links.
 
@@ -112,7 +136,8 @@ def load(topo_path):
     node_b, if_b, mtu). Raises TopoError for anything not implemented.
     """
     with open(topo_path, encoding="utf-8") as f:
-        t = yaml.safe_load(f)
+        text = f.read()
+    t = yaml.safe_load(text)
     if not isinstance(t, dict):
         raise TopoError(f"{topo_path}: not a YAML mapping")
     for k in t:
@@ -145,7 +170,7 @@ def load(topo_path):
         env = nd.get("env", {})
         if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
             raise TopoError(f"{where}: env: want a mapping")
-        env = {k: str(v) for k, v in env.items()}
+        env = _env_texts(where, text, nn) if env else {}
         for k in env:
             if k.startswith("CLAB_"):
                 raise TopoError(f"{where}: env {k}: CLAB_ variables are containerlab's")
@@ -164,6 +189,13 @@ def load(topo_path):
             dst = parts[1]
             if not dst.startswith("/etc/") or ".." in dst.split("/"):
                 raise TopoError(f"{where}: bind '{b}': only targets under /etc/ are implemented")
+            # the node's /etc is an overlay over the host's: a symlink of the
+            # host's /etc on the way would put the mount point (an empty file
+            # or directories) in the host's file system, outside /etc
+            real = os.path.realpath(dst)
+            if not real.startswith("/etc/"):
+                raise TopoError(f"{where}: bind '{b}': {dst} leads to {real} through a "
+                                f"symlink of the host's /etc: only targets under /etc/ are implemented")
             if not os.path.exists(src):
                 raise TopoError(f"{where}: bind '{b}': {src} does not exist")
             binds.append((src, dst, len(parts) == 3 and parts[2] == "ro"))
@@ -257,6 +289,9 @@ class Lab:
              f"mount -t overlay clab-etc -o lowerdir=/etc,upperdir={q(mnt + '/upper')},"
              f"workdir={q(mnt + '/work')} /etc"]
         for src, dst, ro in nd["binds"]:
+            # checked again here: an earlier bind may have brought a symlink
+            s.append(f'case "$(realpath -m -- {q(dst)})" in /etc/*) ;; *) echo "clab-ns: bind '
+                     f'target {q(dst)} leads out of /etc through a symlink" >&2; exit 1 ;; esac')
             s.append(f"mkdir -p {q(os.path.dirname(dst))}")
             s.append(f"mkdir -p {q(dst)}" if os.path.isdir(src) else f": >> {q(dst)}")
             s.append(f"mount --bind {q(src)} {q(dst)}")
