@@ -224,6 +224,10 @@ test {the entrypoint says in one line what is missing} {
         assert_equal $rc 1 "exit status with '$vars': $out"
         assert_match $want $out "message with '$vars'"
     }
+    _lab_write $conf "ports = ( { name = \"x\"; devargs = \"net_null0\"; } );\n@include \"clab.conf\"\n"
+    lassign [lab_run ep {*}$epenv CLAB_INTFS=1 $ep] rc out
+    assert_equal $rc 1 "exit status with the config's own ports: $out"
+    assert_equal $out "vbrd-clab: $conf has its own ports: remove them (clab.conf, which it @includes, has eth1..eth1)" "message with the config's own ports"
     _lab_write $conf "@include \"clab.conf\"\n"
     lassign [lab_run ep {*}$epenv CLAB_INTFS=2 VBRD_WAIT_S=1 $ep] rc out
     assert_equal $rc 1 "exit status without eth1: $out"
@@ -259,6 +263,7 @@ test {clab-ns.py up builds twosite.clab.yml: both vbrds forward on ports eth1..e
         assert_equal [lsort [dict keys $ports]] {eth1 eth2 eth3} "$n: vbrd's ports"
         set offload [on_node $n sh -c {for i in 1 2 3; do ethtool -k eth$i | grep '^tx-checksumming:'; done}]
         assert_equal [regexp -all -line {^tx-checksumming: off$} $offload] 3 "$n: TX checksum offload of eth1..eth3: $offload"
+        assert_equal [on_node $n cat /proc/sys/net/ipv6/conf/eth1/disable_ipv6 /proc/sys/net/ipv6/conf/eth2/disable_ipv6 /proc/sys/net/ipv6/conf/eth3/disable_ipv6] "1\n1\n1" "$n: IPv6 off on eth1..eth3"
         foreach i {1 2 3} {
             assert_match "*name = \"eth$i\"; devargs = \"net_af_packet$i,iface=eth$i\";*" $inc "$n: clab.conf's port eth$i"
             set p [dict get $ports eth$i]

@@ -57,6 +57,10 @@ fi
 [[ -f $conf ]] || die "no config at $conf: bind one (topology: binds: [\"edge.conf:/etc/vbrd/vbrd.conf\"])"
 grep -Eq '^[[:space:]]*@include[[:space:]]+"clab\.conf"' "$conf" ||
 	die "$conf does not @include \"clab.conf\" (the ports eth1..eth$n this entrypoint writes)"
+# Its own ports would be a "duplicate setting name" in clab.conf for vbrd.
+if grep -Eq '^[[:space:]]*ports[[:space:]]*[=:]' "$conf"; then
+	die "$conf has its own ports: remove them (clab.conf, which it @includes, has eth1..eth$n)"
+fi
 
 # 1. eth1..ethN present and up (operstate up: both ends of the veth are up).
 missing() {
