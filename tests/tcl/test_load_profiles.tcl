@@ -162,6 +162,24 @@ test {ndr-pdr.py finds the simulated DUT's NDR and PDR within its precision} {
     }
 }
 
+test {ndr-pdr.py: a minimum rate that passes short trials and fails long ones is the upper bound} {
+    # 10 kpps loses 1 in 150000 here: nothing in 1 s trials, 2 in 30 s
+    set out [exec env PYTHONDONTWRITEBYTECODE=1 TREX_STANDIN_DUT=ndr=5000,pdr=5000000 \
+        PYTHONPATH=[file join $here tools trex-standin] \
+        $py [file join $load_dir ndr-pdr.py] --profile [file join $load_dir trex vbrd_64b.py] \
+        --max-rate 10mpps --min-rate 10kpps --json - 2>@1]
+    set j [json::json2dict [lindex [split [string trim $out] "\n"] end]]
+    assert_equal [dict get $j ndr lower] null "NDR lower (the minimum failed)"
+    assert_equal [dict get $j ndr upper] 10000.0 "NDR upper: the lowest rate that failed"
+    set lost {}
+    foreach t [dict get $j results] {
+        if {[dict get $t pps] == 10000.0 && [dict get $t duration] == 30.0} {
+            lappend lost [dict get $t loss_ratio]
+        }
+    }
+    assert_true {[llength $lost] > 0 && [::tcl::mathfunc::min {*}$lost] > 0} "loss in each 30 s trial at 10 kpps: $lost"
+}
+
 test {the pktgen-dpdk Lua scripts parse and run against a stub of pktgen's API} {
     set luac [auto_execok luac5.4]
     if {$luac eq ""} { skip "luac5.4 not installed (package lua5.4)" }

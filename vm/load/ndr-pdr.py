@@ -89,7 +89,7 @@ def search(trials, target, lo_rate, hi_rate, duration, width, bounds):
             if ok(r):
                 lower = r
             elif r <= lo_rate:
-                return None, upper
+                return None, r               # the minimum failed: it is the upper bound
             else:
                 upper = r
             step *= 2
