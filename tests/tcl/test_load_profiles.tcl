@@ -198,6 +198,19 @@ test {every paired config passes vbrd --check-config as shipped (PCI ports)} {
     assert_equal [llength [glob [file join $load_dir conf *.conf]]] [llength $profiles] "one config per profile"
 }
 
+test {the TRex stand-in loads a profile as TRex 2.89+ does: tunables also as an argparse list} {
+    set standin [file join $here tools trex-standin]
+    set prof [file join [lab_rundir] strict_prof.py]
+    _lab_write $prof "from trex.stl.api import *\n\nclass P:\n    def get_streams(self, direction=0, port_id=0, size=64):\n        return \[\]\n\ndef register():\n    return P()\n"
+    lassign [lab_run - env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$standin $py -c "from trex.stl.api import *\nSTLProfile.load_py('$prof', size=128)"] rc out
+    assert_equal $rc 1 "exit status, a get_streams without **kwargs: $out"
+    assert_match "*unexpected keyword argument 'tunables'*" $out "the error"
+    set files [lmap name $profiles {file join $load_dir trex $name.py}]
+    lassign [lab_run - env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$standin $py -c "import sys\nfrom trex.stl.api import *\nfor f in sys.argv\[1:\]: print(len(STLProfile.load_py(f).get_streams()))" {*}$files] rc out
+    assert_equal $rc 0 "the profiles load with tunables=\[\]: $out"
+    assert_equal [llength $out] [llength $profiles] "profiles loaded: $out"
+}
+
 test {the TRex stand-in refuses what it does not implement} {
     set standin [file join $here tools trex-standin]
     foreach {code want} {

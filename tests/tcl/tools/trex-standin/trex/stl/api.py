@@ -351,6 +351,11 @@ class STLProfile:
         basedir = os.path.dirname(os.path.abspath(python_file))
         if basedir not in sys.path:
             sys.path.insert(0, basedir)  # as TRex: a profile may import its siblings
+        # TRex >= 2.89 also passes the tunables as an argparse list
+        # ("--size", "64", ...) in `tunables`: a profile's get_streams
+        # must take **kwargs (or tunables) to load there
+        if "tunables" not in kwargs:
+            kwargs["tunables"] = [w for k, v in kwargs.items() for w in ("--" + k, str(v))]
         spec = importlib.util.spec_from_file_location(name, python_file)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
