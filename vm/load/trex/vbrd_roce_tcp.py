@@ -1,7 +1,8 @@
 """RoCEv2 next to TCP on one line: the split of conf/examples/qos-roce-tcp.conf.
 
 Three streams, 80 % of the packets RoCE and 20 % TCP by default:
-- rocev2: RDMA WRITE Only packets (BTH opcode 0x0A) to UDP 4791, DSCP 26
+- rocev2: RDMA WRITE Only packets (BTH opcode 0x0A, then the RETH that
+  opcode requires) to UDP 4791, DSCP 26
   with ECT(0) as RoCE NICs mark them for ECN, UDP source port over FLOWS
   values (the entropy RoCE NICs put there), a 4-byte ICRC placeholder;
 - cnp: RoCE congestion notification packets (BTH opcode 0x81), DSCP 48;
@@ -38,12 +39,20 @@ def bth(opcode, dest_qp, psn, ack_req=False):
                        (0x80000000 if ack_req else 0) | (psn & 0xFFFFFF))
 
 
+def reth(vaddr, rkey, length):
+    """A 16-byte RDMA Extended Transport Header (IBTA vol. 1, 9.3.3.2):
+    virtual address, R_Key, DMA length. RDMA WRITE First/Only carry it."""
+    return struct.pack("!QII", vaddr, rkey, length)
+
+
 class VbrdRoceTcp:
     """RoCEv2 data, CNPs and TCP segments."""
 
     def get_streams(self, direction=0, payload=1024, tcp_payload=1024, flows=64,
                     roce_share=80, **kwargs):
         payload, tcp_payload = int(payload), int(tcp_payload)
+        if payload % 4:
+            raise ValueError("payload %d: a multiple of 4 (the BTH's pad count is 0)" % payload)
         flows, roce_share = max(1, int(flows)), int(roce_share)
         src, dst = host(direction, 0, 1), host(direction, 1, 1)
         sport_var = [STLVmFlowVar(name="sport", min_value=49152,
@@ -52,7 +61,8 @@ class VbrdRoceTcp:
 
         roce = Ether() / IP(src=src, dst=dst, tos=DSCP_ROCE << 2 | ECT0) / \
             UDP(sport=49152, dport=ROCE_PORT, chksum=0) / \
-            Raw(bth(0x0A, 0x000123, 0) + b"\x5a" * payload + b"\0\0\0\0")
+            Raw(bth(0x0A, 0x000123, 0) + reth(0x10000, 0x1234, payload) +
+                b"\x5a" * payload + b"\0\0\0\0")
         cnp = Ether() / IP(src=src, dst=dst, tos=DSCP_CNP << 2) / \
             UDP(sport=49152, dport=ROCE_PORT, chksum=0) / \
             Raw(bth(0x81, 0x000123, 0) + b"\0" * 16 + b"\0\0\0\0")
