@@ -237,6 +237,30 @@ test {the entrypoint says in one line what is missing} {
     unset ::lab::hosts(ep)
 }
 
+test {clab-ns.py up killed (SIGTERM) half-way stops what it started} {
+    set state [file join [lab_rundir] clab-killed]
+    set pidfile [file join $state h2.pid]
+    set ::env(VBRD_BIN) $::vbrd::bin
+    set out [file join [lab_rundir] clab-killed.out]
+    # the nodes are started before the links: kill it once the last node is
+    set up [exec $::clab_tool up -t $::clab_topo --prefix [lab_prefix] --state $state >& $out &]
+    wait_for_condition 200 10 {[file exists $pidfile]} else {
+        catch {exec kill -KILL $up}
+        fail "no h2.pid: [_lab_read $out]"
+    }
+    exec kill -TERM $up
+    # gone, or a zombie (Tcl reaps its background children late)
+    wait_for_condition 200 50 {[catch {_lab_read /proc/$up/stat} st] || [lindex [split [lindex [split $st ")"] end] " "] 1] eq "Z"} else {
+        fail "clab-ns.py up still running after SIGTERM: [_lab_read $out]"
+    }
+    set left [lsearch -all -inline [exec ip netns list] "[lab_prefix]-*"]
+    if {$left ne {}} {
+        lab_run - $::clab_tool down -t $::clab_topo --prefix [lab_prefix] --state $state
+        fail "namespaces left by the killed up: $left ([_lab_read $out])"
+    }
+    assert_match "*clab-ns: twosite down (h1, edge, region, h2)*" [_lab_read $out] "what up said"
+}
+
 # The lab: up, and cleaned up by lab_cleanup whatever happens (clab-ns.py
 # down, then the namespaces, registered as lab hosts, once more).
 foreach n $clab_nodes { set ::lab::hosts($n) "[lab_prefix]-$n" }

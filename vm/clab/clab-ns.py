@@ -465,9 +465,17 @@ def main():
         elif a.cmd == "up":
             if os.geteuid() != 0:
                 raise TopoError("up needs root")
+            # SIGTERM/SIGHUP (kill, a closed terminal) half-way: stop what
+            # was started, as for Ctrl-C; not once down has begun
+            def stop(signum, _frame):
+                raise SystemExit(128 + signum)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, stop)
             try:
                 lab.up()
             except BaseException:
+                for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                    signal.signal(sig, signal.SIG_IGN)
                 lab.down()
                 raise
         elif a.cmd == "down":
