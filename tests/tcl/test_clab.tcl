@@ -161,6 +161,7 @@ test {clab-ns.py refuses what it does not implement, creating nothing} {
         "another kind" {    edge:
       kind: linux} "    edge:\n      kind: nokia_srlinux" {*node edge: kind 'nokia_srlinux': only linux*}
         "a vbrd node without eth2" {"edge:eth2", "region:eth2"} {"edge:eth4", "region:eth2"} {*node edge: interfaces*eth1..eth3*}
+        "a variable" {        VBRD_HUGEPAGES: auto} {        VBRD_HUGEPAGES: ${HUGE:=auto}} {*variant.clab.yml:35: environment variable expansion (${HUGE:=auto}) is not implemented*}
         "a link key" {    - endpoints: ["h1:eth1", "edge:eth1"]} "    - endpoints: \[\"h1:eth1\", \"edge:eth1\"\]\n      vars: {a: 1}" {*links\[0\]: key 'vars' is not implemented*}
     } {
         assert_true {[string first $from $orig] >= 0} "the topology no longer has: $from"

@@ -137,6 +137,12 @@ def load(topo_path):
     """
     with open(topo_path, encoding="utf-8") as f:
         text = f.read()
+    # containerlab expands $VAR and ${VAR:=default} anywhere in the file
+    for n, line in enumerate(text.splitlines(), 1):
+        m = re.search(r"\$(\{[^}]*\}?|[A-Za-z_]\w*)", line)
+        if m and not line.lstrip().startswith("#"):
+            raise TopoError(f"{topo_path}:{n}: environment variable expansion ({m.group(0)}) "
+                            f"is not implemented")
     t = yaml.safe_load(text)
     if not isinstance(t, dict):
         raise TopoError(f"{topo_path}: not a YAML mapping")
