@@ -1255,6 +1255,38 @@ static void check_line_rates(struct cfg_reader *ld, const config_setting_t *rs,
 			r0, format_bps(sum, r1, sizeof(r1)), pol->name);
 }
 
+/*
+ * Policy @p pol on line @p l: each ECN threshold of a queue is below what
+ * the queue can hold (its limit of @p frame-byte frames), else it would
+ * never mark.
+ */
+static void check_line_ecn(struct cfg_reader *ld, const config_setting_t *rs,
+			   const struct qos_line_conf *l, const struct qos_policy_conf *pol,
+			   uint32_t frame)
+{
+	char r0[24];
+
+	qos_format_rate(&(struct qos_rate){ .bps = l->rate_bps, .set = true }, r0, sizeof(r0));
+	for (int i = 0; i < pol->nb_businesses; i++) {
+		const struct qos_business_conf *b = &pol->businesses[i];
+
+		for (int k = 0; k < b->nb_queues; k++) {
+			const struct qos_queue_conf *q = &b->queues[k];
+			uint64_t at = l->rate_bps / 8 * q->ecn.min_us / 1000000;
+			uint64_t holds = (uint64_t)q->limit * frame;
+
+			if (q->ecn.mode != QOS_ECN_OFF && at >= holds)
+				cfg_err(ld, rs,
+					"on this %s line the ECN threshold of %u µs of queue '%s' "
+					"(line %d) of business '%s' in policy '%s' is %llu bytes, "
+					"more than its %u packets of %u bytes hold: it would never "
+					"mark",
+					r0, q->ecn.min_us, q->name, q->ecn.line, b->name, pol->name,
+					(unsigned long long)at, q->limit, frame);
+		}
+	}
+}
+
 static void load_line(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
 	static const char *const keys[] = { "interface", "policy",      "rate", "overhead",
@@ -1336,6 +1368,9 @@ static void load_line(struct cfg_reader *ld, const config_setting_t *s, int idx)
 
 	if (l->policy >= 0 && l->rate_bps)
 		check_line_rates(ld, rs, l, &q->policies[l->policy]);
+	if (l->policy >= 0 && l->rate_bps && l->iface >= 0)
+		check_line_ecn(ld, rs, l, &q->policies[l->policy],
+			       frame_bytes(&cfg->ifaces[l->iface]));
 }
 
 static void bad_line(struct cfg_reader *ld, const config_setting_t *s, int idx)

@@ -807,6 +807,10 @@ static void qos_ecn_config(void **state)
 		{ NULL, 11, "ecn.threshold_us: 0 is out of range 1..1000000" },
 		{ NULL, 12, "missing required setting 'mode'" },
 		{ NULL, 13, "ecn.max_probability: want a percent" },
+		{ NULL, 16,
+		  "qos.interfaces[0].rate: on this 1G line the ECN threshold of 50 µs of "
+		  "queue 'q8' (line 14) of business 'a' in policy 'edge' is 6250 bytes, more "
+		  "than its 4 packets of 1514 bytes hold: it would never mark" },
 	};
 	const char *path = "configs/qos-ecn-bad.conf";
 	struct config_errors errs = { 0 };
