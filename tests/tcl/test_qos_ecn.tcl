@@ -93,7 +93,10 @@ qos = {
         qos_burst h1 $dest 4791 $count $::len $tos
         qos_wait_drained $line
         set got {}
-        foreach k [qos_sniffed $pid] { dict incr got [dict get $k ecn] [dict get $k count] }
+        foreach k [qos_sniffed $pid] {
+            dict incr got [dict get $k ecn] [dict get $k count]
+            if {[dict get $k csum] ne "ok"} { fail "IPv4 header checksum [dict get $k csum] at $host: $k" }
+        }
         set q1 [qos_queue $line roce rdma]
         set out [dict create captured $got]
         foreach {k f} {marked ecn_marked full queue_full full_ect queue_full_ect sent packets} {
@@ -169,5 +172,65 @@ qos = {
             assert_equal [captured $r 3] [dict get $r marked] "inner CE at lx against line1's ecn_marked"
             assert_morethan [dict get $r marked] [expr {$::n / 2}] "ecn_marked on line1"
         }
+    }
+}
+
+# TCP with ECN (RFC 3168) through a 20M line whose queue (32 packets)
+# marks at 5 ms of the line (12500 bytes), against the same flow with ECN
+# off in the sender (Not-ECT: tail drop). Linux's TCP takes a CE echo as
+# a loss for its window (RFC 3168 §6.1.2) but retransmits nothing; with
+# tail drop it must retransmit what the full queue dropped. iperf3's
+# retransmits (end.sum_sent) and the queue's counters say which.
+# The flow is Reno, measured after its first second (iperf3 -O 1): Reno
+# fills a 32-packet queue again within a second after each loss, where
+# CUBIC, after its slow-start loss, may not come back to it in a 4 s run;
+# slow start's own overshoot is not what is measured.
+start_vbrd [list conf {
+ports = (
+  { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
+  { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; }
+);
+interfaces = (
+  { name = "lan1"; port = "p1"; address = "10.0.1.1/24"; },
+  { name = "lan2"; port = "p2"; address = "10.0.2.1/24"; }
+);
+qos = {
+  policies = (
+    { name = "tcp"; default_business = "tcp";
+      businesses = (
+        { name = "tcp"; guaranteed = "100%";
+          queues = ( { name = "flows"; type = "default"; limit = 32;
+                       ecn = { mode = "step"; threshold_us = 5000; }; } ); } ); }
+  );
+  interfaces = ( { interface = "lan2"; policy = "tcp"; rate = "20M"; } );
+};
+}] {
+    set tcp_bps 20000000
+    test {TCP with ECN through a marking queue: no retransmissions, near the line's rate; with tail drop TCP retransmits} {
+        lab_exec h2 sysctl -qw net.ipv4.tcp_ecn=1
+        iperf_server h2 5201
+        foreach ecn {1 0} {
+            lab_exec h1 sysctl -qw net.ipv4.tcp_ecn=$ecn
+            set q0 [qos_queue lan2 tcp flows]
+            set rep [iperf_client h1 10.0.2.2 4 -i 0.25 -O 1 -C reno]
+            set q1 [qos_queue lan2 tcp flows]
+            set retr($ecn) [dict get $rep end sum_sent retransmits]
+            set bps($ecn) [iperf_rx_bps $rep]
+            foreach f {ecn_marked queue_full queue_full_ect} {
+                set d($ecn,$f) [expr {[dict get $q1 $f] - [dict get $q0 $f]}]
+            }
+        }
+        note [format "ECN on: %.2f Mbit/s (%s%% of the line), %d retransmits, %d marked, %d tail drops (%d ECT);\
+                      ECN off: %.2f Mbit/s (%s%%), %d retransmits, %d tail drops" \
+                  [expr {$bps(1) / 1e6}] [qos_pct $bps(1) $tcp_bps] $retr(1) $d(1,ecn_marked) $d(1,queue_full) $d(1,queue_full_ect) \
+                  [expr {$bps(0) / 1e6}] [qos_pct $bps(0) $tcp_bps] $retr(0) $d(0,queue_full)]
+        assert_morethan $d(1,ecn_marked) 0 "CE marks with ECN on"
+        assert_equal $retr(1) 0 "retransmits with ECN on (after the first second)"
+        assert_lessthan $d(1,queue_full) $d(0,queue_full) "tail drops with ECN on, against off"
+        # goodput over TCP/IP headers of 1448-byte segments: at most 94% of the line
+        assert_morethan $bps(1) [expr {0.75 * $tcp_bps}] "TCP goodput with ECN on"
+        assert_morethan $d(0,queue_full) 0 "tail drops with ECN off"
+        assert_morethan $retr(0) 0 "retransmits with ECN off"
+        assert_equal $d(0,ecn_marked) 0 "marks with ECN off"
     }
 }
