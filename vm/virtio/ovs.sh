@@ -122,7 +122,7 @@ stop)
 		[ -f "$R/$d.pid" ] || continue
 		pid=$(cat "$R/$d.pid")
 		kill -0 "$pid" 2>/dev/null || continue
-		how=exit
+		how="exit"
 		[ $d = ovs-vswitchd ] && how="exit --cleanup"
 		# shellcheck disable=SC2086
 		timeout 10 ovs-appctl -t "$R/$d.ctl" $how >/dev/null 2>&1 || kill -TERM "$pid" 2>/dev/null || true
@@ -130,7 +130,7 @@ stop)
 	done
 	if [ -f "$R/bridges" ]; then
 		while read -r br; do
-			[ -n "$br" ] && ip link del "$br" 2>/dev/null || true
+			if [ -n "$br" ]; then ip link del "$br" 2>/dev/null || true; fi
 		done <"$R/bridges"
 	fi
 	if [ -f "$R/file-prefix" ]; then

@@ -117,17 +117,39 @@ echo "  [$(elapsed) s] ovs-vswitchd up, DPDK initialised"
 "$ovs" -v link "$work/ovs" "$br" edge-line2 region-line2
 
 step "vbrd edge and region (vm/virtio/edge.conf, region.conf): the lines are vhost-user servers"
+start_vbrd() { # SIDE: start vbrd on $W/SIDE.conf; its pid in pids[]
+	echo "\$ vbrd -c \$W/$1.conf"
+	"$vbrd" -c "$work/$1.conf" >"$work/$1.log" 2>&1 &
+	pids+=($!)
+}
 for side in edge region; do
 	h=$([ $side = edge ] && echo h1 || echo h2)
 	sed -e "s#@instance@#virtio-$side#" -e "s#@socket@#$work/$side.sock#" \
 		-e "s#@rundir@#$work#g" -e "s#@$h@#vio-$h#" "$here/$side.conf" >"$work/$side.conf"
-	echo "\$ vbrd -c \$W/$side.conf"
-	"$vbrd" -c "$work/$side.conf" >"$work/$side.log" 2>&1 &
-	pids+=($!)
+	start_vbrd $side
 done
+i=0
 for side in edge region; do
-	wait_for 200 "$vbrctl" -s "$work/$side.sock" show ports >/dev/null 2>&1 ||
-		{ echo "vbrd $side did not answer:"; tail -20 "$work/$side.log"; exit 1; }
+	tries=1
+	until "$vbrctl" -s "$work/$side.sock" show ports >/dev/null 2>&1; do
+		i=$((i + 1))
+		pid=${pids[$([ $side = edge ] && echo 0 || echo 1)]}
+		if ! kill -0 "$pid" 2>/dev/null; then
+			# DPDK 22.11's af_packet names its PACKET_FANOUT group pid XOR
+			# ifindex: two processes can collide; a new pid does not
+			if grep -q "could not set PACKET_FANOUT" "$work/$side.log" && [ "$tries" -lt 5 ]; then
+				tries=$((tries + 1))
+				rm -rf "/run/dpdk/virtio-$side"
+				start_vbrd $side
+				pids[$([ $side = edge ] && echo 0 || echo 1)]=${pids[-1]}
+				unset 'pids[-1]'
+				continue
+			fi
+			echo "vbrd $side exited:"; tail -20 "$work/$side.log"; exit 1
+		fi
+		[ "$i" -lt 200 ] || { echo "vbrd $side did not answer:"; tail -20 "$work/$side.log"; exit 1; }
+		sleep 0.1
+	done
 done
 echo "  [$(elapsed) s] both vbrds answer vbrctl"
 wait_for 300 ip netns exec virtio-h1 ping -c 1 -W 0.2 10.2.2.2 >/dev/null ||
@@ -144,7 +166,8 @@ echo "\$ ovs-ofctl dump-ports $br"
 "$ovs" ofctl "$work/ovs" dump-ports --names "$br" | grep -E 'port|pkts' | sed 's/^ *//'
 
 step "BFD on both lines, the failover group uplink on line1"
-wait_for 100 group_on edge member0 && wait_for 100 group_on region member0 || true
+wait_for 100 group_on edge member0 || true
+wait_for 100 group_on region member0 || true
 ctl edge show bfd
 ctl edge show fgroup uplink
 
