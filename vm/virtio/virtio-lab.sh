@@ -209,5 +209,6 @@ if [ "${HOLD:-0}" = 1 ]; then
 	echo "vbrd:  $vbrctl -s $work/edge.sock show fgroup   (region: $work/region.sock)"
 	echo "OVS:   $ovs ofctl $work/ovs dump-ports $br"
 	echo "cut:   $ovs cut $work/ovs $br edge-line1 region-line1   (heal: restore, same arguments)"
+	trap 'exit 0' INT TERM   # Ctrl-C is how a held lab ends: nothing to keep
 	wait "${pids[0]}"
 fi
