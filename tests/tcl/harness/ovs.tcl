@@ -12,7 +12,8 @@
 #   ovs_link A B               A <-> B by in_port flows: one line
 #   ovs_cut A B / ovs_restore A B   priority-100 drop flows on what A and B send
 #                              (a silent cut: vbrd's ports keep their link)
-#   ovs_cut_packets A          packets A's drop flow dropped so far
+#   ovs_cut_packets A          n_packets of A's drop flow (OVS adds to it the packets of
+#                              the datapath flow it replaced: an upper bound)
 #   ovs_port_stats PORT        OVS's counters of PORT (ovs-ofctl dump-ports): dict
 #                              rx_packets rx_bytes rx_dropped tx_packets tx_bytes tx_dropped
 #   ovs_wait_port_up PORT MS   wait until the vhost-user port's link is up
