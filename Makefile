@@ -69,7 +69,7 @@ run: deps build
 test: deps build
 	./tests/run-tests.sh
 
-# The load-test profiles of vm/load replayed through vbrd (about 7 s).
+# The load-test profiles of vm/load replayed through vbrd (about 10 s).
 load-check: deps build
 	./tests/run-tests.sh --no-unit load_profiles
 
