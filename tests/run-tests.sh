@@ -188,9 +188,9 @@ for f in "${files[@]}"; do
 		find "$rundir" -maxdepth 1 -type f -newer "$rundir/.started" \
 			\( -name '*.log' -o -name '*.conf' -o -name '*.txt' -o -name '*.json' \) \
 			-exec cp -p {} "$rundir/$area.files/" \;
-		# FRR's and BIRD's instances (configs, logs), named by host
+		# FRR's and BIRD's instances (configs, logs), named by host; OVS's (ovs.tcl)
 		find "$rundir" -maxdepth 1 -type d -newer "$rundir/.started" \
-			\( -name 'frr-*' -o -name 'bird-*' \) \
+			\( -name 'frr-*' -o -name 'bird-*' -o -name ovs \) \
 			-exec cp -rp {} "$rundir/$area.files/" \; 2>/dev/null
 		echo "    $area's logs and configs: $rundir/$area.files"
 	fi

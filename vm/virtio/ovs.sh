@@ -15,7 +15,7 @@
 #   ovs.sh [-v] cut     RUNDIR BRIDGE A B    drop what A and B send (priority 100, over
 #                                            the link's 10): a silent cut
 #   ovs.sh [-v] restore RUNDIR BRIDGE A B    remove those drop flows
-#   ovs.sh stop         RUNDIR               exit --cleanup (the bridge TAPs go), runtime dir removed
+#   ovs.sh stop         RUNDIR               exit --cleanup (the bridge TAPs go), DPDK runtime dir removed
 #   ovs.sh vsctl|ofctl|appctl RUNDIR ARGS... the OVS tools aimed at this instance
 #
 # Environment of `start` (defaults: the 2-core layout of make test):
@@ -44,6 +44,11 @@ run() { # print (with -v) and run a command
 vsctl() { run ovs-vsctl --db="$DB" --timeout=10 "$@"; }
 ofctl() { run ovs-ofctl "$@"; }
 
+failed() { # DAEMON: it did not start; say why (its stderr and log) and exit 1
+	echo "ovs.sh: $1 did not start (logs in $R):" >&2
+	tail -n 5 "$R/$1.stderr" "$R/$1.log" 2>/dev/null | grep -v '^$' >&2 || true
+	exit 1
+}
 wait_gone() { # PID MS: wait for PID to exit, else SIGKILL it
 	local pid=$1 n=$(($2 / 50))
 	while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
@@ -62,7 +67,7 @@ start)
 	run ovsdb-tool create "$R/conf.db" "$SCHEMA"
 	run ovsdb-server "$R/conf.db" --remote="punix:$R/db.sock" --pidfile="$R/ovsdb-server.pid" \
 		--unixctl="$R/ovsdb-server.ctl" --log-file="$R/ovsdb-server.log" --detach --no-chdir \
-		2>"$R/ovsdb-server.stderr"
+		2>"$R/ovsdb-server.stderr" || failed ovsdb-server
 	vsctl --no-wait init
 	# --legacy-mem: OVS 3.1 adds --in-memory unless the extra args set a
 	# memory mode, and --no-huge (legacy memory) refuses --in-memory.
@@ -75,8 +80,8 @@ start)
 	# -vconsole:off: --detach alone still copies the log to stderr
 	run "$VSWITCHD" "$DB" --pidfile="$R/ovs-vswitchd.pid" --unixctl="$R/ovs-vswitchd.ctl" \
 		--log-file="$R/ovs-vswitchd.log" -vconsole:off --detach --no-chdir \
-		2>"$R/ovs-vswitchd.stderr"
-	init=$(ovs-vsctl --db="$DB" --timeout=10 get Open_vSwitch . dpdk_initialized)
+		2>"$R/ovs-vswitchd.stderr" || failed ovs-vswitchd
+	init=$(ovs-vsctl --db="$DB" --timeout=10 get Open_vSwitch . dpdk_initialized) || init="?"
 	if [ "$init" != true ]; then
 		echo "ovs.sh: DPDK not initialised (dpdk_initialized=$init):" >&2
 		tail -5 "$R/ovs-vswitchd.log" >&2
@@ -133,8 +138,11 @@ stop)
 			if [ -n "$br" ]; then ip link del "$br" 2>/dev/null || true; fi
 		done <"$R/bridges"
 	fi
+	# (not a runtime dir another process still holds: a start that failed
+	# on a prefix in use must not break the instance that uses it)
 	if [ -f "$R/file-prefix" ]; then
-		rm -rf "/run/dpdk/$(cat "$R/file-prefix")"
+		d=/run/dpdk/$(cat "$R/file-prefix")
+		if ! fuser -s "$d/config" 2>/dev/null; then rm -rf "$d"; fi
 	fi
 	;;
 vsctl) vsctl "$@" ;;
