@@ -43,7 +43,7 @@ for n in virtio-edge virtio-region virtio-ovs; do
 done
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-elapsed() { printf '%.2f' "$(echo "$(date +%s.%N) - $t0" | bc)"; }
+elapsed() { awk -v t0="$t0" -v t="$(date +%s.%N)" 'BEGIN { printf "%.2f", t - t0 }'; }
 ctl() { local side=$1; shift; echo "\$ vbrctl -s \$W/$side.sock $*   # $side"; "$vbrctl" -s "$work/$side.sock" "$@"; }
 group_on() { # SIDE MEMBER: the group uplink of SIDE is on MEMBER
 	"$vbrctl" -s "$work/$1.sock" -j show fgroup uplink 2>/dev/null |
