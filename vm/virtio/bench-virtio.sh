@@ -67,7 +67,7 @@ stop_fwd() {
 cleanup() {
 	local status=$?
 	set +e
-	trap - EXIT INT TERM
+	trap - EXIT HUP INT TERM
 	stop_fwd
 	[ -n "$work" ] && "$ovs" stop "$work/ovs"
 	ip link del "$br" 2>/dev/null
@@ -75,6 +75,7 @@ cleanup() {
 	if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "bench-virtio: logs kept in $work"; fi
 }
 trap cleanup EXIT
+trap 'exit 129' HUP   # a closed terminal: without it EXIT's cleanup would not run
 trap 'exit 130' INT TERM
 work=$(mktemp -d /tmp/vbrd-bench-virtio.XXXXXX)
 
