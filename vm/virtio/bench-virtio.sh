@@ -70,7 +70,7 @@ cleanup() {
 	trap - EXIT HUP INT TERM
 	stop_fwd
 	[ -n "$work" ] && "$ovs" stop "$work/ovs"
-	ip link del "$br" 2>/dev/null
+	ip netns del virtio-bovs 2>/dev/null   # ovs-vswitchd's (ovs.sh), with the bridge's TAP
 	rm -rf /run/dpdk/virtio-bovs
 	if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "bench-virtio: logs kept in $work"; fi
 }

@@ -8,7 +8,7 @@
 #     └ vio-h1 ── lan [edge] line1 ══ OVS ══ line1 [region] lan ── vio-h2 ┘
 #                            line2 ══ OVS ══ line2
 #
-# OVS (bridge virtio-br, netdev datapath) has a dpdkvhostuserclient port per
+# OVS (bridge virtio-br, netdev datapath; ovs-vswitchd in netns virtio-ovs) has a dpdkvhostuserclient port per
 # vbrd line (edge-line1, region-line1, edge-line2, region-line2) and joins
 # line N's two ports by in_port flows. The vbrds run on vm/virtio/edge.conf
 # and region.conf (BFD on both lines, a failover group "uplink"), copied
@@ -65,7 +65,7 @@ clean_killed() { # what a killed lab left: its processes, hosts, TAP, dirs
 		ip netns del "virtio-$h" 2>/dev/null || true
 		ip link del "vio-$h" 2>/dev/null || true
 	done
-	ip link del "$br" 2>/dev/null || true
+	ip netns del virtio-ovs 2>/dev/null || true   # ovs-vswitchd's (ovs.sh), with the bridge's TAP
 	rm -rf /run/dpdk/virtio-edge /run/dpdk/virtio-region /run/dpdk/virtio-ovs
 }
 if [ "${1:-}" = clean ]; then
@@ -120,7 +120,7 @@ cleanup() {
 		ip netns del "virtio-$h" 2>/dev/null
 		ip link del "vio-$h" 2>/dev/null
 	done
-	ip link del "$br" 2>/dev/null
+	ip netns del virtio-ovs 2>/dev/null   # ovs-vswitchd's (ovs.sh), with the bridge's TAP
 	rm -rf /run/dpdk/virtio-edge /run/dpdk/virtio-region /run/dpdk/virtio-ovs
 	if [ "${status:-1}" -eq 0 ]; then
 		[ -n "$work" ] && rm -rf "$work"
