@@ -67,14 +67,15 @@ stop_fwd() {
 cleanup() {
 	local status=$?
 	set +e
-	trap - EXIT INT TERM
+	trap - EXIT HUP INT TERM
 	stop_fwd
 	[ -n "$work" ] && "$ovs" stop "$work/ovs"
-	ip link del "$br" 2>/dev/null
+	ip netns del virtio-bovs 2>/dev/null   # ovs-vswitchd's (ovs.sh), with the bridge's TAP
 	rm -rf /run/dpdk/virtio-bovs
 	if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "bench-virtio: logs kept in $work"; fi
 }
 trap cleanup EXIT
+trap 'exit 129' HUP   # a closed terminal: without it EXIT's cleanup would not run
 trap 'exit 130' INT TERM
 work=$(mktemp -d /tmp/vbrd-bench-virtio.XXXXXX)
 

@@ -5,17 +5,21 @@
 # Shared by vm/virtio/virtio-lab.sh (make lab-virtio), bench-virtio.sh and
 # the test harness (tests/tcl/harness/ovs.tcl), so the lab is the tested one.
 #
-#   ovs.sh [-v] start   RUNDIR FILE_PREFIX   ovsdb-server + ovs-vswitchd, DPDK initialised
+#   ovs.sh [-v] start   RUNDIR FILE_PREFIX   ovsdb-server + ovs-vswitchd, DPDK initialised;
+#                       ovs-vswitchd runs in network namespace FILE_PREFIX (made
+#                       here): the netdev datapath's TAP is always named
+#                       ovs-netdev, and two instances in one namespace collide
 #   ovs.sh [-v] bridge  RUNDIR BRIDGE [PORT=SOCKET ...]
-#                       a netdev bridge (its TAP is named BRIDGE: keep it
-#                       unique, <= 15 bytes) with a dpdkvhostuserclient port
+#                       a netdev bridge (its TAP, in the namespace, is named BRIDGE:
+#                       <= 15 bytes) with a dpdkvhostuserclient port
 #                       per PORT=SOCKET (vbrd is the vhost-user server there),
 #                       and no flow: ports pass nothing until `link`
 #   ovs.sh [-v] link    RUNDIR BRIDGE A B    A <-> B by in_port flows (priority 10): a point-to-point line
 #   ovs.sh [-v] cut     RUNDIR BRIDGE A B    drop what A and B send (priority 100, over
 #                                            the link's 10): a silent cut
 #   ovs.sh [-v] restore RUNDIR BRIDGE A B    remove those drop flows
-#   ovs.sh stop         RUNDIR               exit --cleanup (the bridge TAPs go), runtime dir removed
+#   ovs.sh stop         RUNDIR               exit --cleanup, its namespace (and TAPs) and
+#                                            DPDK runtime dir removed
 #   ovs.sh vsctl|ofctl|appctl RUNDIR ARGS... the OVS tools aimed at this instance
 #
 # Environment of `start` (defaults: the 2-core layout of make test):
@@ -44,6 +48,11 @@ run() { # print (with -v) and run a command
 vsctl() { run ovs-vsctl --db="$DB" --timeout=10 "$@"; }
 ofctl() { run ovs-ofctl "$@"; }
 
+failed() { # DAEMON: it did not start; say why (its stderr and log) and exit 1
+	echo "ovs.sh: $1 did not start (logs in $R):" >&2
+	tail -n 5 "$R/$1.stderr" "$R/$1.log" 2>/dev/null | grep -v '^$' >&2 || true
+	exit 1
+}
 wait_gone() { # PID MS: wait for PID to exit, else SIGKILL it
 	local pid=$1 n=$(($2 / 50))
 	while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
@@ -58,11 +67,17 @@ start)
 	mkdir -p "$R"
 	rm -f "$R/conf.db"
 	echo "$prefix" >"$R/file-prefix"
-	: >"$R/bridges"
+	if ip netns pids "$prefix" 2>/dev/null | grep -q .; then
+		echo "ovs.sh: network namespace $prefix is in use (another instance of this prefix?)" >&2
+		exit 1
+	fi
+	ip netns del "$prefix" 2>/dev/null || true
+	ip netns add "$prefix"
+	echo "$prefix" >"$R/netns"
 	run ovsdb-tool create "$R/conf.db" "$SCHEMA"
 	run ovsdb-server "$R/conf.db" --remote="punix:$R/db.sock" --pidfile="$R/ovsdb-server.pid" \
 		--unixctl="$R/ovsdb-server.ctl" --log-file="$R/ovsdb-server.log" --detach --no-chdir \
-		2>"$R/ovsdb-server.stderr"
+		2>"$R/ovsdb-server.stderr" || failed ovsdb-server
 	vsctl --no-wait init
 	# --legacy-mem: OVS 3.1 adds --in-memory unless the extra args set a
 	# memory mode, and --no-huge (legacy memory) refuses --in-memory.
@@ -73,10 +88,10 @@ start)
 		other_config:pmd-maxsleep="${OVS_PMD_MAXSLEEP:-500}" \
 		other_config:per-port-memory=true other_config:vhost-sock-dir=.
 	# -vconsole:off: --detach alone still copies the log to stderr
-	run "$VSWITCHD" "$DB" --pidfile="$R/ovs-vswitchd.pid" --unixctl="$R/ovs-vswitchd.ctl" \
+	run ip netns exec "$prefix" "$VSWITCHD" "$DB" --pidfile="$R/ovs-vswitchd.pid" --unixctl="$R/ovs-vswitchd.ctl" \
 		--log-file="$R/ovs-vswitchd.log" -vconsole:off --detach --no-chdir \
-		2>"$R/ovs-vswitchd.stderr"
-	init=$(ovs-vsctl --db="$DB" --timeout=10 get Open_vSwitch . dpdk_initialized)
+		2>"$R/ovs-vswitchd.stderr" || failed ovs-vswitchd
+	init=$(ovs-vsctl --db="$DB" --timeout=10 get Open_vSwitch . dpdk_initialized) || init="?"
 	if [ "$init" != true ]; then
 		echo "ovs.sh: DPDK not initialised (dpdk_initialized=$init):" >&2
 		tail -5 "$R/ovs-vswitchd.log" >&2
@@ -92,7 +107,6 @@ bridge)
 		args+=(-- add-port "$br" "${ps%%=*}" -- set Interface "${ps%%=*}"
 			type=dpdkvhostuserclient "options:vhost-server-path=${ps#*=}")
 	done
-	echo "$br" >>"$R/bridges"
 	vsctl "${args[@]}"
 	# no NORMAL flow: two lines on one bridge must not become one L2 domain
 	ofctl del-flows "$br"
@@ -128,13 +142,15 @@ stop)
 		timeout 10 ovs-appctl -t "$R/$d.ctl" $how >/dev/null 2>&1 || kill -TERM "$pid" 2>/dev/null || true
 		wait_gone "$pid" 5000
 	done
-	if [ -f "$R/bridges" ]; then
-		while read -r br; do
-			if [ -n "$br" ]; then ip link del "$br" 2>/dev/null || true; fi
-		done <"$R/bridges"
+	# the bridges' TAPs and ovs-netdev go with the namespace
+	if [ -f "$R/netns" ]; then
+		ip netns del "$(cat "$R/netns")" 2>/dev/null || true
 	fi
+	# (not a runtime dir another process still holds: a start that failed
+	# on a prefix in use must not break the instance that uses it)
 	if [ -f "$R/file-prefix" ]; then
-		rm -rf "/run/dpdk/$(cat "$R/file-prefix")"
+		d=/run/dpdk/$(cat "$R/file-prefix")
+		if ! fuser -s "$d/config" 2>/dev/null; then rm -rf "$d"; fi
 	fi
 	;;
 vsctl) vsctl "$@" ;;

@@ -8,7 +8,7 @@
 #     └ vio-h1 ── lan [edge] line1 ══ OVS ══ line1 [region] lan ── vio-h2 ┘
 #                            line2 ══ OVS ══ line2
 #
-# OVS (bridge virtio-br, netdev datapath) has a dpdkvhostuserclient port per
+# OVS (bridge virtio-br, netdev datapath; ovs-vswitchd in netns virtio-ovs) has a dpdkvhostuserclient port per
 # vbrd line (edge-line1, region-line1, edge-line2, region-line2) and joins
 # line N's two ports by in_port flows. The vbrds run on vm/virtio/edge.conf
 # and region.conf (BFD on both lines, a failover group "uplink"), copied
@@ -18,6 +18,10 @@
 # stream, prints the outage the receiver saw and the group's history, heals
 # the line and removes the lab. HOLD=1 keeps the lab up (after the cut and
 # heal) until Ctrl-C. Needs root; run one at a time (fixed names).
+#
+#   vm/virtio/virtio-lab.sh clean   removes what a killed lab left (kill -9,
+#                                   a lost session): its OVS, vbrds, hosts,
+#                                   bridge TAP, DPDK runtime and work dirs
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,15 +39,57 @@ t0=$(date +%s.%N)
 [ -x "$vbrd" ] || { echo "make lab-virtio: $vbrd missing: run 'make build'" >&2; exit 1; }
 [ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ] ||
 	{ echo "make lab-virtio: Open vSwitch with DPDK missing: make deps (openvswitch-switch-dpdk)" >&2; exit 1; }
+
+# the pids of the other virtio-lab.sh processes (a lab that runs), by one
+# fork that execs pgrep (a subshell of ours would match too)
+others=$(exec pgrep -f 'vm/virtio/virtio-lab\.sh') || true
+others=$(echo "$others" | grep -vx "$$" | tr '\n' ' ') || true
+clean_killed() { # what a killed lab left: its processes, hosts, TAP, dirs
+	local d pid
+	for d in /tmp/vbrd-virtio.*; do
+		[ -d "$d" ] || continue
+		# its vbrds, then its OVS (exit --cleanup takes the bridge's TAP)
+		for pid in $(pgrep -f -- "-c $d/(edge|region)\.conf$" || true); do
+			kill -TERM "$pid" 2>/dev/null || true
+		done
+		for pid in $(pgrep -f -- "-c $d/(edge|region)\.conf$" || true); do
+			for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+			kill -KILL "$pid" 2>/dev/null || true
+		done
+		if [ -d "$d/ovs" ]; then "$ovs" stop "$d/ovs"; fi
+		rm -rf "$d"
+		echo "removed the lab of $d"
+	done
+	for h in h1 h2; do
+		ip netns pids "virtio-$h" 2>/dev/null | xargs -r kill 2>/dev/null || true
+		ip netns del "virtio-$h" 2>/dev/null || true
+		ip link del "vio-$h" 2>/dev/null || true
+	done
+	ip netns del virtio-ovs 2>/dev/null || true   # ovs-vswitchd's (ovs.sh), with the bridge's TAP
+	rm -rf /run/dpdk/virtio-edge /run/dpdk/virtio-region /run/dpdk/virtio-ovs
+}
+if [ "${1:-}" = clean ]; then
+	if [ -n "$others" ]; then
+		echo "virtio-lab.sh clean: a lab runs (pid ${others% }): end it (Ctrl-C) instead" >&2
+		exit 1
+	fi
+	clean_killed
+	exit 0
+fi
+[ $# -eq 0 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 for n in virtio-edge virtio-region virtio-ovs; do
 	if [ -d "/run/dpdk/$n" ] && fuser -s "/run/dpdk/$n/config" 2>/dev/null; then
-		echo "make lab-virtio: a DPDK process already uses /run/dpdk/$n: another lab runs; stop it first" >&2
+		if [ -n "$others" ]; then
+			echo "make lab-virtio: another lab runs (pid ${others% }); end it first" >&2
+		else
+			echo "make lab-virtio: a killed lab left processes on /run/dpdk/$n: run '$0 clean' first" >&2
+		fi
 		exit 1
 	fi
 done
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-elapsed() { printf '%.2f' "$(echo "$(date +%s.%N) - $t0" | bc)"; }
+elapsed() { awk -v t0="$t0" -v t="$(date +%s.%N)" 'BEGIN { printf "%.2f", t - t0 }'; }
 ctl() { local side=$1; shift; echo "\$ vbrctl -s \$W/$side.sock $*   # $side"; "$vbrctl" -s "$work/$side.sock" "$@"; }
 group_on() { # SIDE MEMBER: the group uplink of SIDE is on MEMBER
 	"$vbrctl" -s "$work/$1.sock" -j show fgroup uplink 2>/dev/null |
@@ -62,7 +108,7 @@ wait_for() { # TRIES(0.1 s) CMD...: poll until CMD succeeds
 cleanup() {
 	local status=$?
 	set +e
-	trap - EXIT INT TERM
+	trap - EXIT HUP INT TERM
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -74,7 +120,7 @@ cleanup() {
 		ip netns del "virtio-$h" 2>/dev/null
 		ip link del "vio-$h" 2>/dev/null
 	done
-	ip link del "$br" 2>/dev/null
+	ip netns del virtio-ovs 2>/dev/null   # ovs-vswitchd's (ovs.sh), with the bridge's TAP
 	rm -rf /run/dpdk/virtio-edge /run/dpdk/virtio-region /run/dpdk/virtio-ovs
 	if [ "${status:-1}" -eq 0 ]; then
 		[ -n "$work" ] && rm -rf "$work"
@@ -84,6 +130,7 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+trap 'exit 129' HUP   # a closed terminal: without it EXIT's cleanup would not run
 trap 'exit 130' INT TERM
 work=$(mktemp -d /tmp/vbrd-virtio.XXXXXX)
 echo "work dir W=$work (vbrd configs and logs, OVS's database, logs and vhost-user sockets)"
@@ -209,6 +256,6 @@ if [ "${HOLD:-0}" = 1 ]; then
 	echo "vbrd:  $vbrctl -s $work/edge.sock show fgroup   (region: $work/region.sock)"
 	echo "OVS:   $ovs ofctl $work/ovs dump-ports $br"
 	echo "cut:   $ovs cut $work/ovs $br edge-line1 region-line1   (heal: restore, same arguments)"
-	trap 'exit 0' INT TERM   # Ctrl-C is how a held lab ends: nothing to keep
+	trap 'exit 0' HUP INT TERM   # Ctrl-C (or a closed terminal) is how a held lab ends: nothing to keep
 	wait "${pids[0]}"
 fi

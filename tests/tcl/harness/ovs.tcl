@@ -4,8 +4,9 @@
 #
 #   ovs_unavailable            "" or why OVS-DPDK cannot run here (for skip)
 #   ovs_start                  ovsdb-server + ovs-vswitchd-dpdk, run dir
-#                              /tmp/vbrd-tests/PREFIX/ovs, EAL file prefix
-#                              PREFIX-ovs, --no-huge 512 MiB, main lcore CPU 0,
+#                              /tmp/vbrd-tests/PREFIX/ovs, EAL file prefix and
+#                              network namespace (where its TAPs are: ovs-netdev
+#                              and the bridge's) PREFIX-ovs, --no-huge 512 MiB, main lcore CPU 0,
 #                              PMD CPU 1 sleeping up to 500 µs when idle
 #   ovs_bridge {PORT SOCKET ...}   bridge PREFIX-br (netdev), a dpdkvhostuserclient
 #                              port per PORT (vbrd serves SOCKET), no flow
@@ -21,7 +22,8 @@
 #
 # ovs_start registers ovs_stop with lab_on_cleanup, the daemons' pids with
 # the run's pid file and PREFIX-ovs with ::lab::dpdk_prefixes, so that
-# run-tests.sh's cleanup also finds what a killed run left.
+# run-tests.sh's cleanup also finds what a killed run left (the namespace
+# PREFIX-ovs too: it goes with the run's other PREFIX-* namespaces).
 #
 # Not sourced by helpers.tcl: a test that uses it does
 #   source [file join [file dirname [info script]] harness ovs.tcl]
