@@ -27,6 +27,11 @@
 #   OVS_PMD_CPU=1         the one PMD thread (pmd-cpu-mask)
 #   OVS_PMD_MAXSLEEP=500  µs a PMD with no packets may sleep (OVS >= 3.1); 0: spin
 #   OVS_MEM_MB=512        DPDK memory, --no-huge (no hugepage is needed)
+#   OVS_HUGE_MB=0         > 0: DPDK on 2 MiB hugepages instead, this many MiB
+#                         (dpdk-socket-mem and dpdk-socket-limit; OVS runs EAL
+#                         --in-memory, no hugetlbfs mount needed, the pages go
+#                         back when it exits); the caller reserves the pages.
+#                         OVS_MEM_MB is then unused
 # -v prints every OVS command before it runs it ("$ ovs-vsctl ...").
 set -euo pipefail
 
@@ -34,7 +39,7 @@ VSWITCHD=${OVS_VSWITCHD:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 SCHEMA=/usr/share/openvswitch/vswitch.ovsschema
 verbose=0
 if [ "${1:-}" = -v ]; then verbose=1; shift; fi
-[ $# -ge 2 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,35p' "$0" >&2; exit 2; }
 cmd=$1 R=$2
 shift 2
 
@@ -81,8 +86,15 @@ start)
 	vsctl --no-wait init
 	# --legacy-mem: OVS 3.1 adds --in-memory unless the extra args set a
 	# memory mode, and --no-huge (legacy memory) refuses --in-memory.
-	vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
-		"other_config:dpdk-extra=--file-prefix=$prefix --no-pci --no-huge -m ${OVS_MEM_MB:-512} --legacy-mem" \
+	if [ "${OVS_HUGE_MB:-0}" -gt 0 ]; then
+		# no memory mode given: OVS adds --in-memory (hugepages mapped
+		# anonymously, never files), socket-limit caps what it may grow to
+		mem=("other_config:dpdk-extra=--file-prefix=$prefix --no-pci"
+			"other_config:dpdk-socket-mem=$OVS_HUGE_MB" "other_config:dpdk-socket-limit=$OVS_HUGE_MB")
+	else
+		mem=("other_config:dpdk-extra=--file-prefix=$prefix --no-pci --no-huge -m ${OVS_MEM_MB:-512} --legacy-mem")
+	fi
+	vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true "${mem[@]}" \
 		other_config:dpdk-lcore-mask="$(printf '0x%x' $((1 << ${OVS_LCORE_CPU:-0})))" \
 		other_config:pmd-cpu-mask="$(printf '0x%x' $((1 << ${OVS_PMD_CPU:-1})))" \
 		other_config:pmd-maxsleep="${OVS_PMD_MAXSLEEP:-500}" \
