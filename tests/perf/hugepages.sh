@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # MODE, MODE_WHY, ... are the caller's
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # tests/perf/hugepages.sh: 2 MiB hugepages for a bench, sourced by

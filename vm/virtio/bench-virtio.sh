@@ -34,10 +34,13 @@
 # hugepages. Without them (BENCH_HUGEPAGES=0, or too few to be had) both run
 # on 4 KiB pages and every result line says "4 KiB PAGES".
 #
-# 64 B runs are bimodal, on hugepages too: a run gives ~4-5 Mpps (OVS PMD
-# ~150-200 cycles/packet) or ~0.45-0.5 (~1500-1700 cycles/packet), vbrd and
-# testpmd alike, IMIX not; the slow mode is in OVS's PMD (it showed with the
-# generator alone, no packet reaching the forwarder), see vm/virtio/README.md.
+# The generator's OpenFlow flow is installed before its port (fixed port
+# number) with an explicit table-miss drop: a flow added after the port left
+# 2-3 runs in 6 at ~0.5 Mpps instead of ~4 (frames that missed the table went
+# to ovs-vswitchd's slow path, whose main thread then took half the PMD's
+# CPU); see vm/virtio/README.md. Measured 2026-12-06 on hugepages, median of
+# 5 x 5 s: vbrd 4.72 Mpps at 64 B (spread 9 %, PMD 149-164 cycles/packet),
+# 3.41 at IMIX; testpmd 4.41 and 3.55: the bottleneck is OVS's one PMD.
 # Needs root.
 #
 # Environment: BUILD (build), BENCH_RUNS (5), BENCH_SECONDS (5),
