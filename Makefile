@@ -17,6 +17,16 @@
 #   make bench-bgp   build, then a 1.2M-route table into vbrd: over FPM alone,
 #               end to end from BIRD over eBGP through FRR, and into the Linux
 #               kernel by FRR alone for reference (not part of make test)
+#   make lab-virtio   build, then the virtio lab: an IDC edge and a region
+#               gateway (two vbrds) joined by two lines over vhost-user through
+#               Open vSwitch with DPDK, a host behind each; ping, BFD and the
+#               failover group, a silent line cut under a stream and its outage,
+#               the bring-up time (vm/virtio/virtio-lab.sh; HOLD=1 keeps it up
+#               until Ctrl-C)
+#   make bench-virtio   build, then what vbrd forwards through that path in Mpps,
+#               64 B and IMIX 7:4:1 (64/570/1518), OVS-DPDK generating and
+#               sinking, testpmd in vbrd's place for reference (not part of
+#               make test)
 #   make test-asan   build into build-asan (ASan + UBSan), run the unit tests
 #               and the integration files of tests/asan-files.txt there (a part
 #               that runs every feature's code); any sanitizer report fails it
@@ -36,6 +46,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
 
 .PHONY: all deps build build-asan run test load-check unit test-asan unit-asan asan-coverage fuzz bench bench-vrf bench-failover bench-bgp \
+	lab-virtio bench-virtio \
 	clean format deb test-deb \
 	format-check docs
 
@@ -58,7 +69,7 @@ run: deps build
 test: deps build
 	./tests/run-tests.sh
 
-# The load-test profiles of vm/load replayed through vbrd (about 7 s).
+# The load-test profiles of vm/load replayed through vbrd (about 10 s).
 load-check: deps build
 	./tests/run-tests.sh --no-unit load_profiles
 
@@ -79,6 +90,12 @@ bench-failover: deps build
 
 bench-bgp: deps build
 	BUILD=$(BUILD) ./tests/perf/bench-bgp.sh
+
+lab-virtio: deps build
+	./vm/virtio/virtio-lab.sh
+
+bench-virtio: deps build
+	BUILD=$(BUILD) ./vm/virtio/bench-virtio.sh
 
 # -O2 -g: sanitizer reports with file:line; see meson.build for the two
 # gcc warnings turned off in this build only.

@@ -159,17 +159,24 @@ for f in "${files[@]}"; do
 	teepid=$!
 	ft=$(sed -n 's/^# file-timeout: \([0-9][0-9]*\)$/\1/p' "$f" | head -1)
 	[ -n "$ft" ] && [ "$ft" -gt "$file_timeout" ] || ft=$file_timeout
-	timeout -k 10 "$ft" tclsh tests/tcl/run.tcl "$f" >&"$teefd" 2>&1 &
+	# {teefd}>&-: the file's daemons must not inherit tee's pipe, else a
+	# file killed with them still up (timeout -k, SIGKILL) keeps tee open
+	# and the wait below forever
+	timeout -k 10 "$ft" tclsh tests/tcl/run.tcl "$f" >&"$teefd" 2>&1 {teefd}>&- &
 	child=$!
 	wait "$child"
 	rc=$?
 	child=
 	exec {teefd}>&-
+	# what a killed file left running may still write to tee (stdout of a
+	# process in its namespaces): end it before waiting for tee
+	[ "$rc" -eq 0 ] || cleanup
 	wait "$teepid"
 	count "$out"
 	if [ "$rc" -ne 0 ] && [ "$_file_failed" -eq 0 ]; then
 		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-			fail "$area: timed out after $ft s"
+			[ "$rc" -eq 124 ] && fail "$area: timed out after $ft s" ||
+				fail "$area: killed (SIGKILL: timed out after $ft s, or by hand)"
 		else
 			fail "$area: run.tcl exited with status $rc"
 		fi
@@ -181,9 +188,9 @@ for f in "${files[@]}"; do
 		find "$rundir" -maxdepth 1 -type f -newer "$rundir/.started" \
 			\( -name '*.log' -o -name '*.conf' -o -name '*.txt' -o -name '*.json' \) \
 			-exec cp -p {} "$rundir/$area.files/" \;
-		# FRR's and BIRD's instances (configs, logs), named by host
+		# FRR's and BIRD's instances (configs, logs), named by host; OVS's (ovs.tcl)
 		find "$rundir" -maxdepth 1 -type d -newer "$rundir/.started" \
-			\( -name 'frr-*' -o -name 'bird-*' \) \
+			\( -name 'frr-*' -o -name 'bird-*' -o -name ovs \) \
 			-exec cp -rp {} "$rundir/$area.files/" \; 2>/dev/null
 		echo "    $area's logs and configs: $rundir/$area.files"
 	fi

@@ -20,6 +20,14 @@ set clab_tool [file join $clab_dir clab-ns.py]
 set clab_topo [file join $clab_dir twosite.clab.yml]
 set clab_nodes {h1 edge region h2}
 
+proc relative_bin {} {
+    set here [pwd]/
+    if {[string first $here $::vbrd::bin] == 0} {
+        return [string range $::vbrd::bin [string length $here] end]
+    }
+    return $::vbrd::bin
+}
+
 # clab-ns.py CMD ARGS on the lab's prefix and run directory; returns
 # {EXIT OUTPUT} (stdout and stderr together).
 proc clab_tool {cmd args} {
@@ -28,7 +36,9 @@ proc clab_tool {cmd args} {
         set topo [lindex $args 1]
         set args [lrange $args 2 end]
     }
-    set ::env(VBRD_BIN) $::vbrd::bin
+    # relative to the current directory when it lies below it, as the
+    # README's `VBRD_BIN=build/app/vbrd` (the nodes run from /)
+    set ::env(VBRD_BIN) [relative_bin]
     return [lab_run - $::clab_tool $cmd -t $topo --prefix [lab_prefix] \
                 --state [file join [lab_rundir] clab] {*}$args]
 }
@@ -239,12 +249,15 @@ test {the entrypoint says in one line what is missing} {
 }
 
 test {clab-ns.py up killed (SIGTERM) half-way stops what it started} {
-    set state [file join [lab_rundir] clab-killed]
+    # without --state, as the README runs it: the default state directory
+    # (/tmp/clab-ns/PREFIX; a node's fresh /run would hide one under /run)
+    set state /tmp/clab-ns/[lab_prefix]
+    lab_on_cleanup [list file delete -force $state]
     set pidfile [file join $state h2.pid]
     set ::env(VBRD_BIN) $::vbrd::bin
     set out [file join [lab_rundir] clab-killed.out]
     # the nodes are started before the links: kill it once the last node is
-    set up [exec $::clab_tool up -t $::clab_topo --prefix [lab_prefix] --state $state >& $out &]
+    set up [exec $::clab_tool up -t $::clab_topo --prefix [lab_prefix] >& $out &]
     wait_for_condition 200 10 {[file exists $pidfile]} else {
         catch {exec kill -KILL $up}
         fail "no h2.pid: [_lab_read $out]"
@@ -275,9 +288,9 @@ test {clab-ns.py up builds twosite.clab.yml: both vbrds forward on ports eth1..e
     }
     foreach n {edge region} {
         wait_for_condition 100 100 {
-            [lindex [clab_tool exec $n -- $::vbrd::ctl_bin show ports] 0] == 0
+            [lindex [set last [clab_tool exec $n -- $::vbrd::ctl_bin show ports]] 0] == 0
         } else {
-            set ::runner::broken "vbrd in $n does not answer:\n[_lab_read [file join [lab_rundir] clab $n.log]]"
+            set ::runner::broken "vbrctl in $n: [lindex $last 1]\n$n's log:\n[_lab_read [file join [lab_rundir] clab $n.log]]"
             fail $::runner::broken
         }
         set log [_lab_read [file join [lab_rundir] clab $n.log]]

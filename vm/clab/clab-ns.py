@@ -34,7 +34,7 @@ the nodes' processes (TERM, then KILL after 5 s) and deletes the
 namespaces (and with them the veths); it can always be run. `exec` is
 `docker exec` here: CMD inside NODE's namespaces, with its environment.
 State (pids, each node's output NODE.log) lives in --state (default
-/run/clab-ns/PREFIX). Needs root, python3-yaml, iproute2, util-linux.
+/tmp/clab-ns/PREFIX; not under /run, which each node mounts afresh). Needs root, python3-yaml, iproute2, util-linux.
 """
 
 import argparse
@@ -260,7 +260,9 @@ class Lab:
         self.prefix = prefix or f"clab-{self.t['name']}"
         if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", self.prefix):
             raise TopoError(f"prefix '{self.prefix}': want 1..40 of [A-Za-z0-9_.-]")
-        self.state = state or f"/run/clab-ns/{self.prefix}"
+        # not under /run: a node mounts a fresh /run over it, and its
+        # overlay's upper layer lives here
+        self.state = state or f"/tmp/clab-ns/{self.prefix}"
 
     def ns(self, node):
         """The network namespace of NODE."""
@@ -275,7 +277,8 @@ class Lab:
         e = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
              "HOME": "/root", "HOSTNAME": node,
              "CLAB_INTFS": str(len(nd["intfs"])), "CLAB_LABEL_CLAB_NODE_NAME": node,
-             "VBRD_BIN": os.environ.get("VBRD_BIN", "/usr/sbin/vbrd")}
+             # absolute: the nodes run from /
+             "VBRD_BIN": os.path.abspath(os.environ.get("VBRD_BIN", "/usr/sbin/vbrd"))}
         e.update(nd["env"])
         return e
 
@@ -396,7 +399,8 @@ class Lab:
 
     def _enter(self, node):
         pid = self._wait_mounted(node)
-        return ["nsenter", "-t", str(pid), "-n", "-m", "-u", "--"]
+        # -r: the node's root, which is this tool's (also in a chroot)
+        return ["nsenter", "-t", str(pid), "-n", "-m", "-u", "-r", "--"]
 
     def exec(self, node, cmd):
         """Run CMD inside NODE as `docker exec` would; return its exit status."""
@@ -456,7 +460,7 @@ def main():
     ap.add_argument("cmd", choices=["up", "down", "exec", "check"])
     ap.add_argument("-t", "--topo", default=os.path.join(HERE, "twosite.clab.yml"))
     ap.add_argument("--prefix", help="namespace name prefix (default clab-NAME)")
-    ap.add_argument("--state", help="pids and logs (default /run/clab-ns/PREFIX)")
+    ap.add_argument("--state", help="pids and logs (default /tmp/clab-ns/PREFIX)")
     ap.add_argument("node", nargs="?", help="exec: the node")
     args = sys.argv[1:]
     argv = args[args.index("--") + 1:] if "--" in args else []

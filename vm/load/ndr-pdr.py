@@ -25,8 +25,6 @@ import argparse
 import json
 import sys
 
-from trex.stl.api import STLClient, STLProfile  # TRex >= 2.40
-
 
 def parse_rate(text):
     """'14.88mpps', '500kpps', '1000pps' or '1000' -> packets/s."""
@@ -125,6 +123,13 @@ def main():
     ap.add_argument("--json", help="write the result as JSON to FILE, or - for stdout")
     a = ap.parse_args()
     log = (lambda m: print(m, file=sys.stderr)) if a.json == "-" else print
+
+    # here, not at the top: --help works without TRex
+    try:
+        from trex.stl.api import STLClient, STLProfile  # TRex >= 2.40
+    except ImportError as e:
+        sys.exit(f"ndr-pdr.py: TRex's Python API is not on PYTHONPATH ({e}); add "
+                 "TRex's automation/trex_control_plane/interactive folder")
 
     tun = dict(kv.split("=", 1) for kv in a.tunables.split(",") if kv)
     hi, lo = parse_rate(a.max_rate), parse_rate(a.min_rate)

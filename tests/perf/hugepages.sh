@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # MODE, MODE_WHY, ... are the caller's
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tests/perf/hugepages.sh: 2 MiB hugepages for a bench, sourced by
+# tests/perf/bench.sh (make bench, bench-qos.sh) and vm/virtio/bench-virtio.sh.
+# The caller defines log() (a line to stderr) and TMP (a work dir), sets
+# WANT_PAGES (free 2 MiB pages wanted; 0: none) and MIN_PAGES (fewer than
+# this: no-huge), and calls huge_setup once, huge_restore at exit (also on
+# failure or Ctrl-C). huge_setup raises /proc/sys/vm/nr_hugepages when
+# fewer pages are free and mounts hugetlbfs at /dev/hugepages when none is
+# mounted, but only in a private mount namespace (BENCH_MOUNT_NS=1: the
+# caller re-ran itself under `unshare --mount --propagation private`), so
+# that other DPDK processes on the machine neither see nor take the pages.
+# It sets MODE to hugepages, or to no-huge with the reason in MODE_WHY;
+# huge_restore sets nr_hugepages back and unmounts what it mounted.
+
+HUGE_MNT=/dev/hugepages
+HUGE_PREV=""               # nr_hugepages before the bench raised it
+HUGE_MOUNTED=0 HUGE_MKDIR=0
+MODE=no-huge               # how the programs run: hugepages or no-huge
+MODE_WHY=""                # why no-huge
+
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+huge_setup() {  # have WANT_PAGES free 2 MiB pages and hugetlbfs mounted, or set MODE_WHY
+	local total free
+	if [ "$WANT_PAGES" = 0 ]; then
+		MODE_WHY="BENCH_HUGEPAGES=0"; return
+	fi
+	if [ "$(meminfo Hugepagesize)" != 2048 ]; then
+		MODE_WHY="default hugepage size is $(meminfo Hugepagesize) kB, not 2048"; return
+	fi
+	if ! awk '$3 == "hugetlbfs" { found = 1 } END { exit !found }' /proc/mounts; then
+		if [ "${BENCH_MOUNT_NS:-}" != 1 ]; then
+			MODE_WHY="no hugetlbfs mounted, and no private mount namespace to mount one in"
+			return
+		fi
+		[ -d "$HUGE_MNT" ] || { mkdir "$HUGE_MNT" && HUGE_MKDIR=1; } ||
+			{ MODE_WHY="cannot create $HUGE_MNT"; return; }
+		mount -t hugetlbfs -o pagesize=2M nodev "$HUGE_MNT" 2>"$TMP/mount.err" ||
+			{ MODE_WHY="cannot mount hugetlbfs: $(cat "$TMP/mount.err")"; return; }
+		HUGE_MOUNTED=1
+	fi
+	huge_raise "$WANT_PAGES"
+	free=$(meminfo HugePages_Free)
+	if [ "$free" -lt "$MIN_PAGES" ]; then
+		MODE_WHY="only $free free hugepages, $MIN_PAGES needed"; return
+	fi
+	MODE=hugepages
+}
+
+huge_raise() {  # huge_raise PAGES: have PAGES free 2 MiB pages, raising nr_hugepages
+	local total free now
+	total=$(meminfo HugePages_Total) free=$(meminfo HugePages_Free)
+	[ "$free" -lt "$1" ] || return 0
+	now=$(cat /proc/sys/vm/nr_hugepages)
+	[ -n "$HUGE_PREV" ] || HUGE_PREV=$now
+	echo $((total - free + $1)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	log "hugepages: nr_hugepages $now -> $(cat /proc/sys/vm/nr_hugepages), $(meminfo HugePages_Free) free"
+}
+
+huge_lower() {  # huge_lower PAGES: give back free pages beyond PAGES that the bench added
+	local total free now target
+	[ -n "$HUGE_PREV" ] || return 0
+	total=$(meminfo HugePages_Total) free=$(meminfo HugePages_Free)
+	[ "$free" -gt "$1" ] || return 0
+	now=$(cat /proc/sys/vm/nr_hugepages) target=$((total - free + $1))
+	[ "$target" -ge "$HUGE_PREV" ] || target=$HUGE_PREV
+	echo "$target" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+	log "hugepages: nr_hugepages $now -> $(cat /proc/sys/vm/nr_hugepages), $(meminfo HugePages_Free) free"
+}
+
+huge_restore() {  # give back what huge_setup took (cleanup calls it)
+	if [ -n "$HUGE_PREV" ]; then
+		echo "$HUGE_PREV" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		log "hugepages: nr_hugepages back to $(cat /proc/sys/vm/nr_hugepages)" \
+		    "(asked $HUGE_PREV; pages still in use stay until freed)"
+		HUGE_PREV=""
+	fi
+	if [ "$HUGE_MOUNTED" = 1 ]; then
+		umount "$HUGE_MNT" 2>/dev/null || log "warning: cannot unmount $HUGE_MNT"
+		HUGE_MOUNTED=0
+	fi
+	if [ "$HUGE_MKDIR" = 1 ]; then
+		rmdir "$HUGE_MNT" 2>/dev/null || true
+		HUGE_MKDIR=0
+	fi
+}
+
+huge_kb() {  # hugetlb memory of process $1, kB (0 when it has none or is gone)
+	awk '/^(Private|Shared)_Hugetlb:/ { kb += $2 } END { print kb + 0 }' \
+		"/proc/$1/smaps_rollup" 2>/dev/null || echo 0
+}
+
