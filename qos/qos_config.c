@@ -1257,8 +1257,8 @@ static void check_line_rates(struct cfg_reader *ld, const config_setting_t *rs,
 
 /*
  * Policy @p pol on line @p l: each ECN threshold of a queue is below what
- * the queue can hold (its limit of @p frame-byte frames), else it would
- * never mark.
+ * the queue can hold (its limit of @p frame-byte frames, each with the
+ * line's overhead as a queue's bytes count it), else it would never mark.
  */
 static void check_line_ecn(struct cfg_reader *ld, const config_setting_t *rs,
 			   const struct qos_line_conf *l, const struct qos_policy_conf *pol,
@@ -1273,16 +1273,17 @@ static void check_line_ecn(struct cfg_reader *ld, const config_setting_t *rs,
 		for (int k = 0; k < b->nb_queues; k++) {
 			const struct qos_queue_conf *q = &b->queues[k];
 			uint64_t at = l->rate_bps / 8 * q->ecn.min_us / 1000000;
-			uint64_t holds = (uint64_t)q->limit * frame;
+			uint64_t holds = (uint64_t)q->limit * (frame + l->overhead);
 
 			if (q->ecn.mode != QOS_ECN_OFF && at >= holds)
 				cfg_err(ld, rs,
 					"on this %s line the ECN threshold of %u µs of queue '%s' "
 					"(line %d) of business '%s' in policy '%s' is %llu bytes, "
-					"more than its %u packets of %u bytes hold: it would never "
-					"mark",
+					"more than its %u packets of %u bytes (overhead counted) "
+					"hold: "
+					"it would never mark",
 					r0, q->ecn.min_us, q->name, q->ecn.line, b->name, pol->name,
-					(unsigned long long)at, q->limit, frame);
+					(unsigned long long)at, q->limit, frame + l->overhead);
 		}
 	}
 }

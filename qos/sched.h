@@ -117,7 +117,8 @@ struct qos_queue {
 	int32_t deficit;        /* DRR, bytes (weighted and default queues) */
 	uint32_t quantum;       /* DRR, bytes per round */
 	struct qos_tb cap;      /* priority queues: the cap (rate 0 = none) */
-	uint32_t bytes;         /* frame bytes queued (for ECN's thresholds) */
+	uint32_t bytes; /* bytes queued, each frame with the line's overhead as its rate counts
+	                 * them (for ECN's thresholds, µs of that rate) */
 	struct qos_ecn ecn;
 	struct qos_queue_stats st;
 };
@@ -168,7 +169,7 @@ static inline int qos_sched_enqueue(struct qos_sched *s, unsigned b, unsigned q,
 	qu->ring[qu->tail++ & qu->mask] = m;
 	qu->st.enq_packets++;
 	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
-	qu->bytes += rte_pktmbuf_pkt_len(m);
+	qu->bytes += rte_pktmbuf_pkt_len(m) + s->overhead;
 	bu->busy |= 1u << q;
 	if (bu->backlog++ == 0)
 		s->active |= 1ull << b;

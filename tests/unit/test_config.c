@@ -810,7 +810,7 @@ static void qos_ecn_config(void **state)
 		{ NULL, 16,
 		  "qos.interfaces[0].rate: on this 1G line the ECN threshold of 50 µs of "
 		  "queue 'q8' (line 14) of business 'a' in policy 'edge' is 6250 bytes, more "
-		  "than its 4 packets of 1514 bytes hold: it would never mark" },
+		  "than its 4 packets of 1538 bytes (overhead counted) hold: it would never mark" },
 	};
 	const char *path = "configs/qos-ecn-bad.conf";
 	struct config_errors errs = { 0 };
