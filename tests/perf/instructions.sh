@@ -13,7 +13,9 @@
 # no AVX-512, so rte_fib takes its scalar lookup. Needs valgrind
 # (apt-get install valgrind). INSTR_START_S (60): how long to wait for vbrd's
 # control socket under valgrind (a config of many routes or VRFs takes
-# minutes there).
+# minutes there). INSTR_SHOW="show qos" (any vbrctl command): its JSON
+# (vbrctl -j) at the end of the count, into INSTR_SHOW_OUT (default stderr),
+# e.g. to see whether a QoS scenario marked ECN.
 set -euo pipefail
 CONF=$1
 S=${2:-10}
@@ -45,6 +47,11 @@ sleep 2
 callgrind_control -z $VP >/dev/null 2>&1
 sleep "$S"
 callgrind_control -d $VP >/dev/null 2>&1
+if [ -n "${INSTR_SHOW:-}" ]; then
+	# shellcheck disable=SC2086  # INSTR_SHOW is words of a vbrctl command
+	"$BUILD/app/vbrctl" -s "$T/s.sock" -t 60000 -j $INSTR_SHOW >"${INSTR_SHOW_OUT:-/dev/stderr}" ||
+		echo "instructions.sh: no answer to '$INSTR_SHOW'" >&2
+fi
 sleep 1
 python3 - "$T"/out.*-* <<'PY'
 import collections, re, sys
