@@ -230,13 +230,7 @@ sleep 1.5
 "$ovs" -v cut "$work/ovs" "$br" edge-line1 region-line1
 echo "  $(date -u +%FT%T.%6NZ): line1 cut (vbrd's ports keep their link: only BFD can tell)"
 wait "$spid" "$rpid"
-python3 - "$work/recv.json" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print("  receiver: %d of %d datagrams, %d lost; longest gap in the sequence %.1f ms"
-      " (the outage the cut caused; the sender's own worst pause was %.1f ms)"
-      % (r["received"], r["sent"], r["lost"], r["max_gap_ms"], r.get("sender_max_send_gap_ms", 0)))
-EOF
+python3 "$seqstream" outage "$work/recv.json"
 ctl edge show fgroup uplink
 ctl edge show fgroup history
 ctl region show fgroup uplink
