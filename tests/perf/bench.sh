@@ -124,6 +124,10 @@ NULL_DEV=net_null0,no-rx=1
 # the loop's paths go via has that MAC, and the frames come back addressed
 # to the port's own MAC.
 PS_INTERVAL=${BENCH_PS_INTERVAL:-10}
+# BENCH_INSTR (1 when valgrind is installed): count instructions per packet
+# too (instructions.sh); BENCH_INSTR_S (5): the seconds counted per program
+INSTR=${BENCH_INSTR:-$(command -v valgrind >/dev/null && echo 1 || echo 0)}
+INSTR_S=${BENCH_INSTR_S:-5}
 LOOP_DEV=net_ring0
 LOOP_MAC=00:00:00:00:00:00
 
@@ -364,6 +368,13 @@ EOF
 
 declare -A INST            # vbrd's instance (EAL file prefix) per config tag
 NCONF=0
+instr_of() {  # instr_of TAG: vbrd's instructions/pkt on $TMP/vbrd-TAG.conf (callgrind); the full output in $TMP/instr-TAG.out
+	INSTR_STAGES=$(dirname "$0")/stages.map BUILD=$BUILD "$(dirname "$0")/instructions.sh" \
+		"$TMP/vbrd-$1.conf" "$INSTR_S" >"$TMP/instr-$1.out" 2>"$TMP/instr-$1.err" ||
+		die "instructions.sh failed on $1: $(tail -3 "$TMP/instr-$1.err")"
+	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-$1.out"
+}
+
 vbrd_conf() {  # vbrd_conf TAG KIND IN_DEVARGS CORES MBUFS [EXTRA]: write and check $TMP/vbrd-TAG.conf
 	# instance names have at most 31 characters: a number, not the tag
 	NCONF=$((NCONF + 1))
@@ -685,6 +696,16 @@ for scen in $SCENARIOS; do
 		lp=$BASE_PPS lcy=$BASE_CY
 	fi
 	[ "$scen" != ipv4-64 ] || BASE_PPS=$vp BASE_CY=$vcy
+	# Instructions per packet beside the cycles (instructions.sh, callgrind):
+	# they do not move with the host. Prototype: vxlan-encap-ps-64 only.
+	if [ "$INSTR" = 1 ] && [ "$peer" = ps ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") pi=$(instr_of "$scen-plain")
+		RESULTS+=("$(awk -v s="$scen" -v a="$vi" -v b="$pi" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt plain encap %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
+		sed -n 's/^stage /bench: '"$scen"' stage /p' "$TMP/instr-$scen.out" >"$TMP/instr-$scen.stages"
+		while read -r l; do RESULTS+=("$l"); done <"$TMP/instr-$scen.stages"
+	fi
 	log "$scen: $peer $lcy cycles/pkt; raw Mpps ratio $(awk -v a="$vp" -v b="$lp" 'BEGIN { printf "%.2f", a / b }')"
 	# ratio: vbrd's packets per busy core-second over the peer's, i.e.
 	# the peer's cycles/pkt over vbrd's. It equals the Mpps ratio when both

@@ -13,7 +13,10 @@
 # no AVX-512, so rte_fib takes its scalar lookup. Needs valgrind
 # (apt-get install valgrind). INSTR_START_S (60): how long to wait for vbrd's
 # control socket under valgrind (a config of many routes or VRFs takes
-# minutes there).
+# minutes there). INSTR_STAGES=MAP: also the instructions per packet of each
+# stage, MAP's table of function regexes to stages (stages.map;
+# callgrind_pkt.py). INSTR_KEEP=DIR: keep callgrind's files in DIR/CONF's
+# name (for callgrind_annotate, or callgrind_pkt.py again).
 set -euo pipefail
 CONF=$1
 S=${2:-10}
@@ -46,40 +49,8 @@ callgrind_control -z $VP >/dev/null 2>&1
 sleep "$S"
 callgrind_control -d $VP >/dev/null 2>&1
 sleep 1
-python3 - "$T"/out.*-* <<'PY'
-import collections, re, sys
-def parse(path):
-    names, self_ir, calls = {}, collections.Counter(), collections.Counter()
-    cur = cfn = None
-    pending = False
-    def name(s):
-        m = re.match(r'\((\d+)\)(?: (.*))?', s)
-        if m.group(2):
-            names[m.group(1)] = m.group(2)
-        return names.get(m.group(1), m.group(1))
-    for line in open(path):
-        line = line.rstrip('\n')
-        if line.startswith('fn='):
-            cur = name(line[3:])
-        elif line.startswith('cfn='):
-            cfn = name(line[4:])
-        elif line.startswith('calls='):
-            calls[cfn] += int(line[6:].split()[0])
-            pending = True
-        elif line and (line[0].isdigit() or line[0] in '+-*'):
-            if pending:
-                pending = False  # the inclusive cost of the call just named
-            else:
-                self_ir[cur] += int(line.split()[-1])
-    return self_ir, calls
-# the worker's thread: the one that freed the packets
-self_ir, calls = max((parse(p) for p in sys.argv[1:]), key=lambda r: r[1]['rte_pktmbuf_free'])
-n = calls['rte_pktmbuf_free']
-if n == 0:
-    sys.exit('instructions.sh: no packet left vbrd (no calls to rte_pktmbuf_free)')
-total = sum(self_ir.values())
-print('instructions: %.1f per packet (%d packets)' % (total / n, n))
-for fn, v in self_ir.most_common(12):
-    if v / n >= 0.5:
-        print('%8.1f  %s' % (v / n, fn))
-PY
+if [ -n "${INSTR_KEEP:-}" ]; then
+	mkdir -p "$INSTR_KEEP/$(basename "$CONF" .conf)"
+	cp "$T"/out.* "$INSTR_KEEP/$(basename "$CONF" .conf)/"
+fi
+python3 "$(dirname "$0")/callgrind_pkt.py" ${INSTR_STAGES:+--stages "$INSTR_STAGES"} "$T"/out.*-*
