@@ -375,6 +375,20 @@ instr_of() {  # instr_of TAG: vbrd's instructions/pkt on $TMP/vbrd-TAG.conf (cal
 	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-$1.out"
 }
 
+instr_l3fwd() {  # instr_l3fwd SCENARIO PCAP: l3fwd's instructions/pkt (callgrind, no hugepages); output in $TMP/instr-l3fwd-SCENARIO.out
+	# l3fwd sends each full burst of 32 in one rte_eth_tx_burst (infinite
+	# replay: every RX burst is full); Debian's DPDK .so files have no
+	# symbol for net_null's free
+	INSTR_PACKETS_FN=rte_eth_tx_burst,32 BUILD=$BUILD "$(dirname "$0")/instructions.sh" --cmd "l3fwd-$1" "$INSTR_S" "entering main loop" -- \
+		"$L3FWD" --no-huge -m 512 --no-pci --file-prefix "$PREFIX-li" -l "$CORE" \
+		--vdev "net_pcap0,rx_pcap=$2,infinite_rx=1" --vdev "$NULL_DEV" -- \
+		-p 0x3 --config="(0,0,$CORE),(1,0,$CORE)" --parse-ptype \
+		>"$TMP/instr-l3fwd-$1.out" 2>"$TMP/instr-l3fwd-$1.err" ||
+		die "instructions.sh failed on l3fwd $1: $(tail -3 "$TMP/instr-l3fwd-$1.err")"
+	rm -rf "/var/run/dpdk/$PREFIX-li"
+	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-l3fwd-$1.out"
+}
+
 vbrd_conf() {  # vbrd_conf TAG KIND IN_DEVARGS CORES MBUFS [EXTRA]: write and check $TMP/vbrd-TAG.conf
 	# instance names have at most 31 characters: a number, not the tag
 	NCONF=$((NCONF + 1))
@@ -697,7 +711,14 @@ for scen in $SCENARIOS; do
 	fi
 	[ "$scen" != ipv4-64 ] || BASE_PPS=$vp BASE_CY=$vcy
 	# Instructions per packet beside the cycles (instructions.sh, callgrind):
-	# they do not move with the host. Prototype: vxlan-encap-ps-64 only.
+	# they do not move with the host. Prototype: the l3fwd scenarios and
+	# vxlan-encap-ps-64 only.
+	if [ "$INSTR" = 1 ] && [ "$peer" = l3fwd ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") li=$(instr_l3fwd "$scen" "$pcap")
+		RESULTS+=("$(awk -v s="$scen" -v a="$vi" -v b="$li" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt l3fwd %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
+	fi
 	if [ "$INSTR" = 1 ] && [ "$peer" = ps ]; then
 		t0=$(date +%s)
 		vi=$(instr_of "$scen") pi=$(instr_of "$scen-plain")
