@@ -16,26 +16,38 @@ import sys
 
 
 def parse(path):
-    """Self cost per function, and call edges (caller, callee) -> (calls, inclusive Ir)."""
+    """Self cost per function, call edges (caller, callee) -> (calls,
+    inclusive Ir), and self cost per (function, source file): a file
+    other than the function's is code inlined from it (a -g build)."""
     names = {}
+    files = {}
+    by_file = collections.Counter()
+    fl = src = None
     self_ir = collections.Counter()
     calls = collections.Counter()
     edges = collections.defaultdict(lambda: [0, 0])
     cur = cfn = None
     pending = False
 
-    def name(s):
+    def name(s, table=names):
         m = re.match(r'\((\d+)\)(?: (.*))?', s)
         if m is None:
             return s
         if m.group(2):
-            names[m.group(1)] = m.group(2)
-        return names.get(m.group(1), m.group(1))
+            table[m.group(1)] = m.group(2)
+        return table.get(m.group(1), m.group(1))
 
     for line in open(path):
         line = line.rstrip('\n')
-        if line.startswith('fn='):
+        if line.startswith('fl='):
+            fl = src = name(line[3:], files)
+        elif line.startswith(('fi=', 'fe=')):
+            src = name(line[3:], files)
+        elif line.startswith(('cfi=', 'cfl=')):
+            name(line[4:], files)
+        elif line.startswith('fn='):
             cur = name(line[3:])
+            src = fl
         elif line.startswith('cfn='):
             cfn = name(line[4:])
         elif line.startswith('calls='):
@@ -50,7 +62,8 @@ def parse(path):
                 edges[(cur, cfn)][1] += v
             else:
                 self_ir[cur] += v
-    return self_ir, calls, edges
+                by_file[(cur, src)] += v
+    return self_ir, calls, edges, by_file
 
 
 def load_map(path):
@@ -119,11 +132,13 @@ def main():
     ap.add_argument('--stages')
     ap.add_argument('--packets-fn', default='rte_pktmbuf_free,1')
     ap.add_argument('--top', type=int, default=12)
+    ap.add_argument('--by-file', action='store_true',
+                    help='also the top (function, source file) self costs')
     ap.add_argument('files', nargs='+')
     a = ap.parse_args()
     pfn, k = a.packets_fn.split(',')
     k = int(k)
-    self_ir, calls, edges = max((parse(p) for p in a.files), key=lambda r: r[1][pfn])
+    self_ir, calls, edges, by_file = max((parse(p) for p in a.files), key=lambda r: r[1][pfn])
     n = calls[pfn] * k
     if n == 0:
         sys.exit('callgrind_pkt.py: no packets (no calls to %s)' % pfn)
@@ -132,6 +147,10 @@ def main():
     for fn, v in self_ir.most_common(a.top):
         if v / n >= 0.5:
             print('%8.1f  %s' % (v / n, fn))
+    if a.by_file:
+        for (fn, src), v in by_file.most_common(a.top):
+            if v / n >= 0.5:
+                print('file %8.1f  %-28s %s' % (v / n, fn, src))
     if not a.stages:
         return
     smap = load_map(a.stages)
