@@ -710,23 +710,6 @@ for scen in $SCENARIOS; do
 		lp=$BASE_PPS lcy=$BASE_CY
 	fi
 	[ "$scen" != ipv4-64 ] || BASE_PPS=$vp BASE_CY=$vcy
-	# Instructions per packet beside the cycles (instructions.sh, callgrind):
-	# they do not move with the host. Prototype: the l3fwd scenarios and
-	# vxlan-encap-ps-64 only.
-	if [ "$INSTR" = 1 ] && [ "$peer" = l3fwd ]; then
-		t0=$(date +%s)
-		vi=$(instr_of "$scen") li=$(instr_l3fwd "$scen" "$pcap")
-		RESULTS+=("$(awk -v s="$scen" -v a="$vi" -v b="$li" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
-			printf "bench: %s instructions: vbrd %.1f/pkt l3fwd %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
-	fi
-	if [ "$INSTR" = 1 ] && [ "$peer" = ps ]; then
-		t0=$(date +%s)
-		vi=$(instr_of "$scen") pi=$(instr_of "$scen-plain")
-		RESULTS+=("$(awk -v s="$scen" -v a="$vi" -v b="$pi" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
-			printf "bench: %s instructions: vbrd %.1f/pkt plain encap %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
-		sed -n 's/^stage /bench: '"$scen"' stage /p' "$TMP/instr-$scen.out" >"$TMP/instr-$scen.stages"
-		while read -r l; do RESULTS+=("$l"); done <"$TMP/instr-$scen.stages"
-	fi
 	log "$scen: $peer $lcy cycles/pkt; raw Mpps ratio $(awk -v a="$vp" -v b="$lp" 'BEGIN { printf "%.2f", a / b }')"
 	# ratio: vbrd's packets per busy core-second over the peer's, i.e.
 	# the peer's cycles/pkt over vbrd's. It equals the Mpps ratio when both
@@ -766,6 +749,25 @@ for scen in $SCENARIOS; do
 			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt (1 worker %.2f Mpps %.0f cycles/pkt) scaling raw %.2f per-core %.2f (target >= 1.9) %s\n",
 				s, v / 1e6, vc, l / 1e6, lc, v / l, 2 * lc / vc, m }')") ;;
 	esac
+	# Instructions per packet beside the cycles (instructions.sh, callgrind):
+	# they do not move with the host. Prototype: the l3fwd scenarios and
+	# vxlan-encap-ps-64 only.
+	ILINES=()
+	if [ "$INSTR" = 1 ] && [ "$peer" = l3fwd ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") li=$(instr_l3fwd "$scen" "$pcap")
+		ILINES+=("$(awk -v s="$scen" -v a="$vi" -v b="$li" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt l3fwd %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
+	fi
+	if [ "$INSTR" = 1 ] && [ "$peer" = ps ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") pi=$(instr_of "$scen-plain")
+		ILINES+=("$(awk -v s="$scen" -v a="$vi" -v b="$pi" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt plain encap %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
+		sed -n 's/^stage /bench: '"$scen"' stage /p' "$TMP/instr-$scen.out" >"$TMP/instr-$scen.stages"
+		while read -r line; do ILINES+=("$line"); done <"$TMP/instr-$scen.stages"
+	fi
+	[ ${#ILINES[@]} -eq 0 ] || RESULTS+=("${ILINES[@]}")
 	[ "$kind" != fib ] || { huge_lower "$WANT_PAGES"; rm -f "$TMP/fib-routes.conf"; }
 done
 printf '%s\n' "${RESULTS[@]}"
