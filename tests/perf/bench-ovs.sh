@@ -41,7 +41,8 @@
 # main + handler threads) / pps, like l3fwd's in bench.sh; R is OVS's
 # cycles/pkt over vbrd's. Environment: bench.sh's BUILD, BENCH_RUNS,
 # BENCH_SECONDS, BENCH_CORE, BENCH_HUGEPAGES, TSC_HZ, and
-#   BENCH_OVS_SCENARIOS="ipv4-64 vxlan-encap-64 vxlan-decap"
+#   BENCH_OVS_SCENARIOS="ipv4-64 vxlan-encap-64 vxlan-decap" (also: ipv4-imix,
+#                        vxlan-encap-imix: bench.sh's IMIX pcap, same setups)
 #   OVS_LCORE_CPU        ovs-vswitchd's main lcore (default: the core that
 #                        is not BENCH_CORE)
 set -euo pipefail
@@ -82,7 +83,11 @@ ovs_setup() {
 	ns=$(cat "$r/netns")
 	# fail_mode=secure: no NORMAL flow when the flows are deleted
 	br() { echo add-br "$1" -- set bridge "$1" datapath_type=netdev fail_mode=secure; }
-	sink() { echo add-port "$1" sink -- set Interface sink type=dpdk "options:dpdk-devargs=$NULL_DEV" ofport_request=2; }
+	# the sink's MTU is vbrd's "out" line's in the tunnel scenarios
+	# (1550: IMIX's 1518-byte frames fit in VXLAN); OVS drops what
+	# exceeds a port's MTU
+	sink() { echo add-port "$1" sink -- set Interface sink type=dpdk "options:dpdk-devargs=$NULL_DEV" \
+		ofport_request=2 mtu_request=$ENCAP_LINE_MTU; }
 	case $kind in
 	route)
 		# shellcheck disable=SC2046
@@ -176,6 +181,10 @@ run_ovs() {  # run_ovs SCENARIO KIND PCAP RUN -> PPS (median packets/s), CORES (
 			sed -n 's/.*n_packets=\([0-9]*\),.*/\1/p') || err=""
 		[ "${err:-0}" = 0 ] || log "warning: OVS dropped $err packets of the pcap on $b"
 	done
+	# and none may be lost on the sink (over its MTU, or its TX full)
+	err=$(ovs ofctl "$OVS_RUN" dump-ports "$OVS_BR" sink 2>/dev/null |
+		sed -n 's/.*tx pkts=.*drop=\([0-9]*\),.*/\1/p') || err=""
+	[ "${err:-0}" = 0 ] || log "warning: OVS dropped $err packets on its sink port's TX"
 	ovs appctl "$OVS_RUN" dpctl/dump-flows 2>/dev/null | grep -v '^flow-dump' |
 		sed 's/^/bench:   ovs   datapath flow: /' | grep -v 'eth_type(0x86dd)' | head -3 >&2 || true
 	ovs appctl "$OVS_RUN" dpif-netdev/pmd-stats-show 2>/dev/null |
@@ -202,14 +211,16 @@ for scen in $OVS_SCENARIOS; do
 	in_dev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
 	case $scen in
 	ipv4-64) kind=route; pcap_flows "$pcap" 64 ;;
+	ipv4-imix) kind=route; pcap_flows "$pcap" imix ;;
 	vxlan-encap-64) kind=encap; pcap_flows "$pcap" 64 ;;
+	vxlan-encap-imix) kind=encap; pcap_flows "$pcap" imix ;;
 	vxlan-decap)
 		kind=decap
 		"$PCAPGEN" vxlan "$pcap" --flows $FLOWS --packets $PACKETS --size 64 \
 			--vni $VNI --outer-src $DECAP_REMOTE --outer-dst $DECAP_LOCAL \
 			--dst-mac $DUT_MAC --dst-net $DECAP_INNER_NET --src-net $SRC_NET 2>/dev/null ||
 			die "pcapgen failed for $scen" ;;
-	*) die "unknown scenario '$scen' (ipv4-64, vxlan-encap-64, vxlan-decap)" ;;
+	*) die "unknown scenario '$scen' (ipv4-64, ipv4-imix, vxlan-encap-64, vxlan-encap-imix, vxlan-decap)" ;;
 	esac
 	vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$PACKETS")"
 	v=() vc=() o=() oc=()
