@@ -521,8 +521,23 @@ median() {  # median of the arguments
 		if (NR % 2) print v[(NR+1)/2]; else printf "%.0f\n", (v[NR/2]+v[NR/2+1])/2 }'
 }
 
-# bench-qos.sh sources this file for what is above (settings, hugepages,
-# vbrd's configs and runs, cleanup) and runs its own scenarios.
+mbufs_for() {  # mempool.mbufs for pcaps of N frames in all: net_pcap's infinite_rx
+	# keeps every frame of its files in an mbuf of the port's pool
+	local n=16383
+	while [ "$n" -lt $(($1 + 16383)) ]; do n=$((n * 2 + 1)); done
+	echo "$n"
+}
+
+pcap_flows() {  # pcap_flows OUT SIZE [pcapgen options]: flows pcap to $DST_NET from $SRC_NET
+	local out=$1 size=$2
+	shift 2
+	"$PCAPGEN" flows "$out" --flows $FLOWS --packets $PACKETS --size "$size" \
+		--dst-mac $DUT_MAC --dst-net $DST_NET --src-net $SRC_NET "$@" 2>/dev/null ||
+		die "pcapgen failed for $out"
+}
+
+# bench-qos.sh and bench-ovs.sh source this file for what is above (settings,
+# hugepages, vbrd's configs and runs, pcaps, cleanup) and runs its own scenarios.
 if (return 0 2>/dev/null); then
 	return 0
 fi
@@ -549,21 +564,6 @@ run_cost() {
 	vxlan-encap-ps-64) echo $((4 * SECONDS_PER_RUN + 10)) ;;                   # four vbrd setups
 	*) echo $((2 * SECONDS_PER_RUN + 5)) ;;                                   # two programs
 	esac
-}
-
-mbufs_for() {  # mempool.mbufs for pcaps of N frames in all: net_pcap's infinite_rx
-	# keeps every frame of its files in an mbuf of the port's pool
-	local n=16383
-	while [ "$n" -lt $(($1 + 16383)) ]; do n=$((n * 2 + 1)); done
-	echo "$n"
-}
-
-pcap_flows() {  # pcap_flows OUT SIZE [pcapgen options]: flows pcap to $DST_NET from $SRC_NET
-	local out=$1 size=$2
-	shift 2
-	"$PCAPGEN" flows "$out" --flows $FLOWS --packets $PACKETS --size "$size" \
-		--dst-mac $DUT_MAC --dst-net $DST_NET --src-net $SRC_NET "$@" 2>/dev/null ||
-		die "pcapgen failed for $out"
 }
 
 huge_setup
