@@ -45,7 +45,7 @@ BUILD   ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps build build-asan run test load-check unit test-asan unit-asan asan-coverage fuzz bench bench-vrf bench-failover bench-bgp \
+.PHONY: all deps build build-asan run test load-check unit test-asan unit-asan asan-coverage fuzz bench bench-ovs bench-vrf bench-failover bench-bgp \
 	lab-virtio bench-virtio \
 	clean format deb test-deb \
 	format-check docs
@@ -78,12 +78,16 @@ unit: build
 
 bench: deps build
 	./tests/perf/bench.sh
+	./tests/perf/bench-ovs.sh
 	./tests/perf/scale.sh
 	./tests/perf/bench-qos.sh
 	BUILD=$(BUILD) ./tests/perf/bench-vrf.sh
 
 bench-vrf: deps build
 	BUILD=$(BUILD) ./tests/perf/bench-vrf.sh
+
+bench-ovs: deps build
+	./tests/perf/bench-ovs.sh
 
 bench-failover: deps build
 	BUILD=$(BUILD) ./tests/perf/bench-failover.sh

@@ -248,7 +248,7 @@ fi
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, vbrd's worker and qos_sched's worker on CPU $CORE, qos_sched's RX on CPU $RX_CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, qos_sched --bsz $QOS_BSZ, $MODE_TEXT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=()
-declare -A VBRD_MPPS QS_MPPS
+declare -A VBRD_MPPS QS_MPPS VBRD_INSTR
 n_scen=$(wc -w <<<"$QOS_SCENARIOS") k=0
 for scen in $QOS_SCENARIOS; do
 	k=$((k + 1))
@@ -295,7 +295,16 @@ for scen in $QOS_SCENARIOS; do
 		RESULTS+=("$(awk -v s="$scen" -v v="$vp" -v vc="$vcy" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v lp="$lp" -v m="$MODE_TEXT" 'BEGIN {
 			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) l3fwd %.2f Mpps; vbrd/qos_sched %.2f (Mpps), vbrd/l3fwd %.2f %s\n",
 				s, v / 1e6, vc, q / 1e6, qc, qw, lp / 1e6, v / q, v / lp, m }')")
-	else
+	fi
+	# vbrd's instructions per packet and per stage (callgrind, bench.sh's
+	# instr_of): they do not move with the host. qos_sched's: not yet.
+	if [ -z "$VBRD_WHY" ] && [ "$INSTR" = 1 ]; then
+		t0=$(date +%s)
+		VBRD_INSTR[$scen]=$(instr_of "$scen")
+		RESULTS+=("bench: $scen instructions: vbrd ${VBRD_INSTR[$scen]}/pkt (callgrind, $(( $(date +%s) - t0 )) s)")
+		while read -r line; do RESULTS+=("bench: $scen $line"); done < <(grep '^stage ' "$TMP/instr-$scen.out")
+	fi
+	if [ -n "$VBRD_WHY" ]; then
 		RESULTS+=("$(awk -v s="$scen" -v why="$VBRD_WHY" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
 			printf "bench: %s vbrd - (%s) qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) %s\n",
 				s, why, q / 1e6, qc, qw, m }')")
@@ -306,7 +315,10 @@ printf '%s\n' "${RESULTS[@]}"
 for size in 64 imix; do
 	if [ -n "${VBRD_MPPS[qos-$size]:-}" ] && [ -n "${VBRD_MPPS[qos-starved-$size]:-}" ]; then
 		awk -v s="$size" -v a="${VBRD_MPPS[qos-starved-$size]}" -v b="${VBRD_MPPS[qos-$size]}" \
-			'BEGIN { printf "bench: qos-starved-%s / qos-%s (vbrd) %.2f\n", s, s, a / b }'
+			-v ia="${VBRD_INSTR[qos-starved-$size]:-}" -v ib="${VBRD_INSTR[qos-$size]:-}" \
+			'BEGIN { printf "bench: qos-starved-%s / qos-%s (vbrd) %.2f", s, s, a / b
+				if (ia != "" && ib != "") printf "; instructions %.1f / %.1f per packet, ratio %.3f", ia, ib, ib / ia
+				printf "\n" }'
 	fi
 done
 # the same over the same pcap unstarved: what the starved rates cost, the

@@ -124,6 +124,10 @@ NULL_DEV=net_null0,no-rx=1
 # the loop's paths go via has that MAC, and the frames come back addressed
 # to the port's own MAC.
 PS_INTERVAL=${BENCH_PS_INTERVAL:-10}
+# BENCH_INSTR (1 when valgrind is installed): count instructions per packet
+# too (instructions.sh); BENCH_INSTR_S (5): the seconds counted per program
+INSTR=${BENCH_INSTR:-$(command -v valgrind >/dev/null && echo 1 || echo 0)}
+INSTR_S=${BENCH_INSTR_S:-5}
 LOOP_DEV=net_ring0
 LOOP_MAC=00:00:00:00:00:00
 
@@ -364,6 +368,27 @@ EOF
 
 declare -A INST            # vbrd's instance (EAL file prefix) per config tag
 NCONF=0
+instr_of() {  # instr_of TAG: vbrd's instructions/pkt on $TMP/vbrd-TAG.conf (callgrind); the full output in $TMP/instr-TAG.out
+	INSTR_STAGES=$(dirname "$0")/stages.map BUILD=$BUILD "$(dirname "$0")/instructions.sh" \
+		"$TMP/vbrd-$1.conf" "$INSTR_S" >"$TMP/instr-$1.out" 2>"$TMP/instr-$1.err" ||
+		die "instructions.sh failed on $1: $(tail -3 "$TMP/instr-$1.err")"
+	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-$1.out"
+}
+
+instr_l3fwd() {  # instr_l3fwd SCENARIO PCAP: l3fwd's instructions/pkt (callgrind, no hugepages); output in $TMP/instr-l3fwd-SCENARIO.out
+	# l3fwd sends each full burst of 32 in one rte_eth_tx_burst (infinite
+	# replay: every RX burst is full); Debian's DPDK .so files have no
+	# symbol for net_null's free
+	INSTR_PACKETS_FN=rte_eth_tx_burst,32 BUILD=$BUILD "$(dirname "$0")/instructions.sh" --cmd "l3fwd-$1" "$INSTR_S" "entering main loop" -- \
+		"$L3FWD" --no-huge -m 512 --no-pci --file-prefix "$PREFIX-li" -l "$CORE" \
+		--vdev "net_pcap0,rx_pcap=$2,infinite_rx=1" --vdev "$NULL_DEV" -- \
+		-p 0x3 --config="(0,0,$CORE),(1,0,$CORE)" --parse-ptype \
+		>"$TMP/instr-l3fwd-$1.out" 2>"$TMP/instr-l3fwd-$1.err" ||
+		die "instructions.sh failed on l3fwd $1: $(tail -3 "$TMP/instr-l3fwd-$1.err")"
+	rm -rf "/var/run/dpdk/$PREFIX-li"
+	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-l3fwd-$1.out"
+}
+
 vbrd_conf() {  # vbrd_conf TAG KIND IN_DEVARGS CORES MBUFS [EXTRA]: write and check $TMP/vbrd-TAG.conf
 	# instance names have at most 31 characters: a number, not the tag
 	NCONF=$((NCONF + 1))
@@ -496,8 +521,23 @@ median() {  # median of the arguments
 		if (NR % 2) print v[(NR+1)/2]; else printf "%.0f\n", (v[NR/2]+v[NR/2+1])/2 }'
 }
 
-# bench-qos.sh sources this file for what is above (settings, hugepages,
-# vbrd's configs and runs, cleanup) and runs its own scenarios.
+mbufs_for() {  # mempool.mbufs for pcaps of N frames in all: net_pcap's infinite_rx
+	# keeps every frame of its files in an mbuf of the port's pool
+	local n=16383
+	while [ "$n" -lt $(($1 + 16383)) ]; do n=$((n * 2 + 1)); done
+	echo "$n"
+}
+
+pcap_flows() {  # pcap_flows OUT SIZE [pcapgen options]: flows pcap to $DST_NET from $SRC_NET
+	local out=$1 size=$2
+	shift 2
+	"$PCAPGEN" flows "$out" --flows $FLOWS --packets $PACKETS --size "$size" \
+		--dst-mac $DUT_MAC --dst-net $DST_NET --src-net $SRC_NET "$@" 2>/dev/null ||
+		die "pcapgen failed for $out"
+}
+
+# bench-qos.sh and bench-ovs.sh source this file for what is above (settings,
+# hugepages, vbrd's configs and runs, pcaps, cleanup) and runs its own scenarios.
 if (return 0 2>/dev/null); then
 	return 0
 fi
@@ -524,21 +564,6 @@ run_cost() {
 	vxlan-encap-ps-64) echo $((4 * SECONDS_PER_RUN + 10)) ;;                   # four vbrd setups
 	*) echo $((2 * SECONDS_PER_RUN + 5)) ;;                                   # two programs
 	esac
-}
-
-mbufs_for() {  # mempool.mbufs for pcaps of N frames in all: net_pcap's infinite_rx
-	# keeps every frame of its files in an mbuf of the port's pool
-	local n=16383
-	while [ "$n" -lt $(($1 + 16383)) ]; do n=$((n * 2 + 1)); done
-	echo "$n"
-}
-
-pcap_flows() {  # pcap_flows OUT SIZE [pcapgen options]: flows pcap to $DST_NET from $SRC_NET
-	local out=$1 size=$2
-	shift 2
-	"$PCAPGEN" flows "$out" --flows $FLOWS --packets $PACKETS --size "$size" \
-		--dst-mac $DUT_MAC --dst-net $DST_NET --src-net $SRC_NET "$@" 2>/dev/null ||
-		die "pcapgen failed for $out"
 }
 
 huge_setup
@@ -724,6 +749,29 @@ for scen in $SCENARIOS; do
 			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt (1 worker %.2f Mpps %.0f cycles/pkt) scaling raw %.2f per-core %.2f (target >= 1.9) %s\n",
 				s, v / 1e6, vc, l / 1e6, lc, v / l, 2 * lc / vc, m }')") ;;
 	esac
+	# Instructions per packet beside the cycles (instructions.sh, callgrind):
+	# they do not move with the host. Prototype: the l3fwd scenarios and
+	# vxlan-encap-ps-64 only.
+	ILINES=()
+	if [ "$INSTR" = 1 ] && [ "$peer" = l3fwd ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") li=$(instr_l3fwd "$scen" "$pcap")
+		ILINES+=("$(awk -v s="$scen" -v a="$vi" -v b="$li" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt l3fwd %.1f/pkt ratio %.3f (callgrind, %d s)\n", s, a, b, b / a, t }')")
+	fi
+	if [ "$INSTR" = 1 ] && [ "$peer" = ps ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") pi=$(instr_of "$scen-plain")
+		# the target is met when the instruction ratio meets it and the
+		# cycle ratio (median of the runs) does
+		ILINES+=("$(awk -v s="$scen" -v a="$vi" -v b="$pi" -v t=$(( $(date +%s) - t0 )) -v g="$target" -v vc="$vcy" -v lc="$lcy" 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt plain encap %.1f/pkt ratio %.3f (callgrind, %d s); target >= %s %s (instructions %s, cycles %s)\n",
+				s, a, b, b / a, t, g, (b / a >= g && lc / vc >= g) ? "MET" : "NOT MET",
+				(b / a >= g) ? "meet it" : "short", (lc / vc >= g) ? "meet it" : "short" }')")
+		sed -n 's/^stage /bench: '"$scen"' stage /p' "$TMP/instr-$scen.out" >"$TMP/instr-$scen.stages"
+		while read -r line; do ILINES+=("$line"); done <"$TMP/instr-$scen.stages"
+	fi
+	[ ${#ILINES[@]} -eq 0 ] || RESULTS+=("${ILINES[@]}")
 	[ "$kind" != fib ] || { huge_lower "$WANT_PAGES"; rm -f "$TMP/fib-routes.conf"; }
 done
 printf '%s\n' "${RESULTS[@]}"

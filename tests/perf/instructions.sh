@@ -3,6 +3,9 @@
 #
 # instructions.sh CONFIG [SECONDS]: instructions per packet of vbrd's worker,
 # counted by callgrind (valgrind), and the functions they go to.
+# instructions.sh --cmd NAME SECONDS READY -- COMMAND...: the same for another
+# DPDK program forwarding into net_null (l3fwd), ready once its output
+# matches the regex READY; NAME names it for INSTR_KEEP.
 #
 # The bench's cycle figures move by +-15 % with the host; instruction counts
 # do not, so they show what a change to the data path saves. CONFIG is a
@@ -15,33 +18,53 @@
 # control socket under valgrind (a config of many routes or VRFs takes
 # minutes there). INSTR_SHOW="show qos" (any vbrctl command): its JSON
 # (vbrctl -j) at the end of the count, into INSTR_SHOW_OUT (default stderr),
-# e.g. to see whether a QoS scenario marked ECN.
+# e.g. to see whether a QoS scenario marked ECN. INSTR_STAGES=MAP: also the instructions per packet of each
+# stage, MAP's table of function regexes to stages (stages.map;
+# callgrind_pkt.py). INSTR_KEEP=DIR: keep callgrind's files in DIR/CONF's
+# name (for callgrind_annotate, or callgrind_pkt.py again). INSTR_PACKETS_FN=
+# FN,K: count K packets per call of FN instead of rte_pktmbuf_free (l3fwd:
+# DPDK's shared libraries have no symbol for net_null's free).
 set -euo pipefail
-CONF=$1
-S=${2:-10}
 BUILD=${BUILD:-build}
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
 T=$(mktemp -d /tmp/vbrd-instr.XXXXXX)
 VP=
 trap 'kill -9 $VP 2>/dev/null || true; rm -rf "$T" /var/run/dpdk/vbrdinstr$$' EXIT
-sed -e 's/hugepages = true/hugepages = false/' -e "s/instance = \"[^\"]*\"/instance = \"vbrdinstr$$\"/" \
-	-e "s#socket = \"[^\"]*\"#socket = \"$T/s.sock\"#" "$CONF" > "$T/vbrd.conf"
-# vbrd resolves @include in the top file's directory: copy the included files
-# (those of the top file) next to the copy
-{ grep -o '^@include "[^"]*"' "$CONF" || true; } | sed 's/^@include "\(.*\)"$/\1/' | while read -r inc; do
-	mkdir -p "$T/$(dirname "$inc")"
-	cp "$(dirname "$CONF")/$inc" "$T/$inc"
-done
-grep -q 'instance' "$T/vbrd.conf" || sed -i "1i instance = \"vbrdinstr$$\";" "$T/vbrd.conf"
-grep -q 'socket' "$T/vbrd.conf" || sed -i "1i control = { socket = \"$T/s.sock\"; };" "$T/vbrd.conf"
-valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes \
-	--callgrind-out-file="$T/out.%p" "$BUILD/app/vbrd" -c "$T/vbrd.conf" > "$T/log" 2>&1 &
-VP=$!
-for _ in $(seq $((${INSTR_START_S:-60} * 5))); do
-	"$BUILD/app/vbrctl" -s "$T/s.sock" -j show stats >/dev/null 2>&1 && break
-	kill -0 $VP 2>/dev/null || { cat "$T/log" >&2; exit 1; }
-	sleep 0.2
-done
+VG=(valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file="$T/out.%p")
+if [ "${1:-}" = --cmd ]; then
+	# instructions.sh --cmd NAME SECONDS READY -- COMMAND...: another DPDK
+	# program (l3fwd), ready when its output matches the regex READY;
+	# it must run with --no-huge and its own --file-prefix
+	CONF=$2 S=$3 READY=$4
+	shift 5
+	"${VG[@]}" "$@" >"$T/log" 2>&1 &
+	VP=$!
+	for _ in $(seq $((${INSTR_START_S:-60} * 5))); do
+		grep -qE "$READY" "$T/log" && break
+		kill -0 $VP 2>/dev/null || { cat "$T/log" >&2; exit 1; }
+		sleep 0.2
+	done
+else
+	CONF=$1
+	S=${2:-10}
+	sed -e 's/hugepages = true/hugepages = false/' -e "s/instance = \"[^\"]*\"/instance = \"vbrdinstr$$\"/" \
+		-e "s#socket = \"[^\"]*\"#socket = \"$T/s.sock\"#" "$CONF" > "$T/vbrd.conf"
+	# vbrd resolves @include in the top file's directory: copy the included files
+	# (those of the top file) next to the copy
+	{ grep -o '^@include "[^"]*"' "$CONF" || true; } | sed 's/^@include "\(.*\)"$/\1/' | while read -r inc; do
+		mkdir -p "$T/$(dirname "$inc")"
+		cp "$(dirname "$CONF")/$inc" "$T/$inc"
+	done
+	grep -q 'instance' "$T/vbrd.conf" || sed -i "1i instance = \"vbrdinstr$$\";" "$T/vbrd.conf"
+	grep -q 'socket' "$T/vbrd.conf" || sed -i "1i control = { socket = \"$T/s.sock\"; };" "$T/vbrd.conf"
+	"${VG[@]}" "$BUILD/app/vbrd" -c "$T/vbrd.conf" > "$T/log" 2>&1 &
+	VP=$!
+	for _ in $(seq $((${INSTR_START_S:-60} * 5))); do
+		"$BUILD/app/vbrctl" -s "$T/s.sock" -j show stats >/dev/null 2>&1 && break
+		kill -0 $VP 2>/dev/null || { cat "$T/log" >&2; exit 1; }
+		sleep 0.2
+	done
+fi
 callgrind_control -i on $VP >/dev/null 2>&1
 sleep 2
 callgrind_control -z $VP >/dev/null 2>&1
@@ -53,40 +76,9 @@ if [ -n "${INSTR_SHOW:-}" ]; then
 		echo "instructions.sh: no answer to '$INSTR_SHOW'" >&2
 fi
 sleep 1
-python3 - "$T"/out.*-* <<'PY'
-import collections, re, sys
-def parse(path):
-    names, self_ir, calls = {}, collections.Counter(), collections.Counter()
-    cur = cfn = None
-    pending = False
-    def name(s):
-        m = re.match(r'\((\d+)\)(?: (.*))?', s)
-        if m.group(2):
-            names[m.group(1)] = m.group(2)
-        return names.get(m.group(1), m.group(1))
-    for line in open(path):
-        line = line.rstrip('\n')
-        if line.startswith('fn='):
-            cur = name(line[3:])
-        elif line.startswith('cfn='):
-            cfn = name(line[4:])
-        elif line.startswith('calls='):
-            calls[cfn] += int(line[6:].split()[0])
-            pending = True
-        elif line and (line[0].isdigit() or line[0] in '+-*'):
-            if pending:
-                pending = False  # the inclusive cost of the call just named
-            else:
-                self_ir[cur] += int(line.split()[-1])
-    return self_ir, calls
-# the worker's thread: the one that freed the packets
-self_ir, calls = max((parse(p) for p in sys.argv[1:]), key=lambda r: r[1]['rte_pktmbuf_free'])
-n = calls['rte_pktmbuf_free']
-if n == 0:
-    sys.exit('instructions.sh: no packet left vbrd (no calls to rte_pktmbuf_free)')
-total = sum(self_ir.values())
-print('instructions: %.1f per packet (%d packets)' % (total / n, n))
-for fn, v in self_ir.most_common(12):
-    if v / n >= 0.5:
-        print('%8.1f  %s' % (v / n, fn))
-PY
+if [ -n "${INSTR_KEEP:-}" ]; then
+	mkdir -p "$INSTR_KEEP/$(basename "$CONF" .conf)"
+	cp "$T"/out.* "$INSTR_KEEP/$(basename "$CONF" .conf)/"
+fi
+python3 "$(dirname "$0")/callgrind_pkt.py" ${INSTR_STAGES:+--stages "$INSTR_STAGES"} \
+	${INSTR_PACKETS_FN:+--packets-fn "$INSTR_PACKETS_FN"} "$T"/out.*-*

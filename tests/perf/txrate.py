@@ -9,6 +9,11 @@ per second and print the median of the per-second rates, packets/s.
   txrate.py vbrctl VBRCTL CTL_SOCKET PORT_NAME [--seconds N] [--warmup N]
       vbrd through `VBRCTL -s CTL_SOCKET -j show ports`, "tx_packets" of the
       port named PORT_NAME
+  txrate.py ovs MGMT_SOCKET PORT_NAME [--seconds N] [--warmup N]
+      Open vSwitch through `ovs-ofctl dump-ports unix:MGMT_SOCKET PORT_NAME`
+      (the bridge's RUNDIR/BRIDGE.mgmt), "tx pkts" of that port: read from
+      the device on each call, unlike the Interface table's statistics,
+      which ovs-vswitchd refreshes only every 5 s
 
   --pid PID   also read the CPU time of process PID (all its threads, from
               /proc/PID/stat) each second: how many cores it kept busy.
@@ -66,6 +71,23 @@ class Vbrctl:
             if p["name"] == self.port:
                 return int(p["tx_packets"])
         raise RuntimeError("vbrctl: no port named %r" % self.port)
+
+
+class OvsOfctl:
+    """Open vSwitch: `ovs-ofctl dump-ports` prints "tx pkts=N" per port."""
+
+    def __init__(self, mgmt_socket, port_name):
+        self.argv = ["ovs-ofctl", "dump-ports", "unix:" + mgmt_socket, port_name]
+
+    def tx_packets(self):
+        out = subprocess.run(self.argv, capture_output=True, text=True, timeout=5)
+        if out.returncode != 0:
+            raise RuntimeError("ovs-ofctl exit %d: %s" % (out.returncode, out.stderr.strip()))
+        for line in out.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("tx pkts="):
+                return int(line.split("=", 1)[1].split(",", 1)[0])
+        raise RuntimeError("ovs-ofctl: no 'tx pkts' in %r" % out.stdout)
 
 
 TICK_HZ = os.sysconf("SC_CLK_TCK")
@@ -126,11 +148,16 @@ def main():
     v.add_argument("vbrctl")
     v.add_argument("ctl_socket")
     v.add_argument("port_name")
+    o = sub.add_parser("ovs")
+    o.add_argument("mgmt_socket")
+    o.add_argument("port_name")
     args = ap.parse_args()
 
     try:
         if args.source == "telemetry":
             src = Telemetry(args.socket, args.port_id)
+        elif args.source == "ovs":
+            src = OvsOfctl(args.mgmt_socket, args.port_name)
         else:
             src = Vbrctl(args.vbrctl, args.ctl_socket, args.port_name)
         tid = thread_id(args.pid, args.thread) if args.thread and args.pid else None

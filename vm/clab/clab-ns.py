@@ -128,6 +128,16 @@ def _env_texts(where, text, node):
     return out
 
 
+def _known_keys(where, mapping, known, what="key '{}'"):
+    """Refuse MAPPING (a dict, or WHERE says it is not one) when it has a
+    key outside KNOWN: what this tool does not implement is an error."""
+    if not isinstance(mapping, dict):
+        raise TopoError(f"{where}: want a mapping")
+    for k in mapping:
+        if k not in known:
+            raise TopoError(f"{where}: {what.format(k)} is not implemented")
+
+
 def load(topo_path):
     """Read and check a topology; return a dict name, dir, nodes, links.
 
@@ -144,20 +154,14 @@ def load(topo_path):
             raise TopoError(f"{topo_path}:{n}: environment variable expansion ({m.group(0)}) "
                             f"is not implemented")
     t = yaml.safe_load(text)
-    if not isinstance(t, dict):
-        raise TopoError(f"{topo_path}: not a YAML mapping")
-    for k in t:
-        if k not in ("name", "topology"):
-            raise TopoError(f"{topo_path}: top-level key '{k}' is not implemented")
+    _known_keys(topo_path, t, ("name", "topology"), "top-level key '{}'")
     name = t.get("name")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", name):
         raise TopoError(f"{topo_path}: name: want 1..32 of [A-Za-z0-9_-]")
     topo = t.get("topology")
-    if not isinstance(topo, dict):
+    if topo is None:
         raise TopoError(f"{topo_path}: no topology")
-    for k in topo:
-        if k not in ("nodes", "links"):
-            raise TopoError(f"{topo_path}: topology.{k} is not implemented")
+    _known_keys(f"{topo_path}: topology", topo, ("nodes", "links"), "topology.{}")
     raw_nodes = topo.get("nodes")
     if not isinstance(raw_nodes, dict) or not raw_nodes:
         raise TopoError(f"{topo_path}: topology.nodes: want a mapping of nodes")
@@ -166,11 +170,7 @@ def load(topo_path):
         where = f"{topo_path}: node {nn}"
         if not isinstance(nn, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,14}", nn):
             raise TopoError(f"{where}: name: want 1..15 of [a-z0-9-]")
-        if not isinstance(nd, dict):
-            raise TopoError(f"{where}: want a mapping")
-        for k in nd:
-            if k not in NODE_KEYS:
-                raise TopoError(f"{where}: key '{k}' is not implemented")
+        _known_keys(where, nd, NODE_KEYS)
         if nd.get("kind") != "linux":
             raise TopoError(f"{where}: kind '{nd.get('kind')}': only linux is implemented")
         env = nd.get("env", {})
@@ -210,11 +210,7 @@ def load(topo_path):
     links = []
     for i, lk in enumerate(topo.get("links", []) or []):
         where = f"{topo_path}: links[{i}]"
-        if not isinstance(lk, dict):
-            raise TopoError(f"{where}: want a mapping")
-        for k in lk:
-            if k not in LINK_KEYS:
-                raise TopoError(f"{where}: key '{k}' is not implemented")
+        _known_keys(where, lk, LINK_KEYS)
         eps = _str_list(f"{where}: endpoints", lk.get("endpoints"))
         if len(eps) != 2:
             raise TopoError(f"{where}: endpoints: want two")

@@ -195,13 +195,7 @@ table netdev cut {
 EOF
 echo "  $(date -u +%FT%T.%6NZ): line1 cut (nft in vbrd-rtr: ingress and egress of eth0 drop)"
 wait "$spid" "$rpid"
-python3 - "$work/recv.json" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print("  receiver: %d of %d datagrams, %d lost; longest gap in the sequence %.1f ms"
-      " (the outage the cut caused; the sender's own worst pause was %.1f ms)"
-      % (r["received"], r["sent"], r["lost"], r["max_gap_ms"], r.get("sender_max_send_gap_ms", 0)))
-EOF
+python3 "$seqstream" outage "$work/recv.json"
 ctl show fgroup
 ctl show fgroup history
 ctl show bfd l1

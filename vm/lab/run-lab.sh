@@ -18,6 +18,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=vm/lab/lab-host.sh
+. "$root/vm/lab/lab-host.sh"
 vbrd=$root/build/app/vbrd
 vbrctl=$root/build/app/vbrctl
 src_conf=${VBRD_CONF:-$root/conf/vbrd.conf}
@@ -81,17 +83,7 @@ cp "$src_conf" "$conf"
 step "lab: two hosts in network namespaces, joined to vbrd by veth pairs"
 for n in 1 2; do
 	h=h$n
-	ip netns del "vbrd-$h" 2>/dev/null || true
-	ip link del "vbr-$h" 2>/dev/null || true
-	ip netns add "vbrd-$h"
-	ip link add "vbr-$h" type veth peer name eth0 netns "vbrd-$h"
-	ip link set "vbr-$h" up
-	ip -n "vbrd-$h" link set lo up
-	ip -n "vbrd-$h" link set eth0 up
-	ip -n "vbrd-$h" addr add "10.0.$n.2/24" dev eth0
-	ip -n "vbrd-$h" route add default via "10.0.$n.1"
-	# af_packet hands frames over as they are: let the kernel fill checksums
-	ip netns exec "vbrd-$h" ethtool -K eth0 tx off >/dev/null
+	lab_host "vbrd-$h" "vbr-$h" "10.0.$n.2/24" "10.0.$n.1"
 	echo "  $h: netns vbrd-$h, eth0 10.0.$n.2/24, default via 10.0.$n.1 (vbrd), vbrd side vbr-$h"
 done
 

@@ -26,6 +26,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/vm/virtio
+# shellcheck source=vm/lab/lab-host.sh
+. "$root/vm/lab/lab-host.sh"
 vbrd=$root/build/app/vbrd
 vbrctl=$root/build/app/vbrctl
 ovs=$here/ovs.sh
@@ -138,18 +140,7 @@ echo "work dir W=$work (vbrd configs and logs, OVS's database, logs and vhost-us
 step "hosts: two network namespaces, joined to the root namespace by veth pairs"
 for n in 1 2; do
 	h=h$n
-	ip netns del "virtio-$h" 2>/dev/null || true
-	ip link del "vio-$h" 2>/dev/null || true
-	ip netns add "virtio-$h"
-	ip link add "vio-$h" type veth peer name eth0 netns "virtio-$h"
-	echo 1 >"/proc/sys/net/ipv6/conf/vio-$h/disable_ipv6"
-	ip link set "vio-$h" up
-	ip -n "virtio-$h" link set lo up
-	ip -n "virtio-$h" link set eth0 up
-	ip -n "virtio-$h" addr add "10.$n.$n.2/24" dev eth0
-	ip -n "virtio-$h" route add default via "10.$n.$n.1"
-	# af_packet hands frames over as they are: let the kernel fill checksums
-	ip netns exec "virtio-$h" ethtool -K eth0 tx off >/dev/null
+	lab_host "virtio-$h" "vio-$h" "10.$n.$n.2/24" "10.$n.$n.1"
 	echo "  $h: netns virtio-$h, eth0 10.$n.$n.2/24 via 10.$n.$n.1, vbrd's side vio-$h"
 done
 
@@ -230,13 +221,7 @@ sleep 1.5
 "$ovs" -v cut "$work/ovs" "$br" edge-line1 region-line1
 echo "  $(date -u +%FT%T.%6NZ): line1 cut (vbrd's ports keep their link: only BFD can tell)"
 wait "$spid" "$rpid"
-python3 - "$work/recv.json" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print("  receiver: %d of %d datagrams, %d lost; longest gap in the sequence %.1f ms"
-      " (the outage the cut caused; the sender's own worst pause was %.1f ms)"
-      % (r["received"], r["sent"], r["lost"], r["max_gap_ms"], r.get("sender_max_send_gap_ms", 0)))
-EOF
+python3 "$seqstream" outage "$work/recv.json"
 ctl edge show fgroup uplink
 ctl edge show fgroup history
 ctl region show fgroup uplink

@@ -4,6 +4,8 @@
     seqstream.py send --dst IP --port P --pps N --seconds S [--flows K]
                       [--size B] [--sport BASE]
     seqstream.py recv --port P --seconds S [--bind ADDR] [--json]
+    seqstream.py outage FILE   one line from recv's --json report in FILE:
+                               received, lost, the longest gap (the labs)
 
 The sender sends N datagrams per second for S seconds, each carrying a
 64-bit sequence number (0, 1, 2, ... across all flows) and its send time
@@ -318,6 +320,17 @@ def cmd_recv(a):
     return 0
 
 
+def cmd_outage(a):
+    """Print the labs' one-line outage summary of recv's JSON report."""
+    with open(a.file, encoding="utf-8") as f:
+        r = json.load(f)
+    print("  receiver: %d of %d datagrams, %d lost; longest gap in the sequence %.1f ms"
+          " (the outage the cut caused; the sender's own worst pause was %.1f ms)"
+          % (r["received"], r["sent"], r["lost"], r["max_gap_ms"],
+             r.get("sender_max_send_gap_ms", 0)))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -335,7 +348,11 @@ def main():
     pr.add_argument("--seconds", type=float, required=True)
     pr.add_argument("--bind", default="0.0.0.0")
     pr.add_argument("--json", action="store_true")
+    po = sub.add_parser("outage")
+    po.add_argument("file")
     a = p.parse_args()
+    if a.cmd == "outage":
+        return cmd_outage(a)
     if a.cmd == "send":
         if a.pps <= 0 or a.flows < 1 or a.flows > 65535:
             p.error("want --pps > 0 and 1 <= --flows <= 65535")

@@ -26,6 +26,10 @@ import sys
 from scapy.all import *  # noqa: F401,F403 -- TRex's api exports scapy's layers too
 from scapy.all import NoPayload, Packet, raw
 
+# RFC 1071's checksum from the test tools this stand-in lives among
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")))
+from inetcsum import inet_csum  # noqa: E402
+
 
 class STLError(Exception):
     """TRex's error type (TRexError in trex.common)."""
@@ -153,15 +157,6 @@ class STLScVmRaw:
         self.commands = list(list_of_commands or [])
 
 
-def _csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 class STLPktBuilder:
     """A packet from a scapy object, and its field engine (vm)."""
 
@@ -240,7 +235,7 @@ class STLPktBuilder:
     def _fix_ip(b, off):
         ihl = (b[off] & 0xF) * 4
         b[off + 10:off + 12] = b"\0\0"
-        b[off + 10:off + 12] = struct.pack("!H", _csum(bytes(b[off:off + ihl])))
+        b[off + 10:off + 12] = struct.pack("!H", inet_csum(bytes(b[off:off + ihl])))
 
     @staticmethod
     def _fix_l4(b, l3, l4, l4_type):
@@ -250,7 +245,7 @@ class STLPktBuilder:
         b[at:at + 2] = b"\0\0"
         proto = b[l3 + 9]
         pseudo = bytes(b[l3 + 12:l3 + 20]) + struct.pack("!BBH", 0, proto, seg_len)
-        c = _csum(pseudo + bytes(b[l4:l4 + seg_len]))
+        c = inet_csum(pseudo + bytes(b[l4:l4 + seg_len]))
         if c == 0 and l4_type == CTRexVmInsFixHwCs.L4_TYPE_UDP:
             c = 0xFFFF
         b[at:at + 2] = struct.pack("!H", c)
