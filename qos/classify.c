@@ -462,6 +462,16 @@ void qos_set_dscp(struct rte_mbuf *m, uint8_t dscp)
 	qos_frame_set_dscp(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, dscp);
 }
 
+int qos_set_ce(struct rte_mbuf *m)
+{
+	return qos_frame_set_ce(rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+}
+
+int qos_get_ecn(const struct rte_mbuf *m)
+{
+	return qos_frame_get_ecn(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+}
+
 void qos_set_pcp(struct rte_mbuf *m, uint8_t pcp)
 {
 	qos_frame_set_pcp(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, pcp);

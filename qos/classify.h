@@ -78,6 +78,17 @@ int qos_get_dscp(const struct rte_mbuf *m);
  */
 void qos_set_dscp(struct rte_mbuf *m, uint8_t dscp);
 
+/**
+ * Mark the egress frame @p m Congestion Experienced when it is ECT
+ * (qos_frame_set_ce(): IPv4 checksum updated incrementally, Not-ECT
+ * untouched).
+ * @return the ECN codepoint it had (enum qos_ecn_codepoint), or -1 when not IPv4/IPv6
+ */
+int qos_set_ce(struct rte_mbuf *m);
+
+/** ECN codepoint of the egress frame @p m (enum qos_ecn_codepoint), or -1 when not IPv4/IPv6. */
+int qos_get_ecn(const struct rte_mbuf *m);
+
 /** Set the 802.1p priority (PCP, 0..7) of a tagged egress frame; untagged: nothing. */
 void qos_set_pcp(struct rte_mbuf *m, uint8_t pcp);
 

@@ -8,7 +8,9 @@
  *     feeds it to rte_acl_classify());
  *   - qos_frame_get_dscp(), qos_frame_set_dscp(), qos_frame_set_pcp():
  *     the marking a class asks for (classify.c's qos_get_dscp() & co. on
- *     the first segment of an mbuf).
+ *     the first segment of an mbuf);
+ *   - qos_frame_get_ecn(), qos_frame_set_ce(): the ECN field a congested
+ *     queue marks (sched.h, struct qos_ecn).
  *
  * The frame is an egress one: Ethernet II, 14 bytes, or 18 when bytes
  * 12-13 are 0x8100 (one 802.1Q tag, IEEE 802.1Q-2018 §9.6). IPv4 and IPv6
@@ -227,6 +229,22 @@ static inline int qos_frame_get_dscp(const uint8_t *p, uint32_t len)
 	return (p[l3] & 0xf) << 2 | p[l3 + 1] >> 6;
 }
 
+/* One's complement update of an IPv4 header checksum for one changed
+ * 16-bit word @p m -> @p m2, as loaded: HC' = ~(~HC + ~m + m') (RFC 1624
+ * §3, eqn. 3; byte order does not matter, RFC 1071 §2 (B)). */
+static inline void qos_ip4_csum_update(uint8_t *ip, uint16_t m, uint16_t m2)
+{
+	uint16_t hc;
+	uint32_t sum;
+
+	memcpy(&hc, ip + 10, 2);
+	sum = (uint32_t)(uint16_t)~hc + (uint16_t)~m + m2;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	hc = (uint16_t)~sum;
+	memcpy(ip + 10, &hc, 2);
+}
+
 /**
  * Remark a frame to @p dscp (0..63; higher bits ignored), keeping the two
  * ECN bits (RFC 3168 §5). IPv4: the header checksum is updated from the
@@ -245,24 +263,78 @@ static inline void qos_frame_set_dscp(uint8_t *p, uint32_t len, uint8_t dscp)
 		return;
 	dscp &= 0x3f;
 	if (ver == 4) {
-		uint16_t m, m2, hc;
-		uint32_t sum;
+		uint16_t m, m2;
 
 		memcpy(&m, ip, 2); /* version/IHL and TOS */
 		ip[1] = (uint8_t)(dscp << 2 | (ip[1] & 0x3));
 		memcpy(&m2, ip, 2);
-		memcpy(&hc, ip + 10, 2);
-		sum = (uint32_t)(uint16_t)~hc + (uint16_t)~m + m2;
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		hc = (uint16_t)~sum;
-		memcpy(ip + 10, &hc, 2);
+		qos_ip4_csum_update(ip, m, m2);
 	} else {
 		/* version (4 bits), traffic class (8), flow label (20):
 		 * DSCP is bits 2..7 of the first two bytes, LSB first */
 		ip[0] = (uint8_t)((ip[0] & 0xf0) | dscp >> 2);
 		ip[1] = (uint8_t)((ip[1] & 0x3f) | (dscp & 0x3) << 6);
 	}
+}
+
+/** ECN codepoints (RFC 3168 §5): the two low bits of the IPv4 TOS / IPv6 traffic class. */
+enum qos_ecn_codepoint {
+	QOS_ECN_NOT_ECT = 0,
+	QOS_ECN_ECT1 = 1,
+	QOS_ECN_ECT0 = 2,
+	QOS_ECN_CE = 3,
+};
+
+/**
+ * The ECN field of a frame (enum qos_ecn_codepoint), or -1 when it is not
+ * IPv4/IPv6 or is cut.
+ */
+static inline int qos_frame_get_ecn(const uint8_t *p, uint32_t len)
+{
+	int ver;
+	uint32_t l3 = qos_frame_ip(p, len, &ver);
+
+	if (l3 == 0)
+		return -1;
+	/* IPv6: the traffic class's low 4 bits are the high nibble of byte 1 */
+	return ver == 4 ? p[l3 + 1] & 0x3 : p[l3 + 1] >> 4 & 0x3;
+}
+
+/**
+ * Mark a frame Congestion Experienced (RFC 3168 §5, §6.1.1.1: a router
+ * sets CE in an ECT packet where it would drop it for congestion). ECT(0)
+ * and ECT(1) become CE, the IPv4 header checksum updated incrementally
+ * (RFC 1624); CE stays CE; Not-ECT, non-IP or cut frames are not touched.
+ *
+ * @return the codepoint the frame had (QOS_ECN_CE: marked now or before),
+ *         or -1 when it is not IPv4/IPv6
+ */
+static inline int qos_frame_set_ce(uint8_t *p, uint32_t len)
+{
+	int ver;
+	uint32_t l3 = qos_frame_ip(p, len, &ver);
+	uint8_t *ip = p + l3;
+	int ecn;
+
+	if (l3 == 0)
+		return -1;
+	if (ver == 4) {
+		uint16_t m, m2;
+
+		ecn = ip[1] & 0x3;
+		if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE)
+			return ecn;
+		memcpy(&m, ip, 2); /* version/IHL and TOS */
+		ip[1] |= QOS_ECN_CE;
+		memcpy(&m2, ip, 2);
+		qos_ip4_csum_update(ip, m, m2);
+	} else {
+		ecn = ip[1] >> 4 & 0x3;
+		if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE)
+			return ecn;
+		ip[1] |= QOS_ECN_CE << 4;
+	}
+	return ecn;
 }
 
 /**

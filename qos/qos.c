@@ -182,6 +182,7 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	qos_tb_init(&s->line, line_rate, line_depth, hz, now);
 	s->overhead = lc->overhead;
 	s->hz = hz;
+	s->rng = (uint32_t)(now ^ now >> 32) | 1; /* xorshift32 must not start at 0 */
 	s->nb_business = (uint16_t)pol->nb_businesses;
 	s->b = rte_zmalloc_socket("qos-business", pol->nb_businesses * sizeof(*s->b),
 				  RTE_CACHE_LINE_SIZE, socket);
@@ -244,6 +245,12 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 				goto nomem;
 			q->mask = size - 1;
 			q->limit = qcf->limit;
+			if (qcf->ecn.mode != QOS_ECN_OFF)
+				/* µs of the line's rate in frame bytes, once here: the
+				 * enqueue compares bytes (no division per packet) */
+				qos_ecn_init(&q->ecn, line_rate * qcf->ecn.min_us / 1000000,
+					     line_rate * qcf->ecn.max_us / 1000000,
+					     qcf->ecn.max_ppm);
 			if (qcf->type == QOS_QUEUE_PRIORITY) {
 				uint64_t cap = bytes_per_s(qos_rate_bps(&qcf->cap, lc->rate_bps));
 				qos_tb_init(&q->cap, cap, depth_for(cap, burst_ns, max_frame), hz,

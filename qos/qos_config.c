@@ -512,11 +512,81 @@ static void check_policer_bursts(struct cfg_reader *ld, const config_setting_t *
 
 /* ---- businesses and their queues ------------------------------------------------ */
 
+/*
+ * Member "ecn" of queue @p q:
+ *   ecn = { mode = "step"; threshold_us = 100; };
+ *   ecn = { mode = "ramp"; min_us = 20; max_us = 80; max_probability = "10%"; };
+ */
+static void load_ecn(struct cfg_reader *ld, const config_setting_t *q, struct qos_ecn_conf *e)
+{
+	static const char *const keys[] = { "mode",   "threshold_us",    "min_us",
+					    "max_us", "max_probability", NULL };
+	static const char *const step_only[] = { "threshold_us", NULL };
+	static const char *const ramp_only[] = { "min_us", "max_us", "max_probability", NULL };
+	const config_setting_t *s = cfg_get_typed(ld, q, "ecn", CONFIG_TYPE_GROUP), *ms;
+	const char *v;
+
+	if (s == NULL)
+		return;
+	e->line = cfg_line(s);
+	cfg_check_members(ld, s, keys);
+	if (cfg_get_string(ld, s, "mode", &v) != CFG_VAL_OK) {
+		if (config_setting_get_member(s, "mode") == NULL)
+			cfg_err_missing(ld, s, "mode");
+		return;
+	}
+	if (strcmp(v, "step") == 0) {
+		e->mode = QOS_ECN_STEP;
+	} else if (strcmp(v, "ramp") == 0) {
+		e->mode = QOS_ECN_RAMP;
+	} else {
+		cfg_err(ld, config_setting_get_member(s, "mode"),
+			"unknown ECN mode '%s' (step or ramp)", v);
+		return;
+	}
+	for (const char *const *k = e->mode == QOS_ECN_STEP ? ramp_only : step_only; *k; k++)
+		if ((ms = config_setting_get_member(s, *k)) != NULL)
+			cfg_err(ld, ms, "only ECN mode \"%s\" takes %s",
+				e->mode == QOS_ECN_STEP ? "ramp" : "step", *k);
+	if (e->mode == QOS_ECN_STEP) {
+		if (cfg_get_u32(ld, s, "threshold_us", 1, QOS_ECN_MAX_US, &e->min_us) ==
+		    CFG_VAL_ABSENT)
+			cfg_err_missing(ld, s, "threshold_us");
+		e->max_us = e->min_us;
+		e->max_ppm = 1000000;
+		return;
+	}
+	if (cfg_get_u32(ld, s, "min_us", 1, QOS_ECN_MAX_US, &e->min_us) == CFG_VAL_ABSENT)
+		cfg_err_missing(ld, s, "min_us");
+	if (cfg_get_u32(ld, s, "max_us", 1, QOS_ECN_MAX_US, &e->max_us) == CFG_VAL_ABSENT)
+		cfg_err_missing(ld, s, "max_us");
+	if (e->min_us && e->max_us && e->max_us <= e->min_us)
+		cfg_err(ld, config_setting_get_member(s, "max_us"),
+			"%u µs is not above min_us (%u µs): a ramp needs max_us > min_us (for one "
+			"threshold, use mode \"step\")",
+			e->max_us, e->min_us);
+	ms = config_setting_get_member(s, "max_probability");
+	if (ms == NULL) {
+		cfg_err_missing(ld, s, "max_probability");
+	} else {
+		struct qos_rate r;
+		const char *why = NULL;
+		const char *str = config_setting_type(ms) == CONFIG_TYPE_STRING
+					  ? config_setting_get_string(ms)
+					  : NULL;
+		if (str == NULL || qos_parse_rate(str, true, &r, &why) < 0 || r.ppm == 0)
+			cfg_err(ld, ms, "want a percent, \"0.0001%%\" to \"100%%\"%s%s",
+				why ? ": " : "", why ? why : "");
+		else
+			e->max_ppm = r.ppm;
+	}
+}
+
 /* Member "queues" of business @p bs: priority queues, then weighted, then the default. */
 static void load_queues(struct cfg_reader *ld, const config_setting_t *bs,
 			struct qos_business_conf *b)
 {
-	static const char *const keys[] = { "name", "type", "cap", "percent", "limit", NULL };
+	static const char *const keys[] = { "name", "type", "cap", "percent", "limit", "ecn", NULL };
 	static const char *const types[] = { "priority", "weighted", "default" };
 	struct qos_queue_conf prio[QOS_MAX_PRIO_QUEUES], wq[QOS_MAX_WEIGHT_QUEUES], def = { 0 };
 	const config_setting_t *list, *def_pct = NULL, *named_default = NULL;
@@ -566,6 +636,7 @@ static void load_queues(struct cfg_reader *ld, const config_setting_t *bs,
 			 type == QOS_QUEUE_WEIGHTED)
 			cfg_err_missing(ld, e, "percent");
 		cfg_get_u32(ld, e, "limit", 1, 65536, &q.limit);
+		load_ecn(ld, e, &q.ecn);
 		if (type < 0)
 			continue;
 
@@ -1184,6 +1255,39 @@ static void check_line_rates(struct cfg_reader *ld, const config_setting_t *rs,
 			r0, format_bps(sum, r1, sizeof(r1)), pol->name);
 }
 
+/*
+ * Policy @p pol on line @p l: each ECN threshold of a queue is below what
+ * the queue can hold (its limit of @p frame-byte frames, each with the
+ * line's overhead as a queue's bytes count it), else it would never mark.
+ */
+static void check_line_ecn(struct cfg_reader *ld, const config_setting_t *rs,
+			   const struct qos_line_conf *l, const struct qos_policy_conf *pol,
+			   uint32_t frame)
+{
+	char r0[24];
+
+	qos_format_rate(&(struct qos_rate){ .bps = l->rate_bps, .set = true }, r0, sizeof(r0));
+	for (int i = 0; i < pol->nb_businesses; i++) {
+		const struct qos_business_conf *b = &pol->businesses[i];
+
+		for (int k = 0; k < b->nb_queues; k++) {
+			const struct qos_queue_conf *q = &b->queues[k];
+			uint64_t at = l->rate_bps / 8 * q->ecn.min_us / 1000000;
+			uint64_t holds = (uint64_t)q->limit * (frame + l->overhead);
+
+			if (q->ecn.mode != QOS_ECN_OFF && at >= holds)
+				cfg_err(ld, rs,
+					"on this %s line the ECN threshold of %u µs of queue '%s' "
+					"(line %d) of business '%s' in policy '%s' is %llu bytes, "
+					"more than its %u packets of %u bytes (overhead counted) "
+					"hold: "
+					"it would never mark",
+					r0, q->ecn.min_us, q->name, q->ecn.line, b->name, pol->name,
+					(unsigned long long)at, q->limit, frame + l->overhead);
+		}
+	}
+}
+
 static void load_line(struct cfg_reader *ld, const config_setting_t *s, int idx)
 {
 	static const char *const keys[] = { "interface", "policy",      "rate", "overhead",
@@ -1265,6 +1369,9 @@ static void load_line(struct cfg_reader *ld, const config_setting_t *s, int idx)
 
 	if (l->policy >= 0 && l->rate_bps)
 		check_line_rates(ld, rs, l, &q->policies[l->policy]);
+	if (l->policy >= 0 && l->rate_bps && l->iface >= 0)
+		check_line_ecn(ld, rs, l, &q->policies[l->policy],
+			       frame_bytes(&cfg->ifaces[l->iface]));
 }
 
 static void bad_line(struct cfg_reader *ld, const config_setting_t *s, int idx)

@@ -82,6 +82,26 @@ struct qos_policer_conf {
 	int line;
 };
 
+/** ECN marking of a queue (sched.h, struct qos_ecn). */
+enum qos_ecn_mode { QOS_ECN_OFF, QOS_ECN_STEP, QOS_ECN_RAMP };
+
+#define QOS_ECN_MAX_US 1000000 /* thresholds: 1 µs .. 1 s of queue at the line's rate */
+
+/**
+ * A queue's `ecn` group: mark ECT packets CE, instead of letting the queue
+ * build to a tail drop, when the bytes queued ahead of them take longer
+ * than a threshold to send at the line's rate.
+ *   step: threshold_us (DCTCP's K)
+ *   ramp: min_us < max_us, max_probability (DCQCN's Kmin, Kmax, Pmax)
+ */
+struct qos_ecn_conf {
+	enum qos_ecn_mode mode;
+	uint32_t min_us;  /* step: the threshold; ramp: where marking starts */
+	uint32_t max_us;  /* ramp: every ECT packet marked from here (step: = min_us) */
+	uint32_t max_ppm; /* ramp: probability at max_us, parts per million (1..1000000) */
+	int line;
+};
+
 enum qos_queue_type { QOS_QUEUE_PRIORITY, QOS_QUEUE_WEIGHTED, QOS_QUEUE_DEFAULT };
 
 /**
@@ -96,6 +116,7 @@ struct qos_queue_conf {
 	struct qos_rate cap; /* priority queues: optional rate cap (a percent is of the interface) */
 	uint32_t percent;    /* weighted and default: share 1..100 */
 	uint32_t limit; /* packets held before tail drop, 1..65536; default QOS_DEFAULT_QUEUE_LIMIT */
+	struct qos_ecn_conf ecn; /* mode QOS_ECN_OFF: tail drop only */
 	int line;
 };
 

@@ -61,6 +61,9 @@ static const char *queue_type(const struct qos_business *b, unsigned q)
 
 enum { T_LINES, T_BUSINESSES, T_QUEUES, T_CLASSES, T_ALL };
 static const char *const table_names[] = { "lines", "businesses", "queues", "classes" };
+static const char *const ecn_mode_name[] = {
+	[QOS_ECN_OFF] = "off", [QOS_ECN_STEP] = "step", [QOS_ECN_RAMP] = "ramp"
+};
 
 /* The tables of `show qos`, or only table @p which; argv[0] may name an interface. */
 static int qos_tables(int which, int argc, const char *const *argv, json_t **data, char *err,
@@ -96,25 +99,32 @@ static int qos_tables(int which, int argc, const char *const *argv, json_t **dat
 					qos_format_rate(&qcf->cap, share, sizeof(share));
 				else if (qcf->type != QOS_QUEUE_PRIORITY)
 					snprintf(share, sizeof(share), "%u%%", qcf->percent);
-				json_array_append_new(
-					queues,
-					json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, "
-						  "s:I, "
-						  "s:I, s:I, s:I, s:I, s:I, s:I}",
-						  "interface", l->iface_name, "business",
-						  l->business_names[bi], "queue",
-						  l->queue_names[bi][qi], "type", queue_type(b, qi),
-						  "share", share, "limit", (json_int_t)q->limit,
-						  "depth", (json_int_t)d, "packets",
-						  (json_int_t)s.tx_packets, "bytes",
-						  (json_int_t)s.tx_bytes, "rate_bps",
-						  (json_int_t)l->rate_bps_q[k], "enqueued",
-						  (json_int_t)s.enq_packets, "queue_full",
-						  (json_int_t)s.drop_full, "policer_red",
-						  (json_int_t)s.drop_red, "yellow",
-						  (json_int_t)s.yellow, "queue_removed",
-						  (json_int_t)s.drop_removed, "enqueued_bytes",
-						  (json_int_t)s.enq_bytes));
+				json_t *row = json_pack(
+					"{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, "
+					"s:I, "
+					"s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s}",
+					"interface", l->iface_name, "business",
+					l->business_names[bi], "queue", l->queue_names[bi][qi],
+					"type", queue_type(b, qi), "share", share, "limit",
+					(json_int_t)q->limit, "depth", (json_int_t)d, "packets",
+					(json_int_t)s.tx_packets, "bytes", (json_int_t)s.tx_bytes,
+					"rate_bps", (json_int_t)l->rate_bps_q[k], "enqueued",
+					(json_int_t)s.enq_packets, "queue_full",
+					(json_int_t)s.drop_full, "policer_red",
+					(json_int_t)s.drop_red, "yellow", (json_int_t)s.yellow,
+					"queue_removed", (json_int_t)s.drop_removed,
+					"enqueued_bytes", (json_int_t)s.enq_bytes, "ecn_marked",
+					(json_int_t)s.ecn_marked, "queue_full_ect",
+					(json_int_t)s.drop_full_ect, "ecn",
+					ecn_mode_name[qcf->ecn.mode]);
+				if (qcf->ecn.mode != QOS_ECN_OFF) {
+					/* the thresholds as bytes of queue on this line */
+					json_object_set_new(row, "ecn_min_bytes",
+							    json_integer(q->ecn.min));
+					json_object_set_new(row, "ecn_max_bytes",
+							    json_integer(q->ecn.max));
+				}
+				json_array_append_new(queues, row);
 				sum.tx_packets += s.tx_packets;
 				sum.tx_bytes += s.tx_bytes;
 				sum.enq_packets += s.enq_packets;
@@ -122,6 +132,8 @@ static int qos_tables(int which, int argc, const char *const *argv, json_t **dat
 				sum.drop_red += s.drop_red;
 				sum.drop_removed += s.drop_removed;
 				sum.yellow += s.yellow;
+				sum.ecn_marked += s.ecn_marked;
+				sum.drop_full_ect += s.drop_full_ect;
 				brate += l->rate_bps_q[k];
 				depth += d;
 			}
@@ -130,7 +142,7 @@ static int qos_tables(int which, int argc, const char *const *argv, json_t **dat
 			json_array_append_new(
 				businesses,
 				json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-					  "s:I, s:I, s:I}",
+					  "s:I, s:I, s:I, s:I, s:I}",
 					  "interface", l->iface_name, "business",
 					  l->business_names[bi], "priority", (int)b->priority,
 					  "guaranteed_bps",
@@ -146,7 +158,9 @@ static int qos_tables(int which, int argc, const char *const *argv, json_t **dat
 					  (json_int_t)sum.drop_full, "policer_red",
 					  (json_int_t)sum.drop_red, "yellow",
 					  (json_int_t)sum.yellow, "queue_removed",
-					  (json_int_t)sum.drop_removed));
+					  (json_int_t)sum.drop_removed, "ecn_marked",
+					  (json_int_t)sum.ecn_marked, "queue_full_ect",
+					  (json_int_t)sum.drop_full_ect));
 		}
 		for (unsigned c = 0; c < l->nb_classes; c++) {
 			const struct qos_class_conf *cc = &pol->classes[c];

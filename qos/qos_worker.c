@@ -17,6 +17,7 @@
 
 #include "pipeline/output.h"
 #include "pipeline/worker.h"
+#include "qos/classify_frame.h"
 #include "qos/qos.h"
 
 /* What each worker uses: the generation it moved to last (qos.h, Lifetime). */
@@ -116,8 +117,19 @@ static void line_input(struct worker *w, struct qos_line *l, struct rte_mbuf **p
 			if (d >= 0 && l->dscp_to_pcp[d] >= 0)
 				qos_set_pcp(m, (uint8_t)l->dscp_to_pcp[d]);
 		}
+		/* ECN (sched.h, struct qos_ecn): an ECT packet that finds the
+		 * queue over its threshold is marked CE and queued; Not-ECT
+		 * ones are left to the tail drop, as are all when it is full */
+		struct qos_queue *qu = &l->sched.b[b].q[q];
+		if (unlikely(qos_ecn_congested(&qu->ecn, qu->bytes, &l->sched.rng)) &&
+		    qu->tail - qu->head < qu->limit &&
+		    qos_frame_set_ce(rte_pktmbuf_mtod(m, uint8_t *), m->data_len) > QOS_ECN_NOT_ECT)
+			qst->ecn_marked++;
 		if (unlikely(qos_sched_enqueue(&l->sched, b, q, m) < 0)) {
 			qst->drop_full++;
+			if (qos_frame_get_ecn(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) >
+			    QOS_ECN_NOT_ECT)
+				qst->drop_full_ect++;
 			line_drop(w, l, m, &drop_qos_queue_full);
 		}
 	}

@@ -19,6 +19,23 @@ void qos_tb_init(struct qos_tb *tb, uint64_t rate, uint64_t depth, uint64_t hz, 
 	tb->fill = rate ? (uint64_t)((unsigned __int128)depth * hz / rate) + 1 : 0;
 }
 
+void qos_ecn_init(struct qos_ecn *e, uint64_t min, uint64_t max, uint32_t max_ppm)
+{
+	if (min == 0)
+		min = 1;
+	if (max < min)
+		max = min;
+	e->min = (uint32_t)RTE_MIN(min, (uint64_t)UINT32_MAX);
+	e->max = (uint32_t)RTE_MIN(max, (uint64_t)UINT32_MAX);
+	e->slope = 0;
+	if (e->max > e->min) {
+		/* P × 2^32 at the top of the ramp, <= 2^32; × 2^16 for the
+		 * precision of a wide ramp: (q - min) × slope < 2^48 */
+		uint64_t top = ((uint64_t)RTE_MIN(max_ppm, 1000000u) << 32) / 1000000u;
+		e->slope = (top << 16) / (e->max - e->min);
+	}
+}
+
 /* The set bit of @p mask after bit @p cur, wrapping (mask != 0). */
 static inline unsigned next_bit64(uint64_t mask, unsigned cur)
 {
@@ -113,6 +130,7 @@ static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sc
 	if (q->head == q->tail)
 		return NULL;
 	struct rte_mbuf *m = q->ring[q->head++ & q->mask];
+	q->bytes -= rte_pktmbuf_pkt_len(m) + s->overhead;
 	if (q->head == q->tail) {
 		b->busy &= ~(1u << qi);
 		q->deficit = 0;
@@ -215,6 +233,7 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 		}
 		q->st.tx_packets += run;
 		q->st.tx_bytes += bytes;
+		q->bytes -= (uint32_t)bytes + run * s->overhead;
 		if (is_green)
 			s->green_packets += run;
 		else

@@ -82,8 +82,32 @@ struct qos_queue_stats {
 	uint64_t tx_packets, tx_bytes;   /* dequeued for transmission */
 	uint64_t drop_full;              /* tail drops: the queue held `limit` packets */
 	uint64_t drop_red;               /* red by a class or business policer */
-	uint64_t drop_removed; /* left in a queue a reload removed, or over a lower limit */
-	uint64_t yellow;       /* yellow by a policer (remarked when it says so) */
+	uint64_t drop_removed;  /* left in a queue a reload removed, or over a lower limit */
+	uint64_t yellow;        /* yellow by a policer (remarked when it says so) */
+	uint64_t ecn_marked;    /* ECT packets queued with CE set over the ECN threshold (or
+	                        * that arrived with CE) */
+	uint64_t drop_full_ect; /* of drop_full: ECT or CE packets (marking could not help) */
+};
+
+/**
+ * When a queue marks ECN Congestion Experienced (RFC 3168 §5) instead of
+ * letting it build to a tail drop: on the bytes queued ahead of an ECT
+ * packet, q. Below @p min nothing is marked, at or above @p max every
+ * packet is, between the two a packet is marked with probability
+ * max_p × (q - min) / (max - min): RED's ramp (Floyd & Jacobson, 1993) on
+ * the instantaneous queue, as DCQCN's switches configure it (Kmin, Kmax,
+ * Pmax; Zhu et al., SIGCOMM 2015). A step threshold (DCTCP, RFC 8257 §3.1:
+ * mark when the queue is over K) is the ramp with min == max.
+ *
+ * The thresholds are bytes worked out from µs at the line's rate when the
+ * state is built, and the ramp's slope is prescaled, so the decision is a
+ * compare, and on the ramp a multiply, a shift and a xorshift draw.
+ */
+struct qos_ecn {
+	uint32_t min;   /* bytes queued ahead at which marking starts (>= 1); 0: ECN off */
+	uint32_t max;   /* bytes at which every ECT packet is marked (>= min) */
+	uint64_t slope; /* ramp: max_p × 2^32 × 2^16 / (max - min); P(mark) × 2^32 =
+	                 * (q - min) × slope >> 16 */
 };
 
 struct qos_queue {
@@ -93,6 +117,9 @@ struct qos_queue {
 	int32_t deficit;        /* DRR, bytes (weighted and default queues) */
 	uint32_t quantum;       /* DRR, bytes per round */
 	struct qos_tb cap;      /* priority queues: the cap (rate 0 = none) */
+	uint32_t bytes; /* bytes queued, each frame with the line's overhead as its rate counts
+	                 * them (for ECN's thresholds, µs of that rate) */
+	struct qos_ecn ecn;
 	struct qos_queue_stats st;
 };
 
@@ -123,6 +150,7 @@ struct qos_sched {
 	uint16_t nb_business;
 	uint32_t backlog; /* packets queued in the whole line */
 	struct qos_business *b;
+	uint32_t rng; /* xorshift32 state of the ECN ramps (never 0) */
 	/* totals of what the dequeue decided, for tests of the picks */
 	uint64_t green_packets, borrowed_packets;
 };
@@ -141,11 +169,46 @@ static inline int qos_sched_enqueue(struct qos_sched *s, unsigned b, unsigned q,
 	qu->ring[qu->tail++ & qu->mask] = m;
 	qu->st.enq_packets++;
 	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
+	qu->bytes += rte_pktmbuf_pkt_len(m) + s->overhead;
 	bu->busy |= 1u << q;
 	if (bu->backlog++ == 0)
 		s->active |= 1ull << b;
 	s->backlog++;
 	return 0;
+}
+
+/**
+ * Set @p e from thresholds in bytes and a maximum probability in parts per
+ * million (step: @p min == @p max, @p max_ppm ignored). @p min is raised to
+ * 1 byte: an empty queue never marks.
+ */
+void qos_ecn_init(struct qos_ecn *e, uint64_t min, uint64_t max, uint32_t max_ppm);
+
+/** Marsaglia's xorshift32 (J. Stat. Softw. 8(14), 2003): the next draw of @p x (never 0). */
+static inline uint32_t qos_xorshift32(uint32_t *x)
+{
+	uint32_t v = *x;
+
+	v ^= v << 13;
+	v ^= v >> 17;
+	v ^= v << 5;
+	*x = v;
+	return v;
+}
+
+/**
+ * Whether an ECT packet that finds @p queued bytes ahead of it in a queue
+ * with ECN @p e is marked CE (see struct qos_ecn); @p rng: the line's
+ * xorshift32 state, drawn from on the ramp only. ECN off: false.
+ */
+static inline bool qos_ecn_congested(const struct qos_ecn *e, uint32_t queued, uint32_t *rng)
+{
+	if (queued < e->min || e->min == 0)
+		return false;
+	if (queued >= e->max)
+		return true;
+	uint32_t p = (uint32_t)(((uint64_t)(queued - e->min) * e->slope) >> 16);
+	return qos_xorshift32(rng) < p;
 }
 
 /**

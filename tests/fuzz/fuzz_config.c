@@ -115,6 +115,16 @@ static void check_qos(const struct vbrd_config *c)
 					      : qu->percent >= 1 && qu->percent <= 100);
 				CHECK(qu->limit >= 1 && qu->limit <= 65536);
 				check_rate(&qu->cap);
+				if (qu->ecn.mode != QOS_ECN_OFF) {
+					CHECK(qu->ecn.mode == QOS_ECN_STEP ||
+					      qu->ecn.mode == QOS_ECN_RAMP);
+					CHECK(qu->ecn.min_us >= 1 &&
+					      qu->ecn.max_us <= QOS_ECN_MAX_US);
+					CHECK(qu->ecn.mode == QOS_ECN_STEP
+						      ? qu->ecn.max_us == qu->ecn.min_us
+						      : qu->ecn.max_us > qu->ecn.min_us);
+					CHECK(qu->ecn.max_ppm >= 1 && qu->ecn.max_ppm <= 1000000);
+				}
 			}
 		}
 		for (int i = 0; i < pol->nb_classes; i++) {

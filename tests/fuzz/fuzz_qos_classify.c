@@ -16,7 +16,11 @@
  *     header checksum; a header checksum that verified before does not
  *     verify after (RFC 1624); the DSCP read back is not the one set;
  *   - setting the PCP changes anything but the tag's 3 priority bits, or
- *     changes an untagged frame.
+ *     changes an untagged frame;
+ *   - marking CE (qos_frame_set_ce) returns other than the ECN field
+ *     qos_frame_get_ecn read, changes a Not-ECT, CE or non-IP frame, or
+ *     changes an ECT one beyond the ECN bits (to CE) and the IPv4
+ *     checksum, which still verifies when it did.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -184,6 +188,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		CHECK(f[i] == orig[i]);
+	}
+
+	/* ECN CE */
+	memcpy(orig, f, len);
+	int ecn = qos_frame_get_ecn(f, (uint32_t)len);
+	CHECK((ecn >= 0) == (fam != QOS_KEY_NONE));
+	if (fam == QOS_KEY_IPV4) {
+		hl = (f[l3] & 0xf) * 4u;
+		csum_ok = hl >= 20 && l3 + hl <= len && sum16(f + l3, hl) == 0xffff;
+	}
+	CHECK(qos_frame_set_ce(f, (uint32_t)len) == ecn);
+	for (size_t i = 0; i < len; i++) {
+		if (ecn == QOS_ECN_ECT0 || ecn == QOS_ECN_ECT1) {
+			if (i == l3 + 1 || (fam == QOS_KEY_IPV4 && (i == l3 + 10 || i == l3 + 11)))
+				continue;
+		}
+		CHECK(f[i] == orig[i]);
+	}
+	if (ecn == QOS_ECN_ECT0 || ecn == QOS_ECN_ECT1) {
+		CHECK(qos_frame_get_ecn(f, (uint32_t)len) == QOS_ECN_CE);
+		if (fam == QOS_KEY_IPV4) {
+			CHECK(f[l3 + 1] == (orig[l3 + 1] | 3));
+			if (csum_ok)
+				CHECK(sum16(f + l3, hl) == 0xffff);
+		} else {
+			CHECK(f[l3 + 1] == (orig[l3 + 1] | 0x30));
+		}
 	}
 
 	free(f);

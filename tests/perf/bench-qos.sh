@@ -63,6 +63,12 @@
 #                        give its dequeue more packets per pipe it visits:
 #                        here 5.5 against 4.5 Mpps unstarved, 2.4 against
 #                        1.7 starved, 64 B)
+#   BENCH_QOS_ECN_US=US  the ECN variant: every frame ECT(0) and every vbrd
+#                        queue marking CE at a step threshold of US µs of
+#                        the line's rate (gen_qos_conf.py --ecn-step-us;
+#                        qos_sched runs the same profile); unset: ECN off
+#   BENCH_QOS_LINE=100G  the line's rate (both programs)
+#   BENCH_QOS_BUSINESSES=64, BENCH_QOS_QUEUES=4  the hierarchy (gen_qos_conf.py)
 #   BENCH_QOS_CONFIGS=DIR  write each scenario's pcap, vbrd config (with its
 #                        qos section) and qos_sched profile into DIR, check
 #                        the vbrd configs, and run nothing
@@ -79,10 +85,11 @@ QOS_CONFIGS=${BENCH_QOS_CONFIGS:-}
 RX_CORE=$CORE2
 
 # The hierarchy and traffic (gen_qos_conf.py, pcapgen qos)
-QOS_BUSINESSES=64
-QOS_QUEUES=4
+QOS_BUSINESSES=${BENCH_QOS_BUSINESSES:-64}
+QOS_QUEUES=${BENCH_QOS_QUEUES:-4}
 QOS_SPARSE=60          # skew and starved scenarios: businesses 0..59 with one frame per class
-QOS_LINE=100G
+QOS_LINE=${BENCH_QOS_LINE:-100G}
+QOS_ECN_US=${BENCH_QOS_ECN_US:-}
 QOS_STARVED_RATE=100k
 QOS_PACKETS=3072       # 12 per class unstarved; a multiple of 12 keeps IMIX 7:4:1
 # mempool.mbufs and qos_sched's --msz: vbrd wants its queue limits (256 x 64)
@@ -102,7 +109,10 @@ command -v stdbuf >/dev/null || die "stdbuf missing (coreutils)"
 # ---- one scenario's files ------------------------------------------------------
 
 qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), $TMP/SCEN.qos.conf (vbrd)
-	local scen=$1 size sparse=0 starved=()
+	local scen=$1 size sparse=0 starved=() ecn_pcap=() ecn_conf=()
+	if [ -n "$QOS_ECN_US" ]; then
+		ecn_pcap=(--ecn ect0) ecn_conf=(--ecn-step-us "$QOS_ECN_US")
+	fi
 	case $scen in
 	*-imix) size=imix ;;
 	*) size=64 ;;
@@ -113,12 +123,12 @@ qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), 
 	esac
 	"$PCAPGEN" qos "$TMP/$scen.pcap" --businesses $QOS_BUSINESSES --queues $QOS_QUEUES \
 		--sparse "$sparse" --packets $QOS_PACKETS --size "$size" --dst-mac $DUT_MAC \
-		--dst-net $DST_NET --src-net $SRC_NET 2>"$TMP/$scen.pcapgen" ||
+		--dst-net $DST_NET --src-net $SRC_NET "${ecn_pcap[@]}" 2>"$TMP/$scen.pcapgen" ||
 		{ cat "$TMP/$scen.pcapgen" >&2; die "pcapgen failed for $scen"; }
 	sed 's/^pcapgen: /bench:   /' "$TMP/$scen.pcapgen" >&2
 	$PYTHON "$PERF/gen_qos_conf.py" --qos-sched "$TMP/$scen.cfg" --vbrd "$TMP/$scen.qos.conf" \
 		--businesses $QOS_BUSINESSES --queues $QOS_QUEUES --sparse "$sparse" --line $QOS_LINE \
-		"${starved[@]}" || die "gen_qos_conf.py failed for $scen"
+		"${starved[@]}" "${ecn_conf[@]}" || die "gen_qos_conf.py failed for $scen"
 }
 
 # The vbrd side. Its config is bench.sh's "route" one (pcap in, null sink

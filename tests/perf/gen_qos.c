@@ -26,6 +26,10 @@
  * credit while most of the traffic still leaves; the same file with every
  * business unlimited is its unstarved peer.
  *
+ * `--ecn` sets every frame's ECN field (default Not-ECT): ECT(0) for the
+ * QoS bench's ECN variant. qos_sched reads the TOS as part of its subport
+ * (above), masked to 0 with its one subport, so it is unaffected.
+ *
  * Sources, source ports and destinations follow flow_tuple() over
  * `--flows` flows (frame p is flow p mod flows), the destination port
  * excepted.
@@ -87,6 +91,11 @@ int gen_qos(const struct pcapgen_opts *opts)
 		if (ret < 0)
 			goto out;
 		frame_udp4_set_dscp(buf, (uint8_t)(c % DSCP_VALUES));
+		if (opts->ecn) {
+			/* the TOS's two low bits (RFC 3168 §5) */
+			buf[FRAME_ETH_HLEN + 1] |= opts->ecn;
+			frame_ipv4_fix_cksum(buf + FRAME_ETH_HLEN, FRAME_IPV4_HLEN);
+		}
 		ret = frame_udp4_steer_cksum(buf, len, (uint8_t)(c % opts->queues));
 		if (ret < 0)
 			goto out;

@@ -6,6 +6,7 @@ vbrd's `qos` section, from the same numbers (tests/perf/bench-qos.sh).
   gen_qos_conf.py --qos-sched PROFILE.cfg --vbrd QOS.conf
                   [--businesses 64] [--queues 4] [--sparse 60]
                   [--line 100G] [--starved-rate RATE] [--interface out]
+                  [--ecn-step-us US]
 
 The hierarchy matches the traffic of `pcapgen qos` with the same
 --businesses, --queues and --sparse: business b is qos_sched's pipe b
@@ -40,6 +41,10 @@ overhead per frame, preamble + SFD + gap + FCS):
       pipe rate R, TC period long enough that a period's credit holds two
       1518-byte frames (rte_sched resets, not accumulates, TC credit each
       period: a smaller credit would block large frames for ever)
+
+--ecn-step-us US: every vbrd queue marks ECN CE on ECT packets that find
+US µs of the line's rate queued ahead (`ecn = { mode = "step"; ... }`);
+qos_sched's profile is the same with or without it.
 
 qos_sched's subport is the whole port, every enabled traffic class at the
 port rate, 10 ms TC period.
@@ -91,6 +96,7 @@ ap.add_argument("--sparse", type=int, default=60)
 ap.add_argument("--line", type=rate_bps, default=rate_bps("100G"))
 ap.add_argument("--starved-rate", type=rate_bps, default=None)
 ap.add_argument("--interface", default="out")
+ap.add_argument("--ecn-step-us", type=int, default=None)
 a = ap.parse_args()
 
 B, Q, S = a.businesses, a.queues, a.sparse
@@ -181,13 +187,16 @@ def business(b):
         ceil = ' ceiling = "%s";' % g
     else:
         g, ceil = pct(sparse_share), ""
-    queues = ['{ name = "high"; type = "priority"; limit = %d; }' % QSIZE]
+    ecn = ""
+    if a.ecn_step_us is not None:
+        ecn = ' ecn = { mode = "step"; threshold_us = %d; };' % a.ecn_step_us
+    queues = ['{ name = "high"; type = "priority"; limit = %d;%s }' % (QSIZE, ecn)]
     w = 100 // (Q - 1)
     for i in range(1, Q - 1):
-        queues.append('{ name = "w%d"; type = "weighted"; percent = %d; limit = %d; }'
-                      % (i, w, QSIZE))
-    queues.append('{ name = "default"; type = "default"; percent = %d; limit = %d; }'
-                  % (100 - w * (Q - 2), QSIZE))
+        queues.append('{ name = "w%d"; type = "weighted"; percent = %d; limit = %d;%s }'
+                      % (i, w, QSIZE, ecn))
+    queues.append('{ name = "default"; type = "default"; percent = %d; limit = %d;%s }'
+                  % (100 - w * (Q - 2), QSIZE, ecn))
     return ('      { name = "b%d"; guaranteed = "%s";%s\n        queues = ( %s ); }'
             % (b, g, ceil, ",\n                   ".join(queues)))
 

@@ -16,7 +16,9 @@
 # no AVX-512, so rte_fib takes its scalar lookup. Needs valgrind
 # (apt-get install valgrind). INSTR_START_S (60): how long to wait for vbrd's
 # control socket under valgrind (a config of many routes or VRFs takes
-# minutes there). INSTR_STAGES=MAP: also the instructions per packet of each
+# minutes there). INSTR_SHOW="show qos" (any vbrctl command): its JSON
+# (vbrctl -j) at the end of the count, into INSTR_SHOW_OUT (default stderr),
+# e.g. to see whether a QoS scenario marked ECN. INSTR_STAGES=MAP: also the instructions per packet of each
 # stage, MAP's table of function regexes to stages (stages.map;
 # callgrind_pkt.py). INSTR_KEEP=DIR: keep callgrind's files in DIR/CONF's
 # name (for callgrind_annotate, or callgrind_pkt.py again). INSTR_PACKETS_FN=
@@ -68,6 +70,11 @@ sleep 2
 callgrind_control -z $VP >/dev/null 2>&1
 sleep "$S"
 callgrind_control -d $VP >/dev/null 2>&1
+if [ -n "${INSTR_SHOW:-}" ]; then
+	# shellcheck disable=SC2086  # INSTR_SHOW is words of a vbrctl command
+	"$BUILD/app/vbrctl" -s "$T/s.sock" -t 60000 -j $INSTR_SHOW >"${INSTR_SHOW_OUT:-/dev/stderr}" ||
+		echo "instructions.sh: no answer to '$INSTR_SHOW'" >&2
+fi
 sleep 1
 if [ -n "${INSTR_KEEP:-}" ]; then
 	mkdir -p "$INSTR_KEEP/$(basename "$CONF" .conf)"

@@ -51,7 +51,8 @@ static void usage(FILE *f)
 		"                         [--via6 A] [--size 64..1518] [--packets N]\n"
 		"       pcapgen qos OUT.pcap [--businesses B] [--queues Q] [--sparse S] [--flows "
 		"N]\n"
-		"                         [--size 64..1518|imix] [--packets N]\n"
+		"                         [--size 64..1518|imix] [--packets N] [--ecn "
+		"not-ect|ect0|ect1|ce]\n"
 		"common options:\n"
 		"  --src-mac M    source MAC (default " DEFAULT_SRC_MAC ")\n"
 		"  --dst-mac M    destination MAC: the router's input port "
@@ -78,7 +79,22 @@ static void usage(FILE *f)
 		"  IPv4 ID = business, UDP checksum's 2nd byte = queue (qos_sched's pipe and\n"
 		"  queue); the classes of the first S businesses (default 0) get one frame\n"
 		"  each, the other frames go round-robin over the rest; --packets default\n"
-		"  3 per class\n");
+		"  3 per class; --ecn: the ECN field of every frame (default not-ect)\n");
+}
+
+/* --ecn's codepoint names (RFC 3168 §5) into the field's value. */
+static int parse_ecn(const char *s, uint8_t *out)
+{
+	static const char *const names[] = { "not-ect", "ect1", "ect0", "ce" };
+
+	for (uint8_t i = 0; i < 4; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "pcapgen: --ecn must be not-ect, ect0, ect1 or ce\n");
+	return -EINVAL;
 }
 
 static int parse_u32(const char *s, const char *what, uint32_t min, uint32_t max, uint32_t *out)
@@ -146,6 +162,7 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 		{ "businesses", required_argument, NULL, 'B' },
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "sparse", required_argument, NULL, 'p' },
+		{ "ecn", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -233,6 +250,9 @@ static int parse_opts(int argc, char **argv, const char *mode, struct pcapgen_op
 			break;
 		case 'p':
 			ret = parse_u32(optarg, "--sparse", 0, 4095, &o->sparse);
+			break;
+		case 'e':
+			ret = parse_ecn(optarg, &o->ecn);
 			break;
 		case 'h':
 			usage(stdout);

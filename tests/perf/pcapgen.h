@@ -48,6 +48,7 @@ struct pcapgen_opts {
 	uint32_t businesses; /* businesses (qos_sched: pipes) */
 	uint32_t queues;     /* queues per business */
 	uint32_t sparse;     /* the first this many businesses get one frame per class */
+	uint8_t ecn;         /* ECN field of every frame (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE) */
 };
 
 /** An open pcap output (Ethernet link type, microsecond timestamps). */

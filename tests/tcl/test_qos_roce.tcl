@@ -48,13 +48,15 @@ interfaces = (
     qos_sink h2 {roce "udp dport 4791" tcp "tcp dport 5201"} {tcp}
     assert_ping h1 10.0.2.2 2
 
-    test {the example's policy is in force: roce 80% priority 0, tcp 20%} {
+    test {the example's policy is in force: roce 80% priority 0, tcp 20%, ECN on roce's queue} {
         assert_equal $roce_pct 80 "roce's guarantee in the example"
         assert_equal $tcp_pct 20 "tcp's guarantee in the example"
         set r [qos_business lan2 roce]
         assert_equal [dict get $r guaranteed_bps] [expr {$line_bps * $roce_pct / 100}]
         assert_equal [dict get $r priority] 0
         assert_equal [dict get [qos_queue lan2 roce rdma] limit] 1024
+        # RoCE's queue marks ECN CE (a ramp); its load here is Not-ECT
+        assert_equal [dict get [qos_queue lan2 roce rdma] ecn] ramp
     }
 
     test {RoCEv2 at 2x the line and one TCP flow: RoCE holds 80% +-5% of the line, TCP at least 15%} {

@@ -795,6 +795,53 @@ static void qos_several_errors(void **state)
 	config_errors_free(&errs);
 }
 
+/* Queues' ecn groups: a step, a ramp, and each mistake at its line. */
+static void qos_ecn_config(void **state)
+{
+	static const struct err_case want[] = {
+		{ NULL, 7, "ecn.mode: unknown ECN mode 'red' (step or ramp)" },
+		{ NULL, 8, "ecn.min_us: only ECN mode \"ramp\" takes min_us" },
+		{ NULL, 8, "missing required setting 'threshold_us'" },
+		{ NULL, 9, "ecn.max_us: 20 µs is not above min_us (80 µs)" },
+		{ NULL, 10, "ecn.max_probability: want a percent" },
+		{ NULL, 11, "ecn.threshold_us: 0 is out of range 1..1000000" },
+		{ NULL, 12, "missing required setting 'mode'" },
+		{ NULL, 13, "ecn.max_probability: want a percent" },
+		{ NULL, 16,
+		  "qos.interfaces[0].rate: on this 1G line the ECN threshold of 50 µs of "
+		  "queue 'q8' (line 14) of business 'a' in policy 'edge' is 6250 bytes, more "
+		  "than its 4 packets of 1538 bytes (overhead counted) hold: it would never mark" },
+	};
+	const char *path = "configs/qos-ecn-bad.conf";
+	struct config_errors errs = { 0 };
+	struct vbrd_config cfg;
+
+	(void)state;
+	assert_int_equal(config_load("configs/qos-ecn.conf", &cfg, &errs), 0);
+	const struct qos_business_conf *b = &qos_config_get(&cfg)->policies[0].businesses[0];
+	const struct qos_queue_conf *roce = &b->queues[0], *dctcp = &b->queues[1];
+	assert_string_equal(roce->name, "roce");
+	assert_int_equal(roce->ecn.mode, QOS_ECN_RAMP);
+	assert_int_equal(roce->ecn.min_us, 20);
+	assert_int_equal(roce->ecn.max_us, 80);
+	assert_int_equal(roce->ecn.max_ppm, 125000);
+	assert_int_equal(roce->ecn.line, 10);
+	assert_string_equal(dctcp->name, "dctcp");
+	assert_int_equal(dctcp->ecn.mode, QOS_ECN_STEP);
+	assert_int_equal(dctcp->ecn.min_us, 100);
+	assert_int_equal(dctcp->ecn.max_us, 100);
+	assert_int_equal(b->queues[2].ecn.mode, QOS_ECN_OFF); /* the default queue added */
+	config_free(&cfg);
+
+	assert_int_equal(load_bad(path, &errs), -EINVAL);
+	if (errs.count != (int)(sizeof(want) / sizeof(want[0])))
+		config_errors_print(&errs, stderr);
+	assert_int_equal(errs.count, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(find_msg(&errs, path, want[i].line, want[i].phrase), (int)i);
+	config_errors_free(&errs);
+}
+
 static void missing_file(void **state)
 {
 	struct config_errors errs = { 0 };
@@ -1253,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(qos_good_config),
 		cmocka_unit_test(qos_rates),
 		cmocka_unit_test(qos_several_errors),
+		cmocka_unit_test(qos_ecn_config),
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test_setup_teardown(include_directory, setup_inc_dir, teardown_inc_dir),
 		cmocka_unit_test_setup_teardown(include_fifo, setup_inc_dir, teardown_inc_dir),

@@ -1076,6 +1076,91 @@ static void dscp_not_ip(void **state)
 	assert_memory_equal(b, f.b, f.len);
 }
 
+/*
+ * ECN CE (RFC 3168 §5): ECT(0) and ECT(1) become CE with the IPv4 checksum
+ * updated incrementally (checked against a full recompute over random
+ * headers and every DSCP), CE stays CE, Not-ECT is not touched; IPv6's
+ * traffic class likewise, version, DSCP and flow label kept.
+ */
+static void ecn_set_ce(void **state)
+{
+	(void)state;
+
+	for (int h = 0; h < 400; h++) {
+		uint8_t ihl = (uint8_t)(h < 200 ? 5 : 5 + rnd() % 11);
+		struct pkt p = { .ihl = ihl, .src4 = rnd(), .dst4 = rnd(), .tagged = h & 1 };
+		struct frame f = frame_of(p);
+		uint8_t *ip = f.b + (p.tagged ? 18 : 14);
+
+		for (int i = 2; i < ihl * 4; i++)
+			if (i != 10 && i != 11)
+				ip[i] = (uint8_t)rnd();
+		for (int tos = 0; tos < 256; tos++) {
+			uint8_t b[256], *bip = b + (ip - f.b);
+			int ecn = tos & 3;
+
+			ip[1] = (uint8_t)tos;
+			put16(ip + 10, 0);
+			put16(ip + 10, ref_checksum(ip, ihl * 4u));
+			memcpy(b, f.b, f.len);
+			assert_int_equal(qos_frame_get_ecn(b, f.len), ecn);
+			assert_int_equal(qos_frame_set_ce(b, f.len), ecn);
+			if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE) {
+				assert_memory_equal(b, f.b, f.len); /* untouched */
+				continue;
+			}
+			assert_int_equal(bip[1], tos | 3);
+			assert_int_equal(qos_frame_get_ecn(b, f.len), QOS_ECN_CE);
+			assert_int_equal(ref_checksum(bip, ihl * 4u), 0);
+			bip[1] = ip[1];
+			bip[10] = ip[10];
+			bip[11] = ip[11];
+			assert_memory_equal(b, f.b, f.len);
+		}
+	}
+
+	for (int tc = 0; tc < 256; tc++) {
+		struct pkt p = { .family = 6, .tos = (uint8_t)tc, .flow = rnd(), .tagged = tc & 1 };
+		struct frame f = frame_of(p);
+		uint32_t l2 = p.tagged ? 18 : 14, w;
+		uint8_t b[256];
+		int ecn = tc & 3;
+
+		memcpy(b, f.b, f.len);
+		assert_int_equal(qos_frame_get_ecn(b, f.len), ecn);
+		assert_int_equal(qos_frame_set_ce(b, f.len), ecn);
+		w = (uint32_t)b[l2] << 24 | b[l2 + 1] << 16 | b[l2 + 2] << 8 | b[l2 + 3];
+		assert_int_equal(w >> 28, 6);
+		assert_int_equal(w >> 20 & 0xff, ecn == QOS_ECN_NOT_ECT ? tc : tc | 3);
+		assert_int_equal(w & 0xfffff, p.flow & 0xfffff);
+		assert_memory_equal(b + l2 + 4, f.b + l2 + 4, f.len - l2 - 4);
+		assert_memory_equal(b, f.b, l2);
+	}
+
+	/* not IP, or a cut header: -1, nothing written */
+	struct frame f = frame_of((struct pkt){ .family = 0x0806 });
+	uint8_t b[256];
+	memcpy(b, f.b, f.len);
+	assert_int_equal(qos_frame_get_ecn(b, f.len), -1);
+	assert_int_equal(qos_frame_set_ce(b, f.len), -1);
+	assert_memory_equal(b, f.b, f.len);
+	f = frame_of((struct pkt){ .tos = 2 });
+	memcpy(b, f.b, f.len);
+	assert_int_equal(qos_frame_set_ce(b, 14 + 19), -1);
+	assert_memory_equal(b, f.b, f.len);
+
+	/* through an mbuf */
+	f = frame_of((struct pkt){ .tos = 26 << 2 | QOS_ECN_ECT1, .dst4 = IP4(192, 0, 2, 1) });
+	struct rte_mbuf *m = mbuf_of(&f, f.len, ON_LAN);
+	assert_int_equal(qos_get_ecn(m), QOS_ECN_ECT1);
+	assert_int_equal(qos_set_ce(m), QOS_ECN_ECT1);
+	assert_int_equal(qos_get_ecn(m), QOS_ECN_CE);
+	assert_int_equal(qos_get_dscp(m), 26);
+	assert_int_equal(ref_checksum(rte_pktmbuf_mtod(m, uint8_t *) + 14, 20), 0);
+	assert_int_equal(qos_set_ce(m), QOS_ECN_CE);
+	rte_pktmbuf_free(m);
+}
+
 /* PCP: every priority over every DEI and a spread of VLAN ids; the rest kept. */
 static void pcp_set(void **state)
 {
@@ -1223,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(dscp_ipv6),
 		cmocka_unit_test(dscp_not_ip),
 		cmocka_unit_test(pcp_set),
+		cmocka_unit_test(ecn_set_ce),
 	};
 
 	return cmocka_run_group_tests_name("qos_classify", tests, eal_setup, eal_teardown);

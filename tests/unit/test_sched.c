@@ -365,6 +365,88 @@ static void queue_limit_tail_drops(void **state)
 	sim_free(&sm);
 }
 
+/* A queue's bytes follow what it holds, each frame with the line's
+ * overhead (ECN's thresholds are µs of the line's rate, which counts it):
+ * enqueue, dequeue and take. */
+static void queue_bytes_follow_the_queue(void **state)
+{
+	static struct sim sm;
+	struct rte_mbuf *out[32];
+	(void)state;
+	sim_free(&sm);
+	sim_init(&sm, 1, LINE_BPS);
+	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 1, one_queue);
+	struct qos_queue *q = &sm.b[0].q[0];
+	for (unsigned i = 0; i < 100; i++)
+		assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, mbuf(&sm, i & 1 ? 60 : 1514)), 0);
+	uint32_t ov = sm.s.overhead;
+	assert_true(ov > 0);
+	assert_int_equal(q->bytes, 50 * (60 + ov) + 50 * (1514 + ov));
+	sm.now += 100000; /* 100 µs: a few frames' worth of tokens */
+	unsigned n = qos_sched_dequeue(&sm.s, sm.now, out, 32), sent = 0;
+	assert_true(n > 0 && n < 100);
+	for (unsigned i = 0; i < n; i++) {
+		sent += out[i]->pkt_len + ov;
+		free(out[i]);
+	}
+	assert_int_equal(q->bytes, 50 * (60 + ov) + 50 * (1514 + ov) - sent);
+	struct rte_mbuf *t;
+	while ((t = qos_sched_take(&sm.s, 0, 0)) != NULL)
+		free(t);
+	assert_int_equal(q->bytes, 0);
+	sim_free(&sm);
+}
+
+/*
+ * The ECN decision (struct qos_ecn): a step marks from its threshold on,
+ * never below; a ramp marks nothing below min, everything from max, and
+ * in between with a probability that grows linearly to max_p (measured
+ * over draws of the same xorshift the data path uses); ECN off never marks.
+ */
+static void ecn_step_and_ramp(void **state)
+{
+	struct qos_ecn e = { 0 };
+	uint32_t rng = 1;
+	(void)state;
+
+	for (uint32_t q = 0; q < 100000; q += 97)
+		assert_false(qos_ecn_congested(&e, q, &rng));
+	qos_ecn_init(&e, 12500, 12500, 0); /* 100 µs at 1 Gbit/s */
+	assert_false(qos_ecn_congested(&e, 0, &rng));
+	assert_false(qos_ecn_congested(&e, 12499, &rng));
+	assert_true(qos_ecn_congested(&e, 12500, &rng));
+	assert_true(qos_ecn_congested(&e, UINT32_MAX, &rng));
+	qos_ecn_init(&e, 0, 0, 0); /* 0 bytes: an empty queue still does not mark */
+	assert_false(qos_ecn_congested(&e, 0, &rng));
+	assert_true(qos_ecn_congested(&e, 1, &rng));
+
+	static const struct {
+		uint64_t min, max;
+		uint32_t ppm;
+	} ramps[] = { { 2500, 10000, 100000 },
+		      { 1, 2, 1000000 },
+		      { 100, 1u << 30, 10000 },
+		      { 5000, 200000, 1000000 } };
+	for (unsigned r = 0; r < sizeof(ramps) / sizeof(ramps[0]); r++) {
+		qos_ecn_init(&e, ramps[r].min, ramps[r].max, ramps[r].ppm);
+		assert_false(qos_ecn_congested(&e, (uint32_t)ramps[r].min - 1, &rng));
+		assert_true(qos_ecn_congested(&e, (uint32_t)ramps[r].max, &rng));
+		assert_true(qos_ecn_congested(&e, (uint32_t)ramps[r].max + 1000, &rng));
+		for (unsigned k = 0; k < 4; k++) {
+			uint64_t q = ramps[r].min + (ramps[r].max - ramps[r].min) * k / 4;
+			double want = (double)ramps[r].ppm / 1e6 * (double)(q - ramps[r].min) /
+				      (double)(ramps[r].max - ramps[r].min);
+			unsigned marked = 0, draws = 200000;
+			for (unsigned i = 0; i < draws; i++)
+				marked += qos_ecn_congested(&e, (uint32_t)q, &rng);
+			double got = (double)marked / draws;
+			if (got < want - 0.005 - want * 0.03 || got > want + 0.005 + want * 0.03)
+				fail_msg("ramp %u at %llu bytes: marked %.4f, want %.4f", r,
+					 (unsigned long long)q, got, want);
+		}
+	}
+}
+
 /* The largest bucket the config allows (400G, a 1 GiB burst) on a 4.5 GHz
  * TSC: a refill fills it to its depth, it does not wrap negative. */
 static void largest_bucket_refills_on_a_fast_tsc(void **state)
@@ -392,6 +474,8 @@ int main(void)
 		cmocka_unit_test(starved_businesses_cost_nothing),
 		cmocka_unit_test(queue_limit_tail_drops),
 		cmocka_unit_test(largest_bucket_refills_on_a_fast_tsc),
+		cmocka_unit_test(queue_bytes_follow_the_queue),
+		cmocka_unit_test(ecn_step_and_ramp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
