@@ -7,6 +7,10 @@
 # print per scenario
 #
 #   bench: SCENARIO vbrd MPPS Mpps CYCLES cycles/pkt ovs-dpdk MPPS Mpps CYCLES cycles/pkt ratio R (target >= 1.5) MODE
+#   bench: SCENARIO instructions: vbrd V/pkt ovs-dpdk O/pkt (PMD thread) ratio O/V (callgrind, T s); target >= 1.5 MET|NOT MET (instructions meet it|short, cycles meet it|short)
+#
+# (the second with valgrind and BENCH_INSTR=1, else "instructions: n/a (...)";
+# the target is met when both ratios meet it: instr_ovs below)
 #
 # Scenarios (BENCH_OVS_SCENARIOS, default all three):
 #   ipv4-64        bench.sh's ipv4-64 pcap; OVS: one bridge, the pcap port
@@ -45,6 +49,8 @@
 #                        vxlan-encap-imix: bench.sh's IMIX pcap, same setups)
 #   OVS_LCORE_CPU        ovs-vswitchd's main lcore (default: the core that
 #                        is not BENCH_CORE)
+#   BENCH_INSTR, BENCH_INSTR_S (bench.sh's), BENCH_OVS_INSTR_WARMUP_S=10: OVS's
+#                        forwarding under callgrind before its count
 set -euo pipefail
 
 # bench.sh's settings, hugepages, vbrd_conf, run_vbrd, cycles, median,
