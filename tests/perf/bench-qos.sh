@@ -21,8 +21,18 @@
 # the last lines give each starved scenario's Mpps over the unstarved one's
 # (qos-64 or qos-imix) and over the skew one's (the same pcap, unstarved):
 #
-#   bench: qos-starved-64 / qos-64 (vbrd) S
+#   bench: qos-starved-64 / qos-64 (vbrd) S (Mpps); cycles CS / CU per packet, ratio CU/CS; instructions ...; target >= 0.9 MET|NOT MET (...)
 #   bench: qos-starved-64 / qos-skew-64, the same pcap unstarved: vbrd S2, qos_sched Q2
+#
+# and with valgrind (BENCH_INSTR=1), per scenario, instructions per packet
+# (callgrind: vbrd's worker and its stages, qos_sched's two lcores summed,
+# l3fwd) and the targets of issue 26, each met when the instruction ratio
+# and the cycle ratio (median of the runs, per packet) both meet it:
+#
+#   bench: qos-64 instructions: vbrd V/pkt qos_sched Q/pkt (its lcores: QR + QW) l3fwd L/pkt (callgrind, T s)
+#   bench: qos-64 stage STAGE X
+#   bench: qos-64 vbrd/qos_sched instructions Q/V, cycles D/C: target >= 2 MET|NOT MET (instructions meet it|short, cycles meet it|short)
+#   bench: qos-64 vbrd/l3fwd instructions L/V, cycles LC/C: target >= 0.45 MET|NOT MET (...)
 #
 # Scenarios: a line of 100 Gbit/s with 64 businesses (qos_sched: pipes of
 # one subport) of 4 queues each (256 queues; vbrd: 256 classes by DSCP and
