@@ -49,6 +49,13 @@
 #   BENCH_CORE2          the second worker's CPU in ipv4-64-2workers (default:
 #                        0, or 1 when BENCH_CORE is 0)
 #   TSC_HZ               skip the TSC measurement
+#   BENCH_INSTR=1 (with valgrind), BENCH_INSTR_S=3  also instructions per packet
+#                        (callgrind) beside every ratio:
+#     bench: SCENARIO instructions: vbrd V/pkt PEER P/pkt ratio P/V (callgrind, T s)[; target >= G MET|NOT MET (...)]
+#                        a target is met when the instruction ratio meets it
+#                        and the cycle ratio does (verdict)
+#   BENCH_HUGE_WAIT_S=1800  how long to wait for another bench's hugepages
+#                        (hugepages.sh: one bench at a time)
 #
 # Both programs run on hugepages, as in production: with --no-huge every
 # mbuf access risks a TLB miss, which hides the difference between them
@@ -125,9 +132,11 @@ NULL_DEV=net_null0,no-rx=1
 # to the port's own MAC.
 PS_INTERVAL=${BENCH_PS_INTERVAL:-10}
 # BENCH_INSTR (1 when valgrind is installed): count instructions per packet
-# too (instructions.sh); BENCH_INSTR_S (5): the seconds counted per program
+# too (instructions.sh); BENCH_INSTR_S (3): the seconds counted per program
+# (vbrd's counts are the same at any length; qos_sched's within 1.5 %, OVS's a
+# few %; most of a count's time is start-up under valgrind, not the count)
 INSTR=${BENCH_INSTR:-$(command -v valgrind >/dev/null && echo 1 || echo 0)}
-INSTR_S=${BENCH_INSTR_S:-5}
+INSTR_S=${BENCH_INSTR_S:-3}
 LOOP_DEV=net_ring0
 LOOP_MAC=00:00:00:00:00:00
 
