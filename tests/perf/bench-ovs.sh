@@ -211,16 +211,16 @@ run_ovs() {  # run_ovs SCENARIO KIND PCAP RUN -> PPS (median packets/s), CORES (
 # infinite replay always has them; every packet goes out, as the cycle
 # runs check). The first seconds cost more per packet (flow set-up: 1260
 # against 880-970 later, ipv4-64), hence the warm-up.
-instr_ovs() {
+instr_ovs() {  # runs in $(...), without the EXIT trap: stops OVS itself on failure
 	local scen=$1 kind=$2 pcap=$3 dir=$TMP/ovs-instr-$1 pid pfx=$PREFIX-oi
 	mkdir -p "$dir"
 	OVS_RUN=$TMP/ovs-$scen-instr
 	OVS_VSWITCHD_PREFIX="$(INSTR_VG_OPTS=--fair-sched=yes "$PERF/instructions.sh" --vg "$dir")" OVS_HUGE_MB=0 OVS_MEM_MB=1024 \
 	OVS_LCORE_CPU=$OVS_LCORE OVS_PMD_CPU=$CORE OVS_PMD_MAXSLEEP=0 OVS_VSCTL_TIMEOUT=300 \
 		"$OVS_SH" start "$OVS_RUN" "$pfx" >"$OVS_RUN.start" 2>&1 ||
-		{ cat "$OVS_RUN.start" >&2; die "OVS under valgrind did not start ($OVS_RUN)"; }
+		{ cat "$OVS_RUN.start" >&2; ovs_stop; die "OVS under valgrind did not start ($OVS_RUN)"; }
 	OVS_VSCTL_TIMEOUT=300 ovs_setup "$kind" "$pcap" >"$OVS_RUN.setup" 2>&1 ||
-		{ cat "$OVS_RUN.setup" >&2; tail -5 "$OVS_RUN/ovs-vswitchd.log" >&2; die "OVS setup of $scen under valgrind failed"; }
+		{ cat "$OVS_RUN.setup" >&2; tail -5 "$OVS_RUN/ovs-vswitchd.log" >&2; ovs_stop; die "OVS setup of $scen under valgrind failed"; }
 	pid=$(cat "$OVS_RUN/ovs-vswitchd.pid")
 	sleep "${BENCH_OVS_INSTR_WARMUP_S:-10}"
 	INSTR_PACKETS_FN=ob:librte_net_pcap,32 BUILD=$BUILD "$PERF/instructions.sh" --attach "ovs-$scen" "$INSTR_S" "$pid" "$dir" \
