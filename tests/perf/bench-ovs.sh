@@ -160,6 +160,7 @@ ovs_setup() {
 run_ovs() {  # run_ovs SCENARIO KIND PCAP RUN -> PPS (median packets/s), CORES (median busy cores)
 	local scen=$1 kind=$2 pcap=$3 run=$4 res pid err
 	OVS_RUN=$TMP/ovs-$scen-$run
+	huge_ensure
 	# hugepages: what one vbrd run had (bench.sh's MIN_PAGES); OVS
 	# takes them with --in-memory and gives them back when it exits
 	if [ "$MODE" = hugepages ]; then export OVS_HUGE_MB=$((MIN_PAGES * 2)); else export OVS_HUGE_MB=0 OVS_MEM_MB=1024; fi

@@ -184,6 +184,7 @@ run_qos_sched() {  # run_qos_sched SCEN RUN -> QS_PPS, QS_CORES, QS_WORKER (medi
 	local scen=$1 run=$2 pfx="$PREFIX-q$2" res
 	local logf=$TMP/qos_sched-$scen-$run.log
 	local tsock=/var/run/dpdk/$pfx/dpdk_telemetry.v2
+	huge_ensure
 	# stdbuf: its stats go to a file, fully buffered, and are lost when it
 	# is stopped (it has no signal handler: SIGTERM ends it)
 	# shellcheck disable=SC2046

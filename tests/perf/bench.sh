@@ -169,7 +169,7 @@ HUGE_KB=0                  # hugetlb memory the last program used, kB
 WANT_PAGES=${BENCH_HUGEPAGES:-1024}
 MIN_PAGES=256              # 512 MiB: what one program needs, with room
 
-# meminfo, huge_setup, huge_raise, huge_lower, huge_restore, huge_kb
+# meminfo, huge_setup, huge_ensure, huge_raise, huge_lower, huge_restore, huge_kb
 # shellcheck source=tests/perf/hugepages.sh
 . "$PERF/hugepages.sh"
 
@@ -428,6 +428,7 @@ run_vbrd() {  # run_vbrd TAG RUN KIND [START_S] -> PPS (median packets/s), CORES
 	local tag=$1 run=$2 kind=$3 start_s=${4:-15} inst=${INST[$1]}
 	local conf=$TMP/vbrd-$1.conf sock=$TMP/$1.sock
 	local logf=$TMP/vbrd-$1-$2.log res mac t0
+	huge_ensure
 	# shellcheck disable=SC2046
 	"$VBRD" -c "$conf" -- $([ "$MODE" = hugepages ] && eal_mem_args) >"$logf" 2>&1 &
 	CHILD=$! t0=$(date +%s.%N)
@@ -514,6 +515,7 @@ run_l3fwd() {  # run_l3fwd SCENARIO PCAP RUN -> PPS (median packets/s), CORES (m
 	local scen=$1 pcap=$2 run=$3 pfx="$PREFIX-l$3"
 	local logf=$TMP/l3fwd-$scen-$run.log res
 	local tsock=/var/run/dpdk/$pfx/dpdk_telemetry.v2
+	huge_ensure
 	# One lcore (the main one) on $CORE polls both ports; --parse-ptype
 	# because virtual devices set no packet type.
 	# shellcheck disable=SC2046

@@ -7,9 +7,9 @@
 # The caller defines log() (a line to stderr) and TMP (a work dir), sets
 # WANT_PAGES (free 2 MiB pages wanted; 0: none) and MIN_PAGES (fewer than
 # this: no-huge), and calls huge_setup once, huge_restore at exit (also on
-# failure or Ctrl-C). huge_setup raises /proc/sys/vm/nr_hugepages when
-# fewer pages are free and mounts hugetlbfs at /dev/hugepages when none is
-# mounted, but only in a private mount namespace (BENCH_MOUNT_NS=1: the
+# failure or Ctrl-C), and huge_ensure before each program run. huge_setup
+# raises /proc/sys/vm/nr_hugepages when fewer pages are free and mounts
+# hugetlbfs at /dev/hugepages when none is mounted, but only in a private mount namespace (BENCH_MOUNT_NS=1: the
 # caller re-ran itself under `unshare --mount --propagation private`), so
 # that other DPDK processes on the machine neither see nor take the pages.
 # It sets MODE to hugepages, or to no-huge with the reason in MODE_WHY;
@@ -93,6 +93,22 @@ huge_raise() {  # huge_raise PAGES: have PAGES free 2 MiB pages, raising nr_huge
 	[ -n "$HUGE_PREV" ] || HUGE_PREV=$now
 	echo $((total - free + $1)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
 	log "hugepages: nr_hugepages $now -> $(cat /proc/sys/vm/nr_hugepages), $(meminfo HugePages_Free) free"
+}
+
+huge_ensure() {  # before each program run: MIN_PAGES still free, else raise again or stop
+	# (a program that does not take the lock may have taken pages or set
+	# nr_hugepages back: DPDK would then fall back to --no-huge, which
+	# refuses the --huge-unlink the bench passes)
+	local free
+	[ "$MODE" = hugepages ] || return 0
+	free=$(meminfo HugePages_Free)
+	[ "$free" -lt "$MIN_PAGES" ] || return 0
+	log "warning: only $free free hugepages (nr_hugepages $(cat /proc/sys/vm/nr_hugepages)): another program took them or set nr_hugepages back; raising it again"
+	huge_raise "$WANT_PAGES"
+	free=$(meminfo HugePages_Free)
+	[ "$free" -ge "$MIN_PAGES" ] || {
+		echo "bench: error: only $free free 2 MiB hugepages, $MIN_PAGES needed, and nr_hugepages could not be raised: another program holds them" >&2
+		exit 1; }
 }
 
 huge_lower() {  # huge_lower PAGES: give back free pages beyond PAGES that the bench added
