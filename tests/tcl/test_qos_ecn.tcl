@@ -23,6 +23,7 @@
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 source [file join [file dirname [file normalize [info script]]] harness frames.tcl]
+source [file join [file dirname [file normalize [info script]]] harness prometheus.tcl]
 
 lab_host46 h1 10.0.1.2/24 10.0.1.1 2001:db8:1::2/64 2001:db8:1::1
 lab_host46 h2 10.0.2.2/24 10.0.2.1 2001:db8:2::2/64 2001:db8:2::1
@@ -45,7 +46,9 @@ if {$vx_rc == 0} {
     set vx_mac [lab_mac lx vx0]
 }
 
-set conf1 [string map [list @VXMAC@ $vx_mac @RATE@ $line_bps] {
+set mport [free_tcp_port]
+set conf1 [string map [list @VXMAC@ $vx_mac @RATE@ $line_bps @MPORT@ $mport] {
+metrics = { port = @MPORT@; };
 ports = (
   { name = "p1"; devargs = "net_af_packet0,iface=@h1@"; },
   { name = "p2"; devargs = "net_af_packet1,iface=@h2@"; },
@@ -290,6 +293,22 @@ start_vbrd [list conf $conf1] {
         assert_equal [expr {[dict get $q1 queue_full] - [dict get $q0 queue_full]}] 0 "queue_full"
         foreach r {bad_length truncated} {
             assert_equal [expr {[dict get $st1 drops $r] - [dict get $st0 drops $r]}] 1 "drops $r"
+        }
+        # the Prometheus families (metrics/README.md) say what show qos says
+        lassign [http_get http://127.0.0.1:$::mport/metrics] code _ page
+        assert_equal $code 200 "GET /metrics"
+        set qb [qos_business lan2 roce]
+        foreach {fam want} [list vbrd_qos_queue_ecn_marked_packets_total [dict get $q1 ecn_marked] \
+                                vbrd_qos_queue_full_ect_packets_total [dict get $q1 queue_full_ect] \
+                                vbrd_qos_business_ecn_marked_packets_total [dict get $qb ecn_marked]] {
+            set v ""
+            foreach line [split $page "\n"] {
+                if {[string match "$fam\{*interface=\"lan2\"*" $line] &&
+                    ([string match *queue=* $line] == [string match *queue* $fam])} {
+                    set v [lindex $line end]
+                }
+            }
+            assert_equal $v $want "$fam{interface=\"lan2\"} against show qos"
         }
     }
 
