@@ -4,7 +4,7 @@
 # Not-ECT packets keep the tail drop, and an ECT packet is still dropped
 # when the queue is full.
 #
-#   h1 10.0.1.2 ── lan1 [vbrd] lan2  (2M line "roce") ── h2 10.0.2.2
+#   h1 10.0.1.2, 2001:db8:1::2 ── lan1 [vbrd] lan2  (2M line "roce") ── h2 10.0.2.2, 2001:db8:2::2
 #                      └──── line1 (2M line, VXLAN underlay) ── lx 172.16.1.2
 #                            tunnel to lx, VNI 1000            vx0 10.99.0.2
 #
@@ -20,6 +20,13 @@
 # (RFC 6040 §4.1, normal mode), line1's queue marks the outer header CE,
 # and the Linux VXLAN device in lx decapsulates CE into the inner header
 # (RFC 6040 §4.2): the far host sees CE.
+#
+# Forged frames from h1's raw socket (an attacker on a data port): IPv4
+# with options, IPv6 with extension headers, CE and Not-ECT, IPv4
+# checksums at the edges of RFC 1624's update, each checked at h2 against
+# a full recomputation; and reloads: a bad ecn group refused with
+# FILE:LINE, a live change to a ramp and to off, counters kept, the
+# Prometheus families and the mempool afterwards.
 
 source [file join [file dirname [file normalize [info script]]] harness qos.tcl]
 source [file join [file dirname [file normalize [info script]]] harness frames.tcl]
