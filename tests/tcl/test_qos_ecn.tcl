@@ -401,7 +401,7 @@ qos = {
 };
 }] {
     set tcp_bps 20000000
-    test {TCP with ECN through a marking queue: no retransmissions, over half the line's rate; with tail drop TCP retransmits} {
+    test {TCP with ECN through a marking queue: no drop, fewer retransmissions than tail drop, over half the line's rate} {
         lab_exec h2 sysctl -qw net.ipv4.tcp_ecn=1
         iperf_server h2 5201
         foreach ecn {1 0} {
@@ -420,8 +420,12 @@ qos = {
                   [expr {$bps(1) / 1e6}] [qos_pct $bps(1) $tcp_bps] $retr(1) $d(1,ecn_marked) $d(1,queue_full) $d(1,queue_full_ect) \
                   [expr {$bps(0) / 1e6}] [qos_pct $bps(0) $tcp_bps] $retr(0) $d(0,queue_full)]
         assert_morethan $d(1,ecn_marked) 0 "CE marks with ECN on"
-        assert_equal $retr(1) 0 "retransmits with ECN on (after the first second)"
-        assert_lessthan $d(1,queue_full) $d(0,queue_full) "tail drops with ECN on, against off"
+        # no retransmission from a drop: the queue dropped nothing. A
+        # spurious one (an RTO while the loaded machine starved the
+        # sender, 1 seen under the ASan build) is no drop of vbrd's, so
+        # the retransmits are compared with tail drop's, not with 0
+        assert_equal $d(1,queue_full) 0 "tail drops with ECN on"
+        assert_lessthan $retr(1) $retr(0) "retransmits with ECN on, against tail drop"
         # goodput over TCP/IP headers of 1448-byte segments: at most 94% of the
         # line; the end hosts' TCP shares the loaded 2-core machine with vbrd:
         # 67..94% seen with ECN on and off alike (2026-12-07, other benches
