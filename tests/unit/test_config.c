@@ -879,8 +879,8 @@ static void missing_file(void **state)
  * on a FIFO: config_load() runs in a child here, so that such a regression
  * fails one test with a reason instead of ending or hanging the whole binary.
  */
-#define LOAD_TIMEOUT_S \
-	20 /* a hang guard: include_size_bound reads 256 MiB, >5 s on a loaded host */
+/* a hang guard: include_size_bound reads 256 MiB, more than 5 s on a loaded host */
+#define LOAD_TIMEOUT_S 20
 
 static char inc_dir[64]; /* a fresh directory per test */
 
