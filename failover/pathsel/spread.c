@@ -10,9 +10,10 @@
 #define FIB32 0x9e3779b1u
 
 struct spread_entry {
-	uint64_t seen; /* the caller's clock: the entry's last packet */
-	uint32_t hash; /* the flow that sent it */
-	uint8_t path;  /* the flowlet's path (index in the group), NO_PATH: never used */
+	uint64_t until; /* the caller's clock: the flowlet goes on while now < until (its
+	                 * last packet + gap); 0: never used */
+	uint32_t hash;  /* the flow that sent it */
+	uint8_t path;   /* the flowlet's path (index in the group), NO_PATH: never used */
 };
 
 struct spread_table {
@@ -139,6 +140,12 @@ static int deficit_pick(struct spread_table *t, const struct spread_weights *w, 
 	return best;
 }
 
+/* When a flowlet whose last packet is at @p now ends: now + gap, saturated. */
+static inline uint64_t flowlet_until(uint64_t now, uint64_t gap)
+{
+	return gap > UINT64_MAX - now ? UINT64_MAX : now + gap;
+}
+
 /* Whether every path of @p w has the same share: the deficit's argmax is then the least recent. */
 static bool equal_shares(const struct spread_weights *w, unsigned nb)
 {
@@ -193,23 +200,26 @@ static void note_present(struct spread_table *t, const struct spread_weights *w,
  * could alias the table's counters). A new flowlet takes the listed path
  * of least recent bytes (ties: the first listed).
  */
-static void burst_equal(struct spread_table *t, const uint8_t *lp, unsigned lnb, uint8_t allowed,
-			const uint32_t *hash, const uint32_t *bytes, unsigned n, uint64_t now,
-			uint64_t gap, uint8_t *path)
+static __attribute__((noinline)) void burst_equal(struct spread_table *t, const uint8_t *lp,
+						  unsigned lnb, uint8_t allowed,
+						  const uint32_t *hash, const uint32_t *bytes,
+						  unsigned n, uint64_t now, uint64_t gap,
+						  uint8_t *path)
 {
 	const unsigned shift = t->shift;
-	uint64_t rec[SPREAD_MAX_PATHS];
+	const uint64_t until = flowlet_until(now, gap);
+	uint64_t rec[SPREAD_MAX_PATHS], rec0[SPREAD_MAX_PATHS];
 	uint64_t flowlets = 0;
 
 	for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++)
-		rec[i] = t->recent[i];
+		rec[i] = rec0[i] = t->recent[i];
 	for (unsigned j = 0; j < n; j++) {
 		const uint32_t h = hash[j];
 		/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
 		struct spread_entry *e = &t->entry[(uint64_t)(uint32_t)(h * FIB32) >> shift];
 		unsigned p = e->path;
 
-		if (p != NO_PATH && now - e->seen < gap) {
+		if (now < e->until) { /* a live flowlet (so p is a path) */
 			if (e->hash != h) {
 				/* another flow's live flowlet: shared, so that neither moves while sending */
 				t->collisions++;
@@ -233,14 +243,16 @@ static void burst_equal(struct spread_table *t, const uint8_t *lp, unsigned lnb,
 		e->hash = h;
 		e->path = (uint8_t)p;
 	count:
-		e->seen = now;
+		e->until = until;
 		rec[p] += bytes[j];
-		t->bytes[p] += bytes[j];
 		t->packets[p]++;
 		path[j] = (uint8_t)p;
 	}
-	for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++)
+	/* the all-time bytes grew as the recent ones did */
+	for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++) {
+		t->bytes[i] += rec[i] - rec0[i];
 		t->recent[i] = rec[i];
+	}
 	t->flowlets += flowlets;
 	if (flowlets != 0)
 		t->present = allowed; /* as deficit_pick() at a flowlet start */
@@ -251,6 +263,7 @@ void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, c
 {
 	unsigned nb = w->nb < SPREAD_MAX_PATHS ? w->nb : SPREAD_MAX_PATHS;
 	const unsigned shift = t->shift;
+	const uint64_t until = flowlet_until(now, gap);
 	uint8_t allowed = 0; /* bit i: path i is in the weights */
 	bool equal, leveled = false;
 
@@ -281,7 +294,7 @@ void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, c
 		unsigned p = e->path;
 		int np;
 
-		if (p != NO_PATH && now - e->seen < gap) {
+		if (now < e->until) { /* a live flowlet (so p is a path) */
 			if (e->hash != h) {
 				/* another flow's live flowlet: shared, so that neither moves while sending */
 				t->collisions++;
@@ -311,7 +324,7 @@ void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, c
 		e->hash = h;
 		e->path = (uint8_t)p;
 	count:
-		e->seen = now;
+		e->until = until;
 		t->recent[p] += bytes[j];
 		t->bytes[p] += bytes[j];
 		t->packets[p]++;

@@ -41,8 +41,8 @@
  *   Fibonacci constant, high bits first (Knuth, TAOCP vol. 3, §6.4): every
  *   bit of the hash counts, so flows that agree on their low bits (an RSS
  *   queue's, or ECMP's hash % n before this group) still use the whole
- *   table. An entry keeps the last flow's hash, its path and when it last
- *   sent. Two flows on one entry (a collision: among n live flows, about
+ *   table. An entry keeps the last flow's hash, its path and when its
+ *   flowlet ends (its last packet + gap). Two flows on one entry (a collision: among n live flows, about
  *   n² / (2 × entries) pairs) share a flowlet: acceptable, they only move
  *   together, and only once both have been idle for a gap, so neither is
  *   reordered. `collisions` counts them.
