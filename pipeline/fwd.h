@@ -209,9 +209,9 @@ struct fwd_path_group {
 	/*
 	 * Optional, set by a feature while the state is built: a packet's path
 	 * chosen per packet (per-tier choice, load spreading) instead of
-	 * `active`. Called on the general path (the fast path leaves groups
-	 * that have it); @p hash is the inner flow's hash. Returns NULL for
-	 * "no usable path" (dropped as no_path).
+	 * `active`. Called on the general path, and by the IPv4 fast path for
+	 * a group without choose_burst; @p hash is the inner flow's hash.
+	 * Returns NULL for "no usable path" (dropped as no_path).
 	 */
 	const struct fwd_path *(*choose)(struct worker *w, const struct fwd_state *st,
 					 const struct fwd_path_group *g, struct rte_mbuf *m,
