@@ -288,9 +288,10 @@ static inline void encap4_flush(struct worker *w, const struct fwd_state *st,
  * The packets of a group with choose_burst (path selection), of one FIB
  * value, in chunks of up to FWD_CHOOSE_BURST: their flow hashes (the
  * outer source port's entropy too: hashed once), one choose_burst() call
- * for the chunk, then the packets grouped by path (per-path index lists,
- * order kept within a path), each path's group encapsulated and queued as
- * one run. A packet any path of the group takes on the fast path (inner
+ * for the chunk, then the packets grouped by path (per-path lists of
+ * packets and hashes, order kept within a path: a flow's packets of one
+ * burst share a path), each path's group encapsulated and queued as one
+ * run. A packet any path of the group takes on the fast path (inner
  * MTU, headroom: the group's fast4_mtu and fast4_grow) is chosen for here
  * once; the first that is not stops it, before being chosen for, and is
  * the general path's. Every chosen packet is handled here: sent, dropped
