@@ -209,15 +209,36 @@ struct fwd_path_group {
 	/*
 	 * Optional, set by a feature while the state is built: a packet's path
 	 * chosen per packet (per-tier choice, load spreading) instead of
-	 * `active`. Called on the general path (the fast path leaves groups
-	 * that have it); @p hash is the inner flow's hash. Returns NULL for
-	 * "no usable path" (dropped as no_path).
+	 * `active`. Called on the general path, and by the IPv4 fast path for
+	 * a group without choose_burst; @p hash is the inner flow's hash.
+	 * Returns NULL for "no usable path" (dropped as no_path).
 	 */
 	const struct fwd_path *(*choose)(struct worker *w, const struct fwd_state *st,
 					 const struct fwd_path_group *g, struct rte_mbuf *m,
 					 uint32_t hash);
 	void *choose_ctx; /* the feature's, for choose() */
+	/*
+	 * Optional beside choose: the paths of @p n (<= FWD_CHOOSE_BURST)
+	 * packets of the IPv4 fast path at once, so that what they share
+	 * (classification, the tier's weights, the time) is done once per
+	 * burst. @p hash holds their inner flows' hashes (fast4_flow_hash(),
+	 * also the outer source port's entropy), @p len their lengths
+	 * (pkt_len, bytes, as they came in); @p path gets each one's
+	 * index in paths[], or FWD_NO_PATH (dropped as no_path). The packets
+	 * are not changed. Each packet is chosen for exactly once.
+	 */
+	void (*choose_burst)(struct worker *w, const struct fwd_state *st,
+			     const struct fwd_path_group *g, struct rte_mbuf **pkts,
+			     const uint32_t *hash, const uint32_t *len, unsigned n, uint8_t *path);
+	/* built with the paths, for choose_burst's packets: every path has an
+	 * IPv4 underlay (the fast path's); the least inner MTU (bytes) and the
+	 * most headroom a template needs (hdr_len - 14) over them */
+	bool fast4;
+	uint16_t fast4_mtu, fast4_grow;
 };
+
+#define FWD_CHOOSE_BURST 64   /* packets per fwd_path_group.choose_burst() call, at most */
+#define FWD_NO_PATH      0xff /* choose_burst(): no usable path */
 
 /**
  * A VRF: one routing table (an IPv4 and an IPv6 FIB) of its own. Its FIB

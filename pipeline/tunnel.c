@@ -228,6 +228,16 @@ int tunnel_state_build(struct fwd_state *st, const struct vbrd_config *cfg,
 		 * replaces it with measured choice). */
 		if (atomic_load(&pg->active) == NULL && pg->nb_paths > 0)
 			atomic_store(&pg->active, &st->paths[pg->paths[0]]);
+		pg->fast4 = pg->nb_paths > 0;
+		pg->fast4_mtu = UINT16_MAX;
+		for (int k = 0; k < pg->nb_paths; k++) {
+			const struct fwd_path *p = &st->paths[pg->paths[k]];
+			pg->fast4 = pg->fast4 && p->l3_len == 20;
+			if (p->inner_mtu < pg->fast4_mtu)
+				pg->fast4_mtu = p->inner_mtu;
+			if (p->hdr_len - 14 > pg->fast4_grow)
+				pg->fast4_grow = (uint16_t)(p->hdr_len - 14);
+		}
 	}
 	return 0;
 }

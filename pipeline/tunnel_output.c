@@ -195,6 +195,205 @@ static void path_group_output6(struct worker *w, const struct fwd_state *st, str
 	tunnel_output6(w, st, m, &c->l2, &c->ip, &st->ifaces[c->iface], &st->path_groups[idx]);
 }
 
+/* What one path's run shares, loaded once (path_group_output4_burst()). */
+struct encap4_run {
+	const uint8_t *hdr;
+	uint16_t hdr_len, l2_len, grow, udp_base;
+	uint32_t ip4_sum;
+	int32_t plane;
+	uint16_t nb_planes;
+	uint64_t plane_tab;
+	uint8_t head[32]; /* the template's first 32 bytes, the next hop's MAC merged */
+};
+
+static inline void encap4_run_init(struct encap4_run *r, const struct fwd_path *p, uint64_t mac)
+{
+	r->hdr = p->hdr;
+	r->hdr_len = p->hdr_len;
+	r->l2_len = p->l2_len;
+	r->grow = (uint16_t)(p->hdr_len - 14);
+	r->udp_base = (uint16_t)(p->hdr_len - p->l2_len - 20);
+	r->ip4_sum = p->ip4_sum;
+	r->plane = p->plane;
+	r->nb_planes = p->nb_planes;
+	r->plane_tab = atomic_load_explicit(&p->plane_tab, memory_order_relaxed);
+	memcpy(r->head, p->hdr, 32);
+	neigh_mac_to_ether(mac, (struct rte_ether_addr *)r->head);
+}
+
+/*
+ * One packet of the fast path into the run's path (IPv4 underlay): the
+ * inner Ethernet header gives way to the whole template, copied in
+ * 32-byte pieces; the outer IPv4 checksum from the template's sum (RFC
+ * 1624), and the TOS, length, ID and source-port (@p sport) fields. The
+ * caller checked the inner MTU and the headroom. @return the inner
+ * length, bytes.
+ */
+static inline uint32_t encap4_one(const struct encap4_run *r, struct rte_mbuf *m, uint16_t sport,
+				  uint16_t *ip_id)
+{
+	const uint32_t inner_len = m->pkt_len - 14;
+	const uint16_t hdr_len = r->hdr_len;
+	uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
+	ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
+	const uint8_t tos = ih[1];
+
+	m->data_off = (uint16_t)(m->data_off - r->grow);
+	m->data_len = (uint16_t)(m->data_len + r->grow);
+	m->pkt_len += r->grow;
+	uint8_t *h = ih - hdr_len;
+	memcpy(h, r->head, 32);
+	memcpy(h + 32, r->hdr + 32, 32);
+	if (unlikely(hdr_len > 64))
+		memcpy(h + hdr_len - 32, r->hdr + hdr_len - 32, 32);
+
+	uint8_t *oh = h + r->l2_len;
+	const uint16_t udp_len = (uint16_t)(r->udp_base + inner_len);
+	const uint16_t total_be = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
+	const uint16_t id_be = (*ip_id)++; /* worker.h: stored as it is */
+	const uint16_t tos_be = rte_cpu_to_be_16((uint16_t)tos);
+	/* version/IHL and TOS; total length and ID; UDP source port; UDP length */
+	const uint16_t w0 = (uint16_t)(0x45 | (uint16_t)tos << 8);
+	const uint32_t w1 = (uint32_t)total_be | (uint32_t)id_be << 16;
+	const uint16_t sport_be = rte_cpu_to_be_16(sport);
+	const uint16_t udp_len_be = rte_cpu_to_be_16(udp_len);
+	memcpy(oh, &w0, 2);
+	memcpy(oh + 2, &w1, 4);
+	memcpy(oh + 20, &sport_be, 2);
+	memcpy(oh + 24, &udp_len_be, 2);
+	const uint16_t ck = (uint16_t)~__rte_raw_cksum_reduce(r->ip4_sum + tos_be + total_be +
+							      id_be);
+	memcpy(oh + 10, &ck, 2);
+	*(uint16_t *)(h + hdr_len - 2) = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	return inner_len;
+}
+
+/* @p k packets of @p p sent, @p inner_bytes of inner packets in all: counters and TX */
+static inline void encap4_flush(struct worker *w, const struct fwd_state *st,
+				const struct fwd_path *p, struct rte_mbuf **pkts, unsigned k,
+				uint64_t inner_bytes)
+{
+	const struct fwd_iface *line = &st->ifaces[p->iface];
+	const struct fwd_iface *tif = &st->ifaces[st->tunnels[p->tunnel].iface];
+
+	w->stats.iface[tif->slot].tx_packets += k;
+	w->stats.iface[tif->slot].tx_bytes += inner_bytes;
+	w->stats.iface[line->slot].tx_packets += k;
+	w->stats.iface[line->slot].tx_bytes += inner_bytes + (uint64_t)k * p->hdr_len;
+	w->stats.forwarded += k;
+	worker_tx_bulk(w, line->port, pkts, k);
+}
+
+/*
+ * The packets of a group with choose_burst (path selection), of one FIB
+ * value, in chunks of up to FWD_CHOOSE_BURST: their flow hashes (the
+ * outer source port's entropy too: hashed once), one choose_burst() call
+ * for the chunk, then the packets grouped by path (per-path lists of
+ * packets and hashes, order kept within a path: a flow's packets of one
+ * burst share a path), each path's group encapsulated and queued as one
+ * run. A packet any path of the group takes on the fast path (inner
+ * MTU, headroom: the group's fast4_mtu and fast4_grow) is chosen for here
+ * once; the first that is not stops it, before being chosen for, and is
+ * the general path's. Every chosen packet is handled here: sent, dropped
+ * as no_path, or, when its path's next hop is not resolved, encapsulated
+ * by encap_one(), which holds it for resolution as the general path does.
+ *
+ * @return  how many leading packets of @p pkts it took (0..n)
+ */
+static unsigned path_group_output4_chosen(struct worker *w, const struct fwd_state *st,
+					  const struct fwd_path_group *g, struct rte_mbuf **pkts,
+					  const uint64_t *fibnh, unsigned n)
+{
+	const uint64_t v = fibnh[0];
+	const uint32_t mtu = g->fast4_mtu;
+	const uint16_t grow = g->fast4_grow;
+	const unsigned nb_paths = g->nb_paths < CFG_MAX_PATHS ? g->nb_paths : CFG_MAX_PATHS;
+	unsigned i = 0;
+
+	while (i < n) {
+		uint32_t hash[FWD_CHOOSE_BURST], len[FWD_CHOOSE_BURST];
+		uint8_t path[FWD_CHOOSE_BURST];
+		/* each path's packets and their hashes, in order */
+		struct rte_mbuf *out[CFG_MAX_PATHS][FWD_CHOOSE_BURST];
+		uint32_t out_hash[CFG_MAX_PATHS][FWD_CHOOSE_BURST];
+		unsigned cnt[CFG_MAX_PATHS] = { 0 };
+		struct rte_mbuf **c = pkts + i;
+		unsigned e = 0;
+		const unsigned lim = n - i < FWD_CHOOSE_BURST ? n - i : FWD_CHOOSE_BURST;
+
+		for (; e < lim && fibnh[i + e] == v; e++) {
+			const struct rte_mbuf *m = c[e];
+			if (unlikely(m->pkt_len - 14 > mtu || m->data_off < grow))
+				break;
+			len[e] = m->pkt_len;
+			hash[e] = fast4_flow_hash(m);
+		}
+		if (e == 0)
+			break;
+		g->choose_burst(w, st, g, c, hash, len, e, path);
+		for (unsigned j = 0; j < e; j++) {
+			const unsigned k = path[j];
+			if (unlikely(k >= nb_paths)) {
+				worker_drop(w, c[j], &drop_no_path);
+				continue;
+			}
+			out[k][cnt[k]] = c[j];
+			out_hash[k][cnt[k]++] = hash[j];
+		}
+		for (unsigned k = 0; k < nb_paths; k++) {
+			const unsigned nk = cnt[k];
+			if (nk == 0)
+				continue;
+			const struct fwd_path *p = &st->paths[g->paths[k]];
+			const uint64_t mac = atomic_load_explicit(&p->mac, memory_order_acquire);
+			if (unlikely(mac == 0)) {
+				/* as tunnel_output(): held until the line's neighbor resolves */
+				for (unsigned j = 0; j < nk; j++) {
+					struct rte_mbuf *m = out[k][j];
+					const uint32_t h = out_hash[k][j];
+					struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(
+						m, struct rte_ipv4_hdr *, 14);
+					ip4_ttl_decrement(ih);
+					encap_one(w, st, m, 14, p, tunnel_source_port(p, h), h,
+						  ih->type_of_service, RTE_ETHER_TYPE_IPV4, false);
+				}
+				continue;
+			}
+			struct encap4_run r;
+			uint16_t ip_id = w->ip_id;
+			uint64_t inner_bytes = 0;
+			encap4_run_init(&r, p, mac);
+			struct rte_mbuf **ok = out[k];
+			const uint32_t *oh = out_hash[k];
+			if (r.plane >= 0 && r.nb_planes > 1) {
+				/* planes: the flow's bucket in the plane table (tunnel_plane_port()) */
+				const uint32_t first = CFG_PLANE_BASE + (uint32_t)r.plane;
+				for (unsigned j = 0; j < nk; j++) {
+					const uint32_t b = (oh[j] & 15) * 4;
+					inner_bytes += encap4_one(
+						&r, ok[j],
+						(uint16_t)(first +
+							   ((uint32_t)(r.plane_tab >> b) & 15u)),
+						&ip_id);
+				}
+			} else {
+				for (unsigned j = 0; j < nk; j++)
+					inner_bytes += encap4_one(
+						&r, ok[j],
+						tunnel_plane_port(r.plane, r.nb_planes, r.plane_tab,
+								  oh[j]),
+						&ip_id);
+			}
+			w->ip_id = ip_id;
+			encap4_flush(w, st, p, ok, nk, inner_bytes);
+		}
+		i += e;
+		if (e < lim)
+			break; /* stopped by another FIB value or a packet for the general path */
+	}
+	return i;
+}
+
 /*
  * The fast path's packets (nh_kind.h output4_burst), in runs of one FIB
  * value, so one path: what the run shares is loaded once into locals
@@ -208,16 +407,18 @@ static void path_group_output6(struct worker *w, const struct fwd_state *st, str
  * It stops at a packet of another FIB kind (the caller's), and at anything
  * unusual (no path, over the inner MTU, an IPv6 underlay, the line's
  * neighbor unresolved, no headroom): that packet is the general path's.
+ * A group with choose_burst takes path_group_output4_chosen().
  */
 static unsigned path_group_output4_burst(struct worker *w, const struct fwd_state *st,
 					 struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n)
 {
 	uint16_t ip_id = w->ip_id;
 	unsigned i = 0;
-	/* A group with a chooser picks a path per packet (fwd_path_group.choose):
-	 * a run is then the packets of one FIB value and one chosen path. The
-	 * packet that ended a run was chosen for already: its path and hash are
-	 * kept for the next run, so choose() sees each packet once. */
+	/* A group with a chooser but no choose_burst (or a path of another
+	 * underlay) picks a path per packet (fwd_path_group.choose): a run is
+	 * then the packets of one FIB value and one chosen path. The packet
+	 * that ended a run was chosen for already: its path and hash are kept
+	 * for the next run, so choose() sees each packet once. */
 	unsigned chosen_i = UINT_MAX;
 	const struct fwd_path *chosen = NULL;
 	uint32_t chosen_hash = 0;
@@ -228,6 +429,16 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			break; /* the caller's: a run of another kind */
 		const struct fwd_path_group *g = &st->path_groups[FIB_NH_INDEX(v)];
 		const struct fwd_path *p;
+		if (g->choose_burst != NULL && g->fast4) {
+			w->ip_id = ip_id;
+			const unsigned k = path_group_output4_chosen(w, st, g, pkts + i, fibnh + i,
+								     n - i);
+			ip_id = w->ip_id;
+			i += k;
+			if (k == 0 || (i < n && fibnh[i] == v))
+				break; /* a packet for the general path */
+			continue;
+		}
 		if (g->choose != NULL) {
 			if (chosen_i != i) {
 				chosen_hash = fast4_flow_hash(pkts[i]);
@@ -245,24 +456,14 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			break;
 
 		/* IPv4 underlay: hdr_len is 64 (VXLAN) or more, up to FWD_PATH_HDR_MAX */
-		const uint16_t hdr_len = p->hdr_len, l2_len = p->l2_len, inner_mtu = p->inner_mtu;
-		const uint16_t grow = (uint16_t)(hdr_len - 14);
-		const uint16_t udp_base = (uint16_t)(hdr_len - l2_len - 20);
-		const uint32_t ip4_sum = p->ip4_sum;
-		const int32_t plane = p->plane;
-		const uint16_t nb_planes = p->nb_planes;
-		const uint64_t plane_tab = atomic_load_explicit(&p->plane_tab,
-								memory_order_relaxed);
-		const uint8_t *hdr = p->hdr;
-		uint8_t head[32];
-		memcpy(head, hdr, 32);
-		neigh_mac_to_ether(mac, (struct rte_ether_addr *)head);
+		struct encap4_run r;
+		encap4_run_init(&r, p, mac);
+		const uint16_t inner_mtu = p->inner_mtu;
 
 		const unsigned start = i;
 		uint64_t inner_bytes = 0;
 		for (; i < n && fibnh[i] == v; i++) {
 			struct rte_mbuf *m = pkts[i];
-			const uint32_t inner_len = m->pkt_len - 14;
 			uint32_t hash = 0;
 
 			if (g->choose != NULL) {
@@ -274,59 +475,18 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 				if (chosen != p)
 					break; /* the next run's first packet */
 				hash = chosen_hash;
-			} else if (plane < 0 || nb_planes > 1) {
+			} else if (r.plane < 0 || r.nb_planes > 1) {
 				hash = fast4_flow_hash(m);
 			}
-
-			if (unlikely(inner_len > inner_mtu || m->data_off < grow))
+			if (unlikely(m->pkt_len - 14 > inner_mtu || m->data_off < r.grow))
 				break;
-			uint8_t *ih = rte_pktmbuf_mtod_offset(m, uint8_t *, 14);
-			const uint16_t sport = tunnel_plane_port(plane, nb_planes, plane_tab, hash);
-			ip4_ttl_decrement((struct rte_ipv4_hdr *)ih);
-			const uint8_t tos = ih[1];
-
-			/* the inner Ethernet header gives way to the whole template */
-			m->data_off = (uint16_t)(m->data_off - grow);
-			m->data_len = (uint16_t)(m->data_len + grow);
-			m->pkt_len += grow;
-			uint8_t *h = ih - hdr_len;
-			memcpy(h, head, 32);
-			memcpy(h + 32, hdr + 32, 32);
-			if (unlikely(hdr_len > 64))
-				memcpy(h + hdr_len - 32, hdr + hdr_len - 32, 32);
-
-			uint8_t *oh = h + l2_len;
-			const uint16_t udp_len = (uint16_t)(udp_base + inner_len);
-			const uint16_t total_be = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
-			const uint16_t id_be = ip_id++; /* worker.h: stored as it is */
-			const uint16_t tos_be = rte_cpu_to_be_16((uint16_t)tos);
-			/* version/IHL and TOS; total length and ID; UDP source port; UDP length */
-			const uint16_t w0 = (uint16_t)(0x45 | (uint16_t)tos << 8);
-			const uint32_t w1 = (uint32_t)total_be | (uint32_t)id_be << 16;
-			const uint16_t sport_be = rte_cpu_to_be_16(sport);
-			const uint16_t udp_len_be = rte_cpu_to_be_16(udp_len);
-			memcpy(oh, &w0, 2);
-			memcpy(oh + 2, &w1, 4);
-			memcpy(oh + 20, &sport_be, 2);
-			memcpy(oh + 24, &udp_len_be, 2);
-			const uint16_t ck = (uint16_t)~__rte_raw_cksum_reduce(ip4_sum + tos_be +
-									      total_be + id_be);
-			memcpy(oh + 10, &ck, 2);
-			*(uint16_t *)(h + hdr_len - 2) = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-			inner_bytes += inner_len;
+			inner_bytes += encap4_one(
+				&r, m, tunnel_plane_port(r.plane, r.nb_planes, r.plane_tab, hash),
+				&ip_id);
 		}
 		const unsigned k = i - start;
-		if (k) {
-			const struct fwd_iface *line = &st->ifaces[p->iface];
-			const struct fwd_iface *tif = &st->ifaces[st->tunnels[p->tunnel].iface];
-
-			w->stats.iface[tif->slot].tx_packets += k;
-			w->stats.iface[tif->slot].tx_bytes += inner_bytes;
-			w->stats.iface[line->slot].tx_packets += k;
-			w->stats.iface[line->slot].tx_bytes += inner_bytes + (uint64_t)k * hdr_len;
-			w->stats.forwarded += k;
-			worker_tx_bulk(w, line->port, pkts + start, k);
-		}
+		if (k)
+			encap4_flush(w, st, p, pkts + start, k, inner_bytes);
 		if (i < n && fibnh[i] == v && !(g->choose != NULL && chosen_i == i && chosen != p))
 			break; /* stopped inside the run (not by the next packet's chosen path) */
 	}

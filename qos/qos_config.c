@@ -1256,9 +1256,12 @@ static void check_line_rates(struct cfg_reader *ld, const config_setting_t *rs,
 }
 
 /*
- * Policy @p pol on line @p l: each ECN threshold of a queue is below what
- * the queue can hold (its limit of @p frame-byte frames, each with the
- * line's overhead as a queue's bytes count it), else it would never mark.
+ * Policy @p pol on line @p l: each ECN threshold of a queue (a ramp's
+ * max_us too) is within what a packet can find queued ahead of it (the
+ * limit less itself, of @p frame-byte frames, each with the line's
+ * overhead as a queue's bytes count it), else it would never mark (never
+ * reach max_probability). Bytes as qos.c works them out: the line's
+ * bytes/s rounded up, at least 1.
  */
 static void check_line_ecn(struct cfg_reader *ld, const config_setting_t *rs,
 			   const struct qos_line_conf *l, const struct qos_policy_conf *pol,
@@ -1272,18 +1275,29 @@ static void check_line_ecn(struct cfg_reader *ld, const config_setting_t *rs,
 
 		for (int k = 0; k < b->nb_queues; k++) {
 			const struct qos_queue_conf *q = &b->queues[k];
-			uint64_t at = l->rate_bps / 8 * q->ecn.min_us / 1000000;
-			uint64_t holds = (uint64_t)q->limit * (frame + l->overhead);
+			uint64_t ahead = (uint64_t)(q->limit - 1) * (frame + l->overhead);
 
-			if (q->ecn.mode != QOS_ECN_OFF && at >= holds)
+			for (int top = 0; q->ecn.mode != QOS_ECN_OFF && top < 2; top++) {
+				uint32_t us = top ? q->ecn.max_us : q->ecn.min_us;
+				uint64_t at = (l->rate_bps + 7) / 8 * us / 1000000;
+
+				if (at == 0)
+					at = 1;
+				if (at <= ahead || (top && q->ecn.mode != QOS_ECN_RAMP))
+					continue;
 				cfg_err(ld, rs,
-					"on this %s line the ECN threshold of %u µs of queue '%s' "
-					"(line %d) of business '%s' in policy '%s' is %llu bytes, "
-					"more than its %u packets of %u bytes (overhead counted) "
-					"hold: "
-					"it would never mark",
-					r0, q->ecn.min_us, q->name, q->ecn.line, b->name, pol->name,
-					(unsigned long long)at, q->limit, frame + l->overhead);
+					"on this %s line the ECN %s of %u µs of queue '%s' (line "
+					"%d) "
+					"of business '%s' in policy '%s' is %llu bytes, more than "
+					"the %llu that its %u packets of %u bytes (overhead "
+					"counted) "
+					"can have ahead of one: it would never %s",
+					r0, top ? "max_us" : "threshold", us, q->name, q->ecn.line,
+					b->name, pol->name, (unsigned long long)at,
+					(unsigned long long)ahead, q->limit, frame + l->overhead,
+					top ? "reach max_probability" : "mark");
+				break; /* min_us over it: max_us is too */
+			}
 		}
 	}
 }

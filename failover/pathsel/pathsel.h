@@ -212,4 +212,9 @@ const struct fwd_path *pathsel_choose(struct worker *w, const struct fwd_state *
 				      const struct fwd_path_group *g, struct rte_mbuf *m,
 				      uint32_t hash);
 
+/** The paths of a burst of packets of group @p g (fwd_path_group.choose_burst). */
+void pathsel_choose_burst(struct worker *w, const struct fwd_state *st,
+			  const struct fwd_path_group *g, struct rte_mbuf **pkts,
+			  const uint32_t *hash, const uint32_t *len, unsigned n, uint8_t *path);
+
 #endif

@@ -196,6 +196,96 @@ const struct fwd_path *pathsel_choose(struct worker *w, const struct fwd_state *
 	return atomic_load_explicit(&pg->tier_active[tier], memory_order_acquire);
 }
 
+/* The index in the group of a tier's chosen path (FWD_NO_PATH: none). */
+static uint8_t tier_path_index(const struct pathsel_group *pg, const struct fwd_path_group *g,
+			       enum cfg_tier tier)
+{
+	const struct fwd_path *p = atomic_load_explicit(&pg->tier_active[tier],
+							memory_order_acquire);
+
+	for (unsigned k = 0; p != NULL && k < g->nb_paths && k < CFG_MAX_PATHS; k++)
+		if (pg->path[k] == p)
+			return (uint8_t)k;
+	return FWD_NO_PATH;
+}
+
+/* The spread pick of @p n packets of one tier (pathsel_choose_burst()). */
+static void spread_tier(struct worker *w, const struct pathsel_group *pg, enum cfg_tier tier,
+			const uint32_t *hash, const uint32_t *len, unsigned n, uint8_t *path)
+{
+	struct pathsel_group_rt *rt = pg->rt;
+	const struct spread_weights *sw =
+		&rt->spread_w[tier]
+			     [atomic_load_explicit(&rt->spread_cur[tier], memory_order_acquire) & 1];
+
+	/* its path indexes are the group's (< CFG_MAX_PATHS), or FWD_NO_PATH */
+	spread_pick_burst(rt->spread[w->id], sw, hash, len, n, w->tsc, pg->flowlet_gap_tsc, path);
+}
+_Static_assert(SPREAD_NO_PATH == FWD_NO_PATH && SPREAD_MAX_PATHS == CFG_MAX_PATHS,
+	       "spread_pick_burst()'s paths are choose_burst()'s");
+
+void pathsel_choose_burst(struct worker *w, const struct fwd_state *st,
+			  const struct fwd_path_group *g, struct rte_mbuf **pkts,
+			  const uint32_t *hash, const uint32_t *len, unsigned n, uint8_t *path)
+{
+	const struct pathsel_group *pg = g->choose_ctx;
+	const bool spread = pg->flowlet_gap_tsc != 0 && w->id < pg->rt->nb_spread;
+
+	(void)st;
+	if (pg->classifier == NULL) {
+		/* one tier for all: its weights, or its path, once */
+		if (spread) {
+			spread_tier(w, pg, pg->default_tier, hash, len, n, path);
+			return;
+		}
+		uint8_t k = tier_path_index(pg, g, pg->default_tier);
+		for (unsigned i = 0; i < n; i++)
+			path[i] = k;
+		return;
+	}
+
+	/* tiers by class: the burst classified in one call, then each tier's
+	 * packets together (a burst's packets are simultaneous: the order in
+	 * which the tiers' flowlets are scanned does not matter) */
+	uint32_t cls[FWD_CHOOSE_BURST];
+	uint8_t tier_of[FWD_CHOOSE_BURST];
+	unsigned in_tier[PATHSEL_TIERS] = { 0 };
+
+	qos_classify_burst(pg->classifier, pkts, n, cls);
+	for (unsigned i = 0; i < n; i++) {
+		enum cfg_tier t = cls[i] != 0 ? pg->class_tier[cls[i] - 1] : pg->default_tier;
+		tier_of[i] = (uint8_t)t;
+		in_tier[t]++;
+	}
+	for (int t = 0; t < PATHSEL_TIERS; t++) {
+		if (in_tier[t] == 0)
+			continue;
+		if (!spread) {
+			uint8_t k = tier_path_index(pg, g, (enum cfg_tier)t);
+			for (unsigned i = 0; i < n; i++)
+				if (tier_of[i] == t)
+					path[i] = k;
+			continue;
+		}
+		if (in_tier[t] == n) {
+			spread_tier(w, pg, (enum cfg_tier)t, hash, len, n, path);
+			continue;
+		}
+		uint32_t th[FWD_CHOOSE_BURST], tl[FWD_CHOOSE_BURST];
+		uint8_t tpath[FWD_CHOOSE_BURST], at[FWD_CHOOSE_BURST];
+		unsigned m = 0;
+		for (unsigned i = 0; i < n; i++)
+			if (tier_of[i] == t) {
+				th[m] = hash[i];
+				tl[m] = len[i];
+				at[m++] = (uint8_t)i;
+			}
+		spread_tier(w, pg, (enum cfg_tier)t, th, tl, m, tpath);
+		for (unsigned i = 0; i < m; i++)
+			path[at[i]] = tpath[i];
+	}
+}
+
 /* ---- one generation ----------------------------------------------------------- */
 
 static void pathsel_state_free(struct fwd_state *st);
@@ -328,6 +418,7 @@ static int pathsel_state_build(struct fwd_state *st, const struct fwd_state *pre
 		}
 		if (g->classifier != NULL || cg->spread) {
 			fpg->choose = pathsel_choose;
+			fpg->choose_burst = pathsel_choose_burst;
 			fpg->choose_ctx = g;
 		}
 	}

@@ -4,15 +4,16 @@
 
 #include "failover/pathsel/spread.h"
 
-#define NO_PATH 0xffu
+#define NO_PATH SPREAD_NO_PATH
 
 /* 2^32 / golden ratio, odd: Fibonacci hashing (Knuth, TAOCP vol. 3, §6.4) */
 #define FIB32 0x9e3779b1u
 
 struct spread_entry {
-	uint64_t seen; /* the caller's clock: the entry's last packet */
-	uint32_t hash; /* the flow that sent it */
-	uint8_t path;  /* the flowlet's path (index in the group), NO_PATH: never used */
+	uint64_t until; /* the caller's clock: the flowlet goes on while now < until (its
+	                 * last packet + gap); 0: never used */
+	uint32_t hash;  /* the flow that sent it */
+	uint8_t path;   /* the flowlet's path (index in the group), NO_PATH: never used */
 };
 
 struct spread_table {
@@ -50,12 +51,6 @@ void spread_table_init(struct spread_table *t, unsigned entries)
 		t->entry[i] = (struct spread_entry){ .path = NO_PATH };
 }
 
-static struct spread_entry *entry_of(struct spread_table *t, uint32_t hash)
-{
-	/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
-	return &t->entry[(uint64_t)(uint32_t)(hash * FIB32) >> t->shift];
-}
-
 /*
  * Halve every recent counter once per period elapsed since the last
  * halving. Costs one compare per packet; the division only when due.
@@ -80,14 +75,6 @@ static void decay(struct spread_table *t, uint64_t now, uint64_t gap)
 	t->last_decay += n * period;
 	for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++)
 		t->recent[i] = n >= 64 ? 0 : t->recent[i] >> n;
-}
-
-static bool in_weights(const struct spread_weights *w, unsigned nb, unsigned path)
-{
-	for (unsigned i = 0; i < nb; i++)
-		if (w->path[i] == path)
-			return true;
-	return false;
 }
 
 /*
@@ -153,43 +140,205 @@ static int deficit_pick(struct spread_table *t, const struct spread_weights *w, 
 	return best;
 }
 
+/* When a flowlet whose last packet is at @p now ends: now + gap, saturated. */
+static inline uint64_t flowlet_until(uint64_t now, uint64_t gap)
+{
+	return gap > UINT64_MAX - now ? UINT64_MAX : now + gap;
+}
+
+/* Whether every path of @p w has the same share: the deficit's argmax is then the least recent. */
+static bool equal_shares(const struct spread_weights *w, unsigned nb)
+{
+	for (unsigned i = 1; i < nb; i++)
+		if (w->share[i] != w->share[0])
+			return false;
+	return true;
+}
+
+/*
+ * deficit_pick() when every share is equal: share × Σrecent - recent[i] ×
+ * nb × share is largest where recent[i] is least (ties: the path listed
+ * first, as there). Integer compares instead of three double products
+ * per path.
+ */
+static int least_recent_pick(struct spread_table *t, const struct spread_weights *w, unsigned nb)
+{
+	uint64_t best_r = 0;
+	int best = -1;
+
+	for (unsigned i = 0; i < nb; i++) {
+		unsigned p = w->path[i];
+
+		if (p >= SPREAD_MAX_PATHS)
+			continue;
+		if (best < 0 || t->recent[p] < best_r) {
+			best = (int)p;
+			best_r = t->recent[p];
+		}
+	}
+	return best;
+}
+
+/* A path that joined the weights since the last flowlet start: level it (level_joined()). */
+static void note_present(struct spread_table *t, const struct spread_weights *w, unsigned nb)
+{
+	uint8_t present = 0;
+
+	for (unsigned i = 0; i < nb; i++)
+		if (w->path[i] < SPREAD_MAX_PATHS)
+			present |= (uint8_t)(1u << w->path[i]);
+	if (present & ~t->present)
+		level_joined(t, w, nb, present & ~t->present);
+	t->present = present;
+}
+
+/*
+ * spread_pick_burst() in the usual case: equal shares, no path joined the
+ * weights since the last flowlet start. The weights come as the list of
+ * their valid paths @p lp (@p lnb >= 1) and their mask; the recent bytes
+ * of those paths are kept in locals for the burst (the entries' stores
+ * could alias the table's counters). A new flowlet takes the listed path
+ * of least recent bytes (ties: the first listed).
+ */
+static __attribute__((noinline)) void burst_equal(struct spread_table *t, const uint8_t *lp,
+						  unsigned lnb, uint8_t allowed,
+						  const uint32_t *hash, const uint32_t *bytes,
+						  unsigned n, uint64_t now, uint64_t gap,
+						  uint8_t *path)
+{
+	const unsigned shift = t->shift;
+	const uint64_t until = flowlet_until(now, gap);
+	uint64_t rec[SPREAD_MAX_PATHS], rec0[SPREAD_MAX_PATHS];
+	uint64_t flowlets = 0;
+
+	for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++)
+		rec[i] = rec0[i] = t->recent[i];
+	for (unsigned j = 0; j < n; j++) {
+		const uint32_t h = hash[j];
+		/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
+		struct spread_entry *e = &t->entry[(uint64_t)(uint32_t)(h * FIB32) >> shift];
+		unsigned p = e->path;
+
+		if (now < e->until) { /* a live flowlet (so p is a path) */
+			if (e->hash != h) {
+				/* another flow's live flowlet: shared, so that neither moves while sending */
+				t->collisions++;
+				e->hash = h;
+			}
+			if (allowed >> p & 1)
+				goto count;
+			t->failover++; /* its path left: a new flowlet now, whatever the gap */
+		}
+		unsigned np = lp[0];
+		uint64_t best = rec[np];
+		for (unsigned i = 1; i < lnb; i++)
+			if (rec[lp[i]] < best) {
+				np = lp[i];
+				best = rec[np];
+			}
+		flowlets++;
+		if (p != NO_PATH && e->hash == h && p != np)
+			t->moved++;
+		p = np;
+		e->hash = h;
+		e->path = (uint8_t)p;
+	count:
+		e->until = until;
+		rec[p] += bytes[j];
+		t->packets[p]++;
+		path[j] = (uint8_t)p;
+	}
+	/* the all-time bytes grew as the recent ones did */
+	for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++) {
+		t->bytes[i] += rec[i] - rec0[i];
+		t->recent[i] = rec[i];
+	}
+	t->flowlets += flowlets;
+	if (flowlets != 0)
+		t->present = allowed; /* as deficit_pick() at a flowlet start */
+}
+
+void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, const uint32_t *hash,
+		       const uint32_t *bytes, unsigned n, uint64_t now, uint64_t gap, uint8_t *path)
+{
+	unsigned nb = w->nb < SPREAD_MAX_PATHS ? w->nb : SPREAD_MAX_PATHS;
+	const unsigned shift = t->shift;
+	const uint64_t until = flowlet_until(now, gap);
+	uint8_t allowed = 0; /* bit i: path i is in the weights */
+	bool equal, leveled = false;
+
+	if (nb == 0) {
+		for (unsigned j = 0; j < n; j++)
+			path[j] = SPREAD_NO_PATH;
+		return;
+	}
+	/* what the burst shares, once: the time, the weights */
+	decay(t, now, gap);
+	uint8_t lp[SPREAD_MAX_PATHS];
+	unsigned lnb = 0;
+	for (unsigned i = 0; i < nb; i++)
+		if (w->path[i] < SPREAD_MAX_PATHS) {
+			allowed |= (uint8_t)(1u << w->path[i]);
+			lp[lnb++] = w->path[i];
+		}
+	equal = equal_shares(w, nb);
+	if (equal && lnb > 0 && !(allowed & ~t->present)) {
+		burst_equal(t, lp, lnb, allowed, hash, bytes, n, now, gap, path);
+		return;
+	}
+
+	for (unsigned j = 0; j < n; j++) {
+		const uint32_t h = hash[j];
+		/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
+		struct spread_entry *e = &t->entry[(uint64_t)(uint32_t)(h * FIB32) >> shift];
+		unsigned p = e->path;
+		int np;
+
+		if (now < e->until) { /* a live flowlet (so p is a path) */
+			if (e->hash != h) {
+				/* another flow's live flowlet: shared, so that neither moves while sending */
+				t->collisions++;
+				e->hash = h;
+			}
+			if (allowed >> p & 1)
+				goto count;
+			t->failover++; /* its path left: a new flowlet now, whatever the gap */
+		}
+		if (equal) {
+			/* the weights do not change within the burst: one look at who joined */
+			if (!leveled)
+				note_present(t, w, nb);
+			leveled = true;
+			np = least_recent_pick(t, w, nb);
+		} else {
+			np = deficit_pick(t, w, nb);
+		}
+		if (np < 0) {
+			path[j] = SPREAD_NO_PATH;
+			continue;
+		}
+		t->flowlets++;
+		if (p != NO_PATH && e->hash == h && p != (unsigned)np)
+			t->moved++;
+		p = (unsigned)np;
+		e->hash = h;
+		e->path = (uint8_t)p;
+	count:
+		e->until = until;
+		t->recent[p] += bytes[j];
+		t->bytes[p] += bytes[j];
+		t->packets[p]++;
+		path[j] = (uint8_t)p;
+	}
+}
+
 int spread_pick(struct spread_table *t, const struct spread_weights *w, uint32_t hash,
 		uint32_t bytes, uint64_t now, uint64_t gap)
 {
-	unsigned nb = w->nb < SPREAD_MAX_PATHS ? w->nb : SPREAD_MAX_PATHS;
-	struct spread_entry *e;
-	int path;
+	uint8_t path;
 
-	if (nb == 0)
-		return -1;
-	decay(t, now, gap);
-	e = entry_of(t, hash);
-	if (e->path != NO_PATH && now - e->seen < gap) {
-		if (e->hash != hash) {
-			/* another flow's live flowlet: shared, so that neither moves while sending */
-			t->collisions++;
-			e->hash = hash;
-		}
-		if (in_weights(w, nb, e->path)) {
-			path = e->path;
-			goto count;
-		}
-		t->failover++; /* its path left: a new flowlet now, whatever the gap */
-	}
-	path = deficit_pick(t, w, nb);
-	if (path < 0)
-		return -1;
-	t->flowlets++;
-	if (e->path != NO_PATH && e->hash == hash && e->path != path)
-		t->moved++;
-	e->hash = hash;
-	e->path = (uint8_t)path;
-count:
-	e->seen = now;
-	t->recent[path] += bytes;
-	t->bytes[path] += bytes;
-	t->packets[path]++;
-	return path;
+	spread_pick_burst(t, w, &hash, &bytes, 1, now, gap, &path);
+	return path == SPREAD_NO_PATH ? -1 : path;
 }
 
 void spread_stats(const struct spread_table *t, struct spread_stats *out)

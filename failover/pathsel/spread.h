@@ -41,8 +41,8 @@
  *   Fibonacci constant, high bits first (Knuth, TAOCP vol. 3, §6.4): every
  *   bit of the hash counts, so flows that agree on their low bits (an RSS
  *   queue's, or ECMP's hash % n before this group) still use the whole
- *   table. An entry keeps the last flow's hash, its path and when it last
- *   sent. Two flows on one entry (a collision: among n live flows, about
+ *   table. An entry keeps the last flow's hash, its path and when its
+ *   flowlet ends (its last packet + gap). Two flows on one entry (a collision: among n live flows, about
  *   n² / (2 × entries) pairs) share a flowlet: acceptable, they only move
  *   together, and only once both have been idle for a gap, so neither is
  *   reordered. `collisions` counts them.
@@ -58,8 +58,11 @@
  *   its first path for good (no reordering comes first); the others'
  *   flowlets make up around it.
  * - **Cost per packet**: one table entry (16 bytes) read and written, a
- *   time and a hash compare, a look for the flowlet's path among the
- *   weights' nb (<= 8) bytes, three counter adds.
+ *   time and a hash compare, a bit test of the flowlet's path in the
+ *   weights' mask, three counter adds. The caller gives a burst at once
+ *   (spread_pick_burst()): the decay check and the weights' mask are
+ *   per burst. A new flowlet's pick scans the weights' nb (<= 8) paths:
+ *   in integers when the shares are equal, else in double.
  * - **Threads.** A table belongs to one worker: no atomics. The weights
  *   are written by the path-selection thread; the caller publishes whole
  *   structs (double buffer, or one atomic pointer store) and passes the
@@ -75,7 +78,8 @@
 
 #define SPREAD_MAX_PATHS   8
 #define SPREAD_MAX_ENTRIES (1u << 24)
-#define SPREAD_DECAY_GAPS  512u /* recent bytes are halved every this many gaps */
+#define SPREAD_DECAY_GAPS  512u  /* recent bytes are halved every this many gaps */
+#define SPREAD_NO_PATH     0xffu /* spread_pick_burst(): no path for the packet */
 
 /** The paths that may carry a tier's traffic now, written by the path-selection thread. */
 struct spread_weights {
@@ -139,6 +143,27 @@ void spread_table_init(struct spread_table *t, unsigned entries);
  */
 int spread_pick(struct spread_table *t, const struct spread_weights *w, uint32_t hash,
 		uint32_t bytes, uint64_t now, uint64_t gap);
+
+/**
+ * The paths for a burst of packets at one time: for each in turn what
+ * spread_pick() does, with what the burst shares done once (the decay
+ * check, which paths the weights hold, whether their shares are equal,
+ * who joined them). With equal shares a new flowlet takes the path of
+ * least recent bytes (the deficit's order, in integers).
+ *
+ * @param t      the worker's table for the group
+ * @param w      the paths allowed now, with their shares (read for the whole burst)
+ * @param hash   each packet's flow hash, @p n of them
+ * @param bytes  each packet's length, bytes
+ * @param n      packets
+ * @param now    the burst's time (as for spread_pick())
+ * @param gap    as for spread_pick()
+ * @param path   out: each packet's path index in the group, or
+ *               SPREAD_NO_PATH when @p w has no path
+ */
+void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, const uint32_t *hash,
+		       const uint32_t *bytes, unsigned n, uint64_t now, uint64_t gap,
+		       uint8_t *path);
 
 /**
  * The table's counters.

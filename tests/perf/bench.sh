@@ -264,8 +264,8 @@ path_groups = (
 		# vxlan-encap-ps-64: the encap scenario's tunnel, but its group
 		# "region" has 3 paths x 4 planes on "out" (distinct outer
 		# source ports: planes 0-3, 4-7, 8-11), probed every 10 ms by
-		# path selection, with load spreading (encap-ps: pathsel_choose per
-		# packet, off the fast path) or without it (encap-psprobe: the
+		# path selection, with load spreading (encap-ps: the fast path's
+		# bursts through pathsel_choose_burst) or without it (encap-psprobe: the
 		# group stays on the fast path, only the probing costs). No
 		# remote answers on net_null: every plane goes hard down.
 		# encap-psloop: the data take encap's one-path group; the
@@ -755,7 +755,7 @@ for scen in $SCENARIOS; do
 		# a figure of dropped packets is no forwarding cost: say so on its line
 		[ -z "$vdrops" ] || RESULTS+=("bench: $scen: NOT A FORWARDING FIGURE: vbrd with spreading $vdrops")
 		RESULTS+=("$(awk -v s="$scen" -v vc="$vcy" -v lc="$lcy" -v pp="$prp" -v pc="$prcy" -v op="$lop" -v oc="$locy" -v dropped="$vdrops" 'BEGIN {
-			printf "bench: %s where it goes: probing only (spread = false, fast path, probes unanswered) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); probing with answers (the probed group carries no data) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); per-packet chooser (pathsel_choose + spread_pick, off the fast path) ",
+			printf "bench: %s where it goes: probing only (spread = false, fast path, probes unanswered) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); probing with answers (the probed group carries no data) %.2f Mpps ratio %.2f (%+.0f cycles/pkt); chooser (pathsel_choose_burst + spread_pick_burst, fast path) ",
 				s, pp / 1e6, lc / pc, pc - lc, op / 1e6, lc / oc, oc - lc
 			if (dropped != "") print "not measured (the drops above)"; else printf "%+.0f cycles/pkt\n", vc - pc }')")
 		RESULTS+=("bench: $scen: probes every $PS_INTERVAL ms on 3 paths x 4 planes; on net_null nobody answers them, so in the first and the probing-only setups every plane is hard down and no path is usable; the answered probes run over a net_ring loop where vbrd is its own reflector (the data on a plain group)") ;;

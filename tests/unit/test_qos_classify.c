@@ -1161,6 +1161,54 @@ static void ecn_set_ce(void **state)
 	rte_pktmbuf_free(m);
 }
 
+/*
+ * The checksum CE marking leaves is the very value a full recomputation
+ * stores (RFC 1071: never 0xffff, 0x0000 when the other words sum to
+ * 0xffff), not merely one the receiver's verification takes: headers whose
+ * identification is chosen so that the checksum is 0x0000 after the mark,
+ * or before it, plus random ones, with and without options and a tag.
+ */
+static void ecn_ce_checksum_exact(void **state)
+{
+	(void)state;
+
+	for (int h = 0; h < 3000; h++) {
+		uint8_t ihl = (uint8_t)(h % 3 ? 5 : 5 + rnd() % 11);
+		struct pkt p = { .ihl = ihl, .src4 = rnd(), .dst4 = rnd(), .tagged = h & 1 };
+		struct frame f = frame_of(p);
+		uint8_t *ip = f.b + (p.tagged ? 18 : 14), want[60];
+		int tos = (int)(rnd() & 0xfc) | (h & 1 ? QOS_ECN_ECT0 : QOS_ECN_ECT1);
+		int aim = h % 3; /* 0: 0x0000 after the mark, 1: 0x0000 before, 2: random */
+
+		for (int i = 2; i < ihl * 4; i++)
+			if (i != 10 && i != 11)
+				ip[i] = (uint8_t)rnd();
+		ip[1] = (uint8_t)(aim == 0 ? tos | QOS_ECN_CE : tos);
+		if (aim < 2) {
+			/* the identification that makes the others sum to 0xffff */
+			put16(ip + 4, 0);
+			put16(ip + 10, 0);
+			put16(ip + 4, ref_checksum(ip, ihl * 4u));
+		}
+		ip[1] = (uint8_t)tos;
+		put16(ip + 10, 0);
+		put16(ip + 10, ref_checksum(ip, ihl * 4u));
+		if (aim == 1)
+			assert_int_equal(ip[10] << 8 | ip[11], 0);
+		memcpy(want, ip, ihl * 4u);
+		want[1] = (uint8_t)(tos | QOS_ECN_CE);
+		put16(want + 10, 0);
+		put16(want + 10, ref_checksum(want, ihl * 4u));
+		if (aim == 0)
+			assert_int_equal(want[10] << 8 | want[11], 0);
+		assert_int_equal(qos_frame_set_ce(f.b, f.len), tos & 3);
+		if (memcmp(ip, want, ihl * 4u) != 0)
+			fail_msg("header %d (aim %d): checksum %02x%02x after the mark, a full "
+				 "recomputation gives %02x%02x",
+				 h, aim, ip[10], ip[11], want[10], want[11]);
+	}
+}
+
 /* PCP: every priority over every DEI and a spread of VLAN ids; the rest kept. */
 static void pcp_set(void **state)
 {
@@ -1309,6 +1357,7 @@ int main(void)
 		cmocka_unit_test(dscp_not_ip),
 		cmocka_unit_test(pcp_set),
 		cmocka_unit_test(ecn_set_ce),
+		cmocka_unit_test(ecn_ce_checksum_exact),
 	};
 
 	return cmocka_run_group_tests_name("qos_classify", tests, eal_setup, eal_teardown);

@@ -6,7 +6,8 @@
  * kept on one path, shares 2:1, a path leaving the weights (its flows move
  * at their next packet, nothing more goes to it) and coming back, no path,
  * entries reused after the gap, two flows sharing an entry, flows with equal
- * low hash bits spread over the table.
+ * low hash bits spread over the table, a burst decided as its packets one
+ * by one (spread_pick_burst() against spread_pick()).
  *
  * Every simulated packet goes through a reorder check: path 0 delays by
  * 1 ms, path 1 by 1.3 ms, path 2 by 1.1 ms, the gap is 0.5 ms; each flow's
@@ -528,6 +529,64 @@ static void hash_low_bits_equal(void **state)
 	sim_free(&s);
 }
 
+/*
+ * A burst (spread_pick_burst(), what the data path calls) decides as its
+ * packets would one by one at the same time (spread_pick()): the same
+ * paths and the same counters, over bursts of 1..64 packets from 40 flows
+ * in a table of 16 entries (collisions), times within and beyond the gap,
+ * and weights that change between bursts (equal and unequal shares, paths
+ * leaving, joining, none).
+ */
+static void burst_as_one_by_one(void **state)
+{
+	static const struct spread_weights ws[] = {
+		{ .nb = 3, .path = { 0, 1, 2 }, .share = { 1, 1, 1 } },
+		{ .nb = 2, .path = { 0, 2 }, .share = { 1, 1 } },
+		{ .nb = 3, .path = { 2, 0, 1 }, .share = { 5, 5, 5 } },
+		{ .nb = 2, .path = { 1, 2 }, .share = { 2, 1 } },
+		{ .nb = 0 },
+		{ .nb = 3, .path = { 0, 1, 2 }, .share = { 1000, 3000, 1000 } },
+		{ .nb = 1, .path = { 1 }, .share = { 1 } },
+	};
+	size_t size = spread_table_size(16);
+	struct spread_table *a = calloc(1, size), *b = calloc(1, size);
+	struct spread_stats sa, sb;
+	uint64_t now = 0;
+	uint32_t seed = 7;
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	spread_table_init(a, 16);
+	spread_table_init(b, 16);
+	for (unsigned round = 0; round < 2000; round++) {
+		const struct spread_weights *w = &ws[(round / 7) % (sizeof(ws) / sizeof(ws[0]))];
+		uint32_t hash[64], bytes[64];
+		uint8_t path[64];
+		unsigned n;
+
+		seed = seed * 1103515245u + 12345u;
+		n = 1 + (seed >> 16) % 64;
+		seed = seed * 1103515245u + 12345u;
+		now += (seed >> 16) % 4 == 0 ? 2 * GAP : (seed >> 16) % (GAP / 4);
+		for (unsigned j = 0; j < n; j++) {
+			seed = seed * 1103515245u + 12345u;
+			hash[j] = flow_hash(1 + (seed >> 16) % 40);
+			bytes[j] = 64 + (seed >> 8) % 1437;
+		}
+		spread_pick_burst(a, w, hash, bytes, n, now, GAP, path);
+		for (unsigned j = 0; j < n; j++) {
+			int p = spread_pick(b, w, hash[j], bytes[j], now, GAP);
+			assert_int_equal(p, path[j] == SPREAD_NO_PATH ? -1 : (int)path[j]);
+		}
+		spread_stats(a, &sa);
+		spread_stats(b, &sb);
+		assert_memory_equal(&sa, &sb, sizeof(sa));
+	}
+	assert_true(sa.moved > 0 && sa.failover > 0 && sa.collisions > 0);
+	free(a);
+	free(b);
+}
+
 static void table_size(void **state)
 {
 	(void)state;
@@ -550,6 +609,7 @@ int main(void)
 		cmocka_unit_test(collision_shares_flowlet),
 		cmocka_unit_test(recent_bytes_decay),
 		cmocka_unit_test(hash_low_bits_equal),
+		cmocka_unit_test(burst_as_one_by_one),
 		cmocka_unit_test(table_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

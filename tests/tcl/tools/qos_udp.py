@@ -21,6 +21,11 @@
       csum is the IPv4 header checksum (RFC 1071) as received; IPv6 has
       none (-). vlan and pcp are the VLAN id and 802.1p priority of the
       frame's tag, - untagged.
+  qos_udp.py frames IFACE SECONDS COUNT MARKER
+      capture on IFACE the frames whose bytes hold MARKER (ASCII), as
+      they came (a tag the kernel took out is not put back); prints
+      "ready" once listening, and after SECONDS or COUNT frames each one
+      in hex, a line each, in the order received.
 """
 import select
 import signal
@@ -126,6 +131,24 @@ def sniff(iface, seconds, count, ports):
               % (dport, fam, dscp, ecn, vid, pcp, csum, n), flush=True)
 
 
+def frames(iface, seconds, count, marker):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s.bind((iface, 0))
+    print("ready", flush=True)
+    got = []
+    deadline = time.time() + seconds
+    while len(got) < count:
+        left = deadline - time.time()
+        if left <= 0 or not select.select([s], [], [], left)[0]:
+            break
+        data, addr = s.recvfrom(65535)
+        if addr[2] != socket.PACKET_OUTGOING and marker in data:
+            got.append(data)
+    for data in got:
+        print(data.hex(), flush=True)
+
+
 def burst(dest, port, count, length, tos):
     fam = socket.AF_INET6 if ":" in dest else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
@@ -154,6 +177,8 @@ def main(argv):
         burst(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6], 0))
     elif len(argv) >= 6 and argv[1] == "sniff":
         sniff(argv[2], float(argv[3]), int(argv[4]), {int(p) for p in argv[5:]})
+    elif len(argv) == 6 and argv[1] == "frames":
+        frames(argv[2], float(argv[3]), int(argv[4]), argv[5].encode())
     else:
         sys.exit(__doc__)
     return 0
