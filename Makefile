@@ -4,8 +4,12 @@
 #   make        build into build/
 #   make run    build, then run vbrd in a two-host lab with live traffic
 #   make test   build, then run unit and integration tests
-#   make bench  build, then replay pcaps through vbrd and l3fwd (and qos_sched),
-#               and 64 VRFs against one table (bench-vrf)
+#   make bench  build, then replay pcaps through vbrd and l3fwd (and qos_sched,
+#               and OVS-DPDK: bench-ovs), and 64 VRFs against one table
+#               (bench-vrf); every ratio in cycles and, with valgrind, in
+#               instructions (callgrind), a target met when both meet it.
+#               ~36 min (~26 with BENCH_INSTR=0; tests/perf/README.md);
+#               one bench at a time (a flock on the hugepages)
 #   make bench-vrf   build, then 64 VRFs of 10 000 routes against one table of
 #               640 000: per-packet cost, start-up, reload, memory (~9 GiB
 #               of hugepages, reserved and given back)
@@ -76,6 +80,9 @@ load-check: deps build
 unit: build
 	meson test -C $(BUILD) --print-errorlogs
 
+# ~36 min in all with the instruction counts (BENCH_INSTR_S=3 s each): bench.sh
+# ~13, bench-ovs.sh ~5.5, scale.sh ~2, bench-qos.sh ~10, bench-vrf.sh ~6;
+# BENCH_INSTR=0: ~26 min
 bench: deps build
 	./tests/perf/bench.sh
 	./tests/perf/bench-ovs.sh

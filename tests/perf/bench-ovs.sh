@@ -7,6 +7,10 @@
 # print per scenario
 #
 #   bench: SCENARIO vbrd MPPS Mpps CYCLES cycles/pkt ovs-dpdk MPPS Mpps CYCLES cycles/pkt ratio R (target >= 1.5) MODE
+#   bench: SCENARIO instructions: vbrd V/pkt ovs-dpdk O/pkt (PMD thread) ratio O/V (callgrind, T s); target >= 1.5 MET|NOT MET (instructions meet it|short, cycles meet it|short)
+#
+# (the second with valgrind and BENCH_INSTR=1, else "instructions: n/a (...)";
+# the target is met when both ratios meet it: instr_ovs below)
 #
 # Scenarios (BENCH_OVS_SCENARIOS, default all three):
 #   ipv4-64        bench.sh's ipv4-64 pcap; OVS: one bridge, the pcap port
@@ -45,6 +49,8 @@
 #                        vxlan-encap-imix: bench.sh's IMIX pcap, same setups)
 #   OVS_LCORE_CPU        ovs-vswitchd's main lcore (default: the core that
 #                        is not BENCH_CORE)
+#   BENCH_INSTR, BENCH_INSTR_S (bench.sh's), BENCH_OVS_INSTR_WARMUP_S=10: OVS's
+#                        forwarding under callgrind before its count
 set -euo pipefail
 
 # bench.sh's settings, hugepages, vbrd_conf, run_vbrd, cycles, median,
@@ -154,6 +160,7 @@ ovs_setup() {
 run_ovs() {  # run_ovs SCENARIO KIND PCAP RUN -> PPS (median packets/s), CORES (median busy cores)
 	local scen=$1 kind=$2 pcap=$3 run=$4 res pid err
 	OVS_RUN=$TMP/ovs-$scen-$run
+	huge_ensure
 	# hugepages: what one vbrd run had (bench.sh's MIN_PAGES); OVS
 	# takes them with --in-memory and gives them back when it exits
 	if [ "$MODE" = hugepages ]; then export OVS_HUGE_MB=$((MIN_PAGES * 2)); else export OVS_HUGE_MB=0 OVS_MEM_MB=1024; fi
@@ -194,6 +201,37 @@ run_ovs() {  # run_ovs SCENARIO KIND PCAP RUN -> PPS (median packets/s), CORES (
 	read -r PPS CORES <<<"$res"
 }
 
+# instr_ovs SCENARIO KIND PCAP: ovs-vswitchd's instructions per packet under
+# callgrind (instructions.sh --vg and --attach): OVS started as for a run but
+# under valgrind (--fair-sched=yes: its threads take turns, so that its main
+# thread answers ovs-vsctl while the PMD spins) and --no-huge, the same
+# bridges and flows, then, after BENCH_OVS_INSTR_WARMUP_S (10) s of traffic,
+# its PMD thread (the busiest) counted for BENCH_INSTR_S seconds. Packets:
+# 32 x the PMD's calls into net_pcap (its RX: the binary is stripped and
+# net_pcap and net_null have no symbols; OVS asks for bursts of 32, and the
+# infinite replay always has them; every packet goes out, as the cycle
+# runs check). The first seconds cost more per packet (flow set-up: 1260
+# against 880-970 later, ipv4-64), hence the warm-up.
+instr_ovs() {  # runs in $(...), without the EXIT trap: stops OVS itself on failure
+	local scen=$1 kind=$2 pcap=$3 dir=$TMP/ovs-instr-$1 pid pfx=$PREFIX-oi
+	mkdir -p "$dir"
+	OVS_RUN=$TMP/ovs-$scen-instr
+	OVS_VSWITCHD_PREFIX="$(INSTR_VG_OPTS=--fair-sched=yes "$PERF/instructions.sh" --vg "$dir")" OVS_HUGE_MB=0 OVS_MEM_MB=1024 \
+	OVS_LCORE_CPU=$OVS_LCORE OVS_PMD_CPU=$CORE OVS_PMD_MAXSLEEP=0 OVS_VSCTL_TIMEOUT=300 \
+		"$OVS_SH" start "$OVS_RUN" "$pfx" >"$OVS_RUN.start" 2>&1 ||
+		{ cat "$OVS_RUN.start" >&2; ovs_stop; die "OVS under valgrind did not start ($OVS_RUN)"; }
+	OVS_VSCTL_TIMEOUT=300 ovs_setup "$kind" "$pcap" >"$OVS_RUN.setup" 2>&1 ||
+		{ cat "$OVS_RUN.setup" >&2; tail -5 "$OVS_RUN/ovs-vswitchd.log" >&2; ovs_stop; die "OVS setup of $scen under valgrind failed"; }
+	pid=$(cat "$OVS_RUN/ovs-vswitchd.pid")
+	sleep "${BENCH_OVS_INSTR_WARMUP_S:-10}"
+	INSTR_PACKETS_FN=ob:librte_net_pcap,32 BUILD=$BUILD "$PERF/instructions.sh" --attach "ovs-$scen" "$INSTR_S" "$pid" "$dir" \
+		>"$TMP/instr-ovs-$scen.out" 2>"$TMP/instr-ovs-$scen.err" ||
+		{ ovs_stop; die "instructions.sh failed on OVS $scen: $(tail -3 "$TMP/instr-ovs-$scen.err")"; }
+	ovs_stop
+	rm -rf "$dir" "/var/run/dpdk/$pfx"
+	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-ovs-$scen.out"
+}
+
 [ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ] ||
 	die "openvswitch-switch-dpdk is not installed (apt-get install openvswitch-switch-dpdk)"
 huge_setup
@@ -231,10 +269,24 @@ for scen in $OVS_SCENARIOS; do
 		o+=("$PPS") oc+=("$(cycles "$PPS" "$CORES")")
 		log "$scen run $run: vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt, ovs-dpdk ${o[-1]} pps ${oc[-1]} cycles/pkt"
 	done
-	RESULTS+=("$(awk -v s="$scen" -v v="$(median "${v[@]}")" -v vc="$(median "${vc[@]}")" \
-		-v l="$(median "${o[@]}")" -v lc="$(median "${oc[@]}")" -v m="$MODE_TEXT" 'BEGIN {
+	vcy=$(median "${vc[@]}") ocy=$(median "${oc[@]}")
+	RESULTS+=("$(awk -v s="$scen" -v v="$(median "${v[@]}")" -v vc="$vcy" \
+		-v l="$(median "${o[@]}")" -v lc="$ocy" -v m="$MODE_TEXT" 'BEGIN {
 		printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt ovs-dpdk %.2f Mpps %.0f cycles/pkt ratio %.2f (raw Mpps %.2f, target >= 1.5) %s\n",
 			s, v / 1e6, vc, l / 1e6, lc, lc / vc, v / l, m }')")
+	# instructions per packet (callgrind): vbrd's worker, OVS's PMD thread;
+	# the verdict from both ratios
+	cr=$(awk -v a="$vcy" -v b="$ocy" 'BEGIN { print b / a }')
+	if [ "$INSTR" = 1 ]; then
+		t0=$(date +%s)
+		vi=$(instr_of "$scen") oi=$(instr_ovs "$scen" "$kind" "$pcap")
+		ir=$(awk -v a="$vi" -v b="$oi" 'BEGIN { print b / a }')
+		RESULTS+=("$(awk -v s="$scen" -v a="$vi" -v b="$oi" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt ovs-dpdk %.1f/pkt (PMD thread) ratio %.3f (callgrind, %d s); ", s, a, b, b / a, t }')$(
+			verdict 1.5 "$ir" "$cr")")
+	else
+		RESULTS+=("bench: $scen instructions: n/a (BENCH_INSTR=0 or valgrind missing); $(verdict 1.5 n/a "$cr")")
+	fi
 done
 printf '%s\n' "${RESULTS[@]}"
 log "done in $(( $(date +%s) - START )) s; cycles/pkt = TSC Hz x busy cores (measured CPU time) / pps"

@@ -21,8 +21,18 @@
 # the last lines give each starved scenario's Mpps over the unstarved one's
 # (qos-64 or qos-imix) and over the skew one's (the same pcap, unstarved):
 #
-#   bench: qos-starved-64 / qos-64 (vbrd) S
+#   bench: qos-starved-64 / qos-64 (vbrd) S (Mpps); cycles CS / CU per packet, ratio CU/CS; instructions ...; target >= 0.9 MET|NOT MET (...)
 #   bench: qos-starved-64 / qos-skew-64, the same pcap unstarved: vbrd S2, qos_sched Q2
+#
+# and with valgrind (BENCH_INSTR=1), per scenario, instructions per packet
+# (callgrind: vbrd's worker and its stages, qos_sched's two lcores summed,
+# l3fwd) and the targets of issue 26, each met when the instruction ratio
+# and the cycle ratio (median of the runs, per packet) both meet it:
+#
+#   bench: qos-64 instructions: vbrd V/pkt qos_sched Q/pkt (its lcores: QR + QW) l3fwd L/pkt (callgrind, T s)
+#   bench: qos-64 stage STAGE X
+#   bench: qos-64 vbrd/qos_sched instructions Q/V, cycles D/C: target >= 2 MET|NOT MET (instructions meet it|short, cycles meet it|short)
+#   bench: qos-64 vbrd/l3fwd instructions L/V, cycles LC/C: target >= 0.45 MET|NOT MET (...)
 #
 # Scenarios: a line of 100 Gbit/s with 64 businesses (qos_sched: pipes of
 # one subport) of 4 queues each (256 queues; vbrd: 256 classes by DSCP and
@@ -121,13 +131,13 @@ qos_prepare() {  # qos_prepare SCEN: $TMP/SCEN.pcap, $TMP/SCEN.cfg (qos_sched), 
 	qos-skew-*) sparse=$QOS_SPARSE ;;
 	qos-starved-*) sparse=$QOS_SPARSE starved=(--starved-rate "$QOS_STARVED_RATE") ;;
 	esac
-	"$PCAPGEN" qos "$TMP/$scen.pcap" --businesses $QOS_BUSINESSES --queues $QOS_QUEUES \
+	"$PCAPGEN" qos "$TMP/$scen.pcap" --businesses "$QOS_BUSINESSES" --queues "$QOS_QUEUES" \
 		--sparse "$sparse" --packets $QOS_PACKETS --size "$size" --dst-mac $DUT_MAC \
 		--dst-net $DST_NET --src-net $SRC_NET "${ecn_pcap[@]}" 2>"$TMP/$scen.pcapgen" ||
 		{ cat "$TMP/$scen.pcapgen" >&2; die "pcapgen failed for $scen"; }
 	sed 's/^pcapgen: /bench:   /' "$TMP/$scen.pcapgen" >&2
 	$PYTHON "$PERF/gen_qos_conf.py" --qos-sched "$TMP/$scen.cfg" --vbrd "$TMP/$scen.qos.conf" \
-		--businesses $QOS_BUSINESSES --queues $QOS_QUEUES --sparse "$sparse" --line $QOS_LINE \
+		--businesses "$QOS_BUSINESSES" --queues "$QOS_QUEUES" --sparse "$sparse" --line "$QOS_LINE" \
 		"${starved[@]}" "${ecn_conf[@]}" || die "gen_qos_conf.py failed for $scen"
 }
 
@@ -174,6 +184,7 @@ run_qos_sched() {  # run_qos_sched SCEN RUN -> QS_PPS, QS_CORES, QS_WORKER (medi
 	local scen=$1 run=$2 pfx="$PREFIX-q$2" res
 	local logf=$TMP/qos_sched-$scen-$run.log
 	local tsock=/var/run/dpdk/$pfx/dpdk_telemetry.v2
+	huge_ensure
 	# stdbuf: its stats go to a file, fully buffered, and are lost when it
 	# is stopped (it has no signal handler: SIGTERM ends it)
 	# shellcheck disable=SC2046
@@ -219,6 +230,33 @@ qos_sched_drops() {  # qos_sched_drops SCEN LOG
 		log "warning: qos_sched's RX lcore (CPU $RX_CORE) never filled the ring in $1: the worker waited for packets, the figure is not the scheduler's (other work on CPU $RX_CORE?)"
 }
 
+# qos_sched's instructions per packet under callgrind (instructions.sh --cmd):
+# both lcores' threads summed (RX and worker: INSTR_THREADS=sum; its main
+# lcore sleeps), per packet it sent. Packets: TX_BURST (--bsz's fourth
+# figure) x the worker's calls into net_null (its TX: the binary inlines
+# rte_eth_tx_burst, net_null has no symbols); it sends full bursts only
+# (app_send_packets), a partial one only after ~100 us without a packet.
+# --fair-sched=yes: valgrind runs one thread at a time, and by default the
+# worker got most turns and spun on an empty ring (14 500 to 36 400
+# instructions a packet, run to run); taking turns, the RX lcore keeps the
+# ring full as on two real cores (1609, 1633). LD_PRELOAD of stdbuf's
+# library: its "sched+write" line must reach the log at once (valgrind runs
+# the program itself, so stdbuf cannot wrap it).
+instr_qos_sched() {  # instr_qos_sched SCEN: instructions/pkt; output in $TMP/instr-qos_sched-SCEN.out
+	local pfx="$PREFIX-qi"
+	_STDBUF_O=L LD_PRELOAD=/usr/libexec/coreutils/libstdbuf.so INSTR_THREADS=sum \
+	INSTR_VG_OPTS=--fair-sched=yes INSTR_PACKETS_FN="ob:librte_net_null,${QOS_BSZ##*,}" \
+		BUILD=$BUILD "$PERF/instructions.sh" --cmd "qos_sched-$1" "$INSTR_S" "sched\+write" -- \
+		"$QOS_SCHED" --no-huge -m 512 --no-pci --file-prefix "$pfx" \
+		--lcores "0@$RX_CORE,1@$CORE,2@$RX_CORE" --main-lcore 2 \
+		--vdev "net_pcap0,rx_pcap=$TMP/$1.pcap,infinite_rx=1" --vdev "$NULL_DEV" -- \
+		--pfc "0,1,0,1" --mnc 2 --msz $QOS_MBUFS --bsz "$QOS_BSZ" --cfg "$TMP/$1.cfg" \
+		>"$TMP/instr-qos_sched-$1.out" 2>"$TMP/instr-qos_sched-$1.err" ||
+		die "instructions.sh failed on qos_sched $1: $(tail -3 "$TMP/instr-qos_sched-$1.err")"
+	rm -rf "/var/run/dpdk/$pfx"
+	sed -n 's/^instructions: \([0-9.]*\) per packet.*/\1/p' "$TMP/instr-qos_sched-$1.out"
+}
+
 # ---- the runs --------------------------------------------------------------------
 
 if [ -n "$QOS_CONFIGS" ]; then
@@ -248,7 +286,7 @@ fi
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, vbrd's worker and qos_sched's worker on CPU $CORE, qos_sched's RX on CPU $RX_CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, qos_sched --bsz $QOS_BSZ, $MODE_TEXT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=()
-declare -A VBRD_MPPS QS_MPPS VBRD_INSTR
+declare -A VBRD_MPPS QS_MPPS VBRD_INSTR VBRD_CY
 n_scen=$(wc -w <<<"$QOS_SCENARIOS") k=0
 for scen in $QOS_SCENARIOS; do
 	k=$((k + 1))
@@ -259,7 +297,7 @@ for scen in $QOS_SCENARIOS; do
 	[ -z "$VBRD_WHY" ] || log "$scen: vbrd not run: $VBRD_WHY"
 	kind=qos
 	case $scen in qos-starved-*) kind=qos-starved ;; esac
-	v=() vc=() q=() qc=() qw=() l=()
+	v=() vc=() q=() qc=() qw=() l=() lc=()
 	for run in $(seq "$RUNS"); do
 		if [ "$run" -gt 1 ] && [ $(($(date +%s) - START)) -gt "$scen_budget" ]; then
 			log "time budget reached: $scen stops after $((run - 1)) run(s)"
@@ -276,12 +314,12 @@ for scen in $QOS_SCENARIOS; do
 		# (the skew scenarios' pcap is the starved ones': measured there)
 		if [ "${scen#qos-skew-}" = "$scen" ]; then
 			run_l3fwd "$scen" "$TMP/$scen.pcap" "$run"
-			l+=("$PPS")
+			l+=("$PPS") lc+=("$(cycles "$PPS" "$CORES")")
 		fi
 		log "$scen run $run:${v:+ vbrd ${v[-1]} pps ${vc[-1]} cycles/pkt,} qos_sched ${q[-1]} pps ${qc[-1]} cycles/pkt (${QS_CORES} cores; worker ${qw[-1]} cycles/pkt, ${QS_WORKER} cores)${l:+, l3fwd ${l[-1]} pps}"
 	done
-	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}") lp=""
-	[ ${#l[@]} -eq 0 ] || lp=$(median "${l[@]}")
+	qp=$(median "${q[@]}") qcy=$(median "${qc[@]}") qwy=$(median "${qw[@]}") lp="" lcy=""
+	[ ${#l[@]} -eq 0 ] || lp=$(median "${l[@]}") lcy=$(median "${lc[@]}")
 	QS_MPPS[$scen]=$qp
 	if [ -z "$VBRD_WHY" ] && [ -z "$lp" ]; then
 		vp=$(median "${v[@]}") vcy=$(median "${vc[@]}")
@@ -296,13 +334,29 @@ for scen in $QOS_SCENARIOS; do
 			printf "bench: %s vbrd %.2f Mpps %.0f cycles/pkt qos_sched %.2f Mpps %.0f cycles/pkt (worker %.0f) l3fwd %.2f Mpps; vbrd/qos_sched %.2f (Mpps), vbrd/l3fwd %.2f %s\n",
 				s, v / 1e6, vc, q / 1e6, qc, qw, lp / 1e6, v / q, v / lp, m }')")
 	fi
-	# vbrd's instructions per packet and per stage (callgrind, bench.sh's
-	# instr_of): they do not move with the host. qos_sched's: not yet.
+	[ -n "$VBRD_WHY" ] || VBRD_CY[$scen]=$vcy
+	# Instructions per packet (callgrind): vbrd's and its stages (bench.sh's
+	# instr_of), qos_sched's (both lcores, per packet sent), l3fwd's (bench.sh's
+	# instr_l3fwd; not in the skew scenarios, as its cycles); each ratio with
+	# its target, met when the instruction ratio and the cycle ratio (median
+	# of the runs: qos_sched's cycles/pkt of both its cores, l3fwd's of its
+	# one, over vbrd's) both meet it.
 	if [ -z "$VBRD_WHY" ] && [ "$INSTR" = 1 ]; then
 		t0=$(date +%s)
-		VBRD_INSTR[$scen]=$(instr_of "$scen")
-		RESULTS+=("bench: $scen instructions: vbrd ${VBRD_INSTR[$scen]}/pkt (callgrind, $(( $(date +%s) - t0 )) s)")
+		vi=$(instr_of "$scen") qi=$(instr_qos_sched "$scen") li=""
+		VBRD_INSTR[$scen]=$vi
+		[ -z "$lp" ] || li=$(instr_l3fwd "$scen" "$TMP/$scen.pcap")
+		qth=$(awk '$1 == "thread" { printf "%s%.1f", n++ ? " + " : "", $3 }' "$TMP/instr-qos_sched-$scen.out")
+		RESULTS+=("$(awk -v s="$scen" -v v="$vi" -v q="$qi" -v qt="$qth" -v l="$li" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+			printf "bench: %s instructions: vbrd %.1f/pkt qos_sched %.1f/pkt (its lcores: %s)", s, v, q, qt
+			if (l != "") printf " l3fwd %.1f/pkt", l
+			printf " (callgrind, %d s)\n", t }')")
 		while read -r line; do RESULTS+=("bench: $scen $line"); done < <(grep '^stage ' "$TMP/instr-$scen.out")
+		RESULTS+=("bench: $scen vbrd/qos_sched instructions $(awk -v v="$vi" -v q="$qi" 'BEGIN { printf "%.3f", q / v }'), cycles $(awk -v v="$vcy" -v q="$qcy" 'BEGIN { printf "%.2f", q / v }'): $(
+			verdict 2 "$(awk -v v="$vi" -v q="$qi" 'BEGIN { print q / v }')" "$(awk -v v="$vcy" -v q="$qcy" 'BEGIN { print q / v }')")")
+		[ -z "$li" ] ||
+			RESULTS+=("bench: $scen vbrd/l3fwd instructions $(awk -v v="$vi" -v l="$li" 'BEGIN { printf "%.3f", l / v }'), cycles $(awk -v v="$vcy" -v l="$lcy" 'BEGIN { printf "%.2f", l / v }'): $(
+				verdict 0.45 "$(awk -v v="$vi" -v l="$li" 'BEGIN { print l / v }')" "$(awk -v v="$vcy" -v l="$lcy" 'BEGIN { print l / v }')")")
 	fi
 	if [ -n "$VBRD_WHY" ]; then
 		RESULTS+=("$(awk -v s="$scen" -v why="$VBRD_WHY" -v q="$qp" -v qc="$qcy" -v qw="$qwy" -v m="$MODE_TEXT" 'BEGIN {
@@ -311,14 +365,21 @@ for scen in $QOS_SCENARIOS; do
 	fi
 done
 printf '%s\n' "${RESULTS[@]}"
-# the issue's third floor: starved >= 0.8x unstarved, per frame size
+# the issue's third floor: starved >= 0.9x unstarved, per frame size: Mpps,
+# and per packet (unstarved's cost over starved's) in cycles and instructions,
+# the verdict from the last two
 for size in 64 imix; do
 	if [ -n "${VBRD_MPPS[qos-$size]:-}" ] && [ -n "${VBRD_MPPS[qos-starved-$size]:-}" ]; then
+		ia="${VBRD_INSTR[qos-starved-$size]:-}" ib="${VBRD_INSTR[qos-$size]:-}"
+		ca=${VBRD_CY[qos-starved-$size]} cb=${VBRD_CY[qos-$size]}
+		ir=n/a
+		[ -z "$ia" ] || [ -z "$ib" ] || ir=$(awk -v a="$ia" -v b="$ib" 'BEGIN { print b / a }')
 		awk -v s="$size" -v a="${VBRD_MPPS[qos-starved-$size]}" -v b="${VBRD_MPPS[qos-$size]}" \
-			-v ia="${VBRD_INSTR[qos-starved-$size]:-}" -v ib="${VBRD_INSTR[qos-$size]:-}" \
-			'BEGIN { printf "bench: qos-starved-%s / qos-%s (vbrd) %.2f", s, s, a / b
+			-v ia="$ia" -v ib="$ib" -v ca="$ca" -v cb="$cb" -v v="$(verdict 0.9 "$ir" "$(awk -v a="$ca" -v b="$cb" 'BEGIN { print b / a }')")" \
+			'BEGIN { printf "bench: qos-starved-%s / qos-%s (vbrd) %.2f (Mpps); cycles %.0f / %.0f per packet, ratio %.2f", s, s, a / b, ca, cb, cb / ca
 				if (ia != "" && ib != "") printf "; instructions %.1f / %.1f per packet, ratio %.3f", ia, ib, ib / ia
-				printf "\n" }'
+				else printf "; instructions n/a (BENCH_INSTR=0 or valgrind missing)"
+				printf "; %s\n", v }'
 	fi
 done
 # the same over the same pcap unstarved: what the starved rates cost, the

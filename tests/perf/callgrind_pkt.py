@@ -4,7 +4,11 @@ callgrind output files (one per thread, instructions.sh).
 
 The worker's thread is the one with the most calls to rte_pktmbuf_free
 (net_null frees each packet), or, for l3fwd (--packets-fn FN,K), K x the
-calls to FN. Prints 'instructions: X per packet (N packets)', then the
+calls to FN (ob:REGEX: calls into any function of an object matching
+REGEX, e.g. net_null's TX, which has no symbol). --sum-threads: all busy threads (each >= 1 % of the busiest one's
+instructions) summed, their packets too (qos_sched's RX and worker
+lcores, vbrd's two workers), with one 'thread' line each.
+Prints 'instructions: X per packet (N packets)', then the
 functions of most self cost. With --stages MAP (lines 'REGEX STAGE'),
 prints each stage's instructions per packet (stage_costs): a function's
 cost goes to the innermost stage it runs in, '(rest)' is outside any.
@@ -21,6 +25,8 @@ def parse(path):
     other than the function's is code inlined from it (a -g build)."""
     names = {}
     files = {}
+    objs = {}
+    ob = cob = None
     by_file = collections.Counter()
     fl = src = None
     self_ir = collections.Counter()
@@ -39,7 +45,11 @@ def parse(path):
 
     for line in open(path):
         line = line.rstrip('\n')
-        if line.startswith('fl='):
+        if line.startswith('ob='):
+            ob = name(line[3:], objs)
+        elif line.startswith('cob='):
+            cob = name(line[4:], objs)
+        elif line.startswith('fl='):
             fl = src = name(line[3:], files)
         elif line.startswith(('fi=', 'fe=')):
             src = name(line[3:], files)
@@ -53,6 +63,9 @@ def parse(path):
         elif line.startswith('calls='):
             n = int(line[6:].split()[0])
             calls[cfn] += n
+            if cob is not None and cob != ob:  # a call into another object
+                calls['ob:' + cob] += n
+            cob = None
             edges[(cur, cfn)][0] += n
             pending = True
         elif line and (line[0].isdigit() or line[0] in '+-*'):
@@ -131,19 +144,52 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--stages')
     ap.add_argument('--packets-fn', default='rte_pktmbuf_free,1')
+    ap.add_argument('--sum-threads', action='store_true',
+                    help='sum the busy threads, not the one thread of most packets')
     ap.add_argument('--top', type=int, default=12)
     ap.add_argument('--by-file', action='store_true',
                     help='also the top (function, source file) self costs')
     ap.add_argument('files', nargs='+')
     a = ap.parse_args()
-    pfn, k = a.packets_fn.split(',')
+    pfn, k = a.packets_fn.rsplit(',', 1)
     k = int(k)
-    self_ir, calls, edges, by_file = max((parse(p) for p in a.files), key=lambda r: r[1][pfn])
-    n = calls[pfn] * k
+
+    def pcalls(c):
+        """calls of the packet function, or with 'ob:REGEX' calls from
+        another object into any function of an object matching REGEX
+        (qos_sched: net_null's TX, which has no symbol)"""
+        if pfn.startswith('ob:'):
+            rx = re.compile(pfn[3:])
+            return sum(v for key, v in c.items() if key.startswith('ob:') and rx.search(key[3:]))
+        return c[pfn]
+    runs = [(p,) + parse(p) for p in a.files]
+    if a.sum_threads:
+        busiest = max(sum(r[1].values()) for r in runs)
+        busy = [r for r in runs if sum(r[1].values()) >= busiest / 100]
+        self_ir, calls, by_file = collections.Counter(), collections.Counter(), collections.Counter()
+        edges = collections.defaultdict(lambda: [0, 0])
+        for _, s, c, e, b in busy:
+            self_ir.update(s)
+            calls.update(c)
+            by_file.update(b)
+            for key, (nc, ir) in e.items():
+                edges[key][0] += nc
+                edges[key][1] += ir
+    else:
+        busy = [max(runs, key=lambda r: pcalls(r[2]))]
+        _, self_ir, calls, edges, by_file = busy[0]
+    n = pcalls(calls) * k
     if n == 0:
         sys.exit('callgrind_pkt.py: no packets (no calls to %s)' % pfn)
     total = sum(self_ir.values())
     print('instructions: %.1f per packet (%d packets)' % (total / n, n))
+    if a.sum_threads:
+        for p, s, c, _, _ in busy:
+            top = s.most_common(1)[0][0] if s else '-'
+            tn = pcalls(c) * k
+            own = ', %.1f per packet of its own' % (sum(s.values()) / tn) if tn else ''
+            print('thread %s %.1f per packet of all (%d packets%s; most in %s)'
+                  % (p.rsplit('-', 1)[-1], sum(s.values()) / n, tn, own, top))
     for fn, v in self_ir.most_common(a.top):
         if v / n >= 0.5:
             print('%8.1f  %s' % (v / n, fn))

@@ -24,14 +24,34 @@
 # name (for callgrind_annotate, or callgrind_pkt.py again). INSTR_PACKETS_FN=
 # FN,K: count K packets per call of FN instead of rte_pktmbuf_free (l3fwd:
 # DPDK's shared libraries have no symbol for net_null's free).
+# instructions.sh --vg DIR: print the valgrind command words (callgrind files
+# into DIR) for a program that the caller starts itself, e.g. a daemon;
+# instructions.sh --attach NAME SECONDS PID DIR: count that running program
+# (PID; its files in DIR), the caller stopping it afterwards (ovs-vswitchd).
+# INSTR_THREADS=sum: the busy threads summed
+# (each >= 1 % of the busiest; qos_sched's two lcores, vbrd's two workers).
+# INSTR_VG_OPTS: more valgrind options (--fair-sched=yes: threads take
+# turns, for programs whose lcores feed each other: qos_sched, OVS).
 set -euo pipefail
 BUILD=${BUILD:-build}
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 2; }
 T=$(mktemp -d /tmp/vbrd-instr.XXXXXX)
 VP=
 trap 'kill -9 $VP 2>/dev/null || true; rm -rf "$T" /var/run/dpdk/vbrdinstr$$' EXIT
-VG=(valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file="$T/out.%p")
-if [ "${1:-}" = --cmd ]; then
+# shellcheck disable=SC2206  # INSTR_VG_OPTS is words of valgrind options
+VG=(valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes ${INSTR_VG_OPTS:-} --callgrind-out-file="$T/out.%p")
+if [ "${1:-}" = --vg ]; then
+	echo "valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes ${INSTR_VG_OPTS:-} --callgrind-out-file=$2/out.%p"
+	exit 0
+elif [ "${1:-}" = --attach ]; then
+	# instructions.sh --attach NAME SECONDS PID DIR: a program the caller
+	# started under `instructions.sh --vg DIR` and will stop
+	CONF=$2 S=$3 VP=$4
+	rm -rf "$T"
+	T=$5
+	trap '' EXIT
+	rm -f "$T"/out.*.*-*  # an earlier count's dumps
+elif [ "${1:-}" = --cmd ]; then
 	# instructions.sh --cmd NAME SECONDS READY -- COMMAND...: another DPDK
 	# program (l3fwd), ready when its output matches the regex READY;
 	# it must run with --no-huge and its own --file-prefix
@@ -65,11 +85,11 @@ else
 		sleep 0.2
 	done
 fi
-callgrind_control -i on $VP >/dev/null 2>&1
+callgrind_control -i on "$VP" >/dev/null 2>&1
 sleep 2
-callgrind_control -z $VP >/dev/null 2>&1
+callgrind_control -z "$VP" >/dev/null 2>&1
 sleep "$S"
-callgrind_control -d $VP >/dev/null 2>&1
+callgrind_control -d "$VP" >/dev/null 2>&1
 if [ -n "${INSTR_SHOW:-}" ]; then
 	# shellcheck disable=SC2086  # INSTR_SHOW is words of a vbrctl command
 	"$BUILD/app/vbrctl" -s "$T/s.sock" -t 60000 -j $INSTR_SHOW >"${INSTR_SHOW_OUT:-/dev/stderr}" ||
@@ -80,5 +100,8 @@ if [ -n "${INSTR_KEEP:-}" ]; then
 	mkdir -p "$INSTR_KEEP/$(basename "$CONF" .conf)"
 	cp "$T"/out.* "$INSTR_KEEP/$(basename "$CONF" .conf)/"
 fi
+SUM=()
+[ "${INSTR_THREADS:-}" != sum ] || SUM=(--sum-threads)
 python3 "$(dirname "$0")/callgrind_pkt.py" ${INSTR_STAGES:+--stages "$INSTR_STAGES"} \
-	${INSTR_PACKETS_FN:+--packets-fn "$INSTR_PACKETS_FN"} "$T"/out.*-*
+	${INSTR_PACKETS_FN:+--packets-fn "$INSTR_PACKETS_FN"} \
+	"${SUM[@]}" "$T"/out.*-*

@@ -56,6 +56,10 @@ die() { log "$*"; exit 1; }
 
 # ---- hugepages (as tests/perf/bench.sh) ---------------------------------------
 
+# huge_lock, huge_unlock: one bench at a time holds the hugepages (the rest of
+# hugepages.sh is redefined below)
+# shellcheck source=tests/perf/hugepages.sh
+. tests/perf/hugepages.sh
 WANT_PAGES=${SCALE_HUGEPAGES:-1024}
 MIN_PAGES=512
 HUGE_MNT=/dev/hugepages
@@ -68,6 +72,7 @@ huge_setup() {
 	local total free
 	[ "$WANT_PAGES" != 0 ] || { MODE_WHY="SCALE_HUGEPAGES=0"; return; }
 	[ "$(meminfo Hugepagesize)" = 2048 ] || { MODE_WHY="hugepage size not 2 MiB"; return; }
+	huge_lock
 	if ! awk '$3 == "hugetlbfs" { found = 1 } END { exit !found }' /proc/mounts; then
 		[ "${SCALE_MOUNT_NS:-}" = 1 ] || { MODE_WHY="no hugetlbfs mounted"; return; }
 		mkdir -p "$HUGE_MNT"
@@ -92,6 +97,7 @@ huge_restore() {
 		HUGE_PREV=""
 	fi
 	if [ "$HUGE_MOUNTED" = 1 ]; then umount "$HUGE_MNT" 2>/dev/null || true; fi
+	huge_unlock
 }
 
 stop_child() {

@@ -27,6 +27,10 @@
 #   OVS_PMD_CPU=1         the one PMD thread (pmd-cpu-mask)
 #   OVS_PMD_MAXSLEEP=500  µs a PMD with no packets may sleep (OVS >= 3.1); 0: spin
 #   OVS_MEM_MB=512        DPDK memory, --no-huge (no hugepage is needed)
+#   OVS_VSWITCHD_PREFIX   words run before ovs-vswitchd (tests/perf/bench-ovs.sh:
+#                         valgrind --tool=callgrind ...); DPDK's start-up is then
+#                         waited for up to 300 s
+#   OVS_VSCTL_TIMEOUT=10  seconds ovs-vsctl waits (for every command, not only start)
 #   OVS_HUGE_MB=0         > 0: DPDK on 2 MiB hugepages instead, this many MiB
 #                         (dpdk-socket-mem and dpdk-socket-limit; OVS runs EAL
 #                         --in-memory, no hugetlbfs mount needed, the pages go
@@ -50,7 +54,7 @@ run() { # print (with -v) and run a command
 	if [ "$verbose" = 1 ]; then echo "\$ $*" | sed "s#$R/#\$R/#g"; fi
 	"$@"
 }
-vsctl() { run ovs-vsctl --db="$DB" --timeout=10 "$@"; }
+vsctl() { run ovs-vsctl --db="$DB" --timeout="${OVS_VSCTL_TIMEOUT:-10}" "$@"; }
 ofctl() { run ovs-ofctl "$@"; }
 
 failed() { # DAEMON: it did not start; say why (its stderr and log) and exit 1
@@ -100,10 +104,33 @@ start)
 		other_config:pmd-maxsleep="${OVS_PMD_MAXSLEEP:-500}" \
 		other_config:per-port-memory=true other_config:vhost-sock-dir=.
 	# -vconsole:off: --detach alone still copies the log to stderr
-	run ip netns exec "$prefix" "$VSWITCHD" "$DB" --pidfile="$R/ovs-vswitchd.pid" --unixctl="$R/ovs-vswitchd.ctl" \
-		--log-file="$R/ovs-vswitchd.log" -vconsole:off --detach --no-chdir \
-		2>"$R/ovs-vswitchd.stderr" || failed ovs-vswitchd
+	if [ -n "${OVS_VSWITCHD_PREFIX:-}" ]; then
+		# under valgrind: no --detach, whose fork valgrind's gdbserver
+		# (callgrind_control, vgdb) does not follow; in the background
+		# instead (ip netns exec keeps the pid), waited for up to 300 s
+		# shellcheck disable=SC2086  # OVS_VSWITCHD_PREFIX is words
+		ip netns exec "$prefix" $OVS_VSWITCHD_PREFIX "$VSWITCHD" "$DB" --pidfile="$R/ovs-vswitchd.pid" \
+			--unixctl="$R/ovs-vswitchd.ctl" --log-file="$R/ovs-vswitchd.log" -vconsole:off --no-chdir \
+			</dev/null >/dev/null 2>"$R/ovs-vswitchd.stderr" &
+		for _ in $(seq 300); do
+			[ -S "$R/ovs-vswitchd.ctl" ] && break
+			kill -0 $! 2>/dev/null || failed ovs-vswitchd
+			sleep 1
+		done
+		[ -S "$R/ovs-vswitchd.ctl" ] || failed ovs-vswitchd
+	else
+		run ip netns exec "$prefix" "$VSWITCHD" "$DB" --pidfile="$R/ovs-vswitchd.pid" --unixctl="$R/ovs-vswitchd.ctl" \
+			--log-file="$R/ovs-vswitchd.log" -vconsole:off --detach --no-chdir \
+			2>"$R/ovs-vswitchd.stderr" || failed ovs-vswitchd
+	fi
 	init=$(ovs-vsctl --db="$DB" --timeout=10 get Open_vSwitch . dpdk_initialized) || init="?"
+	if [ -n "${OVS_VSWITCHD_PREFIX:-}" ]; then  # slow under valgrind
+		for _ in $(seq 300); do
+			[ "$init" != true ] || break
+			sleep 1
+			init=$(ovs-vsctl --db="$DB" --timeout=10 get Open_vSwitch . dpdk_initialized) || init="?"
+		done
+	fi
 	if [ "$init" != true ]; then
 		echo "ovs.sh: DPDK not initialised (dpdk_initialized=$init):" >&2
 		tail -5 "$R/ovs-vswitchd.log" >&2
