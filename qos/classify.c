@@ -400,7 +400,7 @@ void qos_classifier_free(struct qos_classifier *c)
 /* ---- data path ------------------------------------------------------------ */
 
 static void classify_chunk(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
-			   uint32_t *cls)
+			   uint32_t *cls, uint8_t *ip)
 {
 	union qos_key keys[QOS_CLASSIFY_BURST];
 	const uint8_t *data4[QOS_CLASSIFY_BURST], *data6[QOS_CLASSIFY_BURST];
@@ -418,20 +418,38 @@ static void classify_chunk(const struct qos_classifier *c, struct rte_mbuf **pkt
 
 		/* a chained frame (a fragment vbrd made: its IP header alone in
 		 * the first segment) has its ports in the next one */
-		if (unlikely(len < sizeof(lin) && m->pkt_len > len)) {
+		uint8_t first = 0;
+		bool chained = len < sizeof(lin) && m->pkt_len > len;
+		if (unlikely(chained)) {
+			/* the IP header for the marking is where the first
+			 * segment has it, whole, or nowhere */
+			first = qos_frame_ip_byte(p, len);
 			len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(lin));
 			p = rte_pktmbuf_read(m, 0, len, lin);
 		}
-		enum qos_key_family f = qos_key_build(p, len, m->port, m->vlan_tci, &keys[i]);
+		uint32_t l2 = 0; /* stays 0 unless IPv4 or IPv6 */
+		enum qos_key_family f = qos_key_build_l2(p, len, m->port, m->vlan_tci, &keys[i],
+							 &l2);
 
+		/* where the key found the IP header (classify_frame.h): the
+		 * family's bit 1 is IPv6's (QOS_KEY_IPV6 6, QOS_KEY_IPV4 4) */
+		_Static_assert((QOS_KEY_IPV6 & 2) << 6 == QOS_IP_V6 && (QOS_KEY_IPV4 & 2) == 0,
+			       "family bit");
+		uint8_t at = (uint8_t)(l2 | ((unsigned)f & 2) << 6);
+		ip[i] = chained ? first : at;
 		data4[n4] = (const uint8_t *)&keys[i];
 		at4[n4] = (uint8_t)i;
 		n4 += f == QOS_KEY_IPV4;
 		data6[n6] = (const uint8_t *)&keys[i];
 		at6[n6] = (uint8_t)i;
 		n6 += f == QOS_KEY_IPV6;
-		cls[i] = 0;
 	}
+	if (n4 == n && c->acl4 != NULL) {
+		/* all IPv4 (the usual burst): the results in place */
+		rte_acl_classify(c->acl4, data4, cls, n4, 1);
+		return;
+	}
+	memset(cls, 0, n * sizeof(*cls));
 	if (n4 != 0 && c->acl4 != NULL) {
 		rte_acl_classify(c->acl4, data4, res4, n4, 1);
 		for (i = 0; i < n4; i++)
@@ -447,9 +465,20 @@ static void classify_chunk(const struct qos_classifier *c, struct rte_mbuf **pkt
 void qos_classify_burst(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
 			uint32_t *cls)
 {
+	uint8_t ip[QOS_CLASSIFY_BURST];
+
 	/* one chunk at the documented size; more is handled, not promised */
 	for (unsigned i = 0; i < n; i += QOS_CLASSIFY_BURST)
-		classify_chunk(c, pkts + i, RTE_MIN(n - i, (unsigned)QOS_CLASSIFY_BURST), cls + i);
+		classify_chunk(c, pkts + i, RTE_MIN(n - i, (unsigned)QOS_CLASSIFY_BURST), cls + i,
+			       ip);
+}
+
+void qos_classify_burst_ip(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
+			   uint32_t *cls, uint8_t *ip)
+{
+	for (unsigned i = 0; i < n; i += QOS_CLASSIFY_BURST)
+		classify_chunk(c, pkts + i, RTE_MIN(n - i, (unsigned)QOS_CLASSIFY_BURST), cls + i,
+			       ip + i);
 }
 
 int qos_get_dscp(const struct rte_mbuf *m)

@@ -66,6 +66,17 @@ void qos_classify_burst(const struct qos_classifier *c, struct rte_mbuf **pkts, 
 			uint32_t *cls);
 
 /**
+ * qos_classify_burst(), and where each packet's IP header is, so that the
+ * marking does not parse the frame again.
+ *
+ * @param ip  out: per packet, 0 when it is not IPv4/IPv6 or the first
+ *            segment cuts its fixed header, else the L2 header's length
+ *            (14 or 18) with QOS_IP_V6 (classify_frame.h) set for IPv6
+ */
+void qos_classify_burst_ip(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
+			   uint32_t *cls, uint8_t *ip);
+
+/**
  * DSCP of the egress frame @p m (IPv4 TOS or IPv6 traffic class, upper 6
  * bits), or -1 when it is not IPv4/IPv6.
  */

@@ -245,12 +245,14 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 				goto nomem;
 			q->mask = size - 1;
 			q->limit = qcf->limit;
-			if (qcf->ecn.mode != QOS_ECN_OFF)
+			if (qcf->ecn.mode != QOS_ECN_OFF) {
 				/* µs of the line's rate in frame bytes, once here: the
 				 * enqueue compares bytes (no division per packet) */
 				qos_ecn_init(&q->ecn, line_rate * qcf->ecn.min_us / 1000000,
 					     line_rate * qcf->ecn.max_us / 1000000,
 					     qcf->ecn.max_ppm);
+				s->ecn = true;
+			}
 			if (qcf->type == QOS_QUEUE_PRIORITY) {
 				uint64_t cap = bytes_per_s(qos_rate_bps(&qcf->cap, lc->rate_bps));
 				qos_tb_init(&q->cap, cap, depth_for(cap, burst_ns, max_frame), hz,

@@ -130,7 +130,8 @@ static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sc
 	if (q->head == q->tail)
 		return NULL;
 	struct rte_mbuf *m = q->ring[q->head++ & q->mask];
-	q->bytes -= rte_pktmbuf_pkt_len(m) + s->overhead;
+	if (s->ecn)
+		q->bytes -= rte_pktmbuf_pkt_len(m) + s->overhead;
 	if (q->head == q->tail) {
 		b->busy &= ~(1u << qi);
 		q->deficit = 0;
@@ -233,7 +234,8 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 		}
 		q->st.tx_packets += run;
 		q->st.tx_bytes += bytes;
-		q->bytes -= (uint32_t)bytes + run * s->overhead;
+		if (s->ecn)
+			q->bytes -= (uint32_t)bytes + run * s->overhead;
 		if (is_green)
 			s->green_packets += run;
 		else

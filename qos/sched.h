@@ -118,7 +118,8 @@ struct qos_queue {
 	uint32_t quantum;       /* DRR, bytes per round */
 	struct qos_tb cap;      /* priority queues: the cap (rate 0 = none) */
 	uint32_t bytes; /* bytes queued, each frame with the line's overhead as its rate counts
-	                 * them (for ECN's thresholds, µs of that rate) */
+	                 * them (for ECN's thresholds, µs of that rate); counted only when
+	                 * some queue of the line has ECN (qos_sched.ecn), else 0 */
 	struct qos_ecn ecn;
 	struct qos_queue_stats st;
 };
@@ -151,9 +152,38 @@ struct qos_sched {
 	uint32_t backlog; /* packets queued in the whole line */
 	struct qos_business *b;
 	uint32_t rng; /* xorshift32 state of the ECN ramps (never 0) */
+	bool ecn;     /* some queue marks ECN: only then are the queues' bytes counted */
 	/* totals of what the dequeue decided, for tests of the picks */
 	uint64_t green_packets, borrowed_packets;
 };
+
+/**
+ * Queue @p m on queue @p q of business @p b, which the caller saw has room
+ * (fewer than `limit` packets).
+ */
+static inline void qos_sched_push(struct qos_sched *s, unsigned b, unsigned q, struct rte_mbuf *m)
+{
+	struct qos_business *bu = &s->b[b];
+	struct qos_queue *qu = &bu->q[q];
+
+	qu->ring[qu->tail++ & qu->mask] = m;
+	qu->st.enq_packets++;
+	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
+	if (s->ecn)
+		qu->bytes += rte_pktmbuf_pkt_len(m) + s->overhead;
+	bu->busy |= 1u << q;
+	if (bu->backlog++ == 0)
+		s->active |= 1ull << b;
+	s->backlog++;
+}
+
+/** Whether queue @p q of business @p b holds its limit. */
+static inline bool qos_sched_full(const struct qos_sched *s, unsigned b, unsigned q)
+{
+	const struct qos_queue *qu = &s->b[b].q[q];
+
+	return qu->tail - qu->head >= qu->limit;
+}
 
 /**
  * Queue @p m on queue @p q of business @p b.
@@ -161,19 +191,9 @@ struct qos_sched {
  */
 static inline int qos_sched_enqueue(struct qos_sched *s, unsigned b, unsigned q, struct rte_mbuf *m)
 {
-	struct qos_business *bu = &s->b[b];
-	struct qos_queue *qu = &bu->q[q];
-
-	if (unlikely(qu->tail - qu->head >= qu->limit))
+	if (unlikely(qos_sched_full(s, b, q)))
 		return -ENOBUFS;
-	qu->ring[qu->tail++ & qu->mask] = m;
-	qu->st.enq_packets++;
-	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
-	qu->bytes += rte_pktmbuf_pkt_len(m) + s->overhead;
-	bu->busy |= 1u << q;
-	if (bu->backlog++ == 0)
-		s->active |= 1ull << b;
-	s->backlog++;
+	qos_sched_push(s, b, q, m);
 	return 0;
 }
 

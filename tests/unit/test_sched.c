@@ -367,7 +367,8 @@ static void queue_limit_tail_drops(void **state)
 
 /* A queue's bytes follow what it holds, each frame with the line's
  * overhead (ECN's thresholds are µs of the line's rate, which counts it):
- * enqueue, dequeue and take. */
+ * enqueue, dequeue and take; on a line where no queue has ECN they are
+ * not counted (the data path does not pay for them). */
 static void queue_bytes_follow_the_queue(void **state)
 {
 	static struct sim sm;
@@ -377,6 +378,7 @@ static void queue_bytes_follow_the_queue(void **state)
 	sim_init(&sm, 1, LINE_BPS);
 	sim_business(&sm, 0, LINE_BPS, 0, 4, 0, NULL, 1, one_queue);
 	struct qos_queue *q = &sm.b[0].q[0];
+	sm.s.ecn = true; /* as qos.c sets it for a line with an ECN queue */
 	for (unsigned i = 0; i < 100; i++)
 		assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, mbuf(&sm, i & 1 ? 60 : 1514)), 0);
 	uint32_t ov = sm.s.overhead;
@@ -393,6 +395,11 @@ static void queue_bytes_follow_the_queue(void **state)
 	struct rte_mbuf *t;
 	while ((t = qos_sched_take(&sm.s, 0, 0)) != NULL)
 		free(t);
+	assert_int_equal(q->bytes, 0);
+	sm.s.ecn = false;
+	assert_int_equal(qos_sched_enqueue(&sm.s, 0, 0, mbuf(&sm, 1514)), 0);
+	assert_int_equal(q->bytes, 0);
+	free(qos_sched_take(&sm.s, 0, 0));
 	assert_int_equal(q->bytes, 0);
 	sim_free(&sm);
 }
