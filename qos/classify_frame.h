@@ -301,7 +301,15 @@ enum qos_ecn_codepoint {
 	QOS_ECN_CE = 3,
 };
 
-/** Mark the IP header @p ip (IPv6 when @p v6) CE when ECT; see qos_frame_set_ce(). @return the codepoint it had */
+/**
+ * Mark the IP header @p ip (IPv6 when @p v6) CE when ECT; see
+ * qos_frame_set_ce(). IPv4: setting the two ECN bits only adds
+ * d = 3 - ECN (1 or 2) to the TOS octet, so the checksum takes d in that
+ * octet's place: HC' = ~(~HC + d') with d' = m' - m as loaded, which is
+ * RFC 1624's eqn. 3 (~m + m' is m' - m modulo 0xffff) without the ~m
+ * term; ~HC + d' < 0x20000, one fold.
+ * @return the codepoint it had
+ */
 static inline int qos_ip_set_ce(uint8_t *ip, bool v6)
 {
 	int ecn = qos_ip_get_ecn(ip, v6);
@@ -309,12 +317,18 @@ static inline int qos_ip_set_ce(uint8_t *ip, bool v6)
 	if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE)
 		return ecn;
 	if (!v6) {
-		uint16_t m, m2;
+		uint8_t d[2] = { 0,
+				 (uint8_t)(QOS_ECN_CE - ecn) }; /* the word's change, as stored */
+		uint16_t hc, dw;
+		uint32_t sum;
 
-		memcpy(&m, ip, 2); /* version/IHL and TOS */
+		memcpy(&dw, d, 2);
+		memcpy(&hc, ip + 10, 2);
 		ip[1] |= QOS_ECN_CE;
-		memcpy(&m2, ip, 2);
-		qos_ip4_csum_update(ip, m, m2);
+		sum = (uint32_t)(uint16_t)~hc + dw;
+		sum = (sum & 0xffff) + (sum >> 16);
+		hc = (uint16_t)~sum;
+		memcpy(ip + 10, &hc, 2);
 	} else {
 		ip[1] |= QOS_ECN_CE << 4;
 	}

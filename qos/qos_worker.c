@@ -67,7 +67,7 @@ static void line_input(struct worker *w, struct qos_line *l, struct rte_mbuf **p
 	uint32_t cls[64];
 	uint8_t ip[64]; /* where the classifier found each IP header: no parsing again */
 
-	qos_classify_burst_ip(l->cls, pkts, n, cls, ip);
+	qos_classify_burst_ip(l->cls, l->cls_cache, pkts, n, cls, ip);
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t len = rte_pktmbuf_pkt_len(m);
