@@ -8,7 +8,7 @@
 
 #include "qos/sched.h"
 
-#define SCHED_RUN 8 /* packets of one queue per pick, at most */
+#define SCHED_RUN 8 /* packets of one business per pick (its turn), at most */
 
 void qos_tb_init(struct qos_tb *tb, uint64_t rate, uint64_t depth, uint64_t hz, uint64_t now)
 {
@@ -107,15 +107,18 @@ static inline int pick_queue(struct qos_business *b, uint64_t now)
 	uint32_t w = b->busy & ~b->prio_mask;
 	if (!w)
 		return -1;
+	/* the round moves on from a queue that has spent its deficit (or
+	 * emptied), and a queue it comes to gets its quantum then: it
+	 * sends in the same pick (quanta are at least one frame, so one
+	 * round ends this) */
 	unsigned cur = b->w_cur;
-	if (!(w & (1u << cur)))
+	if (!(w & (1u << cur))) {
 		cur = next_bit32(w, cur);
-	for (;;) {
-		struct qos_queue *q = &b->q[cur];
-		if (q->deficit > 0)
-			break;
-		q->deficit += (int32_t)q->quantum;
+		b->q[cur].deficit += (int32_t)b->q[cur].quantum;
+	}
+	while (b->q[cur].deficit <= 0) {
 		cur = next_bit32(w, cur);
+		b->q[cur].deficit += (int32_t)b->q[cur].quantum;
 	}
 	b->w_cur = (uint8_t)cur;
 	return (int)cur;
@@ -197,64 +200,79 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 			blocked |= 1ull << bi;
 			continue;
 		}
-		/* A run of up to SCHED_RUN packets of this queue while every
-		 * bucket it draws on still has tokens: one pick for the run. */
-		struct qos_queue *q = &b->q[qi];
-		bool prio = (1u << qi) & b->prio_mask;
+		/* The business's turn: up to SCHED_RUN packets, from one queue
+		 * and then the next that pick_queue() gives, while it stays
+		 * as eligible as it was picked (one business pick for them). */
+		uint64_t bit = 1ull << bi;
 		bool is_green = green != 0;
-		uint32_t left = q->tail - q->head, run = 0;
-		uint64_t bytes = 0;
+		unsigned turn = 0;
 		for (;;) {
-			struct rte_mbuf *m = q->ring[q->head++ & q->mask];
-			uint32_t len = rte_pktmbuf_pkt_len(m);
-			uint32_t wire = len + s->overhead;
-			int64_t cost = (int64_t)((uint64_t)wire * hz);
+			/* A run of this queue while every bucket it draws on
+			 * still has tokens: one queue pick for the run. */
+			struct qos_queue *q = &b->q[qi];
+			bool prio = (1u << qi) & b->prio_mask;
+			uint32_t left = q->tail - q->head, run = 0;
+			uint64_t bytes = 0;
+			for (;;) {
+				struct rte_mbuf *m = q->ring[q->head++ & q->mask];
+				uint32_t len = rte_pktmbuf_pkt_len(m);
+				uint32_t wire = len + s->overhead;
+				int64_t cost = (int64_t)((uint64_t)wire * hz);
 
-			out[n++] = m;
-			run++;
-			bytes += len;
-			s->line.tokens -= cost;
-			if (b->c.rate)
-				b->c.tokens -= cost;
-			if (is_green)
-				b->g.tokens -= cost;
-			else
-				b->deficit -= wire;
-			if (prio) {
-				if (q->cap.rate)
-					q->cap.tokens -= cost;
-			} else {
-				q->deficit -= (int32_t)wire;
+				out[n++] = m;
+				run++;
+				bytes += len;
+				s->line.tokens -= cost;
+				if (b->c.rate)
+					b->c.tokens -= cost;
+				if (is_green)
+					b->g.tokens -= cost;
+				else
+					b->deficit -= wire;
+				if (prio) {
+					if (q->cap.rate)
+						q->cap.tokens -= cost;
+				} else {
+					q->deficit -= (int32_t)wire;
+				}
+				if (run == left || turn + run == SCHED_RUN || n == max ||
+				    s->line.tokens <= 0 || (b->c.rate && b->c.tokens <= 0) ||
+				    (is_green ? b->g.tokens <= 0 : b->deficit <= 0) ||
+				    (prio ? q->cap.rate && q->cap.tokens <= 0 : q->deficit <= 0))
+					break;
 			}
-			if (run == left || run == SCHED_RUN || n == max || s->line.tokens <= 0 ||
-			    (b->c.rate && b->c.tokens <= 0) ||
-			    (is_green ? b->g.tokens <= 0 : b->deficit <= 0) ||
-			    (prio ? q->cap.rate && q->cap.tokens <= 0 : q->deficit <= 0))
+			q->st.tx_packets += run;
+			q->st.tx_bytes += bytes;
+			if (s->ecn)
+				q->bytes -= (uint32_t)bytes + run * s->overhead;
+			if (is_green)
+				s->green_packets += run;
+			else
+				s->borrowed_packets += run;
+			if (b->c.rate && b->c.tokens <= 0) {
+				c_ok &= ~bit;
+				s->wake[bi] = now + (uint64_t)-b->c.tokens / b->c.rate + 1;
+			}
+			if (b->g.tokens <= 0)
+				g_ok &= ~bit;
+			if (q->head == q->tail) {
+				b->busy &= ~(1u << qi);
+				q->deficit = 0;
+			}
+			s->backlog -= run;
+			b->backlog -= run;
+			if (b->backlog == 0) {
+				s->active &= ~bit;
+				b->deficit = 0;
 				break;
-		}
-		q->st.tx_packets += run;
-		q->st.tx_bytes += bytes;
-		if (s->ecn)
-			q->bytes -= (uint32_t)bytes + run * s->overhead;
-		if (is_green)
-			s->green_packets += run;
-		else
-			s->borrowed_packets += run;
-		if (b->c.rate && b->c.tokens <= 0) {
-			c_ok &= ~(1ull << bi);
-			s->wake[bi] = now + (uint64_t)-b->c.tokens / b->c.rate + 1;
-		}
-		if (b->g.tokens <= 0)
-			g_ok &= ~(1ull << bi);
-		if (q->head == q->tail) {
-			b->busy &= ~(1u << qi);
-			q->deficit = 0;
-		}
-		s->backlog -= run;
-		b->backlog -= run;
-		if (b->backlog == 0) {
-			s->active &= ~(1ull << bi);
-			b->deficit = 0;
+			}
+			turn += run;
+			if (turn >= SCHED_RUN || n == max || s->line.tokens <= 0 || !(c_ok & bit) ||
+			    (is_green ? !(g_ok & bit) : b->deficit <= 0))
+				break;
+			qi = pick_queue(b, now);
+			if (qi < 0)
+				break;
 		}
 		if (s->line.tokens <= 0)
 			break;
