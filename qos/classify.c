@@ -452,7 +452,7 @@ void qos_classifier_free(struct qos_classifier *c)
 /* The cache's hash of a masked key of @p nw words: a multiply-xor chain,
  * of which the set takes the top bits (a product's low bits do not depend
  * on its factors' high bits). */
-static inline uint32_t key_hash(const uint64_t *w, unsigned nw)
+static inline __attribute__((always_inline)) uint32_t key_hash(const uint64_t *w, unsigned nw)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
@@ -461,13 +461,39 @@ static inline uint32_t key_hash(const uint64_t *w, unsigned nw)
 	return (uint32_t)(h >> 32);
 }
 
-static inline bool key_eq(const uint64_t *a, const uint64_t *b, unsigned nw)
+static inline __attribute__((always_inline)) bool key_eq(const uint64_t *a, const uint64_t *b,
+							 unsigned nw)
 {
 	uint64_t d = 0;
 
 	for (unsigned i = 0; i < nw; i++)
 		d |= a[i] ^ b[i];
 	return d == 0;
+}
+
+/*
+ * Look the key @p key of family @p fam (@p nw words; a constant where it
+ * is inlined, so the loops unroll) up in @p cc: its masked form into
+ * @p mk and its set into @p set; found: its class into @p cls, true.
+ */
+static inline __attribute__((always_inline)) bool cache_find(const struct qos_classify_cache *cc,
+							     const uint64_t *mask,
+							     const union qos_key *key, unsigned nw,
+							     unsigned fam, uint64_t *mk,
+							     uint32_t *set, uint32_t *cls)
+{
+	memcpy(mk, key, nw * sizeof(*mk));
+	for (unsigned w = 0; w < nw; w++)
+		mk[w] &= mask[w];
+	*set = key_hash(mk, nw) >> (32 - QOS_CLASSIFY_CACHE_BITS);
+	const struct qos_classify_entry *e = cc->set[*set];
+	for (unsigned way = 0; way < 2; way++) {
+		if (e[way].fam == fam && key_eq(e[way].k, mk, nw)) {
+			*cls = e[way].cls;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Remember that the masked key @p k of family @p fam is class @p r. */
@@ -525,24 +551,13 @@ static void classify_chunk(const struct qos_classifier *c, struct qos_classify_c
 		cls[i] = 0;
 		if (cc != NULL && f != QOS_KEY_NONE) {
 			/* the cache: the key masked to what the classes look at */
-			unsigned nw = f == QOS_KEY_IPV4 ? QOS_KEY4_WORDS : QOS_KEY6_WORDS;
-			const uint64_t *mask = f == QOS_KEY_IPV4 ? c->mask4 : c->mask6;
-			uint64_t *mk = mkeys[i];
-
-			memcpy(mk, &keys[i], nw * sizeof(*mk));
-			for (unsigned w = 0; w < nw; w++)
-				mk[w] &= mask[w];
-			uint32_t set = key_hash(mk, nw) >> (32 - QOS_CLASSIFY_CACHE_BITS);
-			const struct qos_classify_entry *e = cc->set[set];
-			set_of[i] = set;
-			if (e[0].fam == f && key_eq(e[0].k, mk, nw)) {
-				cls[i] = e[0].cls;
+			bool hit = f == QOS_KEY_IPV4
+					   ? cache_find(cc, c->mask4, &keys[i], QOS_KEY4_WORDS, f,
+							mkeys[i], &set_of[i], &cls[i])
+					   : cache_find(cc, c->mask6, &keys[i], QOS_KEY6_WORDS, f,
+							mkeys[i], &set_of[i], &cls[i]);
+			if (hit)
 				continue;
-			}
-			if (e[1].fam == f && key_eq(e[1].k, mk, nw)) {
-				cls[i] = e[1].cls;
-				continue;
-			}
 		}
 		data4[n4] = (const uint8_t *)&keys[i];
 		at4[n4] = (uint8_t)i;
