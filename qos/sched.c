@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 
+#include <rte_common.h>
+
 #include "qos/sched.h"
 
 #define SCHED_RUN 8 /* packets of one business per pick (its turn), at most */
@@ -147,6 +149,15 @@ static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sc
 	return m;
 }
 
+/* Business @p bi sleeps until TSC @p when (its ceiling's tokens then). */
+static inline void sleep_until(struct qos_sched *s, unsigned bi, uint64_t when)
+{
+	s->wake[bi] = when;
+	if (!s->asleep || when < s->next_wake)
+		s->next_wake = when;
+	s->asleep |= 1ull << bi;
+}
+
 struct rte_mbuf *qos_sched_take(struct qos_sched *s, unsigned bi, unsigned qi)
 {
 	return take(s, bi, qi);
@@ -159,18 +170,28 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 
 	/* Refill the buckets of the businesses with packets, once per call.
 	 * One whose ceiling is out of tokens sleeps until the TSC at which it
-	 * has some again (s->wake, a dense array): a line with most businesses
-	 * starved does not touch them on every call. */
+	 * has some again (s->wake; s->asleep): a line with most businesses
+	 * starved does not touch them on every call, nor look at them until
+	 * the first of them is due (s->next_wake). */
+	if (s->asleep && now >= s->next_wake) {
+		uint64_t first = UINT64_MAX;
+		for (uint64_t a = s->asleep; a; a &= a - 1) {
+			unsigned i = (unsigned)__builtin_ctzll(a);
+			if (now >= s->wake[i])
+				s->asleep &= ~(1ull << i);
+			else
+				first = RTE_MIN(first, s->wake[i]);
+		}
+		s->next_wake = first;
+	}
 	uint64_t g_ok = 0, c_ok = 0;
-	for (uint64_t a = s->active; a; a &= a - 1) {
+	for (uint64_t a = s->active & ~s->asleep; a; a &= a - 1) {
 		unsigned i = (unsigned)__builtin_ctzll(a);
-		if (now < s->wake[i])
-			continue;
 		struct qos_business *b = &s->b[i];
 		if (b->c.rate) {
 			int64_t t = qos_tb_refill(&b->c, now);
 			if (t <= 0) {
-				s->wake[i] = now + (uint64_t)-t / b->c.rate + 1;
+				sleep_until(s, i, now + (uint64_t)-t / b->c.rate + 1);
 				continue;
 			}
 		}
@@ -251,7 +272,7 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 				s->borrowed_packets += run;
 			if (b->c.rate && b->c.tokens <= 0) {
 				c_ok &= ~bit;
-				s->wake[bi] = now + (uint64_t)-b->c.tokens / b->c.rate + 1;
+				sleep_until(s, bi, now + (uint64_t)-b->c.tokens / b->c.rate + 1);
 			}
 			if (b->g.tokens <= 0)
 				g_ok &= ~bit;
