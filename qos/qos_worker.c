@@ -133,8 +133,10 @@ static void line_input(struct worker *w, struct qos_line *l, struct rte_mbuf **p
 		 * ones are left to the tail drop, as are all when it is full */
 		struct qos_queue *qu = &l->sched.b[b].q[q];
 		if (unlikely(l->sched.ecn) &&
-		    qos_ecn_congested(&qu->ecn, qu->bytes, &l->sched.rng) && ip[i] &&
-		    qos_ip_set_ce(IPH, v6) > QOS_ECN_NOT_ECT)
+		    qos_ecn_congested(&qu->ecn,
+				      qu->bytes + (qu->tail - qu->head) * l->sched.overhead,
+				      &l->sched.rng) &&
+		    ip[i] && qos_ip_set_ce(IPH, v6) > QOS_ECN_NOT_ECT)
 			qst->ecn_marked++;
 		qos_sched_push(&l->sched, b, q, m);
 #undef IPH

@@ -136,7 +136,7 @@ static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sc
 		return NULL;
 	struct rte_mbuf *m = q->ring[q->head++ & q->mask];
 	if (s->ecn)
-		q->bytes -= rte_pktmbuf_pkt_len(m) + s->overhead;
+		q->bytes -= rte_pktmbuf_pkt_len(m);
 	if (q->head == q->tail) {
 		b->busy &= ~(1u << qi);
 		q->deficit = 0;
@@ -265,7 +265,7 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 			q->st.tx_packets += run;
 			q->st.tx_bytes += bytes;
 			if (s->ecn)
-				q->bytes -= (uint32_t)bytes + run * s->overhead;
+				q->bytes -= (uint32_t)bytes;
 			if (is_green)
 				s->green_packets += run;
 			else

@@ -117,9 +117,9 @@ struct qos_queue {
 	int32_t deficit;        /* DRR, bytes (weighted and default queues) */
 	uint32_t quantum;       /* DRR, bytes per round */
 	struct qos_tb cap;      /* priority queues: the cap (rate 0 = none) */
-	uint32_t bytes; /* bytes queued, each frame with the line's overhead as its rate counts
-	                 * them (for ECN's thresholds, µs of that rate); counted only when
-	                 * some queue of the line has ECN (qos_sched.ecn), else 0 */
+	uint32_t bytes;         /* bytes of the frames queued (their length; with the line's
+	                 * overhead: qos_queue_wire_bytes()); counted only when some
+	                 * queue of the line has ECN (qos_sched.ecn), else 0 */
 	struct qos_ecn ecn;
 	struct qos_queue_stats st;
 };
@@ -172,11 +172,21 @@ static inline void qos_sched_push(struct qos_sched *s, unsigned b, unsigned q, s
 	qu->st.enq_packets++;
 	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
 	if (s->ecn)
-		qu->bytes += rte_pktmbuf_pkt_len(m) + s->overhead;
+		qu->bytes += rte_pktmbuf_pkt_len(m);
 	bu->busy |= 1u << q;
 	if (bu->backlog++ == 0)
 		s->active |= 1ull << b;
 	s->backlog++;
+}
+
+/**
+ * The bytes queue @p qu holds as the line's rate counts them (each frame
+ * with the line's overhead): what ECN's thresholds are in. Counted only on
+ * a line with ECN (qos_sched.ecn), else 0.
+ */
+static inline uint32_t qos_queue_wire_bytes(const struct qos_sched *s, const struct qos_queue *qu)
+{
+	return s->ecn ? qu->bytes + (qu->tail - qu->head) * s->overhead : 0;
 }
 
 /** Whether queue @p q of business @p b holds its limit. */
