@@ -304,35 +304,33 @@ enum qos_ecn_codepoint {
 /**
  * Mark the IP header @p ip (IPv6 when @p v6) CE when ECT; see
  * qos_frame_set_ce(). IPv4: setting the two ECN bits only adds
- * d = 3 - ECN (1 or 2) to the TOS octet, so the checksum takes d in that
- * octet's place: HC' = ~(~HC + d') with d' = m' - m as loaded, which is
- * RFC 1624's eqn. 3 (~m + m' is m' - m modulo 0xffff) without the ~m
- * term; ~HC + d' < 0x20000, one fold.
+ * d = 3 - ECN (1 or 2) to the TOS octet, the low octet of the first
+ * 16-bit word, so the checksum is HC' = ~(~HC + d) in host order: RFC
+ * 1624's eqn. 3 with m' - m = d (~m + m' is m' - m modulo 0xffff);
+ * ~HC + d < 0x10002, one fold.
  * @return the codepoint it had
  */
 static inline int qos_ip_set_ce(uint8_t *ip, bool v6)
 {
-	int ecn = qos_ip_get_ecn(ip, v6);
+	unsigned ecn = v6 ? ip[1] >> 4 & 0x3 : ip[1] & 0x3;
 
-	if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE)
-		return ecn;
+	/* (ecn + 1) & 2: ECT(1) and ECT(0); not Not-ECT (0) nor CE (3) */
+	if (((ecn + 1) & 2) == 0)
+		return (int)ecn;
 	if (!v6) {
-		uint8_t d[2] = { 0,
-				 (uint8_t)(QOS_ECN_CE - ecn) }; /* the word's change, as stored */
-		uint16_t hc, dw;
+		uint16_t hc;
 		uint32_t sum;
 
-		memcpy(&dw, d, 2);
-		memcpy(&hc, ip + 10, 2);
 		ip[1] |= QOS_ECN_CE;
-		sum = (uint32_t)(uint16_t)~hc + dw;
+		memcpy(&hc, ip + 10, 2);
+		sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(hc) + (QOS_ECN_CE - ecn);
 		sum = (sum & 0xffff) + (sum >> 16);
-		hc = (uint16_t)~sum;
+		hc = rte_cpu_to_be_16((uint16_t)~sum);
 		memcpy(ip + 10, &hc, 2);
 	} else {
 		ip[1] |= QOS_ECN_CE << 4;
 	}
-	return ecn;
+	return (int)ecn;
 }
 
 /**

@@ -235,7 +235,8 @@ static inline uint32_t qos_xorshift32(uint32_t *x)
  */
 static inline bool qos_ecn_congested(const struct qos_ecn *e, uint32_t queued, uint32_t *rng)
 {
-	if (queued < e->min || e->min == 0)
+	/* queued < min, or min == 0 (off): min - 1 wraps to UINT32_MAX */
+	if (queued <= e->min - 1u)
 		return false;
 	if (queued >= e->max)
 		return true;
