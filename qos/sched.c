@@ -184,21 +184,30 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 		}
 		s->next_wake = first;
 	}
-	uint64_t g_ok = 0, c_ok = 0;
-	for (uint64_t a = s->active & ~s->asleep; a; a &= a - 1) {
+	/* Only the buckets not known to hold tokens are refilled here: one
+	 * that does keeps them until charged (refills only add, and capped
+	 * additions compose), and a business is refilled when it is picked,
+	 * before it is charged. s->g_pos / s->c_pos: known positive (0 at
+	 * first: everything is looked at once). */
+	uint64_t awake = s->active & ~s->asleep;
+	for (uint64_t a = awake & ~(s->g_pos & s->c_pos); a; a &= a - 1) {
 		unsigned i = (unsigned)__builtin_ctzll(a);
+		uint64_t bit = 1ull << i;
 		struct qos_business *b = &s->b[i];
-		if (b->c.rate) {
-			int64_t t = qos_tb_refill(&b->c, now);
-			if (t <= 0) {
-				sleep_until(s, i, now + (uint64_t)-t / b->c.rate + 1);
-				continue;
+		if (!(s->c_pos & bit)) {
+			if (b->c.rate) {
+				int64_t t = qos_tb_refill(&b->c, now);
+				if (t <= 0) {
+					sleep_until(s, i, now + (uint64_t)-t / b->c.rate + 1);
+					continue;
+				}
 			}
+			s->c_pos |= bit;
 		}
-		c_ok |= 1ull << i;
-		if (qos_tb_refill(&b->g, now) > 0)
-			g_ok |= 1ull << i;
+		if (!(s->g_pos & bit) && qos_tb_refill(&b->g, now) > 0)
+			s->g_pos |= bit;
 	}
+	uint64_t c_ok = awake & ~s->asleep & s->c_pos, g_ok = c_ok & s->g_pos;
 
 	uint64_t hz = s->hz, blocked = 0;
 	unsigned n = 0;
@@ -227,6 +236,10 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 		uint64_t bit = 1ull << bi;
 		bool is_green = green != 0;
 		unsigned turn = 0;
+		/* the tokens earned since its last refill, before the charges */
+		if (b->c.rate)
+			qos_tb_refill(&b->c, now);
+		qos_tb_refill(&b->g, now);
 		for (;;) {
 			/* A run of this queue while every bucket it draws on
 			 * still has tokens: one queue pick for the run. */
@@ -272,10 +285,13 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 				s->borrowed_packets += run;
 			if (b->c.rate && b->c.tokens <= 0) {
 				c_ok &= ~bit;
+				s->c_pos &= ~bit;
 				sleep_until(s, bi, now + (uint64_t)-b->c.tokens / b->c.rate + 1);
 			}
-			if (b->g.tokens <= 0)
+			if (b->g.tokens <= 0) {
 				g_ok &= ~bit;
+				s->g_pos &= ~bit;
+			}
 			if (q->head == q->tail) {
 				b->busy &= ~(1u << qi);
 				q->deficit = 0;

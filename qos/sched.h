@@ -146,8 +146,10 @@ struct qos_sched {
 	uint64_t by_prio[QOS_PRIORITY_LEVELS]; /* businesses of each priority */
 	uint32_t levels;                       /* bit p: by_prio[p] is not empty */
 	uint64_t wake[QOS_MAX_BUSINESSES]; /* TSC before which business b's ceiling has no tokens */
-	uint64_t asleep;    /* bit b: business b waits for wake[b] (the dequeue skips it) */
-	uint64_t next_wake; /* the earliest wake[] of the asleep ones */
+	uint64_t asleep;       /* bit b: business b waits for wake[b] (the dequeue skips it) */
+	uint64_t next_wake;    /* the earliest wake[] of the asleep ones */
+	uint64_t g_pos, c_pos; /* bit b: b's guarantee / ceiling holds tokens, as of its last
+	                        * refill or charge (0: not known; the dequeue refills it) */
 	uint8_t green_cur[QOS_PRIORITY_LEVELS];
 	uint8_t borrow_cur[QOS_PRIORITY_LEVELS];
 	uint16_t nb_business;
