@@ -35,7 +35,55 @@
 struct qos_classifier {
 	struct rte_acl_ctx *acl4; /* NULL: no class matches IPv4 */
 	struct rte_acl_ctx *acl6; /* NULL: no class matches IPv6 */
+	/* the key's bytes some class looks at (the cache's key, classify.h):
+	 * a field no rule constrains cannot change the result */
+	uint64_t mask4[QOS_KEY4_WORDS], mask6[QOS_KEY6_WORDS];
 };
+
+_Static_assert(sizeof(struct qos_key4) == QOS_KEY4_WORDS * 8 &&
+		       sizeof(struct qos_key6) == QOS_KEY6_WORDS * 8,
+	       "the cache's keys are whole words");
+
+/* Set the bytes [@p off, @p off + @p size) of the key mask @p m. */
+static void mask_field(uint64_t *m, size_t off, size_t size)
+{
+	memset((uint8_t *)m + off, 0xff, size);
+}
+
+/* Add the key fields class match @p mt constrains to the masks of @p c. */
+static void mask_match(struct qos_classifier *c, const struct qos_match *mt)
+{
+	bool sports = mt->sport_lo != 0 || mt->sport_hi != UINT16_MAX;
+	bool dports = mt->dport_lo != 0 || mt->dport_hi != UINT16_MAX;
+
+	for (int fam = 4; fam <= 6; fam += 2) {
+		uint64_t *m = fam == 4 ? c->mask4 : c->mask6;
+		size_t a = fam == 4 ? offsetof(struct qos_key4, src)
+				    : offsetof(struct qos_key6, src);
+		size_t d = fam == 4 ? offsetof(struct qos_key4, dst)
+				    : offsetof(struct qos_key6, dst);
+		size_t sp = fam == 4 ? offsetof(struct qos_key4, sport)
+				     : offsetof(struct qos_key6, sport);
+		size_t al = fam == 4 ? 4 : 16;
+
+		if (mt->protocol >= 0)
+			mask_field(m, offsetof(struct qos_key_head, proto), 1);
+		if (mt->ingress >= 0 || mt->vrf >= 0)
+			mask_field(m, offsetof(struct qos_key_head, iface), 4);
+		if (mt->dscp_lo >= 0)
+			mask_field(m, offsetof(struct qos_key_head, dscp), 2);
+		if (mt->pcp >= 0 || sports || dports)
+			mask_field(m, offsetof(struct qos_key_head, flags), 2);
+		if (mt->has_src)
+			mask_field(m, a, al);
+		if (mt->has_dst)
+			mask_field(m, d, al);
+		if (sports)
+			mask_field(m, sp, 2);
+		if (dports)
+			mask_field(m, sp + 2, 2);
+	}
+}
 
 /* ---- rte_acl's view of the key (classify_frame.h) --------------------------- */
 
@@ -316,6 +364,8 @@ struct qos_classifier *qos_classifier_build(const struct vbrd_config *cfg,
 	for (int i = 0; i < n; i++)
 		rank[i] = (struct rank){ pol->classes[i].priority, i };
 	qsort(rank, (size_t)n, sizeof(*rank), rank_cmp);
+	for (int i = 0; i < n; i++)
+		mask_match(c, &pol->classes[i].match);
 
 	for (int r = 0; r < n; r++) {
 		const struct qos_class_conf *cl = &pol->classes[rank[r].index];
@@ -399,10 +449,71 @@ void qos_classifier_free(struct qos_classifier *c)
 
 /* ---- data path ------------------------------------------------------------ */
 
-static void classify_chunk(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
-			   uint32_t *cls)
+/* The cache's hash of a masked key of @p nw words: a multiply-xor chain,
+ * of which the set takes the top bits (a product's low bits do not depend
+ * on its factors' high bits). */
+static inline __attribute__((always_inline)) uint32_t key_hash(const uint64_t *w, unsigned nw)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned i = 0; i < nw; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32);
+}
+
+static inline __attribute__((always_inline)) bool key_eq(const uint64_t *a, const uint64_t *b,
+							 unsigned nw)
+{
+	uint64_t d = 0;
+
+	for (unsigned i = 0; i < nw; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+/*
+ * Look the key @p key of family @p fam (@p nw words; a constant where it
+ * is inlined, so the loops unroll) up in @p cc: its masked form into
+ * @p mk and its set into @p set; found: its class into @p cls, true.
+ */
+static inline __attribute__((always_inline)) bool cache_find(const struct qos_classify_cache *cc,
+							     const uint64_t *mask,
+							     const union qos_key *key, unsigned nw,
+							     unsigned fam, uint64_t *mk,
+							     uint32_t *set, uint32_t *cls)
+{
+	memcpy(mk, key, nw * sizeof(*mk));
+	for (unsigned w = 0; w < nw; w++)
+		mk[w] &= mask[w];
+	*set = key_hash(mk, nw) >> (32 - QOS_CLASSIFY_CACHE_BITS);
+	const struct qos_classify_entry *e = cc->set[*set];
+	for (unsigned way = 0; way < 2; way++) {
+		if (e[way].fam == fam && key_eq(e[way].k, mk, nw)) {
+			*cls = e[way].cls;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Remember that the masked key @p k of family @p fam is class @p r. */
+static inline void cache_put(struct qos_classify_cache *cc, uint32_t set, unsigned fam,
+			     const uint64_t *k, uint32_t r)
+{
+	struct qos_classify_entry *e = cc->set[set];
+	unsigned way = e[0].fam == 0 ? 0 : e[1].fam == 0 ? 1 : (cc->victim ^= 1);
+
+	memcpy(e[way].k, k, sizeof(e[way].k));
+	e[way].cls = r;
+	e[way].fam = fam;
+}
+
+static void classify_chunk(const struct qos_classifier *c, struct qos_classify_cache *cc,
+			   struct rte_mbuf **pkts, unsigned n, uint32_t *cls, uint8_t *ip)
 {
 	union qos_key keys[QOS_CLASSIFY_BURST];
+	uint64_t mkeys[QOS_CLASSIFY_BURST][QOS_KEY6_WORDS]; /* the cache's keys */
+	uint32_t set_of[QOS_CLASSIFY_BURST];
 	const uint8_t *data4[QOS_CLASSIFY_BURST], *data6[QOS_CLASSIFY_BURST];
 	uint32_t res4[QOS_CLASSIFY_BURST], res6[QOS_CLASSIFY_BURST];
 	uint8_t at4[QOS_CLASSIFY_BURST], at6[QOS_CLASSIFY_BURST];
@@ -418,38 +529,88 @@ static void classify_chunk(const struct qos_classifier *c, struct rte_mbuf **pkt
 
 		/* a chained frame (a fragment vbrd made: its IP header alone in
 		 * the first segment) has its ports in the next one */
-		if (unlikely(len < sizeof(lin) && m->pkt_len > len)) {
+		uint8_t first = 0;
+		bool chained = len < sizeof(lin) && m->pkt_len > len;
+		if (unlikely(chained)) {
+			/* the IP header for the marking is where the first
+			 * segment has it, whole, or nowhere */
+			first = qos_frame_ip_byte(p, len);
 			len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(lin));
 			p = rte_pktmbuf_read(m, 0, len, lin);
 		}
-		enum qos_key_family f = qos_key_build(p, len, m->port, m->vlan_tci, &keys[i]);
+		uint32_t l2 = 0; /* stays 0 unless IPv4 or IPv6 */
+		enum qos_key_family f = qos_key_build_l2(p, len, m->port, m->vlan_tci, &keys[i],
+							 &l2);
 
+		/* where the key found the IP header (classify_frame.h): the
+		 * family's bit 1 is IPv6's (QOS_KEY_IPV6 6, QOS_KEY_IPV4 4) */
+		_Static_assert((QOS_KEY_IPV6 & 2) << 6 == QOS_IP_V6 && (QOS_KEY_IPV4 & 2) == 0,
+			       "family bit");
+		uint8_t at = (uint8_t)(l2 | ((unsigned)f & 2) << 6);
+		ip[i] = chained ? first : at;
+		cls[i] = 0;
+		if (cc != NULL && f != QOS_KEY_NONE) {
+			/* the cache: the key masked to what the classes look at */
+			bool hit = f == QOS_KEY_IPV4
+					   ? cache_find(cc, c->mask4, &keys[i], QOS_KEY4_WORDS, f,
+							mkeys[i], &set_of[i], &cls[i])
+					   : cache_find(cc, c->mask6, &keys[i], QOS_KEY6_WORDS, f,
+							mkeys[i], &set_of[i], &cls[i]);
+			if (hit)
+				continue;
+		}
 		data4[n4] = (const uint8_t *)&keys[i];
 		at4[n4] = (uint8_t)i;
 		n4 += f == QOS_KEY_IPV4;
 		data6[n6] = (const uint8_t *)&keys[i];
 		at6[n6] = (uint8_t)i;
 		n6 += f == QOS_KEY_IPV6;
-		cls[i] = 0;
 	}
-	if (n4 != 0 && c->acl4 != NULL) {
-		rte_acl_classify(c->acl4, data4, res4, n4, 1);
-		for (i = 0; i < n4; i++)
+	if (n4 != 0) {
+		if (c->acl4 != NULL)
+			rte_acl_classify(c->acl4, data4, res4, n4, 1);
+		else
+			memset(res4, 0, n4 * sizeof(*res4));
+		for (i = 0; i < n4; i++) {
 			cls[at4[i]] = res4[i];
+			if (cc != NULL)
+				cache_put(cc, set_of[at4[i]], QOS_KEY_IPV4, mkeys[at4[i]], res4[i]);
+		}
 	}
-	if (n6 != 0 && c->acl6 != NULL) {
-		rte_acl_classify(c->acl6, data6, res6, n6, 1);
-		for (i = 0; i < n6; i++)
+	if (n6 != 0) {
+		if (c->acl6 != NULL)
+			rte_acl_classify(c->acl6, data6, res6, n6, 1);
+		else
+			memset(res6, 0, n6 * sizeof(*res6));
+		for (i = 0; i < n6; i++) {
 			cls[at6[i]] = res6[i];
+			if (cc != NULL)
+				cache_put(cc, set_of[at6[i]], QOS_KEY_IPV6, mkeys[at6[i]], res6[i]);
+		}
+	}
+	if (cc != NULL) {
+		cc->misses += n4 + n6;
+		cc->lookups += n;
 	}
 }
 
 void qos_classify_burst(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
 			uint32_t *cls)
 {
+	uint8_t ip[QOS_CLASSIFY_BURST];
+
 	/* one chunk at the documented size; more is handled, not promised */
 	for (unsigned i = 0; i < n; i += QOS_CLASSIFY_BURST)
-		classify_chunk(c, pkts + i, RTE_MIN(n - i, (unsigned)QOS_CLASSIFY_BURST), cls + i);
+		classify_chunk(c, NULL, pkts + i, RTE_MIN(n - i, (unsigned)QOS_CLASSIFY_BURST),
+			       cls + i, ip);
+}
+
+void qos_classify_burst_ip(const struct qos_classifier *c, struct qos_classify_cache *cc,
+			   struct rte_mbuf **pkts, unsigned n, uint32_t *cls, uint8_t *ip)
+{
+	for (unsigned i = 0; i < n; i += QOS_CLASSIFY_BURST)
+		classify_chunk(c, cc, pkts + i, RTE_MIN(n - i, (unsigned)QOS_CLASSIFY_BURST),
+			       cls + i, ip + i);
 }
 
 int qos_get_dscp(const struct rte_mbuf *m)

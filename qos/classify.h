@@ -65,6 +65,44 @@ void qos_classifier_free(struct qos_classifier *c);
 void qos_classify_burst(const struct qos_classifier *c, struct rte_mbuf **pkts, unsigned n,
 			uint32_t *cls);
 
+#define QOS_KEY4_WORDS          3 /* 8-byte words of an IPv4 key (classify_frame.h, struct qos_key4) */
+#define QOS_KEY6_WORDS          6  /* and of an IPv6 one */
+#define QOS_CLASSIFY_CACHE_BITS 10 /* 1024 sets of 2 entries: 128 KiB a line */
+#define QOS_CLASSIFY_CACHE_SETS (1u << QOS_CLASSIFY_CACHE_BITS)
+
+/** One remembered result: a key masked to the fields the classes look at. */
+struct qos_classify_entry {
+	uint64_t k[QOS_KEY6_WORDS]; /* an IPv4 key uses the first QOS_KEY4_WORDS */
+	uint32_t cls;               /* qos_classify_burst()'s result for it */
+	uint32_t fam;               /* enum qos_key_family; 0: empty */
+};
+
+/**
+ * A line's cache of classification results (owner lcore only, zeroed to
+ * start; one per generation, so a reload starts it empty). The key is the
+ * rte_acl key with every field that no class of the policy constrains
+ * cleared: the result cannot depend on those, so packets that differ only
+ * there (addresses, when no class has a prefix) share an entry. Two-way
+ * set-associative; a miss goes to rte_acl with the burst's other misses.
+ */
+struct qos_classify_cache {
+	struct qos_classify_entry set[QOS_CLASSIFY_CACHE_SETS][2];
+	uint64_t lookups, misses; /* packets with an IP key, of them looked up in rte_acl */
+	unsigned victim;          /* which way a full set gives up next */
+};
+
+/**
+ * qos_classify_burst() through the cache @p cc (NULL: none), and where
+ * each packet's IP header is, so that the marking does not parse the frame
+ * again.
+ *
+ * @param ip  out: per packet, 0 when it is not IPv4/IPv6 or the first
+ *            segment cuts its fixed header, else the L2 header's length
+ *            (14 or 18) with QOS_IP_V6 (classify_frame.h) set for IPv6
+ */
+void qos_classify_burst_ip(const struct qos_classifier *c, struct qos_classify_cache *cc,
+			   struct rte_mbuf **pkts, unsigned n, uint32_t *cls, uint8_t *ip);
+
 /**
  * DSCP of the egress frame @p m (IPv4 TOS or IPv6 traffic class, upper 6
  * bits), or -1 when it is not IPv4/IPv6.

@@ -21,6 +21,7 @@
 #define VBRD_QOS_CLASSIFY_FRAME_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -141,10 +142,12 @@ static const uint8_t qos_proto_has_ports[256] = {
  * @param port  ingress DPDK port id (m->port)
  * @param tci   ingress 802.1Q TCI (m->vlan_tci; 0 when untagged)
  * @param k     out: the key, valid when IPv4 or IPv6 is returned
+ * @param l2out out: the L2 header's length (14 or 18) when IPv4 or IPv6 is
+ *              returned, else left as it was
  * @return      which key was built, or QOS_KEY_NONE
  */
-static inline enum qos_key_family qos_key_build(const uint8_t *p, uint32_t len, uint16_t port,
-						uint16_t tci, union qos_key *k)
+static inline enum qos_key_family qos_key_build_l2(const uint8_t *p, uint32_t len, uint16_t port,
+						   uint16_t tci, union qos_key *k, uint32_t *l2out)
 {
 	static const uint8_t no_ports[4];
 	const uint8_t *ip;
@@ -188,7 +191,17 @@ static inline enum qos_key_family qos_key_build(const uint8_t *p, uint32_t len, 
 	k->h.proto_pad = rte_cpu_to_le_32(proto); /* the protocol in byte 0 */
 	k->h.iface = rte_cpu_to_be_32((uint32_t)port << 16 | (tci & RTE_VLAN_ID_MASK));
 	k->h.dscp_flags = rte_cpu_to_be_32(tc >> 2 << 16 | l4 << 8 | tci >> 13);
+	*l2out = l2;
 	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? QOS_KEY_IPV4 : QOS_KEY_IPV6;
+}
+
+/** qos_key_build_l2() without the L2 header's length. */
+static inline enum qos_key_family qos_key_build(const uint8_t *p, uint32_t len, uint16_t port,
+						uint16_t tci, union qos_key *k)
+{
+	uint32_t l2 = 0;
+
+	return qos_key_build_l2(p, len, port, tci, k, &l2);
 }
 
 /*
@@ -213,20 +226,36 @@ static inline uint32_t qos_frame_ip(const uint8_t *p, uint32_t len, int *ver)
 	return 0;
 }
 
-/**
- * DSCP of a frame (RFC 2474 §3: the upper 6 bits of the IPv4 TOS octet or
- * the IPv6 traffic class), or -1 when it is not IPv4/IPv6 or is cut.
+/*
+ * The IP header of a frame as qos_classify_burst_ip() hands it on
+ * (classify.h): 0 when the frame is not IPv4/IPv6 or its fixed header is
+ * cut in the first segment, else the L2 header's length (14 or 18), with
+ * QOS_IP_V6 set for IPv6. The marking below then touches the header
+ * without parsing the frame again.
  */
-static inline int qos_frame_get_dscp(const uint8_t *p, uint32_t len)
+#define QOS_IP_V6  0x80
+#define QOS_IP_OFF 0x7f
+
+/** The qos_frame_ip() result of @p p as one byte (see QOS_IP_V6). */
+static inline uint8_t qos_frame_ip_byte(const uint8_t *p, uint32_t len)
 {
-	int ver;
+	int ver = 0;
 	uint32_t l3 = qos_frame_ip(p, len, &ver);
 
-	if (l3 == 0)
-		return -1;
-	if (ver == 4)
-		return p[l3 + 1] >> 2;
-	return (p[l3] & 0xf) << 2 | p[l3 + 1] >> 6;
+	return (uint8_t)(l3 | (ver == 6 ? QOS_IP_V6 : 0));
+}
+
+/** DSCP of the IP header @p ip (IPv6 when @p v6). */
+static inline int qos_ip_get_dscp(const uint8_t *ip, bool v6)
+{
+	return v6 ? (ip[0] & 0xf) << 2 | ip[1] >> 6 : ip[1] >> 2;
+}
+
+/** ECN codepoint of the IP header @p ip (IPv6 when @p v6); see qos_frame_get_ecn(). */
+static inline int qos_ip_get_ecn(const uint8_t *ip, bool v6)
+{
+	/* IPv6: the traffic class's low 4 bits are the high nibble of byte 1 */
+	return v6 ? ip[1] >> 4 & 0x3 : ip[1] & 0x3;
 }
 
 /* One's complement update of an IPv4 header checksum for one changed
@@ -245,24 +274,11 @@ static inline void qos_ip4_csum_update(uint8_t *ip, uint16_t m, uint16_t m2)
 	memcpy(ip + 10, &hc, 2);
 }
 
-/**
- * Remark a frame to @p dscp (0..63; higher bits ignored), keeping the two
- * ECN bits (RFC 3168 §5). IPv4: the header checksum is updated from the
- * changed 16-bit word, HC' = ~(~HC + ~m + m') (RFC 1624 §3, eqn. 3); one's
- * complement sums do not depend on byte order (RFC 1071 §2 (B)), so the
- * words are summed as loaded. IPv6: only the 6 DSCP bits of the
- * version / traffic class / flow label word change. Else nothing.
- */
-static inline void qos_frame_set_dscp(uint8_t *p, uint32_t len, uint8_t dscp)
+/** Remark the IP header @p ip (IPv6 when @p v6) to @p dscp; see qos_frame_set_dscp(). */
+static inline void qos_ip_set_dscp(uint8_t *ip, bool v6, uint8_t dscp)
 {
-	int ver;
-	uint32_t l3 = qos_frame_ip(p, len, &ver);
-	uint8_t *ip = p + l3;
-
-	if (l3 == 0)
-		return;
 	dscp &= 0x3f;
-	if (ver == 4) {
+	if (!v6) {
 		uint16_t m, m2;
 
 		memcpy(&m, ip, 2); /* version/IHL and TOS */
@@ -286,6 +302,70 @@ enum qos_ecn_codepoint {
 };
 
 /**
+ * Mark the IP header @p ip (IPv6 when @p v6) CE when ECT; see
+ * qos_frame_set_ce(). IPv4: setting the two ECN bits only adds
+ * d = 3 - ECN (1 or 2) to the TOS octet, the low octet of the first
+ * 16-bit word, so the checksum is HC' = ~(~HC + d) in host order: RFC
+ * 1624's eqn. 3 with m' - m = d (~m + m' is m' - m modulo 0xffff);
+ * ~HC + d < 0x10002, one fold.
+ * @return the codepoint it had
+ */
+static inline int qos_ip_set_ce(uint8_t *ip, bool v6)
+{
+	unsigned ecn = v6 ? ip[1] >> 4 & 0x3 : ip[1] & 0x3;
+
+	/* (ecn + 1) & 2: ECT(1) and ECT(0); not Not-ECT (0) nor CE (3) */
+	if (((ecn + 1) & 2) == 0)
+		return (int)ecn;
+	if (!v6) {
+		uint16_t hc;
+		uint32_t sum;
+
+		ip[1] |= QOS_ECN_CE;
+		memcpy(&hc, ip + 10, 2);
+		sum = (uint32_t)(uint16_t)~rte_be_to_cpu_16(hc) + (QOS_ECN_CE - ecn);
+		sum = (sum & 0xffff) + (sum >> 16);
+		hc = rte_cpu_to_be_16((uint16_t)~sum);
+		memcpy(ip + 10, &hc, 2);
+	} else {
+		ip[1] |= QOS_ECN_CE << 4;
+	}
+	return (int)ecn;
+}
+
+/**
+ * DSCP of a frame (RFC 2474 §3: the upper 6 bits of the IPv4 TOS octet or
+ * the IPv6 traffic class), or -1 when it is not IPv4/IPv6 or is cut.
+ */
+static inline int qos_frame_get_dscp(const uint8_t *p, uint32_t len)
+{
+	int ver;
+	uint32_t l3 = qos_frame_ip(p, len, &ver);
+
+	if (l3 == 0)
+		return -1;
+	return qos_ip_get_dscp(p + l3, ver == 6);
+}
+
+/**
+ * Remark a frame to @p dscp (0..63; higher bits ignored), keeping the two
+ * ECN bits (RFC 3168 §5). IPv4: the header checksum is updated from the
+ * changed 16-bit word, HC' = ~(~HC + ~m + m') (RFC 1624 §3, eqn. 3); one's
+ * complement sums do not depend on byte order (RFC 1071 §2 (B)), so the
+ * words are summed as loaded. IPv6: only the 6 DSCP bits of the
+ * version / traffic class / flow label word change. Else nothing.
+ */
+static inline void qos_frame_set_dscp(uint8_t *p, uint32_t len, uint8_t dscp)
+{
+	int ver;
+	uint32_t l3 = qos_frame_ip(p, len, &ver);
+
+	if (l3 == 0)
+		return;
+	qos_ip_set_dscp(p + l3, ver == 6, dscp);
+}
+
+/**
  * The ECN field of a frame (enum qos_ecn_codepoint), or -1 when it is not
  * IPv4/IPv6 or is cut.
  */
@@ -296,8 +376,7 @@ static inline int qos_frame_get_ecn(const uint8_t *p, uint32_t len)
 
 	if (l3 == 0)
 		return -1;
-	/* IPv6: the traffic class's low 4 bits are the high nibble of byte 1 */
-	return ver == 4 ? p[l3 + 1] & 0x3 : p[l3 + 1] >> 4 & 0x3;
+	return qos_ip_get_ecn(p + l3, ver == 6);
 }
 
 /**
@@ -313,28 +392,10 @@ static inline int qos_frame_set_ce(uint8_t *p, uint32_t len)
 {
 	int ver;
 	uint32_t l3 = qos_frame_ip(p, len, &ver);
-	uint8_t *ip = p + l3;
-	int ecn;
 
 	if (l3 == 0)
 		return -1;
-	if (ver == 4) {
-		uint16_t m, m2;
-
-		ecn = ip[1] & 0x3;
-		if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE)
-			return ecn;
-		memcpy(&m, ip, 2); /* version/IHL and TOS */
-		ip[1] |= QOS_ECN_CE;
-		memcpy(&m2, ip, 2);
-		qos_ip4_csum_update(ip, m, m2);
-	} else {
-		ecn = ip[1] >> 4 & 0x3;
-		if (ecn == QOS_ECN_NOT_ECT || ecn == QOS_ECN_CE)
-			return ecn;
-		ip[1] |= QOS_ECN_CE << 4;
-	}
-	return ecn;
+	return qos_ip_set_ce(p + l3, ver == 6);
 }
 
 /**

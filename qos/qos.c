@@ -139,6 +139,7 @@ static void line_free(struct qos_line *l)
 		rte_pktmbuf_free_bulk(l->pending + l->pending_at,
 				      (unsigned)(l->nb_pending - l->pending_at));
 	rte_free(l->meters);
+	rte_free(l->cls_cache);
 	free(l->classes);
 	free(l->class_names);
 	free(l->business_names);
@@ -199,8 +200,10 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 	l->meters = rte_zmalloc_socket(
 		"qos-meter", (pol->nb_businesses + pol->nb_classes + 1) * sizeof(*l->meters),
 		RTE_CACHE_LINE_SIZE, socket);
+	l->cls_cache = rte_zmalloc_socket("qos-cls-cache", sizeof(*l->cls_cache),
+					  RTE_CACHE_LINE_SIZE, socket);
 	if (!s->b || !l->business_names || !l->queue_names || !l->classes || !l->class_names ||
-	    !l->rate_prev || !l->rate_bps_q || !l->meters)
+	    !l->rate_prev || !l->rate_bps_q || !l->meters || !l->cls_cache)
 		goto nomem;
 
 	uint64_t min_g = UINT64_MAX;
@@ -245,12 +248,14 @@ static int line_build(struct qos_line *l, const struct fwd_state *st, const stru
 				goto nomem;
 			q->mask = size - 1;
 			q->limit = qcf->limit;
-			if (qcf->ecn.mode != QOS_ECN_OFF)
+			if (qcf->ecn.mode != QOS_ECN_OFF) {
 				/* µs of the line's rate in frame bytes, once here: the
 				 * enqueue compares bytes (no division per packet) */
 				qos_ecn_init(&q->ecn, line_rate * qcf->ecn.min_us / 1000000,
 					     line_rate * qcf->ecn.max_us / 1000000,
 					     qcf->ecn.max_ppm);
+				s->ecn = true;
+			}
 			if (qcf->type == QOS_QUEUE_PRIORITY) {
 				uint64_t cap = bytes_per_s(qos_rate_bps(&qcf->cap, lc->rate_bps));
 				qos_tb_init(&q->cap, cap, depth_for(cap, burst_ns, max_frame), hz,

@@ -89,6 +89,7 @@ struct qos_line {
 	int8_t dscp_to_pcp[64];
 
 	/* the owner's */
+	struct qos_classify_cache *cls_cache; /* results by masked key (classify.h) */
 	struct qos_sched sched;
 	uint16_t nb_pending, pending_at; /* dequeued, the TX queue did not take them yet */
 	struct rte_mbuf *pending[QOS_TX_BURST];

@@ -65,8 +65,9 @@ static void line_input(struct worker *w, struct qos_line *l, struct rte_mbuf **p
 		       uint64_t now)
 {
 	uint32_t cls[64];
+	uint8_t ip[64]; /* where the classifier found each IP header: no parsing again */
 
-	qos_classify_burst(l->cls, pkts, n, cls);
+	qos_classify_burst_ip(l->cls, l->cls_cache, pkts, n, cls, ip);
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -110,28 +111,35 @@ static void line_input(struct worker *w, struct qos_line *l, struct rte_mbuf **p
 			if (yellow_dscp >= 0)
 				dscp = yellow_dscp;
 		}
-		if (dscp >= 0)
-			qos_set_dscp(m, (uint8_t)dscp);
-		if (l->pcp_map) {
-			int d = qos_get_dscp(m);
-			if (d >= 0 && l->dscp_to_pcp[d] >= 0)
+		/* the IP header, read only where something marks it */
+#define IPH rte_pktmbuf_mtod_offset(m, uint8_t *, ip[i] & QOS_IP_OFF)
+		bool v6 = ip[i] & QOS_IP_V6;
+		if (dscp >= 0 && ip[i])
+			qos_ip_set_dscp(IPH, v6, (uint8_t)dscp);
+		if (l->pcp_map && ip[i]) {
+			int d = qos_ip_get_dscp(IPH, v6);
+			if (l->dscp_to_pcp[d] >= 0)
 				qos_set_pcp(m, (uint8_t)l->dscp_to_pcp[d]);
+		}
+		if (unlikely(qos_sched_full(&l->sched, b, q))) {
+			qst->drop_full++;
+			if (ip[i] && qos_ip_get_ecn(IPH, v6) > QOS_ECN_NOT_ECT)
+				qst->drop_full_ect++;
+			line_drop(w, l, m, &drop_qos_queue_full);
+			continue;
 		}
 		/* ECN (sched.h, struct qos_ecn): an ECT packet that finds the
 		 * queue over its threshold is marked CE and queued; Not-ECT
 		 * ones are left to the tail drop, as are all when it is full */
 		struct qos_queue *qu = &l->sched.b[b].q[q];
-		if (unlikely(qos_ecn_congested(&qu->ecn, qu->bytes, &l->sched.rng)) &&
-		    qu->tail - qu->head < qu->limit &&
-		    qos_frame_set_ce(rte_pktmbuf_mtod(m, uint8_t *), m->data_len) > QOS_ECN_NOT_ECT)
+		if (unlikely(l->sched.ecn) &&
+		    qos_ecn_congested(&qu->ecn,
+				      qu->bytes + (qu->tail - qu->head) * l->sched.overhead,
+				      &l->sched.rng) &&
+		    ip[i] && qos_ip_set_ce(IPH, v6) > QOS_ECN_NOT_ECT)
 			qst->ecn_marked++;
-		if (unlikely(qos_sched_enqueue(&l->sched, b, q, m) < 0)) {
-			qst->drop_full++;
-			if (qos_frame_get_ecn(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len) >
-			    QOS_ECN_NOT_ECT)
-				qst->drop_full_ect++;
-			line_drop(w, l, m, &drop_qos_queue_full);
-		}
+		qos_sched_push(&l->sched, b, q, m);
+#undef IPH
 	}
 }
 

@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 
+#include <rte_common.h>
+
 #include "qos/sched.h"
 
-#define SCHED_RUN 8 /* packets of one queue per pick, at most */
+#define SCHED_RUN 8 /* packets of one business per pick (its turn), at most */
 
 void qos_tb_init(struct qos_tb *tb, uint64_t rate, uint64_t depth, uint64_t hz, uint64_t now)
 {
@@ -107,15 +109,18 @@ static inline int pick_queue(struct qos_business *b, uint64_t now)
 	uint32_t w = b->busy & ~b->prio_mask;
 	if (!w)
 		return -1;
+	/* the round moves on from a queue that has spent its deficit (or
+	 * emptied), and a queue it comes to gets its quantum then: it
+	 * sends in the same pick (quanta are at least one frame, so one
+	 * round ends this) */
 	unsigned cur = b->w_cur;
-	if (!(w & (1u << cur)))
+	if (!(w & (1u << cur))) {
 		cur = next_bit32(w, cur);
-	for (;;) {
-		struct qos_queue *q = &b->q[cur];
-		if (q->deficit > 0)
-			break;
-		q->deficit += (int32_t)q->quantum;
+		b->q[cur].deficit += (int32_t)b->q[cur].quantum;
+	}
+	while (b->q[cur].deficit <= 0) {
 		cur = next_bit32(w, cur);
+		b->q[cur].deficit += (int32_t)b->q[cur].quantum;
 	}
 	b->w_cur = (uint8_t)cur;
 	return (int)cur;
@@ -130,7 +135,8 @@ static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sc
 	if (q->head == q->tail)
 		return NULL;
 	struct rte_mbuf *m = q->ring[q->head++ & q->mask];
-	q->bytes -= rte_pktmbuf_pkt_len(m) + s->overhead;
+	if (s->ecn)
+		q->bytes -= rte_pktmbuf_pkt_len(m);
 	if (q->head == q->tail) {
 		b->busy &= ~(1u << qi);
 		q->deficit = 0;
@@ -141,6 +147,15 @@ static inline __attribute__((always_inline)) struct rte_mbuf *take(struct qos_sc
 	}
 	s->backlog--;
 	return m;
+}
+
+/* Business @p bi sleeps until TSC @p when (its ceiling's tokens then). */
+static inline void sleep_until(struct qos_sched *s, unsigned bi, uint64_t when)
+{
+	s->wake[bi] = when;
+	if (!s->asleep || when < s->next_wake)
+		s->next_wake = when;
+	s->asleep |= 1ull << bi;
 }
 
 struct rte_mbuf *qos_sched_take(struct qos_sched *s, unsigned bi, unsigned qi)
@@ -155,25 +170,44 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 
 	/* Refill the buckets of the businesses with packets, once per call.
 	 * One whose ceiling is out of tokens sleeps until the TSC at which it
-	 * has some again (s->wake, a dense array): a line with most businesses
-	 * starved does not touch them on every call. */
-	uint64_t g_ok = 0, c_ok = 0;
-	for (uint64_t a = s->active; a; a &= a - 1) {
-		unsigned i = (unsigned)__builtin_ctzll(a);
-		if (now < s->wake[i])
-			continue;
-		struct qos_business *b = &s->b[i];
-		if (b->c.rate) {
-			int64_t t = qos_tb_refill(&b->c, now);
-			if (t <= 0) {
-				s->wake[i] = now + (uint64_t)-t / b->c.rate + 1;
-				continue;
-			}
+	 * has some again (s->wake; s->asleep): a line with most businesses
+	 * starved does not touch them on every call, nor look at them until
+	 * the first of them is due (s->next_wake). */
+	if (s->asleep && now >= s->next_wake) {
+		uint64_t first = UINT64_MAX;
+		for (uint64_t a = s->asleep; a; a &= a - 1) {
+			unsigned i = (unsigned)__builtin_ctzll(a);
+			if (now >= s->wake[i])
+				s->asleep &= ~(1ull << i);
+			else
+				first = RTE_MIN(first, s->wake[i]);
 		}
-		c_ok |= 1ull << i;
-		if (qos_tb_refill(&b->g, now) > 0)
-			g_ok |= 1ull << i;
+		s->next_wake = first;
 	}
+	/* Only the buckets not known to hold tokens are refilled here: one
+	 * that does keeps them until charged (refills only add, and capped
+	 * additions compose), and a business is refilled when it is picked,
+	 * before it is charged. s->g_pos / s->c_pos: known positive (0 at
+	 * first: everything is looked at once). */
+	uint64_t awake = s->active & ~s->asleep;
+	for (uint64_t a = awake & ~(s->g_pos & s->c_pos); a; a &= a - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(a);
+		uint64_t bit = 1ull << i;
+		struct qos_business *b = &s->b[i];
+		if (!(s->c_pos & bit)) {
+			if (b->c.rate) {
+				int64_t t = qos_tb_refill(&b->c, now);
+				if (t <= 0) {
+					sleep_until(s, i, now + (uint64_t)-t / b->c.rate + 1);
+					continue;
+				}
+			}
+			s->c_pos |= bit;
+		}
+		if (!(s->g_pos & bit) && qos_tb_refill(&b->g, now) > 0)
+			s->g_pos |= bit;
+	}
+	uint64_t c_ok = awake & ~s->asleep & s->c_pos, g_ok = c_ok & s->g_pos;
 
 	uint64_t hz = s->hz, blocked = 0;
 	unsigned n = 0;
@@ -196,63 +230,86 @@ unsigned qos_sched_dequeue(struct qos_sched *s, uint64_t now, struct rte_mbuf **
 			blocked |= 1ull << bi;
 			continue;
 		}
-		/* A run of up to SCHED_RUN packets of this queue while every
-		 * bucket it draws on still has tokens: one pick for the run. */
-		struct qos_queue *q = &b->q[qi];
-		bool prio = (1u << qi) & b->prio_mask;
+		/* The business's turn: up to SCHED_RUN packets, from one queue
+		 * and then the next that pick_queue() gives, while it stays
+		 * as eligible as it was picked (one business pick for them). */
+		uint64_t bit = 1ull << bi;
 		bool is_green = green != 0;
-		uint32_t left = q->tail - q->head, run = 0;
-		uint64_t bytes = 0;
+		unsigned turn = 0;
+		/* the tokens earned since its last refill, before the charges */
+		if (b->c.rate)
+			qos_tb_refill(&b->c, now);
+		qos_tb_refill(&b->g, now);
 		for (;;) {
-			struct rte_mbuf *m = q->ring[q->head++ & q->mask];
-			uint32_t len = rte_pktmbuf_pkt_len(m);
-			uint32_t wire = len + s->overhead;
-			int64_t cost = (int64_t)((uint64_t)wire * hz);
+			/* A run of this queue while every bucket it draws on
+			 * still has tokens: one queue pick for the run. */
+			struct qos_queue *q = &b->q[qi];
+			bool prio = (1u << qi) & b->prio_mask;
+			uint32_t left = q->tail - q->head, run = 0;
+			uint64_t bytes = 0;
+			for (;;) {
+				struct rte_mbuf *m = q->ring[q->head++ & q->mask];
+				uint32_t len = rte_pktmbuf_pkt_len(m);
+				uint32_t wire = len + s->overhead;
+				int64_t cost = (int64_t)((uint64_t)wire * hz);
 
-			out[n++] = m;
-			run++;
-			bytes += len;
-			s->line.tokens -= cost;
-			if (b->c.rate)
-				b->c.tokens -= cost;
-			if (is_green)
-				b->g.tokens -= cost;
-			else
-				b->deficit -= wire;
-			if (prio) {
-				if (q->cap.rate)
-					q->cap.tokens -= cost;
-			} else {
-				q->deficit -= (int32_t)wire;
+				out[n++] = m;
+				run++;
+				bytes += len;
+				s->line.tokens -= cost;
+				if (b->c.rate)
+					b->c.tokens -= cost;
+				if (is_green)
+					b->g.tokens -= cost;
+				else
+					b->deficit -= wire;
+				if (prio) {
+					if (q->cap.rate)
+						q->cap.tokens -= cost;
+				} else {
+					q->deficit -= (int32_t)wire;
+				}
+				if (run == left || turn + run == SCHED_RUN || n == max ||
+				    s->line.tokens <= 0 || (b->c.rate && b->c.tokens <= 0) ||
+				    (is_green ? b->g.tokens <= 0 : b->deficit <= 0) ||
+				    (prio ? q->cap.rate && q->cap.tokens <= 0 : q->deficit <= 0))
+					break;
 			}
-			if (run == left || run == SCHED_RUN || n == max || s->line.tokens <= 0 ||
-			    (b->c.rate && b->c.tokens <= 0) ||
-			    (is_green ? b->g.tokens <= 0 : b->deficit <= 0) ||
-			    (prio ? q->cap.rate && q->cap.tokens <= 0 : q->deficit <= 0))
+			q->st.tx_packets += run;
+			q->st.tx_bytes += bytes;
+			if (s->ecn)
+				q->bytes -= (uint32_t)bytes;
+			if (is_green)
+				s->green_packets += run;
+			else
+				s->borrowed_packets += run;
+			if (b->c.rate && b->c.tokens <= 0) {
+				c_ok &= ~bit;
+				s->c_pos &= ~bit;
+				sleep_until(s, bi, now + (uint64_t)-b->c.tokens / b->c.rate + 1);
+			}
+			if (b->g.tokens <= 0) {
+				g_ok &= ~bit;
+				s->g_pos &= ~bit;
+			}
+			if (q->head == q->tail) {
+				b->busy &= ~(1u << qi);
+				q->deficit = 0;
+			}
+			s->backlog -= run;
+			b->backlog -= run;
+			if (b->backlog == 0) {
+				s->active &= ~bit;
+				b->deficit = 0;
 				break;
-		}
-		q->st.tx_packets += run;
-		q->st.tx_bytes += bytes;
-		q->bytes -= (uint32_t)bytes + run * s->overhead;
-		if (is_green)
-			s->green_packets += run;
-		else
-			s->borrowed_packets += run;
-		if (b->c.rate && b->c.tokens <= 0) {
-			c_ok &= ~(1ull << bi);
-			s->wake[bi] = now + (uint64_t)-b->c.tokens / b->c.rate + 1;
-		}
-		if (b->g.tokens <= 0)
-			g_ok &= ~(1ull << bi);
-		if (q->head == q->tail) {
-			b->busy &= ~(1u << qi);
-			q->deficit = 0;
-		}
-		s->backlog -= run;
-		b->backlog -= run;
-		if (b->backlog == 0) {
-			s->active &= ~(1ull << bi);
-			b->deficit = 0;
+			}
+			turn += run;
+			if (turn >= SCHED_RUN || n == max || s->line.tokens <= 0 || !(c_ok & bit) ||
+			    (is_green ? !(g_ok & bit) : b->deficit <= 0))
+				break;
+			qi = pick_queue(b, now);
+			if (qi < 0)
+				break;
 		}
 		if (s->line.tokens <= 0)
 			break;

@@ -117,8 +117,9 @@ struct qos_queue {
 	int32_t deficit;        /* DRR, bytes (weighted and default queues) */
 	uint32_t quantum;       /* DRR, bytes per round */
 	struct qos_tb cap;      /* priority queues: the cap (rate 0 = none) */
-	uint32_t bytes; /* bytes queued, each frame with the line's overhead as its rate counts
-	                 * them (for ECN's thresholds, µs of that rate) */
+	uint32_t bytes;         /* bytes of the frames queued (their length; with the line's
+	                 * overhead: qos_queue_wire_bytes()); counted only when some
+	                 * queue of the line has ECN (qos_sched.ecn), else 0 */
 	struct qos_ecn ecn;
 	struct qos_queue_stats st;
 };
@@ -145,15 +146,58 @@ struct qos_sched {
 	uint64_t by_prio[QOS_PRIORITY_LEVELS]; /* businesses of each priority */
 	uint32_t levels;                       /* bit p: by_prio[p] is not empty */
 	uint64_t wake[QOS_MAX_BUSINESSES]; /* TSC before which business b's ceiling has no tokens */
+	uint64_t asleep;       /* bit b: business b waits for wake[b] (the dequeue skips it) */
+	uint64_t next_wake;    /* the earliest wake[] of the asleep ones */
+	uint64_t g_pos, c_pos; /* bit b: b's guarantee / ceiling holds tokens, as of its last
+	                        * refill or charge (0: not known; the dequeue refills it) */
 	uint8_t green_cur[QOS_PRIORITY_LEVELS];
 	uint8_t borrow_cur[QOS_PRIORITY_LEVELS];
 	uint16_t nb_business;
 	uint32_t backlog; /* packets queued in the whole line */
 	struct qos_business *b;
 	uint32_t rng; /* xorshift32 state of the ECN ramps (never 0) */
+	bool ecn;     /* some queue marks ECN: only then are the queues' bytes counted */
 	/* totals of what the dequeue decided, for tests of the picks */
 	uint64_t green_packets, borrowed_packets;
 };
+
+/**
+ * Queue @p m on queue @p q of business @p b, which the caller saw has room
+ * (fewer than `limit` packets).
+ */
+static inline void qos_sched_push(struct qos_sched *s, unsigned b, unsigned q, struct rte_mbuf *m)
+{
+	struct qos_business *bu = &s->b[b];
+	struct qos_queue *qu = &bu->q[q];
+
+	qu->ring[qu->tail++ & qu->mask] = m;
+	qu->st.enq_packets++;
+	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
+	if (s->ecn)
+		qu->bytes += rte_pktmbuf_pkt_len(m);
+	bu->busy |= 1u << q;
+	if (bu->backlog++ == 0)
+		s->active |= 1ull << b;
+	s->backlog++;
+}
+
+/**
+ * The bytes queue @p qu holds as the line's rate counts them (each frame
+ * with the line's overhead): what ECN's thresholds are in. Counted only on
+ * a line with ECN (qos_sched.ecn), else 0.
+ */
+static inline uint32_t qos_queue_wire_bytes(const struct qos_sched *s, const struct qos_queue *qu)
+{
+	return s->ecn ? qu->bytes + (qu->tail - qu->head) * s->overhead : 0;
+}
+
+/** Whether queue @p q of business @p b holds its limit. */
+static inline bool qos_sched_full(const struct qos_sched *s, unsigned b, unsigned q)
+{
+	const struct qos_queue *qu = &s->b[b].q[q];
+
+	return qu->tail - qu->head >= qu->limit;
+}
 
 /**
  * Queue @p m on queue @p q of business @p b.
@@ -161,19 +205,9 @@ struct qos_sched {
  */
 static inline int qos_sched_enqueue(struct qos_sched *s, unsigned b, unsigned q, struct rte_mbuf *m)
 {
-	struct qos_business *bu = &s->b[b];
-	struct qos_queue *qu = &bu->q[q];
-
-	if (unlikely(qu->tail - qu->head >= qu->limit))
+	if (unlikely(qos_sched_full(s, b, q)))
 		return -ENOBUFS;
-	qu->ring[qu->tail++ & qu->mask] = m;
-	qu->st.enq_packets++;
-	qu->st.enq_bytes += rte_pktmbuf_pkt_len(m);
-	qu->bytes += rte_pktmbuf_pkt_len(m) + s->overhead;
-	bu->busy |= 1u << q;
-	if (bu->backlog++ == 0)
-		s->active |= 1ull << b;
-	s->backlog++;
+	qos_sched_push(s, b, q, m);
 	return 0;
 }
 
@@ -203,7 +237,8 @@ static inline uint32_t qos_xorshift32(uint32_t *x)
  */
 static inline bool qos_ecn_congested(const struct qos_ecn *e, uint32_t queued, uint32_t *rng)
 {
-	if (queued < e->min || e->min == 0)
+	/* queued < min, or min == 0 (off): min - 1 wraps to UINT32_MAX */
+	if (queued <= e->min - 1u)
 		return false;
 	if (queued >= e->max)
 		return true;

@@ -90,6 +90,9 @@ static void prefix6(struct cfg_prefix *p, const char *s, uint8_t len)
 	p->len = len;
 }
 
+/* classifiers built: a new one may reuse a freed one's address */
+static unsigned builds;
+
 /* Build a classifier over @p n classes (in the order given), unique name. */
 static struct qos_classifier *build(struct qos_class_conf *classes, int n)
 {
@@ -99,6 +102,7 @@ static struct qos_classifier *build(struct qos_class_conf *classes, int n)
 	struct qos_classifier *c;
 
 	snprintf(name, sizeof(name), "qos-t%d", seq++);
+	builds++; /* classify_checked()'s cache starts again */
 	c = qos_classifier_build(&cfg, &pol, port_ids, name, err, sizeof(err));
 	if (c == NULL)
 		fail_msg("qos_classifier_build: %s", err);
@@ -229,6 +233,49 @@ static struct rte_mbuf *mbuf_of(const struct frame *f, uint32_t len, uint16_t po
 	return m;
 }
 
+/*
+ * qos_classify_burst(), checked against the cached path the data path
+ * takes (qos_classify_burst_ip() with a line's cache, qos_worker.c): cold,
+ * then warm, the same classes; and each IP header where the frame has it.
+ * The cache is emptied whenever the classifier changes, as a reload gives
+ * each line a new one.
+ */
+static void classify_checked(const struct qos_classifier *c, struct rte_mbuf **m, unsigned n,
+			     uint32_t *cls)
+{
+	static struct qos_classify_cache cc;
+	static const struct qos_classifier *cached;
+	static unsigned cached_build;
+	uint32_t got[128];
+	uint8_t ip[128];
+
+	qos_classify_burst(c, m, n, cls);
+	if (c != cached || builds != cached_build) {
+		memset(&cc, 0, sizeof(cc));
+		cached = c;
+		cached_build = builds;
+	}
+	for (unsigned at = 0; at < n; at += 128) {
+		unsigned k = RTE_MIN(n - at, 128u);
+		for (int round = 0; round < 2; round++) {
+			uint64_t misses = cc.misses;
+			qos_classify_burst_ip(c, &cc, m + at, k, got, ip);
+			for (unsigned i = 0; i < k; i++) {
+				if (got[i] != cls[at + i])
+					fail_msg("cached (%s) packet %u: class %u, rte_acl's %u",
+						 round ? "warm" : "cold", at + i, got[i],
+						 cls[at + i]);
+				assert_int_equal(
+					ip[i], qos_frame_ip_byte(
+						       rte_pktmbuf_mtod(m[at + i], const uint8_t *),
+						       m[at + i]->data_len));
+			}
+			if (round == 1)
+				assert_int_equal(cc.misses, misses); /* warm: all hits */
+		}
+	}
+}
+
 /* The class of one frame that came in on DPDK port @p port with TCI @p tci. */
 static uint32_t classify(const struct qos_classifier *c, struct pkt k, uint16_t port, uint16_t tci)
 {
@@ -236,7 +283,7 @@ static uint32_t classify(const struct qos_classifier *c, struct pkt k, uint16_t 
 	struct rte_mbuf *m = mbuf_of(&f, f.len, port, tci);
 	uint32_t cls = ~0u;
 
-	qos_classify_burst(c, &m, 1, &cls);
+	classify_checked(c, &m, 1, &cls);
 	rte_pktmbuf_free(m);
 	return cls;
 }
@@ -521,7 +568,7 @@ static void dscp_only_classes(void **state)
 			f[i] = frame_of(p);
 			m[i] = mbuf_of(&f[i], f[i].len, ON_LAN);
 		}
-		qos_classify_burst(c, m, n, cls);
+		classify_checked(c, m, n, cls);
 		for (unsigned i = 0; i < n; i++) {
 			if (cls[i] != i % 3 + 1)
 				fail_msg("burst of %u, packet %u (DSCP %d): class %u", n, i,
@@ -741,7 +788,7 @@ static void truncated(void **state)
 					memset(rte_pktmbuf_mtod(m[i], uint8_t *) + len,
 					       i == 1 ? 0x00 : 0xff, f.len - len);
 			}
-			qos_classify_burst(c, m, 3, cls);
+			classify_checked(c, m, 3, cls);
 			for (int i = 0; i < 3; i++)
 				if (cls[i] != want)
 					fail_msg("frame %zu cut at %u (of %u), tail %d: class %u, "
@@ -779,7 +826,7 @@ static void mixed_burst(const struct qos_classifier *c, int n, int nb_classes)
 		want[i] = p.family == 0x0806 ? 0 : (uint32_t)k + 1;
 	}
 	memset(cls, 0xee, sizeof(cls));
-	qos_classify_burst(c, m, (unsigned)n, cls);
+	classify_checked(c, m, (unsigned)n, cls);
 	for (int i = 0; i < n; i++) {
 		if (cls[i] != want[i])
 			fail_msg("packet %d of %d: class %u, not %u", i, n, cls[i], want[i]);
@@ -849,12 +896,12 @@ static void many_classes(void **state)
 		struct frame f = frame_of(UDP4(IP4(10, 0, 0, 2), (uint16_t)(1000 + i % 64)));
 		m[i] = mbuf_of(&f, f.len, ON_LAN);
 	}
-	qos_classify_burst(c, m, 100, cls);
+	classify_checked(c, m, 100, cls);
 	for (int i = 0; i < 100; i++) {
 		assert_int_equal(cls[i], i % 64 + 1);
 		rte_pktmbuf_free(m[i]);
 	}
-	qos_classify_burst(c, m, 0, cls);
+	classify_checked(c, m, 0, cls);
 	qos_classifier_free(c);
 }
 
