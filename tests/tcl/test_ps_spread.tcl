@@ -3,7 +3,9 @@
 # by measured load. The busier line carries at most 1.1 x the other's
 # bytes and no flow is reordered (the receiver checks each flow's
 # sequence numbers); the same traffic without spreading stays on one line,
-# which shows the test measures what spreading does.
+# which shows the test measures what spreading does. show pathsel's
+# spreading counters sum to what the edge forwarded; over an IPv6
+# underlay too (a third block: each packet chosen for once).
 #
 #   h1 ── [edge] line1 ══ impair ══ line1 [region] ── h2   p-line1, planes 2
 #                line2 ══ impair ══ line2                  p-line2, planes 2
