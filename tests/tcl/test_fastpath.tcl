@@ -273,7 +273,8 @@ routes = (
 # the fast path's packets of E1 chosen as a burst and the general path's
 # (IP options, fragmented, over the MTU) in between, so order within a
 # flow, one outer source port per flow and the counters must hold across
-# both. Nobody answers the probes here: the group's one path carries
+# both. 160 more datagrams of 10 flows make the one burst (workers.burst
+# 256) longer than the chooser's 64, with a general-path packet inside. Nobody answers the probes here: the group's one path carries
 # everything (spread over the tier's path alone); fastpath.py leaves the
 # probes' frames (inner UDP to port 862) out of the line's.
 
@@ -281,7 +282,7 @@ set exp [fp gen encap-ps]
 set nenc [dict get $exp counters rx_packets]
 
 start_vbrd {conf {
-workers = { cores = [ 1 ]; burst = 32; idle_sleep_us = 50; };   # each pcap is one burst
+workers = { cores = [ 1 ]; burst = 256; idle_sleep_us = 50; };   # the pcap is one burst
 ports = (
   { name = "in"; devargs = "net_pcap0,rx_pcap=@rundir@/encap-ps-in.pcap,tx_pcap=@rundir@/encap-ps-in_tx.pcap"; },
   { name = "line"; devargs = "net_pcap1,tx_pcap=@rundir@/encap-ps-line.pcap"; }

@@ -273,7 +273,7 @@ def gen_mix(g):
     u(V, 1100, 2000, 30, "V1", egress="dstv", options=b"\x01\x01\x01\x00")
 
 
-def gen_encap(g):
+def gen_encap(g, many=False):
     inmac = PCAP_MAC[0]
     D = "10.60.0.1"
 
@@ -309,6 +309,16 @@ def gen_encap(g):
         i = g.next_id()
         send(ipv4(SRC, D, 17, udp(SRC, D, 5100 + f, 6000, filler(50 + f, i)), ident=i),
              "fwd", "X%d" % f)
+    if many:
+        # 160 more of 10 flows interleaved: the burst (256) beyond the
+        # chooser's 64, and a general-path packet (IP options) of flow Y3
+        # inside it, so the chunks end at 64 and elsewhere
+        for k in range(160):
+            f = k % 10
+            i = g.next_id()
+            opts = b"\x01\x01\x01\x00" if k == 93 else b""
+            send(ipv4(SRC, D, 17, udp(SRC, D, 5200 + f, 6000, filler(20 + k, i)), ident=i,
+                      options=opts), "fwd", "Y%d" % f)
 
 
 def vxlan_frame(outer_src, inner_frame, vni=VNI, cks=False, bad_cks=False, outer_tos=0,
@@ -449,7 +459,10 @@ def base_of(scn):
 
 def gen(scn, d):
     g = Gen()
-    {"mix": gen_mix, "encap": gen_encap, "decap": gen_decap}[base_of(scn)](g)
+    if scn == "encap-ps":
+        gen_encap(g, many=True)
+    else:
+        {"mix": gen_mix, "encap": gen_encap, "decap": gen_decap}[scn](g)
     name = {"mix": "in", "encap": "in", "decap": "line_in"}[base_of(scn)]
     write_pcap(os.path.join(d, "%s-%s.pcap" % (scn, name)),
                [bytes.fromhex(r["frame"]) for r in g.recs])
