@@ -209,8 +209,10 @@ struct fwd_path_group {
 	/*
 	 * Optional, set by a feature while the state is built: a packet's path
 	 * chosen per packet (per-tier choice, load spreading) instead of
-	 * `active`. Called on the general path, and by the IPv4 fast path for
-	 * a group without choose_burst; @p hash is the inner flow's hash.
+	 * `active`. Called on the general path only (the IPv4 fast path
+	 * leaves a group with choose but without choose_burst, or with an
+	 * IPv6 underlay, to it: each packet chosen for once); @p hash is the
+	 * inner flow's hash.
 	 * Returns NULL for "no usable path" (dropped as no_path).
 	 */
 	const struct fwd_path *(*choose)(struct worker *w, const struct fwd_state *st,

@@ -5,7 +5,6 @@
  */
 /* rte_ipv6_udptcp_cksum_mbuf() is experimental in DPDK 22.11 */
 #define ALLOW_EXPERIMENTAL_API
-#include <limits.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -407,21 +406,15 @@ static unsigned path_group_output4_chosen(struct worker *w, const struct fwd_sta
  * It stops at a packet of another FIB kind (the caller's), and at anything
  * unusual (no path, over the inner MTU, an IPv6 underlay, the line's
  * neighbor unresolved, no headroom): that packet is the general path's.
- * A group with choose_burst takes path_group_output4_chosen().
+ * A group with choose_burst and only IPv4 underlays takes
+ * path_group_output4_chosen(); another group with a chooser is the
+ * general path's (which chooses for each packet once).
  */
 static unsigned path_group_output4_burst(struct worker *w, const struct fwd_state *st,
 					 struct rte_mbuf **pkts, const uint64_t *fibnh, unsigned n)
 {
 	uint16_t ip_id = w->ip_id;
 	unsigned i = 0;
-	/* A group with a chooser but no choose_burst (or a path of another
-	 * underlay) picks a path per packet (fwd_path_group.choose): a run is
-	 * then the packets of one FIB value and one chosen path. The packet
-	 * that ended a run was chosen for already: its path and hash are kept
-	 * for the next run, so choose() sees each packet once. */
-	unsigned chosen_i = UINT_MAX;
-	const struct fwd_path *chosen = NULL;
-	uint32_t chosen_hash = 0;
 
 	while (i < n) {
 		const uint64_t v = fibnh[i];
@@ -439,16 +432,14 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 				break; /* a packet for the general path */
 			continue;
 		}
-		if (g->choose != NULL) {
-			if (chosen_i != i) {
-				chosen_hash = fast4_flow_hash(pkts[i]);
-				chosen = g->choose(w, st, g, pkts[i], chosen_hash);
-				chosen_i = i;
-			}
-			p = chosen;
-		} else {
-			p = atomic_load_explicit(&g->active, memory_order_acquire);
-		}
+		/* A chooser without choose_burst, or with a path the fast path
+		 * cannot take (an IPv6 underlay): the general path chooses, once.
+		 * Choosing here first, then handing the packet over when its path
+		 * is not the fast path's, chose twice (counted twice: a path's
+		 * recent bytes, the deficit's measure, doubled). */
+		if (g->choose != NULL)
+			break;
+		p = atomic_load_explicit(&g->active, memory_order_acquire);
 		if (unlikely(p == NULL || p->l3_len != 20))
 			break;
 		uint64_t mac = atomic_load_explicit(&p->mac, memory_order_acquire);
@@ -466,18 +457,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 			struct rte_mbuf *m = pkts[i];
 			uint32_t hash = 0;
 
-			if (g->choose != NULL) {
-				if (chosen_i != i) {
-					chosen_hash = fast4_flow_hash(m);
-					chosen = g->choose(w, st, g, m, chosen_hash);
-					chosen_i = i;
-				}
-				if (chosen != p)
-					break; /* the next run's first packet */
-				hash = chosen_hash;
-			} else if (r.plane < 0 || r.nb_planes > 1) {
+			if (r.plane < 0 || r.nb_planes > 1)
 				hash = fast4_flow_hash(m);
-			}
 			if (unlikely(m->pkt_len - 14 > inner_mtu || m->data_off < r.grow))
 				break;
 			inner_bytes += encap4_one(
@@ -487,8 +468,8 @@ static unsigned path_group_output4_burst(struct worker *w, const struct fwd_stat
 		const unsigned k = i - start;
 		if (k)
 			encap4_flush(w, st, p, pkts + start, k, inner_bytes);
-		if (i < n && fibnh[i] == v && !(g->choose != NULL && chosen_i == i && chosen != p))
-			break; /* stopped inside the run (not by the next packet's chosen path) */
+		if (i < n && fibnh[i] == v)
+			break; /* stopped inside the run */
 	}
 	w->ip_id = ip_id;
 	return i;

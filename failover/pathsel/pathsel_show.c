@@ -63,6 +63,29 @@ static json_t *group_json(const struct fwd_state *st, const struct pathsel_group
 	json_object_set_new(o, "interval_us", json_integer(g->cfg->interval_us));
 	json_object_set_new(o, "decisions", json_integer((json_int_t)g->rt->decisions));
 	json_object_set_new(o, "switches", json_integer((json_int_t)g->rt->switches));
+	/* spreading's counters, the workers' tables summed (read while they
+	 * run: each counter is one aligned 64-bit word, never torn) */
+	struct spread_stats sp = { 0 };
+	const bool spread = g->flowlet_gap_tsc != 0 && g->rt->nb_spread > 0;
+	for (unsigned wk = 0; spread && wk < g->rt->nb_spread; wk++) {
+		struct spread_stats one;
+		spread_stats(g->rt->spread[wk], &one);
+		sp.flowlets += one.flowlets;
+		sp.moved += one.moved;
+		sp.failover += one.failover;
+		sp.collisions += one.collisions;
+		for (int k = 0; k < SPREAD_MAX_PATHS; k++) {
+			sp.packets[k] += one.packets[k];
+			sp.bytes[k] += one.bytes[k];
+		}
+	}
+	if (spread)
+		json_object_set_new(o, "spread",
+				    json_pack("{s:I, s:I, s:I, s:I}", "flowlets",
+					      (json_int_t)sp.flowlets, "moved",
+					      (json_int_t)sp.moved, "failover",
+					      (json_int_t)sp.failover, "collisions",
+					      (json_int_t)sp.collisions));
 	for (int k = 0; k < g->rt->nb_paths; k++) {
 		const struct pathsel_path_rt *pr = &g->rt->paths[k];
 		const struct fwd_path *fp = g->path[k];
@@ -81,6 +104,13 @@ static json_t *group_json(const struct fwd_state *st, const struct pathsel_group
 				       fp->plane, "planes", pr->nb_planes, "healthy_planes",
 				       __builtin_popcount(mask), "carries", carries);
 		metrics_json(po, &m);
+		if (spread && k < SPREAD_MAX_PATHS) {
+			/* what spreading chose for it: packets and bytes (frames as they came in) */
+			json_object_set_new(po, "spread_packets",
+					    json_integer((json_int_t)sp.packets[k]));
+			json_object_set_new(po, "spread_bytes",
+					    json_integer((json_int_t)sp.bytes[k]));
+		}
 		json_array_append_new(paths, po);
 	}
 	json_object_set_new(o, "paths", paths);

@@ -12,6 +12,8 @@
 #                               dstv VLAN 100 198.18.1.1/30, 198.20.0.0/16 via .2
 #   encap: in (rx, tx in_tx.pcap) src 10.0.0.1/16 [vbrd] line 172.16.1.1/24 (tx line.pcap)
 #            10.60.0.0/16 -> path group g1 -> VXLAN t1 (VNI 1000) to 172.16.1.2
+#   encap-ps: encap's, the group under path selection with spreading
+#            (the fast path's burst chooser)
 #   decap: line (rx line_in.pcap, tx line_tx.pcap) 172.16.1.1/24, tunnel t1
 #            from 172.16.1.2 VNI 1000 [vbrd] out (tx out.pcap) dst, 198.19.0.0/16
 #
@@ -261,6 +263,74 @@ routes = (
 
     test {encap: show interfaces: src rx bytes = the frames received (Ethernet padding included)} {
         assert_equal [lindex [iface_counters src] 1] [dict get $exp counters rx_bytes] "src rx_bytes"
+    }
+}
+
+# --- the same through path selection's burst chooser ---
+#
+# The encap scenario's burst again, the group now under path selection
+# with spreading (pathsel_choose_burst(), path_group_output4_chosen()):
+# the fast path's packets of E1 chosen as a burst and the general path's
+# (IP options, fragmented, over the MTU) in between, so order within a
+# flow, one outer source port per flow and the counters must hold across
+# both. 160 more datagrams of 10 flows make the one burst (workers.burst
+# 256) longer than the chooser's 64, with a general-path packet inside. Nobody answers the probes here: the group's one path carries
+# everything (spread over the tier's path alone); fastpath.py leaves the
+# probes' frames (inner UDP to port 862) out of the line's.
+
+set exp [fp gen encap-ps]
+set nenc [dict get $exp counters rx_packets]
+
+start_vbrd {conf {
+workers = { cores = [ 1 ]; burst = 256; idle_sleep_us = 50; };   # the pcap is one burst
+ports = (
+  { name = "in"; devargs = "net_pcap0,rx_pcap=@rundir@/encap-ps-in.pcap,tx_pcap=@rundir@/encap-ps-in_tx.pcap"; },
+  { name = "line"; devargs = "net_pcap1,tx_pcap=@rundir@/encap-ps-line.pcap"; }
+);
+interfaces = (
+  { name = "src"; port = "in"; address = "10.0.0.1/16"; },
+  { name = "line"; port = "line"; address = "172.16.1.1/24"; }
+);
+neighbors = (
+  { interface = "line"; address = "172.16.1.2"; mac = "02:00:00:00:00:77"; }
+);
+tunnels = (
+  { name = "t1"; type = "vxlan"; vni = 1000; local = "172.16.1.1"; remote = "172.16.1.2";
+    inner_mac = "02:00:00:00:00:55"; }
+);
+path_groups = (
+  { name = "g1"; paths = ( { name = "p1"; tunnel = "t1"; interface = "line"; via = "172.16.1.2"; } ); }
+);
+routes = (
+  { prefix = "10.60.0.0/16"; path_group = "g1"; }
+);
+pathsel = { groups = ( { path_group = "g1"; interval = 1000; spread = true; } ); };
+}} {
+    test "encap-ps: all $nenc frames are received and each has its outcome" {
+        fp_wait_done encap-ps in $exp
+    }
+    set res [fp check encap-ps]
+
+    test {encap-ps: outer headers and checksums, inner packets as sent, fragments, ICMP frag needed, as without path selection} {
+        assert_no_problems $res [list outer outer_checksum fragments icmp {*}$fwd_checks]
+    }
+
+    test {encap-ps: one outer UDP source port per flow, packets of one flow in the order they came (chosen as a burst or on the general path)} {
+        assert_no_problems $res {source_port order}
+        assert_morethan [dict get $res distinct_ports] 1 "distinct outer source ports over [dict get $res flows] flows"
+    }
+
+    test {encap-ps: show stats exact; show pathsel: every forwarded datagram chosen for once} {
+        assert_stats $exp
+        set g [lindex [dict get [vbrctl show pathsel g1] path_groups] 0]
+        set p [lindex [dict get $g paths] 0]
+        # a fragmented datagram is chosen for once, forwarded as its
+        # fragments; the one with DF over the MTU is chosen for, then
+        # answered with frag needed (tunnel_output() chooses the path
+        # whose MTU it checks)
+        set c [dict get $exp counters]
+        set chosen [expr {[dict get $c forwarded] - [dict get $c fragments] + 1 + [dict get $c icmp_errors]}]
+        assert_equal [dict get $p spread_packets] $chosen "p1 spread_packets"
     }
 }
 

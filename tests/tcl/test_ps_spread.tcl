@@ -3,7 +3,9 @@
 # by measured load. The busier line carries at most 1.1 x the other's
 # bytes and no flow is reordered (the receiver checks each flow's
 # sequence numbers); the same traffic without spreading stays on one line,
-# which shows the test measures what spreading does.
+# which shows the test measures what spreading does. show pathsel's
+# spreading counters sum to what the edge forwarded; over an IPv6
+# underlay too (a third block: each packet chosen for once).
 #
 #   h1 ── [edge] line1 ══ impair ══ line1 [region] ── h2   p-line1, planes 2
 #                line2 ══ impair ══ line2                  p-line2, planes 2
@@ -144,6 +146,21 @@ proc assert_delivered {rep} {
     }
 }
 
+# show pathsel's spreading counters against the edge's own: everything
+# the edge forwarded went into group "region" (h1 -> h2 only) and was
+# chosen for exactly once (path_group_output4_chosen() or the general
+# path, never both), so the paths' spread_packets sum to `forwarded`
+# (probes are not forwarded, nor chosen for), or to the datagrams sent
+# (EXPECTED).
+proc assert_spread_counts {expected} {
+    set ps [lindex [dict get [twosite_vbrctl edge show pathsel region] path_groups] 0]
+    set chosen 0
+    foreach p [dict get $ps paths] { incr chosen [dict get $p spread_packets] }
+    note "spread: [dict get $ps spread], per path [lmap p [dict get $ps paths] {list [dict get $p name] [dict get $p spread_packets] [dict get $p spread_bytes]}], edge forwarded [dict get [twosite_vbrctl edge show stats] forwarded]"
+    assert_equal $chosen $expected "packets spreading chose a path for (sum over the paths)"
+    assert_morethan [dict get $ps spread flowlets] 0 "flowlets"
+}
+
 # The flowlet gap must exceed the lines' delay difference (spread.h). Here
 # each line is a userspace forwarder (tests/tools/impair) on a shared
 # 2-core machine, which stalls for 10-20 ms at times: at a gap of 8 ms,
@@ -162,6 +179,10 @@ start_twosite [opts true] {
         assert_morethan $lo [expr {$total / 4}] "bytes of the less busy line"
         assert_lessthan [expr {double($hi) / $lo}] 1.1 "busier line's bytes / the other's"
     }
+
+    test {spread: show pathsel's counters: every packet the edge forwarded into the group chosen for once} {
+        assert_spread_counts [dict get [twosite_vbrctl edge show stats] forwarded]
+    }
 }
 
 start_twosite [opts false] {
@@ -175,5 +196,25 @@ start_twosite [opts false] {
         # the datagrams and their headers (VXLAN, IP, UDP, Ethernet: ~1050 bytes each)
         assert_morethan $l1 $total "line1 bytes"
         assert_lessthan $l2 [expr {$total / 100}] "line2 bytes"
+    }
+}
+
+# An IPv6 underlay: the fast path's packets go to the general path (the
+# burst chooser is the IPv4 underlay's); each is chosen for once there,
+# not once by the fast path's per-packet loop and again by the general
+# path (which doubled every counter and each path's recent bytes, the
+# deficit's measure). 200 datagrams of 200 flows, one every 1 ms.
+start_twosite [concat [opts true] outer 6] {
+    test {spread over an IPv6 underlay: 200 datagrams, each chosen for once (show pathsel)} {
+        wait_for_condition 200 50 {[planes_healthy]} else {
+            fail "the edge's planes are not all healthy: [twosite_vbrctl edge show pathsel planes region]"
+        }
+        udp_flows h1 10.2.2.2 6001 200 1000
+        wait_for_condition 100 50 {
+            [dict get [twosite_vbrctl region show stats] forwarded] >= 200
+        } else {
+            fail "the region forwarded [dict get [twosite_vbrctl region show stats] forwarded] of 200 datagrams"
+        }
+        assert_spread_counts 200
     }
 }

@@ -7,7 +7,8 @@
  * at their next packet, nothing more goes to it) and coming back, no path,
  * entries reused after the gap, two flows sharing an entry, flows with equal
  * low hash bits spread over the table, a burst decided as its packets one
- * by one (spread_pick_burst() against spread_pick()).
+ * by one (spread_pick_burst() against spread_pick(), and against a plain
+ * reference of the one-packet decision as it was before the burst one).
  *
  * Every simulated packet goes through a reorder check: path 0 delays by
  * 1 ms, path 1 by 1.3 ms, path 2 by 1.1 ms, the gap is 0.5 ms; each flow's
@@ -587,6 +588,159 @@ static void burst_as_one_by_one(void **state)
 	free(b);
 }
 
+/*
+ * The reference for burst_as_reference: spread_pick() one packet at a
+ * time as it was before spread_pick_burst() (an entry keeping its last
+ * packet's time, every decision per packet), written plainly.
+ */
+struct ref_entry {
+	uint64_t seen;
+	uint32_t hash;
+	uint8_t path; /* 0xff: never used */
+};
+
+struct ref_table {
+	unsigned shift;
+	bool clock_set;
+	uint8_t present;
+	uint64_t last_decay;
+	struct spread_stats s;
+	struct ref_entry entry[16];
+};
+
+static int ref_pick(struct ref_table *t, const struct spread_weights *w, uint32_t hash,
+		    uint32_t bytes, uint64_t now, uint64_t gap)
+{
+	unsigned nb = w->nb < SPREAD_MAX_PATHS ? w->nb : SPREAD_MAX_PATHS;
+	struct ref_entry *e = &t->entry[(uint32_t)(hash * 0x9e3779b1u) >> t->shift];
+	uint64_t period = gap * SPREAD_DECAY_GAPS;
+	uint8_t present = 0;
+	bool in = false;
+	int path = -1;
+
+	if (nb == 0)
+		return -1;
+	if (!t->clock_set) {
+		t->last_decay = now;
+		t->clock_set = true;
+	} else if (now >= t->last_decay && now - t->last_decay >= period) {
+		uint64_t n = (now - t->last_decay) / period;
+		t->last_decay += n * period;
+		for (unsigned i = 0; i < SPREAD_MAX_PATHS; i++)
+			t->s.recent[i] = n >= 64 ? 0 : t->s.recent[i] >> n;
+	}
+	for (unsigned i = 0; i < nb; i++)
+		in = in || w->path[i] == e->path;
+	if (e->path != 0xff && now - e->seen < gap) {
+		if (e->hash != hash) {
+			t->s.collisions++;
+			e->hash = hash;
+		}
+		if (in) {
+			path = e->path;
+			goto count;
+		}
+		t->s.failover++;
+	}
+	/* the deficit: share[i] x sum(recent) - recent[i] x sum(share), a joined path levelled */
+	double sr = 0, ss = 0, kr = 0, ks = 0, best = 0;
+	for (unsigned i = 0; i < nb; i++)
+		present |= (uint8_t)(1u << w->path[i]);
+	for (unsigned i = 0; i < nb; i++)
+		if (t->present >> w->path[i] & 1) {
+			kr += (double)t->s.recent[w->path[i]];
+			ks += w->share[i];
+		}
+	for (unsigned i = 0; i < nb; i++)
+		if (!(t->present >> w->path[i] & 1))
+			t->s.recent[w->path[i]] = ks > 0 ? (uint64_t)(kr * w->share[i] / ks) : 0;
+	t->present = present;
+	for (unsigned i = 0; i < nb; i++) {
+		sr += (double)t->s.recent[w->path[i]];
+		ss += w->share[i];
+	}
+	for (unsigned i = 0; i < nb; i++) {
+		double d = w->share[i] * sr - (double)t->s.recent[w->path[i]] * ss;
+		if (path < 0 || d > best) {
+			path = w->path[i];
+			best = d;
+		}
+	}
+	t->s.flowlets++;
+	if (e->path != 0xff && e->hash == hash && e->path != path)
+		t->s.moved++;
+	e->hash = hash;
+	e->path = (uint8_t)path;
+count:
+	e->seen = now;
+	t->s.recent[path] += bytes;
+	t->s.bytes[path] += bytes;
+	t->s.packets[path]++;
+	return path;
+}
+
+/*
+ * spread_pick_burst() against the reference, packet by packet: the same
+ * paths and counters over random bursts of 1..300 packets (beyond the
+ * fast path's 64) from 40 flows in 16 entries, the clock from 0, bursts
+ * exactly a gap after the last (a new flowlet), a gap less one (the same),
+ * and weights of equal and unequal shares changing between bursts.
+ */
+static void burst_as_reference(void **state)
+{
+	static const struct spread_weights ws[] = {
+		{ .nb = 3, .path = { 0, 1, 2 }, .share = { 1, 1, 1 } },
+		{ .nb = 2, .path = { 0, 2 }, .share = { 1, 1 } },
+		{ .nb = 3, .path = { 2, 0, 1 }, .share = { 5, 5, 5 } },
+		{ .nb = 2, .path = { 1, 2 }, .share = { 2, 1 } },
+		{ .nb = 0 },
+		{ .nb = 3, .path = { 0, 1, 2 }, .share = { 1000, 3000, 1000 } },
+		{ .nb = 1, .path = { 1 }, .share = { 1 } },
+		{ .nb = 4, .path = { 3, 1, 0, 2 }, .share = { 7, 7, 7, 7 } },
+	};
+	size_t size = spread_table_size(16);
+	struct spread_table *a = calloc(1, size);
+	struct ref_table r = { .shift = 28 };
+	struct spread_stats sa;
+	uint64_t now = 0;
+	uint32_t seed = 11;
+	static uint32_t hash[300], bytes[300];
+	static uint8_t path[300];
+	(void)state;
+	assert_non_null(a);
+	spread_table_init(a, 16);
+	for (unsigned i = 0; i < 16; i++)
+		r.entry[i].path = 0xff;
+	for (unsigned round = 0; round < 3000; round++) {
+		const struct spread_weights *w = &ws[(round / 5) % (sizeof(ws) / sizeof(ws[0]))];
+		unsigned n, kind;
+
+		seed = seed * 1103515245u + 12345u;
+		n = 1 + (seed >> 16) % (round % 3 == 0 ? 300 : 8);
+		seed = seed * 1103515245u + 12345u;
+		kind = (seed >> 16) % 8;
+		if (round > 0)
+			now += kind == 0   ? GAP
+			       : kind == 1 ? GAP - 1
+			       : kind == 2 ? 3 * GAP
+					   : (seed >> 16) % (GAP / 4);
+		for (unsigned j = 0; j < n; j++) {
+			seed = seed * 1103515245u + 12345u;
+			hash[j] = flow_hash(1 + (seed >> 16) % 40);
+			bytes[j] = 64 + (seed >> 8) % 1437;
+		}
+		spread_pick_burst(a, w, hash, bytes, n, now, GAP, path);
+		for (unsigned j = 0; j < n; j++) {
+			int p = ref_pick(&r, w, hash[j], bytes[j], now, GAP);
+			assert_int_equal(p, path[j] == SPREAD_NO_PATH ? -1 : (int)path[j]);
+		}
+		spread_stats(a, &sa);
+		assert_memory_equal(&sa, &r.s, sizeof(sa));
+	}
+	assert_true(sa.moved > 0 && sa.failover > 0 && sa.collisions > 0);
+	free(a);
+}
+
 static void table_size(void **state)
 {
 	(void)state;
@@ -610,6 +764,7 @@ int main(void)
 		cmocka_unit_test(recent_bytes_decay),
 		cmocka_unit_test(hash_low_bits_equal),
 		cmocka_unit_test(burst_as_one_by_one),
+		cmocka_unit_test(burst_as_reference),
 		cmocka_unit_test(table_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

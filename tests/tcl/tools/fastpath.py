@@ -273,7 +273,7 @@ def gen_mix(g):
     u(V, 1100, 2000, 30, "V1", egress="dstv", options=b"\x01\x01\x01\x00")
 
 
-def gen_encap(g):
+def gen_encap(g, many=False):
     inmac = PCAP_MAC[0]
     D = "10.60.0.1"
 
@@ -309,6 +309,16 @@ def gen_encap(g):
         i = g.next_id()
         send(ipv4(SRC, D, 17, udp(SRC, D, 5100 + f, 6000, filler(50 + f, i)), ident=i),
              "fwd", "X%d" % f)
+    if many:
+        # 160 more of 10 flows interleaved: the burst (256) beyond the
+        # chooser's 64, and a general-path packet (IP options) of flow Y3
+        # inside it, so the chunks end at 64 and elsewhere
+        for k in range(160):
+            f = k % 10
+            i = g.next_id()
+            opts = b"\x01\x01\x01\x00" if k == 93 else b""
+            send(ipv4(SRC, D, 17, udp(SRC, D, 5200 + f, 6000, filler(20 + k, i)), ident=i,
+                      options=opts), "fwd", "Y%d" % f)
 
 
 def vxlan_frame(outer_src, inner_frame, vni=VNI, cks=False, bad_cks=False, outer_tos=0,
@@ -384,6 +394,7 @@ def gen_decap(g):
 
 def expectations(scn, recs):
     """The counters and frame counts the scenario must produce."""
+    scn = base_of(scn)
     c = {"rx_packets": len(recs), "rx_bytes": sum(len(r["frame"]) // 2 for r in recs),
          "forwarded": 0, "fragments": 0, "icmp_errors": 0, "drops": {}, "tx": {},
          "tunnel_rx_packets": 0, "tunnel_rx_bytes": 0, "tunnel_tx_packets": 0,
@@ -441,10 +452,18 @@ def expectations(scn, recs):
     return {"frames": frames, "counters": c}
 
 
+def base_of(scn):
+    """encap-ps (path selection's burst chooser on the group) is encap's scenario."""
+    return "encap" if scn == "encap-ps" else scn
+
+
 def gen(scn, d):
     g = Gen()
-    {"mix": gen_mix, "encap": gen_encap, "decap": gen_decap}[scn](g)
-    name = {"mix": "in", "encap": "in", "decap": "line_in"}[scn]
+    if scn == "encap-ps":
+        gen_encap(g, many=True)
+    else:
+        {"mix": gen_mix, "encap": gen_encap, "decap": gen_decap}[scn](g)
+    name = {"mix": "in", "encap": "in", "decap": "line_in"}[base_of(scn)]
     write_pcap(os.path.join(d, "%s-%s.pcap" % (scn, name)),
                [bytes.fromhex(r["frame"]) for r in g.recs])
     json.dump(g.recs, open(os.path.join(d, "%s-model.json" % scn), "w"))
@@ -637,7 +656,20 @@ def check(scn, d):
     else:
         P.need("outer", "outer_checksum", "source_port")
         line_mac = PCAP_MAC[1]
-        frames = read_pcap(os.path.join(d, "encap-line.pcap"))
+        frames = read_pcap(os.path.join(d, "%s-line.pcap" % scn))
+        if scn == "encap-ps":
+            # path selection's probes on the line: VXLAN with inner UDP to
+            # STAMP's port (RFC 8762), not the scenario's traffic
+            def probe(f):
+                e = parse_eth(f)
+                o = parse_ip(e["l3"]) if e["type"] == 0x0800 else None
+                if o is None or o["proto"] != 17:
+                    return False
+                ie = parse_eth(e["l3"][o["ihl"] + 16:])
+                ip = parse_ip(ie["l3"]) if ie["type"] == 0x0800 else None
+                return ip is not None and ip["proto"] == 17 and \
+                    struct.unpack("!H", ie["l3"][ip["ihl"] + 2:ip["ihl"] + 4])[0] == 862
+            frames = [f for f in frames if not probe(f)]
         written["line"] = len(frames)
         outs, sports = [], {}
         flow_of = {}
@@ -699,7 +731,7 @@ def check(scn, d):
             if len(s) != 1:
                 P.add("source_port", "flow %s: outer UDP source ports %s, want one" % (
                     fl, sorted(s)))
-        icmp_frames = read_pcap(os.path.join(d, "encap-in_tx.pcap"))
+        icmp_frames = read_pcap(os.path.join(d, "%s-in_tx.pcap" % scn))
         written["in_tx"] = len(icmp_frames)
         check_icmp(P, recs, icmp_frames, PCAP_MAC[0], "10.0.0.1")
         distinct = len(set(min(s) for s in sports.values()))
@@ -711,6 +743,6 @@ def check(scn, d):
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in ("gen", "check") or \
-            sys.argv[2] not in ("mix", "encap", "decap"):
-        sys.exit("usage: fastpath.py gen|check mix|encap|decap DIR")
+            sys.argv[2] not in ("mix", "encap", "encap-ps", "decap"):
+        sys.exit("usage: fastpath.py gen|check mix|encap|encap-ps|decap DIR")
     (gen if sys.argv[1] == "gen" else check)(sys.argv[2], sys.argv[3])
