@@ -193,6 +193,45 @@ static void note_present(struct spread_table *t, const struct spread_weights *w,
 }
 
 /*
+ * The flowlet entry of flow @p h, and whether it continues a live flowlet on
+ * a path still in the weights (@p allowed): a live entry of another flow is
+ * shared (a collision), one whose path left counts a failover and starts a
+ * new flowlet whatever the gap.
+ */
+static inline struct spread_entry *flowlet_entry(struct spread_table *t, unsigned shift, uint32_t h)
+{
+	/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
+	return &t->entry[(uint64_t)(uint32_t)(h * FIB32) >> shift];
+}
+
+static inline bool flowlet_continues(struct spread_table *t, struct spread_entry *e, uint32_t h,
+				     uint64_t now, uint8_t allowed)
+{
+	if (now >= e->until)
+		return false;
+	/* a live flowlet (so its path is a path) */
+	if (e->hash != h) {
+		/* another flow's live flowlet: shared, so that neither moves while sending */
+		t->collisions++;
+		e->hash = h;
+	}
+	if (allowed >> e->path & 1)
+		return true;
+	t->failover++; /* its path left: a new flowlet now, whatever the gap */
+	return false;
+}
+
+/* A new flowlet of flow @p h on path @p np in entry @p e (whose path was @p p). */
+static inline void flowlet_start(struct spread_table *t, struct spread_entry *e, uint32_t h,
+				 unsigned p, unsigned np)
+{
+	if (p != NO_PATH && e->hash == h && p != np)
+		t->moved++;
+	e->hash = h;
+	e->path = (uint8_t)np;
+}
+
+/*
  * spread_pick_burst() in the usual case: equal shares, no path joined the
  * weights since the last flowlet start. The weights come as the list of
  * their valid paths @p lp (@p lnb >= 1) and their mask; the recent bytes
@@ -215,20 +254,11 @@ static __attribute__((noinline)) void burst_equal(struct spread_table *t, const 
 		rec[i] = rec0[i] = t->recent[i];
 	for (unsigned j = 0; j < n; j++) {
 		const uint32_t h = hash[j];
-		/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
-		struct spread_entry *e = &t->entry[(uint64_t)(uint32_t)(h * FIB32) >> shift];
+		struct spread_entry *e = flowlet_entry(t, shift, h);
 		unsigned p = e->path;
 
-		if (now < e->until) { /* a live flowlet (so p is a path) */
-			if (e->hash != h) {
-				/* another flow's live flowlet: shared, so that neither moves while sending */
-				t->collisions++;
-				e->hash = h;
-			}
-			if (allowed >> p & 1)
-				goto count;
-			t->failover++; /* its path left: a new flowlet now, whatever the gap */
-		}
+		if (flowlet_continues(t, e, h, now, allowed))
+			goto count;
 		unsigned np = lp[0];
 		uint64_t best = rec[np];
 		for (unsigned i = 1; i < lnb; i++)
@@ -237,11 +267,8 @@ static __attribute__((noinline)) void burst_equal(struct spread_table *t, const 
 				best = rec[np];
 			}
 		flowlets++;
-		if (p != NO_PATH && e->hash == h && p != np)
-			t->moved++;
+		flowlet_start(t, e, h, p, np);
 		p = np;
-		e->hash = h;
-		e->path = (uint8_t)p;
 	count:
 		e->until = until;
 		rec[p] += bytes[j];
@@ -289,21 +316,12 @@ void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, c
 
 	for (unsigned j = 0; j < n; j++) {
 		const uint32_t h = hash[j];
-		/* 64-bit shift: one entry (shift 32) gives index 0 without undefined behaviour */
-		struct spread_entry *e = &t->entry[(uint64_t)(uint32_t)(h * FIB32) >> shift];
+		struct spread_entry *e = flowlet_entry(t, shift, h);
 		unsigned p = e->path;
 		int np;
 
-		if (now < e->until) { /* a live flowlet (so p is a path) */
-			if (e->hash != h) {
-				/* another flow's live flowlet: shared, so that neither moves while sending */
-				t->collisions++;
-				e->hash = h;
-			}
-			if (allowed >> p & 1)
-				goto count;
-			t->failover++; /* its path left: a new flowlet now, whatever the gap */
-		}
+		if (flowlet_continues(t, e, h, now, allowed))
+			goto count;
 		if (equal) {
 			/* the weights do not change within the burst: one look at who joined */
 			if (!leveled)
@@ -318,11 +336,8 @@ void spread_pick_burst(struct spread_table *t, const struct spread_weights *w, c
 			continue;
 		}
 		t->flowlets++;
-		if (p != NO_PATH && e->hash == h && p != (unsigned)np)
-			t->moved++;
+		flowlet_start(t, e, h, p, (unsigned)np);
 		p = (unsigned)np;
-		e->hash = h;
-		e->path = (uint8_t)p;
 	count:
 		e->until = until;
 		t->recent[p] += bytes[j];
