@@ -1332,6 +1332,61 @@ static void key_layout(void **state)
 
 /* ---- the cache against rte_acl alone over random policies ------------------ */
 
+/*
+ * More distinct masked keys than the cache holds (2048): classes on the
+ * whole 5-tuple, 16384 different flows, then the first ones again: they
+ * were evicted (misses again) and every result is still rte_acl's.
+ */
+static void cache_eviction(void **state)
+{
+	(void)state;
+	static struct qos_classify_cache cc;
+	struct qos_class_conf cl[3];
+	struct rte_mbuf *m[64];
+	uint32_t want[64], got[64];
+	uint8_t ip[64];
+
+	cl[0] = any_class(1);
+	cl[0].match.protocol = IPPROTO_UDP;
+	cl[0].match.sport_lo = 1000;
+	cl[0].match.sport_hi = 1999;
+	cl[1] = any_class(2);
+	cl[1].match.has_dst = true;
+	prefix4(&cl[1].match.dst, IP4(10, 0, 0, 0), 9);
+	cl[1].match.family = AF_INET;
+	cl[2] = any_class(3);
+	cl[2].match.has_src = true;
+	prefix4(&cl[2].match.src, IP4(10, 128, 0, 0), 9);
+	cl[2].match.family = AF_INET;
+	struct qos_classifier *c = build(cl, 3);
+	memset(&cc, 0, sizeof(cc));
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t f = 0; f < (pass ? 64u : 16384u); f += 64) {
+			for (unsigned i = 0; i < 64; i++) {
+				uint32_t x = f + i;
+				struct pkt k = { .src4 = IP4(10, x >> 7 & 0xff, 0, 1),
+						 .dst4 = IP4(10, (x & 0x7f) << 1, x >> 15, 2),
+						 .sport = (uint16_t)(900 + x % 300),
+						 .dport = 53 };
+				struct frame fr = frame_of(k);
+				m[i] = mbuf_of(&fr, fr.len, ON_LAN);
+			}
+			uint64_t misses = cc.misses;
+			qos_classify_burst(c, m, 64, want);
+			qos_classify_burst_ip(c, &cc, m, 64, got, ip);
+			for (unsigned i = 0; i < 64; i++) {
+				if (got[i] != want[i])
+					fail_msg("pass %d flow %u: cached class %u, rte_acl's %u",
+						 pass, f + i, got[i], want[i]);
+				rte_pktmbuf_free(m[i]);
+			}
+			if (pass == 1)
+				assert_true(cc.misses > misses); /* evicted by the 16384 */
+		}
+	}
+	qos_classifier_free(c);
+}
+
 /* A random prefix length biased to the interesting ones (0, off byte
  * boundaries, whole), at most @p max. */
 static uint8_t rnd_len(unsigned max)
@@ -1608,18 +1663,31 @@ static int eal_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(key_layout),         cmocka_unit_test(priority_order),
-		cmocka_unit_test(protocol_and_ports), cmocka_unit_test(port_range_needs_ports),
-		cmocka_unit_test(prefixes),           cmocka_unit_test(families),
-		cmocka_unit_test(dscp_range),         cmocka_unit_test(dscp_only_classes),
-		cmocka_unit_test(ingress_interface),  cmocka_unit_test(ingress_vrf),
-		cmocka_unit_test(ingress_pcp),        cmocka_unit_test(tagged_egress),
-		cmocka_unit_test(fragments),          cmocka_unit_test(no_class),
-		cmocka_unit_test(truncated),          cmocka_unit_test(many_classes),
-		cmocka_unit_test(cache_random),       cmocka_unit_test(build_errors),
-		cmocka_unit_test(dscp_ipv4_checksum), cmocka_unit_test(dscp_ipv6),
-		cmocka_unit_test(dscp_not_ip),        cmocka_unit_test(pcp_set),
-		cmocka_unit_test(ecn_set_ce),         cmocka_unit_test(ecn_ce_checksum_exact),
+		cmocka_unit_test(key_layout),
+		cmocka_unit_test(priority_order),
+		cmocka_unit_test(protocol_and_ports),
+		cmocka_unit_test(port_range_needs_ports),
+		cmocka_unit_test(prefixes),
+		cmocka_unit_test(families),
+		cmocka_unit_test(dscp_range),
+		cmocka_unit_test(dscp_only_classes),
+		cmocka_unit_test(ingress_interface),
+		cmocka_unit_test(ingress_vrf),
+		cmocka_unit_test(ingress_pcp),
+		cmocka_unit_test(tagged_egress),
+		cmocka_unit_test(fragments),
+		cmocka_unit_test(no_class),
+		cmocka_unit_test(truncated),
+		cmocka_unit_test(many_classes),
+		cmocka_unit_test(cache_random),
+		cmocka_unit_test(cache_eviction),
+		cmocka_unit_test(build_errors),
+		cmocka_unit_test(dscp_ipv4_checksum),
+		cmocka_unit_test(dscp_ipv6),
+		cmocka_unit_test(dscp_not_ip),
+		cmocka_unit_test(pcp_set),
+		cmocka_unit_test(ecn_set_ce),
+		cmocka_unit_test(ecn_ce_checksum_exact),
 	};
 
 	return cmocka_run_group_tests_name("qos_classify", tests, eal_setup, eal_teardown);
