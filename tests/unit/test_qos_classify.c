@@ -10,6 +10,7 @@
  * (m->port is set by hand; the classifier only compares port ids).
  */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -1329,6 +1330,286 @@ static void key_layout(void **state)
 	assert_memory_equal(b + 44, "\x00\x00\x00\x00", 4);
 }
 
+/* ---- the cache against rte_acl alone over random policies ------------------ */
+
+/*
+ * More distinct masked keys than the cache holds (2048): classes on the
+ * whole 5-tuple, 16384 different flows, then the first ones again: they
+ * were evicted (misses again) and every result is still rte_acl's.
+ */
+static void cache_eviction(void **state)
+{
+	(void)state;
+	static struct qos_classify_cache cc;
+	struct qos_class_conf cl[3];
+	struct rte_mbuf *m[64];
+	uint32_t want[64], got[64];
+	uint8_t ip[64];
+
+	cl[0] = any_class(1);
+	cl[0].match.protocol = IPPROTO_UDP;
+	cl[0].match.sport_lo = 1000;
+	cl[0].match.sport_hi = 1999;
+	cl[1] = any_class(2);
+	cl[1].match.has_dst = true;
+	prefix4(&cl[1].match.dst, IP4(10, 0, 0, 0), 9);
+	cl[1].match.family = AF_INET;
+	cl[2] = any_class(3);
+	cl[2].match.has_src = true;
+	prefix4(&cl[2].match.src, IP4(10, 128, 0, 0), 9);
+	cl[2].match.family = AF_INET;
+	struct qos_classifier *c = build(cl, 3);
+	memset(&cc, 0, sizeof(cc));
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t f = 0; f < (pass ? 64u : 16384u); f += 64) {
+			for (unsigned i = 0; i < 64; i++) {
+				uint32_t x = f + i;
+				struct pkt k = { .src4 = IP4(10, x >> 7 & 0xff, 0, 1),
+						 .dst4 = IP4(10, (x & 0x7f) << 1, x >> 15, 2),
+						 .sport = (uint16_t)(900 + x % 300),
+						 .dport = 53 };
+				struct frame fr = frame_of(k);
+				m[i] = mbuf_of(&fr, fr.len, ON_LAN);
+			}
+			uint64_t misses = cc.misses;
+			qos_classify_burst(c, m, 64, want);
+			qos_classify_burst_ip(c, &cc, m, 64, got, ip);
+			for (unsigned i = 0; i < 64; i++) {
+				if (got[i] != want[i])
+					fail_msg("pass %d flow %u: cached class %u, rte_acl's %u",
+						 pass, f + i, got[i], want[i]);
+				rte_pktmbuf_free(m[i]);
+			}
+			if (pass == 1)
+				assert_true(cc.misses > misses); /* evicted by the 16384 */
+		}
+	}
+	qos_classifier_free(c);
+}
+
+/* A random prefix length biased to the interesting ones (0, off byte
+ * boundaries, whole), at most @p max. */
+static uint8_t rnd_len(unsigned max)
+{
+	static const uint8_t l4[] = { 0, 1, 7, 8, 9, 13, 16, 20, 23, 24, 25, 31, 32 };
+	static const uint8_t l6[] = { 0, 1, 31, 32, 33, 48, 63, 64, 65, 96, 100, 127, 128 };
+
+	return max == 32 ? l4[rnd() % RTE_DIM(l4)] : l6[rnd() % RTE_DIM(l6)];
+}
+
+/* Addresses the random classes and packets are drawn around. */
+static uint32_t base4[4];
+static uint8_t base6[4][16];
+
+/* Flip a random bit of @p a (@p bytes long) at or after bit @p from, sometimes. */
+static void rnd_near(uint8_t *a, unsigned bytes, unsigned from)
+{
+	if (rnd() % 2 && from < bytes * 8) {
+		unsigned b = from + rnd() % (bytes * 8 - from);
+		a[b / 8] ^= (uint8_t)(0x80 >> (b % 8));
+	}
+	if (rnd() % 4 == 0 && from > 0) { /* just inside the prefix */
+		unsigned b = from - 1 - rnd() % RTE_MIN(from, 3u);
+		a[b / 8] ^= (uint8_t)(0x80 >> (b % 8));
+	}
+}
+
+static void rnd_range(uint16_t *lo, uint16_t *hi)
+{
+	static const uint16_t ends[] = { 0, 1, 53, 80, 443, 1023, 1024, 4791, 65534, 65535 };
+	uint16_t a = ends[rnd() % RTE_DIM(ends)], b = ends[rnd() % RTE_DIM(ends)];
+
+	*lo = RTE_MIN(a, b);
+	*hi = RTE_MAX(a, b);
+}
+
+/* A random class: each field constrained with probability 1/3. */
+static struct qos_class_conf rnd_class(uint32_t prio)
+{
+	struct qos_class_conf c = any_class(prio);
+	struct qos_match *mt = &c.match;
+	static const int protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP, IPPROTO_ICMP, 0 };
+	int fam = rnd() % 3 == 0 ? (rnd() % 2 ? AF_INET : AF_INET6) : 0;
+
+	if (rnd() % 3 == 0)
+		mt->protocol = protos[rnd() % RTE_DIM(protos)];
+	for (int side = 0; side < 2 && fam != 0; side++) {
+		struct cfg_prefix *p = side ? &mt->dst : &mt->src;
+		if (rnd() % 2)
+			continue;
+		p->addr.family = fam;
+		if (fam == AF_INET) {
+			p->len = rnd_len(32);
+			p->addr.v4 = base4[rnd() % 4] & (p->len ? ~0u << (32 - p->len) : 0);
+		} else {
+			p->len = rnd_len(128);
+			memcpy(p->addr.v6, base6[rnd() % 4], 16);
+			for (unsigned b = p->len; b < 128; b++)
+				p->addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+		}
+		*(side ? &mt->has_dst : &mt->has_src) = true;
+	}
+	mt->family = fam;
+	if (rnd() % 3 == 0)
+		rnd_range(&mt->sport_lo, &mt->sport_hi);
+	if (rnd() % 3 == 0)
+		rnd_range(&mt->dport_lo, &mt->dport_hi);
+	if (rnd() % 3 == 0) {
+		int a = (int)(rnd() % 64), b = (int)(rnd() % 64);
+		mt->dscp_lo = RTE_MIN(a, b);
+		mt->dscp_hi = RTE_MAX(a, b);
+	}
+	if (rnd() % 4 == 0)
+		mt->pcp = (int)(rnd() % 8);
+	if (rnd() % 4 == 0)
+		mt->ingress = (int)(rnd() % 3);
+	else if (rnd() % 6 == 0)
+		mt->vrf = (int)(rnd() % 2);
+	return c;
+}
+
+/* A frame to draw: its fields, IPv6 addresses, ingress port and TCI. */
+struct rnd_pkt {
+	struct pkt k;
+	uint8_t a6[2][16];
+	uint16_t port, tci;
+};
+
+/* Change the field @p what of @p r (0..8) to a random value around the bases. */
+static void rnd_field(struct rnd_pkt *r, unsigned what)
+{
+	static const uint16_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP, IPPROTO_ICMP,
+					   PROTO_0 };
+	static const uint16_t tcis[] = { 0, 100, 200, 5 << 13 | 100, 0x1000 | 200, 3 << 13 };
+	static const uint16_t ports_[] = { 0, 1, 52, 53, 54, 80, 443, 1023, 1024, 4791, 65535 };
+	struct pkt *k = &r->k;
+	uint8_t a[4];
+	int s = (int)(rnd() % 2);
+
+	switch (what) {
+	case 0:
+		k->proto = protos[rnd() % RTE_DIM(protos)];
+		break;
+	case 1:
+		k->sport = rnd() % 2 ? ports_[rnd() % RTE_DIM(ports_)] : (uint16_t)rnd();
+		break;
+	case 2:
+		k->dport = rnd() % 2 ? ports_[rnd() % RTE_DIM(ports_)] : (uint16_t)rnd();
+		break;
+	case 3:
+		k->tos = (uint8_t)rnd(); /* DSCP and the ECN bits */
+		break;
+	case 4:
+		k->tagged = rnd() % 4 == 0;
+		k->tag = (uint16_t)rnd();
+		break;
+	case 5:
+		k->frag = (uint16_t)(rnd() % 4 ? 0 : rnd() % 2 ? 0x2000 : 0x0010);
+		break;
+	case 6: { /* an address near a base */
+		uint32_t v = base4[rnd() % 4];
+		memcpy(a, &v, 4);
+		rnd_near(a, 4, rnd_len(32));
+		memcpy(&v, a, 4);
+		*(s ? &k->dst4 : &k->src4) = v;
+		memcpy(r->a6[s], base6[rnd() % 4], 16);
+		rnd_near(r->a6[s], 16, rnd_len(128));
+		break;
+	}
+	case 7:
+		r->port = rnd() % 8 ? port_ids[rnd() % 2] : (uint16_t)(rnd() % 16);
+		break;
+	default:
+		r->tci = tcis[rnd() % RTE_DIM(tcis)];
+		break;
+	}
+}
+
+static struct rnd_pkt rnd_pkt(void)
+{
+	struct rnd_pkt r = { .k = { .family = rnd() % 2 ? 4 : 6 } };
+
+	for (unsigned w = 0; w < 9; w++)
+		rnd_field(&r, w);
+	rnd_field(&r, 6); /* the other address */
+	return r;
+}
+
+static struct rte_mbuf *rnd_mbuf(const struct rnd_pkt *r)
+{
+	struct pkt k = r->k;
+
+	if (k.family == 6)
+		k.frag = 0;
+	struct frame f = frame_of(k);
+	if (k.family == 6) {
+		uint8_t *ip = f.b + (k.tagged ? 18 : 14);
+		memcpy(ip + 8, r->a6[0], 16);
+		memcpy(ip + 24, r->a6[1], 16);
+	}
+	return mbuf_of(&f, f.len, r->port, r->tci);
+}
+
+/*
+ * Random policies (1 to 40 classes, each field constrained one time in
+ * three: prefixes of lengths off byte boundaries, port ranges, DSCP ranges,
+ * PCP, ingress interface or VRF) and random frames around their values:
+ * one line's cache, kept across bursts, gives rte_acl's class every time.
+ */
+static void cache_random(void **state)
+{
+	(void)state;
+	static struct qos_class_conf cl[40];
+	uint64_t hits = 0, total = 0;
+
+	for (int i = 0; i < 4; i++) {
+		base4[i] = rnd();
+		for (int j = 0; j < 16; j++)
+			base6[i][j] = (uint8_t)rnd();
+	}
+	for (int pol = 0; pol < 60; pol++) {
+		int n = 1 + (int)(rnd() % 40);
+		static struct qos_classify_cache cc;
+		for (int i = 0; i < n; i++)
+			cl[i] = rnd_class((uint32_t)(rnd() % 1000) * 64 + (uint32_t)i);
+		struct qos_classifier *c = build(cl, n);
+		struct rnd_pkt pool_[48];
+		memset(&cc, 0, sizeof(cc));
+		for (size_t i = 0; i < RTE_DIM(pool_); i++)
+			pool_[i] = rnd_pkt();
+		for (int burst = 0; burst < 60; burst++) {
+			struct rte_mbuf *m[64];
+			uint32_t want[64], got[64];
+			uint8_t ip[64];
+			unsigned nb = 1 + rnd() % 64;
+			for (unsigned i = 0; i < nb; i++) {
+				/* a frame of the pool, one field changed or none:
+				 * many share a masked key, differing elsewhere */
+				struct rnd_pkt r = pool_[rnd() % RTE_DIM(pool_)];
+				if (rnd() % 2)
+					rnd_field(&r, rnd() % 9);
+				m[i] = rnd_mbuf(&r);
+			}
+			qos_classify_burst(c, m, nb, want);
+			uint64_t misses = cc.misses;
+			qos_classify_burst_ip(c, &cc, m, nb, got, ip);
+			hits += nb - (cc.misses - misses);
+			total += nb;
+			for (unsigned i = 0; i < nb; i++) {
+				if (got[i] != want[i])
+					fail_msg("policy %d burst %d packet %u: cached class %u, "
+						 "rte_acl's %u",
+						 pol, burst, i, got[i], want[i]);
+				rte_pktmbuf_free(m[i]);
+			}
+		}
+		qos_classifier_free(c);
+	}
+	print_message("cache_random: %" PRIu64 " of %" PRIu64 " packets from the cache\n", hits,
+		      total);
+	assert_true(hits > 0);
+}
+
 /* ---- EAL ----------------------------------------------------------------- */
 
 static int eal_setup(void **state)
@@ -1398,6 +1679,8 @@ int main(void)
 		cmocka_unit_test(no_class),
 		cmocka_unit_test(truncated),
 		cmocka_unit_test(many_classes),
+		cmocka_unit_test(cache_random),
+		cmocka_unit_test(cache_eviction),
 		cmocka_unit_test(build_errors),
 		cmocka_unit_test(dscp_ipv4_checksum),
 		cmocka_unit_test(dscp_ipv6),
