@@ -235,12 +235,7 @@ instr_ovs() {  # runs in $(...), without the EXIT trap: stops OVS itself on fail
 [ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ] ||
 	die "openvswitch-switch-dpdk is not installed (apt-get install openvswitch-switch-dpdk)"
 huge_setup
-if [ "$MODE" = hugepages ]; then
-	MODE_TEXT="mode hugepages"
-else
-	MODE_TEXT="mode no-huge ($MODE_WHY)"
-	log "warning: running with --no-huge: $MODE_WHY"
-fi
+huge_mode_text
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, core $CORE (OVS's main lcore $OVS_LCORE), $RUNS run(s) x $SECONDS_PER_RUN s, $MODE_TEXT"
 RESULTS=()

@@ -277,12 +277,7 @@ fi
 "$PERF/build-l3fwd.sh" "$BUILD" || die "could not build l3fwd"
 L3FWD=$BUILD/l3fwd
 huge_setup
-if [ "$MODE" = hugepages ]; then
-	MODE_TEXT="mode hugepages"
-else
-	MODE_TEXT="mode no-huge ($MODE_WHY)"
-	log "warning: running with --no-huge: $MODE_WHY"
-fi
+huge_mode_text
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, vbrd's worker and qos_sched's worker on CPU $CORE, qos_sched's RX on CPU $RX_CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, qos_sched --bsz $QOS_BSZ, $MODE_TEXT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 RESULTS=()

@@ -136,12 +136,7 @@ check_conf() {  # check_conf TAG -> NEED[TAG] (MiB)
 }
 
 huge_setup
-if [ "$MODE" = hugepages ]; then
-	MODE_TEXT="mode hugepages"
-else
-	MODE_TEXT="mode no-huge ($MODE_WHY)"
-	log "warning: running with --no-huge: $MODE_WHY"
-fi
+huge_mode_text
 check_conf one
 check_conf vrf
 HUGE_NOTE=""

@@ -595,12 +595,7 @@ run_cost() {
 }
 
 huge_setup
-if [ "$MODE" = hugepages ]; then
-	MODE_TEXT="mode hugepages"
-else
-	MODE_TEXT="mode no-huge ($MODE_WHY)"
-	log "warning: running with --no-huge: $MODE_WHY"
-fi
+huge_mode_text
 START=$(date +%s)
 log "TSC $TSC_HZ Hz, core $CORE, $RUNS run(s) x $SECONDS_PER_RUN s per program and scenario, $MODE_TEXT"
 RESULTS=()

@@ -122,6 +122,15 @@ huge_lower() {  # huge_lower PAGES: give back free pages beyond PAGES that the b
 	log "hugepages: nr_hugepages $now -> $(cat /proc/sys/vm/nr_hugepages), $(meminfo HugePages_Free) free"
 }
 
+huge_mode_text() {  # after huge_setup: MODE_TEXT for the result lines; a warning when no-huge
+	if [ "$MODE" = hugepages ]; then
+		MODE_TEXT="mode hugepages"
+	else
+		MODE_TEXT="mode no-huge ($MODE_WHY)"
+		log "warning: running with --no-huge: $MODE_WHY"
+	fi
+}
+
 huge_restore() {  # give back what huge_setup took (cleanup calls it)
 	if [ -n "$HUGE_PREV" ]; then
 		echo "$HUGE_PREV" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
