@@ -102,6 +102,19 @@ static void level_joined(struct spread_table *t, const struct spread_weights *w,
 							: 0;
 }
 
+/* A path that joined the weights since the last flowlet start: level it (level_joined()). */
+static void note_present(struct spread_table *t, const struct spread_weights *w, unsigned nb)
+{
+	uint8_t present = 0;
+
+	for (unsigned i = 0; i < nb; i++)
+		if (w->path[i] < SPREAD_MAX_PATHS)
+			present |= (uint8_t)(1u << w->path[i]);
+	if (present & ~t->present)
+		level_joined(t, w, nb, present & ~t->present);
+	t->present = present;
+}
+
 /*
  * The path of @p w furthest below its share of the recent bytes:
  * max of share[i] × Σrecent - recent[i] × Σshare (the deficit times
@@ -111,15 +124,9 @@ static void level_joined(struct spread_table *t, const struct spread_weights *w,
 static int deficit_pick(struct spread_table *t, const struct spread_weights *w, unsigned nb)
 {
 	double sum_recent = 0, sum_share = 0, best_d = 0;
-	uint8_t present = 0;
 	int best = -1;
 
-	for (unsigned i = 0; i < nb; i++)
-		if (w->path[i] < SPREAD_MAX_PATHS)
-			present |= (uint8_t)(1u << w->path[i]);
-	if (present & ~t->present)
-		level_joined(t, w, nb, present & ~t->present);
-	t->present = present;
+	note_present(t, w, nb);
 	for (unsigned i = 0; i < nb; i++)
 		if (w->path[i] < SPREAD_MAX_PATHS) {
 			sum_recent += (double)t->recent[w->path[i]];
@@ -177,19 +184,6 @@ static int least_recent_pick(struct spread_table *t, const struct spread_weights
 		}
 	}
 	return best;
-}
-
-/* A path that joined the weights since the last flowlet start: level it (level_joined()). */
-static void note_present(struct spread_table *t, const struct spread_weights *w, unsigned nb)
-{
-	uint8_t present = 0;
-
-	for (unsigned i = 0; i < nb; i++)
-		if (w->path[i] < SPREAD_MAX_PATHS)
-			present |= (uint8_t)(1u << w->path[i]);
-	if (present & ~t->present)
-		level_joined(t, w, nb, present & ~t->present);
-	t->present = present;
 }
 
 /*
