@@ -249,10 +249,7 @@ for scen in $OVS_SCENARIOS; do
 	vxlan-encap-imix) kind=encap; pcap_flows "$pcap" imix ;;
 	vxlan-decap)
 		kind=decap
-		"$PCAPGEN" vxlan "$pcap" --flows $FLOWS --packets $PACKETS --size 64 \
-			--vni $VNI --outer-src $DECAP_REMOTE --outer-dst $DECAP_LOCAL \
-			--dst-mac $DUT_MAC --dst-net $DECAP_INNER_NET --src-net $SRC_NET 2>/dev/null ||
-			die "pcapgen failed for $scen" ;;
+		pcap_decap "$pcap" ;;
 	*) die "unknown scenario '$scen' (ipv4-64, ipv4-imix, vxlan-encap-64, vxlan-encap-imix, vxlan-decap)" ;;
 	esac
 	vbrd_conf "$scen" "$kind" "$in_dev" "$CORE" "$(mbufs_for "$PACKETS")"

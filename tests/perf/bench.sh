@@ -564,6 +564,13 @@ pcap_flows() {  # pcap_flows OUT SIZE [pcapgen options]: flows pcap to $DST_NET 
 		die "pcapgen failed for $out"
 }
 
+pcap_decap() {  # pcap_decap OUT: VXLAN from the region to vbrd, 64-byte inner frames in 114-byte outer ones
+	"$PCAPGEN" vxlan "$1" --flows $FLOWS --packets $PACKETS --size 64 \
+		--vni $VNI --outer-src $DECAP_REMOTE --outer-dst $DECAP_LOCAL \
+		--dst-mac $DUT_MAC --dst-net $DECAP_INNER_NET --src-net $SRC_NET 2>/dev/null ||
+		die "pcapgen failed for $1"
+}
+
 # bench-qos.sh and bench-ovs.sh source this file for what is above (settings,
 # hugepages, vbrd's configs and runs, pcaps, cleanup) and runs its own scenarios.
 if (return 0 2>/dev/null); then
@@ -625,11 +632,7 @@ for scen in $SCENARIOS; do
 		pcap_flows "$pcap" 64 ;;
 	vxlan-decap)
 		kind=decap
-		# 64-byte inner frames in 114-byte outer ones
-		"$PCAPGEN" vxlan "$pcap" --flows $FLOWS --packets $PACKETS --size 64 \
-			--vni $VNI --outer-src $DECAP_REMOTE --outer-dst $DECAP_LOCAL \
-			--dst-mac $DUT_MAC --dst-net $DECAP_INNER_NET --src-net $SRC_NET 2>/dev/null ||
-			die "pcapgen failed for $scen" ;;
+		pcap_decap "$pcap" ;;
 	ipv4-64-fib1m)
 		# FIB_ROUTES IPv4 + FIB_ROUTES6 IPv6 routes via the "out"
 		# gateways; FIB_PACKETS 64-byte frames, one per destination,
